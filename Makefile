@@ -1,0 +1,120 @@
+# paddock - one top-level Makefile (STYLE.md section 12).
+# make            build build/paddock and build/paddock-init
+# make test       deps, build, unit and integration tests
+# make demo       deps, build, a workload under contrib/policies/agent.json
+# make bench      start-up benchmark against unshare and bwrap
+# make SANITIZE=1 ASan + UBSan build (init becomes dynamic)
+
+VERSION := 0.1.0
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+PREFIX  ?= /usr/local
+B       := build
+
+CC      ?= cc
+PKGS    := libseccomp libcap libmnl libcjson
+WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes
+CFLAGS  ?= -O2
+CFLAGS  += -std=gnu11 $(WARN) -D_FORTIFY_SOURCE=2 -fPIE -g \
+	   -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"'
+LDFLAGS += -pie -Wl,-z,relro,-z,now
+ifeq ($(SANITIZE),1)
+SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+CFLAGS  += $(SAN)
+LDFLAGS += $(SAN)
+INIT_LDFLAGS :=
+else
+INIT_LDFLAGS := -static-pie
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CRIT_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null)
+
+CORE_SRC := $(wildcard policy/*.c) $(wildcard mounts/*.c) \
+	    $(filter-out launcher/main.c,$(wildcard launcher/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
+INIT_SRC := $(wildcard init/*.c)
+INIT_OBJ := $(INIT_SRC:%.c=$(B)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+INTEG_SRC := $(wildcard tests/integration/test_*.c)
+INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
+
+.PHONY: all deps test unit integration demo bench install clean format format-check fuzz-replay
+
+all: $(B)/paddock $(B)/paddock-init
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The built-in default policy is contrib/policies/agent.json, embedded as bytes.
+$(B)/launcher/default_policy.o: launcher/default_policy.S contrib/policies/agent.json
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
+$(B)/libpaddock.a: $(CORE_OBJ) $(B)/launcher/default_policy.o
+	ar rcs $@ $^
+
+$(B)/paddock: $(B)/launcher/main.o $(B)/libpaddock.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/paddock-init: $(INIT_OBJ)
+	$(CC) $(LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
+
+$(B)/tests/%: tests/unit/%.c $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+$(B)/tests/%: tests/integration/%.c tests/integration/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(CRIT_LIBS)
+
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+deps:
+	@./tests/deps.sh
+
+unit: all $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
+
+integration: all $(INTEG_BIN) $(HELPER_BIN)
+	@./tests/integration/run.sh $(INTEG_BIN)
+
+test: deps
+	$(MAKE) unit
+	$(MAKE) integration
+
+demo: deps
+	$(MAKE) all
+	@./contrib/demo.sh
+
+bench: deps
+	$(MAKE) all
+	@./bench/startup.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/libexec/paddock $(DESTDIR)$(PREFIX)/share/paddock/policies
+	install -m 755 $(B)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
+	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
+	install -m 644 docs/man/paddock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/paddock-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 docs/man/paddock-init.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 644 contrib/policies/*.json $(DESTDIR)$(PREFIX)/share/paddock/policies/
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,7 @@
+/* Exit statuses of paddock run (documented in paddock(1)). */
+#pragma once
+
+#define EXIT_LAUNCHER	 125 /* launcher or policy error; nothing of the workload ran */
+#define EXIT_NOEXEC	 126 /* command found but not executable */
+#define EXIT_NOTFOUND	 127 /* command not found */
+#define EXIT_SIGNAL_BASE 128 /* workload died by signal N: 128 + N */

@@ -1,0 +1,24 @@
+/* The protocol between the supervisor (launcher parent) and paddock-init,
+ * over one SOCK_SEQPACKET socket that init receives as --control-fd N.
+ * One message per packet, ASCII, no trailing newline, at most
+ * INITPROTO_MAX bytes.
+ *
+ * init -> supervisor:
+ *   "started PID"        the workload was forked (PID as seen inside)
+ *   "exec-error ERRNO"   execvp of the workload failed (then init exits
+ *                        126 or 127 after sending "exit 126|127")
+ *   "exit CODE"          the workload exited with CODE
+ *   "signal N"           the workload was killed by signal N
+ *   "term PID COMM"      init sent SIGTERM to a process left over after
+ *                        the workload ended or on "stop"
+ *   "kill PID COMM"      that process was still alive after the grace
+ *                        period and got SIGKILL
+ *   "done"               no process but init is left; init exits next
+ *
+ * supervisor -> init:
+ *   "stop"               end the sandbox: SIGTERM to every process in the
+ *                        namespace, SIGKILL after the grace period
+ */
+#pragma once
+
+#define INITPROTO_MAX 256

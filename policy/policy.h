@@ -1,0 +1,147 @@
+/* Policy v1: JSON bytes in, validated struct policy out. Pure code: no
+ * syscalls, no printing, no exit. The format is documented field by field
+ * in docs/policy.md and paddock-policy(5). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../include/err.h"
+
+#define POLICY_MAX_BYTES (1u << 20) /* larger input is refused before parsing */
+#define POLICY_MAX_DEPTH 16	    /* JSON nesting deeper than this is refused */
+
+enum policy_ns {
+	POLICY_NS_USER = 1u << 0,
+	POLICY_NS_MOUNT = 1u << 1,
+	POLICY_NS_PID = 1u << 2,
+	POLICY_NS_NET = 1u << 3,
+	POLICY_NS_IPC = 1u << 4,
+	POLICY_NS_UTS = 1u << 5,
+	POLICY_NS_CGROUP = 1u << 6,
+};
+#define POLICY_NS_ALL	   0x7fu
+#define POLICY_NS_REQUIRED (POLICY_NS_USER | POLICY_NS_MOUNT | POLICY_NS_PID | POLICY_NS_NET)
+
+enum policy_mount_type {
+	POLICY_MOUNT_BIND,
+	POLICY_MOUNT_TMPFS,
+	POLICY_MOUNT_PROC,
+	POLICY_MOUNT_DEV,
+	POLICY_MOUNT_DIR,
+	POLICY_MOUNT_SYMLINK,
+};
+
+enum policy_net {
+	POLICY_NET_NONE, /* a new net namespace with only lo, up */
+};
+
+enum policy_rlimit {
+	POLICY_RLIMIT_NPROC,
+	POLICY_RLIMIT_NOFILE,
+	POLICY_RLIMIT_FSIZE,
+	POLICY_RLIMIT_AS,
+	POLICY_RLIMIT_CORE,
+	POLICY_RLIMIT_COUNT,
+};
+#define POLICY_UNLIMITED UINT64_MAX
+
+struct policy_mount {
+	enum policy_mount_type type;
+	size_t index;	   /* position in "mounts", for error messages */
+	char *source;	   /* bind: absolute host path, variables expanded */
+	char *target;	   /* absolute sandbox path, variables expanded, never "/" */
+	char *link;	   /* symlink: the link text */
+	bool readonly;	   /* bind: "mode" "ro" (the default) */
+	bool optional;	   /* bind: a missing source is skipped, not an error */
+	bool copy_symlink; /* bind: "symlink": "copy" - a symlink source is recreated */
+	uint64_t size;	   /* tmpfs: bytes, 0 = kernel default */
+	unsigned mode;	   /* tmpfs, dir: permission bits (tmpfs default 0755, dir 0755) */
+};
+
+struct policy_rlimit_value {
+	bool set;
+	uint64_t value; /* POLICY_UNLIMITED for "unlimited" */
+};
+
+struct policy {
+	unsigned namespaces; /* POLICY_NS_* bits; always includes POLICY_NS_REQUIRED */
+	char *hostname;	     /* never NULL; default "paddock" */
+	bool has_uid, has_gid;
+	uint32_t uid, gid; /* inside; when !has_*, the caller's own ids */
+	char *cwd;	   /* never NULL; default "/" */
+	enum policy_net network;
+	bool env_clear;	      /* default true */
+	char **env_keep;      /* names; a trailing '*' matches a prefix */
+	size_t n_env_keep;
+	char **env_set;	      /* "NAME=value", variables expanded, in policy order */
+	size_t n_env_set;
+	struct policy_mount *mounts;
+	size_t n_mounts;
+	char **protect;	      /* absolute sandbox paths, each inside a bind target */
+	size_t n_protect;
+	uint64_t ttl_ms;      /* 0 = no time limit */
+	uint64_t grace_ms;    /* default 2000 */
+	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];
+	char sha256[65];      /* lower-case hex SHA-256 of the exact input bytes */
+};
+
+/* Values for ${WORKSPACE}, ${HOME} and ${PWD}; each an absolute path the
+ * caller has already made canonical. A NULL value makes its use an error. */
+struct policy_vars {
+	const char *workspace;
+	const char *home;
+	const char *pwd;
+};
+
+/* Parse and validate len bytes of JSON. On success *out owns a new policy
+ * (free with policy_free()). On failure returns -EINVAL (bad policy), -E2BIG
+ * (over POLICY_MAX_BYTES) or -ENOMEM, and err->msg is one line that starts
+ * with the JSON path, e.g. "mounts[2].target: must be an absolute path", or
+ * "line 3, column 7: invalid JSON". Nothing is half-loaded. */
+int policy_load_buffer(const char *buf, size_t len, const struct policy_vars *vars,
+		       struct policy **out, struct err *err);
+
+/* Free a policy; NULL is a no-op. */
+void policy_free(struct policy *p);
+
+/* Parse a duration: a whole number followed by ms, s, m or h ("500ms", "2s",
+ * "5m", "1h"). Returns 0 and *out_ms, or -EINVAL (bad text) or -ERANGE (over
+ * 30 days). */
+int policy_parse_duration(const char *s, uint64_t *out_ms);
+
+/* Parse a byte size: a whole number with an optional k, m or g suffix
+ * (powers of 1024). Returns 0 or -EINVAL / -ERANGE. */
+int policy_parse_size(const char *s, uint64_t *out);
+
+/* Command-line additions to a policy (paddock run --bind etc.), applied to
+ * the JSON text so that they are part of the effective policy and its
+ * digest. */
+struct policy_bind_arg {
+	const char *spec; /* "SRC" or "SRC:DST", both absolute */
+	bool readonly;
+};
+
+struct policy_additions {
+	const struct policy_bind_arg *binds; /* appended to "mounts", in order */
+	size_t n_binds;
+	const char *const *protect; /* appended to "protect" */
+	size_t n_protect;
+	const char *const *setenv; /* "K=V", added to environment.set (replacing K) */
+	size_t n_setenv;
+	const char *cwd; /* replaces "cwd" when not NULL */
+};
+
+/* Return in *out (malloc'd, NUL-terminated, length in *out_len) the JSON
+ * text of the policy with the additions applied. With no additions the
+ * output is a byte-for-byte copy of the input, so the digest is unchanged.
+ * Errors: -EINVAL with err->msg naming the bad argument ("--bind x: ...") or
+ * the JSON problem, -ENOMEM. */
+int policy_amend(const char *buf, size_t len, const struct policy_additions *add, char **out,
+		 size_t *out_len, struct err *err);
+
+/* Names for records and --explain. */
+const char *policy_mount_type_name(enum policy_mount_type t);
+const char *policy_rlimit_name(enum policy_rlimit r);
+const char *policy_ns_name(unsigned bit); /* one POLICY_NS_* bit -> "user", ... */
