@@ -14,7 +14,7 @@ CC      ?= cc
 PKGS    := libseccomp libcap libmnl libcjson
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes
 CFLAGS  ?= -O2
-CFLAGS  += -std=gnu11 $(WARN) -D_FORTIFY_SOURCE=2 -fPIE -g \
+CFLAGS  += -std=gnu11 -D_GNU_SOURCE $(WARN) -D_FORTIFY_SOURCE=2 -fPIE -g \
 	   -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"'
 LDFLAGS += -pie -Wl,-z,relro,-z,now
 ifeq ($(SANITIZE),1)

@@ -1,0 +1,213 @@
+/* Command-line parsing for paddock run. */
+#include "launcher.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const weaken_names[WEAKEN_COUNT] = {"rw-binds", "no-pidns", "host-net"};
+
+const char *weaken_name(unsigned bit)
+{
+	for (int i = 0; i < WEAKEN_COUNT; i++)
+		if (bit == 1u << i)
+			return weaken_names[i];
+	return "unknown";
+}
+
+int weaken_parse(const char *name, unsigned *out)
+{
+	for (int i = 0; i < WEAKEN_COUNT; i++) {
+		if (strcmp(name, weaken_names[i]) == 0) {
+			*out = 1u << i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void options_free(struct options *o)
+{
+	for (size_t i = 0; i < o->n_binds; i++)
+		free((char *)o->binds[i].spec);
+	free(o->binds);
+	free(o->protect);
+	free(o->setenv);
+	memset(o, 0, sizeof(*o));
+}
+
+static int grow(void **arr, size_t n, size_t size)
+{
+	void *p = realloc(*arr, (n + 1) * size);
+
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+/* --bind SRC[:DST]: a relative SRC is taken from the current directory (not
+ * resolved: the policy then refuses "..", and the mount refuses symlinks). */
+static int add_bind(struct options *o, const char *arg, bool ro, struct err *err)
+{
+	char cwd[PATH_MAX];
+	const char *colon = strchr(arg, ':');
+	size_t srclen = colon ? (size_t)(colon - arg) : strlen(arg);
+	char *spec;
+	int n;
+
+	if (srclen == 0 || (colon && colon[1] == '\0'))
+		return err_set(err, EINVAL, "--%s %s: expected SRC[:DST]", ro ? "ro-bind" : "bind",
+			       arg);
+	if (arg[0] == '/') {
+		n = asprintf(&spec, "%.*s:%s", (int)srclen, arg, colon ? colon + 1 : "");
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return err_sys(err, errno, "getcwd");
+		n = asprintf(&spec, "%s/%.*s:%s", cwd, (int)srclen, arg, colon ? colon + 1 : "");
+	}
+	if (n < 0)
+		return err_set(err, ENOMEM, "out of memory");
+	/* "SRC:" means DST = SRC; strip it back to "SRC". */
+	if (!colon)
+		spec[strlen(spec) - 1] = '\0';
+	if (grow((void **)&o->binds, o->n_binds, sizeof(*o->binds)) < 0) {
+		free(spec);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	o->binds[o->n_binds].spec = spec;
+	o->binds[o->n_binds++].readonly = ro;
+	return 0;
+}
+
+static int add_str(const char ***arr, size_t *n, const char *s, struct err *err)
+{
+	if (grow((void **)arr, *n, sizeof(**arr)) < 0)
+		return err_set(err, ENOMEM, "out of memory");
+	(*arr)[(*n)++] = s;
+	return 0;
+}
+
+enum {
+	OPT_BIND = 256,
+	OPT_RO_BIND,
+	OPT_PROTECT,
+	OPT_SETENV,
+	OPT_CWD,
+	OPT_INIT,
+};
+
+static const struct option long_opts[] = {
+	{"policy", required_argument, NULL, 'p'},
+	{"workspace", required_argument, NULL, 'w'},
+	{"record", required_argument, NULL, 'r'},
+	{"ttl", required_argument, NULL, 't'},
+	{"weaken", required_argument, NULL, 'W'},
+	{"bind", required_argument, NULL, OPT_BIND},
+	{"ro-bind", required_argument, NULL, OPT_RO_BIND},
+	{"protect", required_argument, NULL, OPT_PROTECT},
+	{"setenv", required_argument, NULL, OPT_SETENV},
+	{"cwd", required_argument, NULL, OPT_CWD},
+	{"init", required_argument, NULL, OPT_INIT},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char run_usage[] =
+	"Usage: paddock run [OPTION]... [--] CMD [ARG]...\n"
+	"Run CMD in a new sandbox built from a JSON policy, as an ordinary user.\n"
+	"\n"
+	"  -p, --policy FILE      policy file (default: the built-in agent policy)\n"
+	"  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory)\n"
+	"  -r, --record FILE      write the completion record (JSON) to FILE\n"
+	"  -t, --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
+	"                         overrides the policy's limits.ttl\n"
+	"  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
+	"                         rw-binds, no-pidns, host-net (repeatable; recorded)\n"
+	"      --bind SRC[:DST]   add a writable bind mount\n"
+	"      --ro-bind SRC[:DST] add a read-only bind mount\n"
+	"      --protect PATH     add a protected path (read-only, cannot be created)\n"
+	"      --setenv NAME=VAL  set a variable in the workload's environment\n"
+	"      --cwd DIR          working directory inside the sandbox\n"
+	"      --init PATH        the paddock-init binary to use\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: the workload's; 128+N if it died by signal N; 125 launcher or\n"
+	"policy error; 126 command not executable; 127 command not found.\n"
+	"See paddock(1) and paddock-policy(5).\n";
+
+int options_parse(int argc, char **argv, struct options *o, struct err *err)
+{
+	unsigned bit;
+	int c, r;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	opterr = 0;
+	/* "+": stop at the first non-option, which starts the command. */
+	while ((c = getopt_long(argc, argv, "+:p:w:r:t:W:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->policy_path = optarg;
+			break;
+		case 'w':
+			o->workspace = optarg;
+			break;
+		case 'r':
+			o->record_path = optarg;
+			break;
+		case 't':
+			if (policy_parse_duration(optarg, &o->ttl_ms) < 0 || o->ttl_ms == 0)
+				return err_set(err, EINVAL,
+					       "--ttl %s: invalid duration (use e.g. 500ms, 2s, 5m, 1h)",
+					       optarg);
+			o->has_ttl = true;
+			break;
+		case 'W':
+			if (weaken_parse(optarg, &bit) < 0)
+				return err_set(err, EINVAL,
+					       "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
+					       "host-net)",
+					       optarg);
+			o->weaken |= bit;
+			break;
+		case OPT_BIND:
+		case OPT_RO_BIND:
+			r = add_bind(o, optarg, c == OPT_RO_BIND, err);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_PROTECT:
+			r = add_str(&o->protect, &o->n_protect, optarg, err);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_SETENV:
+			r = add_str(&o->setenv, &o->n_setenv, optarg, err);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_CWD:
+			o->cwd = optarg;
+			break;
+		case OPT_INIT:
+			o->init_path = optarg;
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			return 1;
+		case ':':
+			return err_set(err, EINVAL, "%s: needs an argument", argv[optind - 1]);
+		default:
+			return err_set(err, EINVAL, "%s: unknown option (see paddock run --help)",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return err_set(err, EINVAL, "no command given (see paddock run --help)");
+	o->argv = argv + optind;
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* File descriptors that reach the sandbox. */
+#include "launcher.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+int fds_ensure_stdio(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* A closed stdio fd would be handed to the next open() and
+		 * then mistaken for the workload's stdin/stdout/stderr. */
+		int n = open("/dev/null", O_RDWR);
+		if (n < 0)
+			return -errno;
+		if (n != fd)
+			return -EBADF;
+	}
+	return 0;
+}
+
+int fds_keep_only(int *keep, size_t n, struct err *err)
+{
+	/* Move the kept fds out of the way first so that placing them at
+	 * 3, 4, ... cannot clobber one another. */
+	for (size_t i = 0; i < n; i++) {
+		int fd = fcntl(keep[i], F_DUPFD_CLOEXEC, 64);
+
+		if (fd < 0)
+			return err_sys(err, errno, "dup");
+		keep[i] = fd;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (dup2(keep[i], 3 + (int)i) < 0)
+			return err_sys(err, errno, "dup2");
+	}
+	/* Everything else goes, whatever opened it (close_range(2), 5.9+). */
+	if (close_range(3 + (unsigned)n, ~0U, 0) < 0)
+		return err_sys(err, errno, "close_range");
+	return 0;
+}

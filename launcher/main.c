@@ -1,0 +1,325 @@
+/* paddock: the launcher's entry point. It only orchestrates: parse the
+ * command line, load the policy, plan, start, supervise, record, and print
+ * the one error. */
+#include "run.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../include/exitcodes.h"
+#include "../policy/sha256.h"
+
+extern char **environ;
+extern const char paddock_default_policy[];
+extern const char paddock_default_policy_end[];
+
+static const char usage[] =
+	"Usage: paddock COMMAND [OPTION]...\n"
+	"A setuid-free sandbox launcher with a tiny PID 1.\n"
+	"\n"
+	"Commands:\n"
+	"  run [OPTION]... [--] CMD [ARG]...   run CMD in a new sandbox (paddock run --help)\n"
+	"  help                                show this help\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help      show this help\n"
+	"  -V, --version   show the version\n"
+	"\n"
+	"See paddock(1), paddock-policy(5), paddock-init(8).\n";
+
+static const char *const weaken_warning[WEAKEN_COUNT] = {
+	"read-only binds are writable in this sandbox",
+	"no pid namespace: expiry can only kill the direct child",
+	"no network namespace: the workload has the host's network",
+};
+
+static int read_policy(const char *path, char **out, size_t *len, struct err *err)
+{
+	cleanup_close int fd = -1;
+	cleanup_free char *buf = NULL;
+	size_t n = 0;
+
+	if (!path) {
+		*len = (size_t)(paddock_default_policy_end - paddock_default_policy);
+		*out = malloc(*len + 1);
+		if (!*out)
+			return err_set(err, ENOMEM, "out of memory");
+		memcpy(*out, paddock_default_policy, *len);
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(err, errno, "policy %s", path);
+	buf = malloc(POLICY_MAX_BYTES + 1);
+	if (!buf)
+		return err_set(err, ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t r = read(fd, buf + n, POLICY_MAX_BYTES + 1 - n);
+
+		if (r < 0)
+			return err_sys(err, errno, "policy %s", path);
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > POLICY_MAX_BYTES)
+			return err_set(err, E2BIG, "policy %s: larger than %u bytes", path,
+				       POLICY_MAX_BYTES);
+	}
+	*out = take_ptr(&buf);
+	*len = n;
+	return 0;
+}
+
+/* ${WORKSPACE}, ${HOME}, ${PWD}: canonical, so that the mount code can then
+ * refuse any symlink it meets. A HOME that does not exist is left unset. */
+struct vars_buf {
+	char workspace[PATH_MAX], home[PATH_MAX], pwd[PATH_MAX];
+};
+
+static int make_vars(const struct options *o, struct vars_buf *b, struct policy_vars *v,
+		     struct err *err)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (!realpath(o->workspace ? o->workspace : ".", b->workspace))
+		return err_sys(err, errno, "workspace %s", o->workspace ? o->workspace : ".");
+	if (!realpath(".", b->pwd))
+		return err_sys(err, errno, "current directory");
+	if (!home || home[0] != '/') {
+		pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	v->workspace = b->workspace;
+	v->pwd = b->pwd;
+	v->home = home && realpath(home, b->home) ? b->home : NULL;
+	return 0;
+}
+
+static int load_policy(struct run *r, struct err *err)
+{
+	const struct options *o = r->opt;
+	struct policy_additions add = {
+		.binds = o->binds,
+		.n_binds = o->n_binds,
+		.protect = o->protect,
+		.n_protect = o->n_protect,
+		.setenv = o->setenv,
+		.n_setenv = o->n_setenv,
+		.cwd = o->cwd,
+	};
+	cleanup_free char *file = NULL, *eff = NULL;
+	unsigned char digest[SHA256_DIGEST_LEN];
+	size_t len = 0, eff_len = 0;
+	struct vars_buf vb;
+	struct policy_vars vars;
+	int rc;
+
+	r->policy_label = o->policy_path ? o->policy_path : "(built-in agent policy)";
+	rc = read_policy(o->policy_path, &file, &len, err);
+	if (rc < 0)
+		return rc;
+	sha256(file, len, digest);
+	sha256_hex(digest, r->file_sha256);
+	rc = make_vars(o, &vb, &vars, err);
+	if (rc < 0)
+		return rc;
+	rc = policy_amend(file, len, &add, &eff, &eff_len, err);
+	if (rc >= 0)
+		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
+	if (rc < 0)
+		return err_wrap(err, "policy %s", r->policy_label);
+	if (o->has_ttl)
+		r->policy->ttl_ms = o->ttl_ms;
+	return 0;
+}
+
+/* The record must be out of the sandbox's reach: refuse a path inside a
+ * writable bind, where the workload could replace it. */
+static int open_record(const struct run *r, struct err *err)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *path = r->opt->record_path;
+	char *slash;
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return err_set(err, ENAMETOOLONG, "--record %s: path too long", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!realpath(slash ? (dir[0] ? dir : "/") : ".", real))
+		return err_sys(err, errno, "--record %s", path);
+	for (size_t i = 0; i < r->plan.n; i++) {
+		const struct mount_op *op = &r->plan.ops[i];
+		size_t n = op->source ? strlen(op->source) : 0;
+
+		if (op->kind != MOUNT_OP_BIND || op->readonly || !n)
+			continue;
+		if (strncmp(real, op->source, n) == 0 && (real[n] == '/' || real[n] == '\0'))
+			return err_set(err, EPERM,
+				       "--record %s: inside the writable bind %s (%s); the sandbox "
+				       "could tamper with it",
+				       path, op->source, op->what);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_sys(err, errno, "--record %s", path);
+	return fd;
+}
+
+static void run_free(struct run *r)
+{
+	policy_free(r->policy);
+	mounts_plan_free(&r->plan);
+	env_free(r->env);
+	free(r->killed);
+	free(r->survivors);
+	if (r->init_fd >= 0)
+		close(r->init_fd);
+	if (r->ctl >= 0)
+		close(r->ctl);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+}
+
+static void block_forwarded(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Everything up to the start; nothing of the sandbox exists on failure. */
+static int prepare(struct run *r, int *record_fd, struct err *err)
+{
+	int rc = load_policy(r, err);
+
+	if (rc < 0)
+		return rc;
+	r->namespaces = r->policy->namespaces;
+	if (r->opt->weaken & WEAKEN_NO_PIDNS)
+		r->namespaces &= ~POLICY_NS_PID;
+	if (r->opt->weaken & WEAKEN_HOST_NET)
+		r->namespaces &= ~POLICY_NS_NET;
+	r->uid_out = getuid();
+	r->gid_out = getgid();
+	r->uid_in = r->policy->has_uid ? r->policy->uid : r->uid_out;
+	r->gid_in = r->policy->has_gid ? r->policy->gid : r->gid_out;
+	if (mounts_plan(r->policy, r->opt->weaken & WEAKEN_RW_BINDS, &r->plan) < 0 ||
+	    env_build(r->policy, environ, &r->env) < 0)
+		return err_set(err, ENOMEM, "out of memory");
+	rc = mounts_check_sources(&r->plan, err);
+	if (rc < 0)
+		return err_wrap(err, "policy %s", r->policy_label);
+	if (r->opt->record_path) {
+		*record_fd = open_record(r, err);
+		if (*record_fd < 0)
+			return *record_fd;
+	}
+	rc = sandbox_prepare_init(r, err);
+	if (rc < 0)
+		return rc;
+	return mounts_protect_prepare(&r->plan, &r->protect, err);
+}
+
+static int run_main(int argc, char **argv)
+{
+	struct options o;
+	struct run r = {.init_fd = -1, .ctl = -1, .pidfd = -1};
+	struct err err = {0};
+	cleanup_close int record_fd = -1;
+	int rc, status;
+
+	rc = options_parse(argc, argv, &o, &err);
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "paddock: %s\n", err.msg);
+		options_free(&o);
+		return rc > 0 ? 0 : EXIT_LAUNCHER;
+	}
+	r.opt = &o;
+	for (unsigned i = 0; i < WEAKEN_COUNT; i++)
+		if (o.weaken & (1u << i))
+			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
+				weaken_warning[i]);
+	rc = prepare(&r, &record_fd, &err);
+	if (rc >= 0) {
+		block_forwarded();
+		rc = sandbox_start(&r, &err);
+		if (rc < 0 && r.pidfd >= 0) {
+			/* The child waits for "go"; it must not outlive us. */
+			pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0);
+			waitid(P_PIDFD, (id_t)r.pidfd, &(siginfo_t){0}, WEXITED);
+		}
+	}
+	if (rc >= 0)
+		rc = sandbox_supervise(&r, &err);
+	if (rc < 0) {
+		r.ending = ENDING_LAUNCHER_ERROR;
+		r.status = EXIT_LAUNCHER;
+		r.err = err;
+		clock_gettime(CLOCK_REALTIME, &r.t_end);
+	}
+	if (r.pidfd >= 0)
+		sandbox_find_survivors(&r);
+	r.placeholders_left = mounts_protect_release(&r.protect);
+	if (record_fd >= 0 && record_write(&r, record_fd, &err) < 0) {
+		fprintf(stderr, "paddock: %s\n", err.msg);
+		if (rc >= 0)
+			r.status = EXIT_LAUNCHER;
+	}
+	if (rc < 0)
+		fprintf(stderr, "paddock: %s\n", r.err.msg);
+	else if (r.child_error[0])
+		fprintf(stderr, "paddock: %s\n", r.child_error);
+	else if (r.exec_errno)
+		fprintf(stderr, "paddock: %s: %s\n", o.argv[0], strerror(r.exec_errno));
+	for (size_t i = 0; i < r.n_survivors; i++)
+		fprintf(stderr, "paddock: warning: process %d (%s) outlived the sandbox\n",
+			(int)r.survivors[i].pid, r.survivors[i].comm);
+	status = r.status;
+	run_free(&r);
+	options_free(&o);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (fds_ensure_stdio() < 0)
+		return EXIT_LAUNCHER;
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_LAUNCHER;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return run_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("paddock %s (commit %s)\n", PADDOCK_VERSION, PADDOCK_COMMIT);
+		return 0;
+	}
+	fprintf(stderr, "paddock: unknown command '%s' (see paddock --help)\n", argv[1]);
+	return EXIT_LAUNCHER;
+}

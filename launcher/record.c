@@ -1,0 +1,196 @@
+/* The completion record: JSON, written only by the supervisor, through an fd
+ * it opened before the sandbox existed (docs/record.md). */
+#include "run.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+
+static void iso_time(const struct timespec *ts, char *buf, size_t size)
+{
+	struct tm tm;
+	char base[32];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, size, "%s.%03ldZ", base, ts->tv_nsec / 1000000L);
+}
+
+static cJSON *namespaces(unsigned ns)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (unsigned bit = 1; a && bit <= POLICY_NS_CGROUP; bit <<= 1)
+		if (ns & bit)
+			cJSON_AddItemToArray(a, cJSON_CreateString(policy_ns_name(bit)));
+	return a;
+}
+
+static const char *op_type(enum mount_op_kind k)
+{
+	static const char *const names[] = {"bind", "tmpfs", "proc", "dev", "dir", "symlink",
+					    "protect"};
+
+	return k <= MOUNT_OP_PROTECT ? names[k] : "?";
+}
+
+static cJSON *mounts(const struct mount_plan *plan)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < plan->n; i++) {
+		const struct mount_op *op = &plan->ops[i];
+		cJSON *m = cJSON_CreateObject();
+
+		if (!m)
+			break;
+		cJSON_AddStringToObject(m, "from", op->what);
+		cJSON_AddStringToObject(m, "type", op_type(op->kind));
+		if (op->source)
+			cJSON_AddStringToObject(m, "source", op->source);
+		cJSON_AddStringToObject(m, "target", op->target);
+		if (op->kind == MOUNT_OP_BIND || op->kind == MOUNT_OP_PROTECT) {
+			const char *mode = op->readonly ? "ro" : "rw";
+
+			if (op->skipped)
+				mode = "skipped";
+			else if (op->as_symlink)
+				mode = "symlink";
+			cJSON_AddStringToObject(m, "mode", mode);
+		}
+		cJSON_AddItemToArray(a, m);
+	}
+	return a;
+}
+
+static cJSON *weakenings(unsigned w)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (unsigned bit = 1; a && bit < (1u << WEAKEN_COUNT); bit <<= 1)
+		if (w & bit)
+			cJSON_AddItemToArray(a, cJSON_CreateString(weaken_name(bit)));
+	return a;
+}
+
+static cJSON *killed(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < r->n_killed; i++) {
+		cJSON *k = cJSON_CreateObject();
+
+		if (!k)
+			break;
+		cJSON_AddNumberToObject(k, "pid", r->killed[i].pid);
+		cJSON_AddStringToObject(k, "comm", r->killed[i].comm);
+		cJSON_AddStringToObject(k, "signal",
+					r->killed[i].sig == 9 ? "SIGKILL" : "SIGTERM");
+		cJSON_AddItemToArray(a, k);
+	}
+	return a;
+}
+
+static cJSON *survivors(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < r->n_survivors; i++) {
+		cJSON *s = cJSON_CreateObject();
+
+		if (!s)
+			break;
+		cJSON_AddNumberToObject(s, "host_pid", r->survivors[i].pid);
+		cJSON_AddStringToObject(s, "comm", r->survivors[i].comm);
+		cJSON_AddItemToArray(a, s);
+	}
+	return a;
+}
+
+static cJSON *build(const struct run *r)
+{
+	cJSON *o = cJSON_CreateObject(), *x;
+	struct utsname u;
+	char t[64];
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "record_version", 1);
+	x = cJSON_AddObjectToObject(o, "paddock");
+	cJSON_AddStringToObject(x, "version", PADDOCK_VERSION);
+	cJSON_AddStringToObject(x, "commit", PADDOCK_COMMIT);
+	cJSON_AddStringToObject(o, "kernel", uname(&u) == 0 ? u.release : "unknown");
+	x = cJSON_AddObjectToObject(o, "policy");
+	cJSON_AddStringToObject(x, "path", r->policy_label);
+	cJSON_AddStringToObject(x, "sha256", r->file_sha256);
+	cJSON_AddStringToObject(x, "effective_sha256", r->policy ? r->policy->sha256 : "");
+	cJSON_AddItemToObject(o, "namespaces", namespaces(r->namespaces));
+	cJSON_AddItemToObject(o, "mounts", mounts(&r->plan));
+	cJSON_AddItemToObject(o, "weakenings", weakenings(r->opt->weaken));
+	x = cJSON_AddArrayToObject(o, "command");
+	for (char **a = r->opt->argv; x && a && *a; a++)
+		cJSON_AddItemToArray(x, cJSON_CreateString(*a));
+	x = cJSON_AddObjectToObject(o, "ids");
+	cJSON_AddNumberToObject(x, "uid_inside", r->uid_in);
+	cJSON_AddNumberToObject(x, "uid_outside", r->uid_out);
+	cJSON_AddNumberToObject(x, "gid_inside", r->gid_in);
+	cJSON_AddNumberToObject(x, "gid_outside", r->gid_out);
+	if (r->policy)
+		cJSON_AddNumberToObject(o, "ttl_ms", (double)r->policy->ttl_ms);
+	iso_time(&r->t_start, t, sizeof(t));
+	cJSON_AddStringToObject(o, "start", t);
+	iso_time(&r->t_end, t, sizeof(t));
+	cJSON_AddStringToObject(o, "end", t);
+	cJSON_AddStringToObject(o, "ended", ending_name(r->ending));
+	if (r->ending != ENDING_LAUNCHER_ERROR && r->wl_reported) {
+		if (r->wl_signaled)
+			cJSON_AddNumberToObject(o, "signal", r->wl_code);
+		else
+			cJSON_AddNumberToObject(o, "exit_code", r->wl_code);
+	}
+	if (r->exec_errno)
+		cJSON_AddStringToObject(o, "exec_error", strerror(r->exec_errno));
+	cJSON_AddNumberToObject(o, "status", r->status);
+	cJSON_AddItemToObject(o, "killed", killed(r));
+	cJSON_AddItemToObject(o, "survivors", survivors(r));
+	cJSON_AddNumberToObject(o, "placeholders_left", r->placeholders_left);
+	x = cJSON_AddArrayToObject(o, "errors");
+	if (x && r->child_error[0])
+		cJSON_AddItemToArray(x, cJSON_CreateString(r->child_error));
+	if (x && r->err.msg[0])
+		cJSON_AddItemToArray(x, cJSON_CreateString(r->err.msg));
+	return o;
+}
+
+int record_write(const struct run *r, int fd, struct err *err)
+{
+	cJSON *o = build(r);
+	cleanup_free char *text = NULL;
+	size_t len, off = 0;
+
+	if (!o)
+		return err_set(err, ENOMEM, "record: out of memory");
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return err_set(err, ENOMEM, "record: out of memory");
+	len = strlen(text);
+	/* From the start, whatever happened to the file meanwhile. */
+	if (ftruncate(fd, 0) < 0)
+		return err_sys(err, errno, "record: truncate");
+	while (off < len) {
+		ssize_t n = pwrite(fd, text + off, len - off, (off_t)off);
+
+		if (n <= 0)
+			return err_sys(err, n < 0 ? errno : EIO, "record: write");
+		off += (size_t)n;
+	}
+	if (pwrite(fd, "\n", 1, (off_t)len) != 1)
+		return err_sys(err, errno, "record: write");
+	return 0;
+}

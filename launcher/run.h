@@ -1,0 +1,65 @@
+/* The state of one run of paddock run, from policy to completion record. */
+#pragma once
+
+#include <time.h>
+
+#include "../include/initproto.h"
+#include "launcher.h"
+
+struct killed {
+	pid_t pid; /* as seen inside the sandbox */
+	char comm[64];
+	int sig;
+};
+
+struct survivor {
+	pid_t pid; /* host pid */
+	char comm[64];
+};
+
+struct run {
+	const struct options *opt;
+	const char *policy_label; /* file path, or "(built-in agent policy)" */
+	char file_sha256[65];	  /* digest of the policy file bytes */
+	struct policy *policy;	  /* effective: file + command-line additions */
+	struct mount_plan plan;
+	struct protect_state protect;
+	char **env;
+	unsigned namespaces; /* POLICY_NS_* actually created */
+	uid_t uid_in, uid_out;
+	gid_t gid_in, gid_out;
+	int init_fd; /* sealed memfd copy of paddock-init */
+	int ctl;     /* our end of the control socket */
+	int pidfd;
+	pid_t pid;
+	dev_t ns_dev;
+	ino_t pidns, userns; /* of the sandbox, read at start */
+	struct timespec t_start, t_end;
+	/* outcome */
+	bool started, expired, done;
+	int exec_errno;
+	bool wl_reported;
+	bool wl_signaled;
+	int wl_code; /* exit code, or signal number when wl_signaled */
+	enum ending ending;
+	int status; /* paddock run's own exit status */
+	struct killed *killed;
+	size_t n_killed;
+	struct survivor *survivors;
+	size_t n_survivors;
+	int placeholders_left;
+	char child_error[INITPROTO_MAX + 1];
+	struct err err; /* a launcher error after the start, for the record */
+};
+
+/* spawn.c */
+int sandbox_prepare_init(struct run *r, struct err *err);
+int sandbox_start(struct run *r, struct err *err);
+
+/* supervise.c: wait for the end, forwarding signals and enforcing the TTL. */
+int sandbox_supervise(struct run *r, struct err *err);
+/* Processes still in the sandbox's namespaces, from outside. */
+int sandbox_find_survivors(struct run *r);
+
+/* record.c */
+int record_write(const struct run *r, int fd, struct err *err);

@@ -1,0 +1,271 @@
+/* Starting the sandbox: clone3 into new namespaces with a pidfd, id maps
+ * written by the parent, and the child's ordered setup ending in the exec of
+ * paddock-init from a sealed memfd. */
+#include "run.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../include/exitcodes.h"
+#include "../include/sys.h"
+
+static int find_init(const struct options *o, char *buf, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (o->init_path)
+		return snprintf(buf, size, "%s", o->init_path) < (int)size ? 0 : -ENAMETOOLONG;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return -errno;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	/* Build tree: next to paddock. Installed: PREFIX/libexec/paddock. */
+	if (snprintf(buf, size, "%s/paddock-init", self) < (int)size && access(buf, X_OK) == 0)
+		return 0;
+	if (snprintf(buf, size, "%s/../libexec/paddock/paddock-init", self) < (int)size &&
+	    access(buf, X_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+/* paddock-init runs from a sealed memfd copy, so the sandbox's /proc/1/exe
+ * points at an anonymous, unwritable file and never at a host binary that
+ * could be overwritten through it (CVE-2019-5736, the runc /proc/self/exe
+ * overwrite). */
+int sandbox_prepare_init(struct run *r, struct err *err)
+{
+	char path[PATH_MAX];
+	cleanup_close int src = -1, mfd = -1;
+	struct stat st;
+	off_t off = 0;
+	int rc;
+
+	rc = find_init(r->opt, path, sizeof(path));
+	if (rc < 0)
+		return err_sys(err, rc, "cannot find paddock-init (use --init PATH)");
+	src = open(path, O_RDONLY | O_CLOEXEC);
+	if (src < 0 || fstat(src, &st) < 0)
+		return err_sys(err, errno, "open %s", path);
+	mfd = memfd_create("paddock-init", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		return err_sys(err, errno, "memfd_create");
+	while (off < st.st_size) {
+		ssize_t n = sendfile(mfd, src, &off, (size_t)(st.st_size - off));
+
+		if (n <= 0)
+			return err_sys(err, n < 0 ? errno : EIO, "copy %s", path);
+	}
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		return err_sys(err, errno, "seal the paddock-init copy");
+	r->init_fd = take_fd(&mfd);
+	return 0;
+}
+
+static unsigned long clone_flags(unsigned ns)
+{
+	unsigned long f = 0;
+
+	f |= ns & POLICY_NS_USER ? CLONE_NEWUSER : 0;
+	f |= ns & POLICY_NS_MOUNT ? CLONE_NEWNS : 0;
+	f |= ns & POLICY_NS_PID ? CLONE_NEWPID : 0;
+	f |= ns & POLICY_NS_NET ? CLONE_NEWNET : 0;
+	f |= ns & POLICY_NS_IPC ? CLONE_NEWIPC : 0;
+	f |= ns & POLICY_NS_UTS ? CLONE_NEWUTS : 0;
+	f |= ns & POLICY_NS_CGROUP ? CLONE_NEWCGROUP : 0;
+	return f;
+}
+
+static const int rlimit_res[POLICY_RLIMIT_COUNT] = {
+	[POLICY_RLIMIT_NPROC] = RLIMIT_NPROC,	[POLICY_RLIMIT_NOFILE] = RLIMIT_NOFILE,
+	[POLICY_RLIMIT_FSIZE] = RLIMIT_FSIZE,	[POLICY_RLIMIT_AS] = RLIMIT_AS,
+	[POLICY_RLIMIT_CORE] = RLIMIT_CORE,
+};
+
+static int set_rlimits(const struct policy *p, struct err *err)
+{
+	for (int i = 0; i < POLICY_RLIMIT_COUNT; i++) {
+		struct rlimit rl;
+
+		if (!p->rlimits[i].set)
+			continue;
+		rl.rlim_cur = rl.rlim_max =
+			p->rlimits[i].value == POLICY_UNLIMITED ? RLIM_INFINITY : p->rlimits[i].value;
+		/* Hard and soft together: the workload may lower, never raise. */
+		if (setrlimit(rlimit_res[i], &rl) < 0)
+			return err_sys(err, errno, "setrlimit %s", policy_rlimit_name(i));
+	}
+	return 0;
+}
+
+static int wait_go(int ctl, struct err *err)
+{
+	char buf[8];
+	ssize_t n = recv(ctl, buf, sizeof(buf), 0);
+
+	if (n != 2 || memcmp(buf, "go", 2) != 0)
+		return err_set(err, EPIPE, "the supervisor went away during setup");
+	return 0;
+}
+
+/* The child, in its new namespaces. An ordered checklist; each step says
+ * why it is where it is. Never returns into the parent's code. */
+static int child_setup(struct run *r, int *ctl, struct err *err)
+{
+	const struct policy *p = r->policy;
+	sigset_t mask;
+	int keep[2];
+	int rc;
+
+	/* Killed if the launcher dies (it holds the only handle on us). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return err_sys(err, errno, "PR_SET_PDEATHSIG");
+	/* The parent writes our id maps; until then we have no usable ids. */
+	rc = wait_go(*ctl, err);
+	if (rc < 0)
+		return rc;
+	rc = mounts_apply(&r->plan, err);
+	if (rc < 0)
+		return rc;
+	/* Trust the kernel's mount table, not our own bookkeeping. */
+	rc = mounts_verify(&r->plan, err);
+	if (rc < 0)
+		return rc;
+	if ((r->namespaces & POLICY_NS_UTS) && sethostname(p->hostname, strlen(p->hostname)) < 0)
+		return err_sys(err, errno, "sethostname");
+	if (r->namespaces & POLICY_NS_NET) {
+		rc = net_lo_up(err);
+		if (rc < 0)
+			return rc;
+	}
+	/* The cwd is inside the new root (CVE-2024-21626 leaked a host cwd). */
+	if (chdir(p->cwd) < 0)
+		return err_sys(err, errno, "cwd %s", p->cwd);
+	rc = set_rlimits(p, err);
+	if (rc < 0)
+		return rc;
+	/* A new session without a controlling terminal: TIOCSTI into the
+	 * caller's terminal is impossible (CVE-2017-5226). */
+	if (setsid() < 0)
+		return err_sys(err, errno, "setsid");
+	/* Only 0-2, the control socket (init's fd 3) and init's memfd (fd 4,
+	 * close-on-exec) survive; every other inherited fd, including ones
+	 * libraries opened in the launcher, is closed (CVE-2024-21626). */
+	keep[0] = *ctl;
+	keep[1] = r->init_fd;
+	rc = fds_keep_only(keep, 2, err);
+	if (rc < 0)
+		return rc;
+	*ctl = 3;
+	if (fcntl(4, F_SETFD, FD_CLOEXEC) < 0)
+		return err_sys(err, errno, "cloexec");
+	rc = caps_drop_all(err);
+	if (rc < 0)
+		return rc;
+	/* The supervisor blocks the signals it forwards; init must start
+	 * with an empty mask so the workload inherits one. */
+	sigemptyset(&mask);
+	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
+		return err_sys(err, errno, "sigprocmask");
+	return 0;
+}
+
+static void child(struct run *r, int ctl)
+{
+	char grace[32];
+	char *argv_init[64];
+	size_t n = 0, i;
+	struct err err = {0};
+	char msg[INITPROTO_MAX];
+
+	snprintf(grace, sizeof(grace), "%llu", (unsigned long long)r->policy->grace_ms);
+	argv_init[n++] = "paddock-init";
+	argv_init[n++] = "--control-fd";
+	argv_init[n++] = "3";
+	argv_init[n++] = "--grace";
+	argv_init[n++] = grace;
+	argv_init[n++] = "--";
+	if (child_setup(r, &ctl, &err) == 0) {
+		char **argv;
+
+		/* Arguments past the fixed slots go through a heap copy. */
+		for (i = 0; r->opt->argv[i]; i++)
+			;
+		argv = calloc(n + i + 1, sizeof(*argv));
+		if (argv) {
+			memcpy(argv, argv_init, n * sizeof(*argv));
+			memcpy(argv + n, r->opt->argv, i * sizeof(*argv));
+			fexecve(4, argv, r->env);
+		}
+		err_sys(&err, errno, "exec paddock-init");
+	}
+	/* A longer message is cut to one protocol packet. */
+	if (snprintf(msg, sizeof(msg), "error %s", err.msg) >= 0)
+		(void)!send(ctl, msg, strlen(msg), MSG_NOSIGNAL);
+	_exit(EXIT_LAUNCHER);
+}
+
+/* A map for inside=outside: the caller's own uid appears as uid_in. */
+int sandbox_start(struct run *r, struct err *err)
+{
+	int sv[2];
+	cleanup_close int peer = -1;
+	struct sys_clone_args args = {0};
+	int pidfd = -1;
+	long pid;
+	int rc;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, errno, "socketpair");
+	r->ctl = sv[0];
+	peer = sv[1];
+	args.flags = clone_flags(r->namespaces) | CLONE_PIDFD;
+	args.pidfd = (uintptr_t)&pidfd;
+	args.exit_signal = SIGCHLD;
+	pid = sys_clone3(&args);
+	if (pid < 0)
+		return err_sys(err, pid, "clone3 into new namespaces");
+	if (pid == 0) {
+		close(sv[0]);
+		child(r, peer);
+	}
+	r->pid = (pid_t)pid;
+	r->pidfd = pidfd;
+	clock_gettime(CLOCK_REALTIME, &r->t_start);
+	{
+		char path[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%ld/ns/pid", pid);
+		if (stat(path, &st) == 0)
+			r->pidns = st.st_ino;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/user", pid);
+		if (stat(path, &st) == 0) {
+			r->userns = st.st_ino;
+			r->ns_dev = st.st_dev;
+		}
+	}
+	rc = userns_write_maps(r->pid, r->uid_in, r->uid_out, r->gid_in, r->gid_out, err);
+	if (rc < 0)
+		return rc;
+	if (send(r->ctl, "go", 2, MSG_NOSIGNAL) != 2)
+		return err_sys(err, errno, "release the sandbox");
+	return 0;
+}

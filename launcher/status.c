@@ -1,0 +1,36 @@
+/* The exit status of paddock run (paddock(1), EXIT STATUS). */
+#include "launcher.h"
+
+#include "../include/exitcodes.h"
+
+const char *ending_name(enum ending e)
+{
+	switch (e) {
+	case ENDING_EXIT:
+		return "exit";
+	case ENDING_SIGNAL:
+		return "signal";
+	case ENDING_EXPIRED:
+		return "expired";
+	case ENDING_LAUNCHER_ERROR:
+		return "launcher-error";
+	}
+	return "unknown";
+}
+
+int exit_status_for(enum ending e, int code)
+{
+	switch (e) {
+	case ENDING_EXIT:
+		return code >= 0 && code <= 255 ? code : EXIT_LAUNCHER;
+	case ENDING_SIGNAL:
+		return code > 0 && code < 128 ? EXIT_SIGNAL_BASE + code : EXIT_LAUNCHER;
+	case ENDING_EXPIRED:
+		/* The signal that ended the workload, SIGKILL when it had to be
+		 * killed with the namespace and never reported. */
+		return EXIT_SIGNAL_BASE + (code > 0 && code < 128 ? code : 9);
+	case ENDING_LAUNCHER_ERROR:
+		return EXIT_LAUNCHER;
+	}
+	return EXIT_LAUNCHER;
+}

@@ -1,0 +1,262 @@
+/* The supervisor: the launcher's parent side, outside the sandbox. It waits
+ * on the pidfd of PID 1, enforces the TTL on a timerfd, forwards signals from
+ * a signalfd, collects init's reports, and afterwards checks from outside
+ * that nothing of the sandbox is left. */
+#include "run.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+/* SIGKILL margin after the grace period: init's own deadline comes first,
+ * so it can report what it had to kill; this one ends it regardless. */
+#define KILL_MARGIN_MS 1000
+
+static int arm(int tfd, uint64_t ms)
+{
+	struct itimerspec its = {0};
+
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+		its.it_value.tv_nsec = 1;
+	return timerfd_settime(tfd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+static void add_killed(struct run *r, const char *rest, int sig)
+{
+	struct killed *k = realloc(r->killed, (r->n_killed + 1) * sizeof(*k));
+	int pid = 0;
+	char comm[64] = "";
+
+	if (!k)
+		return;
+	r->killed = k;
+	if (sscanf(rest, "%d %63s", &pid, comm) < 1)
+		return;
+	k = &r->killed[r->n_killed++];
+	k->pid = pid;
+	k->sig = sig;
+	snprintf(k->comm, sizeof(k->comm), "%s", comm);
+}
+
+/* One message from the child (before exec) or from paddock-init. */
+static void handle_message(struct run *r, const char *m)
+{
+	int v;
+
+	if (strncmp(m, "error ", 6) == 0) {
+		snprintf(r->child_error, sizeof(r->child_error), "%s", m + 6);
+	} else if (sscanf(m, "started %d", &v) == 1) {
+		r->started = true;
+	} else if (sscanf(m, "exec-error %d", &v) == 1) {
+		r->exec_errno = v;
+	} else if (sscanf(m, "exit %d", &v) == 1) {
+		r->wl_reported = true;
+		r->wl_signaled = false;
+		r->wl_code = v;
+	} else if (sscanf(m, "signal %d", &v) == 1) {
+		r->wl_reported = true;
+		r->wl_signaled = true;
+		r->wl_code = v;
+	} else if (strncmp(m, "term ", 5) == 0) {
+		add_killed(r, m + 5, SIGTERM);
+	} else if (strncmp(m, "kill ", 5) == 0) {
+		add_killed(r, m + 5, SIGKILL);
+	} else if (strcmp(m, "done") == 0) {
+		r->done = true;
+	}
+}
+
+static void drain(struct run *r, bool *open)
+{
+	char buf[INITPROTO_MAX + 1];
+
+	while (*open) {
+		ssize_t n = recv(r->ctl, buf, INITPROTO_MAX, MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			*open = false; /* EOF: init (or the child) is gone */
+			return;
+		}
+		buf[n] = '\0';
+		handle_message(r, buf);
+	}
+}
+
+static void expire(struct run *r, int kill_tfd)
+{
+	r->expired = true;
+	if (r->opt->weaken & WEAKEN_NO_PIDNS) {
+		/* Without a pid namespace the supervisor has no handle on the
+		 * sandbox's other processes: all it can end is its direct
+		 * child. That is the hole this weakening demonstrates. */
+		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		return;
+	}
+	/* Ask init to TERM everything, then SIGKILL PID 1 after the grace
+	 * period: when a pid namespace's init dies the kernel kills every
+	 * process left in it (pid_namespaces(7)), detached or not. */
+	(void)!send(r->ctl, "stop", 4, MSG_NOSIGNAL);
+	arm(kill_tfd, r->policy->grace_ms + KILL_MARGIN_MS);
+}
+
+static void conclude(struct run *r, const siginfo_t *si)
+{
+	if (r->child_error[0]) {
+		r->ending = ENDING_LAUNCHER_ERROR;
+		r->status = exit_status_for(r->ending, 0);
+		return;
+	}
+	if (!r->wl_reported) {
+		/* init ended without reporting: use its own status. */
+		r->wl_reported = true;
+		r->wl_signaled = si->si_code != CLD_EXITED;
+		r->wl_code = si->si_status;
+	}
+	if (r->expired) {
+		r->ending = ENDING_EXPIRED;
+		r->status = exit_status_for(r->ending, r->wl_signaled ? r->wl_code : -1);
+	} else if (r->wl_signaled) {
+		r->ending = ENDING_SIGNAL;
+		r->status = exit_status_for(r->ending, r->wl_code);
+	} else {
+		r->ending = ENDING_EXIT;
+		r->status = exit_status_for(r->ending, r->wl_code);
+	}
+}
+
+int sandbox_supervise(struct run *r, struct err *err)
+{
+	cleanup_close int sfd = -1, ttl_tfd = -1, kill_tfd = -1;
+	bool ctl_open = true;
+	sigset_t set;
+	siginfo_t si = {0};
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	ttl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	kill_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (sfd < 0 || ttl_tfd < 0 || kill_tfd < 0)
+		return err_sys(err, errno, "supervisor fds");
+	if (r->policy->ttl_ms && arm(ttl_tfd, r->policy->ttl_ms) < 0)
+		return err_sys(err, errno, "arm the TTL");
+
+	for (;;) {
+		struct pollfd pfd[5] = {
+			{.fd = r->pidfd, .events = POLLIN},
+			{.fd = ctl_open ? r->ctl : -1, .events = POLLIN},
+			{.fd = sfd, .events = POLLIN},
+			{.fd = ttl_tfd, .events = POLLIN},
+			{.fd = kill_tfd, .events = POLLIN},
+		};
+		uint64_t ticks;
+
+		if (poll(pfd, 5, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_sys(err, errno, "poll");
+		}
+		if (pfd[1].revents)
+			drain(r, &ctl_open);
+		if (pfd[2].revents & POLLIN) {
+			struct signalfd_siginfo ssi;
+
+			while (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
+				/* ESRCH: PID 1 is already gone; pidfd readiness
+				 * follows. */
+				pidfd_send_signal(r->pidfd, (int)ssi.ssi_signo, NULL, 0);
+			}
+		}
+		if ((pfd[3].revents & POLLIN) && read(ttl_tfd, &ticks, sizeof(ticks)) > 0)
+			expire(r, kill_tfd);
+		if ((pfd[4].revents & POLLIN) && read(kill_tfd, &ticks, sizeof(ticks)) > 0)
+			pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		if (pfd[0].revents & POLLIN)
+			break;
+	}
+	if (waitid(P_PIDFD, (id_t)r->pidfd, &si, WEXITED) < 0)
+		return err_sys(err, errno, "waitid");
+	clock_gettime(CLOCK_REALTIME, &r->t_end);
+	drain(r, &ctl_open);
+	conclude(r, &si);
+	return 0;
+}
+
+static bool in_sandbox(const struct run *r, const char *pid)
+{
+	char path[300];
+	struct stat st;
+
+	if (r->namespaces & POLICY_NS_PID) {
+		snprintf(path, sizeof(path), "/proc/%s/ns/pid", pid);
+		if (stat(path, &st) == 0 && st.st_ino == r->pidns && st.st_dev == r->ns_dev)
+			return true;
+	}
+	snprintf(path, sizeof(path), "/proc/%s/ns/user", pid);
+	return stat(path, &st) == 0 && st.st_ino == r->userns && st.st_dev == r->ns_dev;
+}
+
+static void read_comm(const char *pid, char *out, size_t size)
+{
+	char path[300];
+	cleanup_close int fd = -1;
+	ssize_t n;
+
+	snprintf(out, size, "?");
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, out, size - 1);
+	if (n <= 0)
+		return;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* Processes still in the sandbox's pid or user namespace, found from the
+ * host's /proc: with a pid namespace there must be none (the kernel ended
+ * them with PID 1); without one, what is left is recorded, not hidden. */
+int sandbox_find_survivors(struct run *r)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		struct survivor *s;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || !in_sandbox(r, e->d_name))
+			continue;
+		s = realloc(r->survivors, (r->n_survivors + 1) * sizeof(*s));
+		if (!s)
+			break;
+		r->survivors = s;
+		s = &r->survivors[r->n_survivors++];
+		s->pid = atoi(e->d_name);
+		read_comm(e->d_name, s->comm, sizeof(s->comm));
+	}
+	closedir(d);
+	return (int)r->n_survivors;
+}

@@ -1,0 +1,92 @@
+/* The mount plan: a policy turned into an ordered list of operations
+ * (plan.c, pure), and the child-side code that performs them (apply.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../include/err.h"
+#include "../policy/policy.h"
+
+enum mount_op_kind {
+	MOUNT_OP_BIND,
+	MOUNT_OP_TMPFS,
+	MOUNT_OP_PROC,
+	MOUNT_OP_DEV,
+	MOUNT_OP_DIR,
+	MOUNT_OP_SYMLINK,
+	MOUNT_OP_PROTECT, /* an existing path inside a bind, bound on itself read-only */
+};
+
+struct mount_op {
+	enum mount_op_kind kind;
+	char *source; /* owned: host path (BIND) */
+	char *target; /* owned: absolute sandbox path */
+	char *link;   /* owned: SYMLINK text */
+	bool readonly;	    /* BIND: as planned, after weakenings */
+	bool optional;	    /* BIND: a missing source is skipped */
+	bool copy_symlink;  /* BIND: a symlink source is recreated as a symlink */
+	uint64_t size;	    /* TMPFS bytes, 0 = default */
+	unsigned mode;	    /* TMPFS, DIR */
+	char what[32];	    /* "mounts[3]" or "protect[1]", for errors and records */
+	/* PROTECT: the host inode the supervisor checked (and locked) */
+	dev_t dev;
+	ino_t ino;
+	/* Outcome, filled by mounts_apply() in the child and mirrored by the
+	 * supervisor from the mountinfo check. */
+	bool skipped;	  /* optional source missing */
+	bool as_symlink;  /* copy_symlink applied */
+};
+
+struct mount_plan {
+	struct mount_op *ops;
+	size_t n;
+};
+
+/* Turn a validated policy into the ordered operations: the policy's mounts
+ * in order, then one PROTECT per protected path. rw_binds (the rw-binds
+ * weakening) makes every bind writable; protected paths stay read-only.
+ * The plan owns copies of its strings. -ENOMEM on failure. */
+int mounts_plan(const struct policy *p, bool rw_binds, struct mount_plan *out);
+void mounts_plan_free(struct mount_plan *plan);
+
+/* Host path of a sandbox path that lies inside a bind mount of the plan
+ * (the innermost bind wins). *out is malloc'd. -ENOENT when it is not
+ * inside a bind, -ENOMEM. Pure. */
+int mounts_host_path(const struct mount_plan *plan, const char *sandbox_path, char **out);
+
+/* Index of the innermost BIND op whose target contains sandbox_path, or -1. */
+long mounts_enclosing_bind(const struct mount_plan *plan, const char *sandbox_path);
+
+/* Supervisor side, before anything starts: every bind source can be opened
+ * without following symlinks (a missing optional one is marked skipped).
+ * Errors name the JSON path: "mounts[3].source: /x: No such file...". */
+int mounts_check_sources(struct mount_plan *plan, struct err *err);
+
+/* Child side, in new user and mount namespaces, before pivot: build the new
+ * root on a tmpfs from the plan, mount /proc, pivot_root into it and detach
+ * the old root. Ends with the process's root and cwd at the new "/". Errors
+ * name the operation ("mounts[3] /usr: open_tree: ..."). */
+int mounts_apply(struct mount_plan *plan, struct err *err);
+
+/* Compare the mount table the process sees (/proc/self/mountinfo) with the
+ * plan: every read-only bind and protected path must be mounted read-only.
+ * -EPERM with err naming the first offender. */
+int mounts_verify(const struct mount_plan *plan, struct err *err);
+
+/* Supervisor side, before the sandbox starts: make every protected path
+ * exist so a read-only mount can cover it. A missing path gets an empty
+ * placeholder file at its first missing component, created here and removed
+ * by mounts_protect_release(); every protected inode is flock()ed shared so
+ * a concurrent sandbox's cleanup never removes a placeholder in use. */
+struct protect_state {
+	int *fds;	     /* one locked fd per PROTECT op, -1 when none */
+	char **created;	     /* host paths of placeholders we made, or NULL */
+	size_t n;
+};
+int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, struct err *err);
+/* Remove placeholders we created that no other sandbox holds, close fds.
+ * Returns the number of placeholders left behind because they were in use. */
+int mounts_protect_release(struct protect_state *st);

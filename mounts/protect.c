@@ -1,0 +1,234 @@
+/* Protected paths, supervisor side. A protected path inside a writable bind
+ * must be read-only in the sandbox, and when it does not exist yet its
+ * creation must be impossible too. A mount needs something to sit on, so a
+ * missing path gets an empty placeholder file at its first missing
+ * component (the approach Codex's bubblewrap sandbox takes); the read-only
+ * bind over it makes it impossible to write, unlink, rename over or create
+ * anything below it from inside (a mount point is busy in its namespace).
+ *
+ * Two sandboxes may share a workspace. Cleanup of a placeholder in the host
+ * namespace would silently detach the other sandbox's mount on it (unlink
+ * of a mount point in another namespace detaches it, Linux 3.18+), so every
+ * sandbox holds a shared flock() on each protected inode for its lifetime,
+ * and a placeholder is removed only by whoever can take it exclusively. */
+#include "mounts.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../include/sys.h"
+
+#define NOFOLLOW_BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/* Lock an opened protected inode and check the name still points at it (a
+ * concurrent cleanup may have removed it between open and lock). Returns
+ * the fd, -EAGAIN to retry, or another -errno. */
+static int lock_same(int dirfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	if (flock(fd, LOCK_SH) < 0)
+		return -errno;
+	if (fstat(fd, &a) < 0)
+		return -errno;
+	if (fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? -EAGAIN : -errno;
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -EAGAIN;
+	return fd;
+}
+
+/* Resolve one protected host path. On success returns a locked fd and sets
+ * *depth to the number of leading components of rel that exist or were
+ * created (the protected prefix), *created when we made a placeholder. */
+static int resolve(int base, const char *rel, size_t *prefix_len, bool *created, struct err *err,
+		   const char *what)
+{
+	char buf[PATH_MAX];
+	cleanup_close int dirfd = -1;
+	char *p = buf, *slash;
+
+	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
+		return err_set(err, ENAMETOOLONG, "%s: path too long", what);
+	dirfd = fcntl(base, F_DUPFD_CLOEXEC, 3);
+	if (dirfd < 0)
+		return err_sys(err, errno, "%s: dup", what);
+	for (;;) {
+		int fd, next;
+		struct stat st;
+
+		slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		*prefix_len = (size_t)(p - buf) + strlen(p);
+		fd = sys_openat2(dirfd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC, NOFOLLOW_BENEATH);
+		if (fd == -ENOENT) {
+			/* The first missing component: an empty placeholder. */
+			fd = openat(dirfd, p, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    0444);
+			if (fd < 0 && errno == EEXIST)
+				return -EAGAIN;
+			if (fd < 0)
+				return err_sys(err, errno, "%s: create placeholder %s", what, rel);
+			*created = true;
+			return lock_same(dirfd, p, fd);
+		}
+		if (fd < 0)
+			return err_sys(err, fd, "%s: %s", what, rel);
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return err_sys(err, errno, "%s: stat", what);
+		}
+		close(fd);
+		if (S_ISLNK(st.st_mode))
+			return err_set(err, ELOOP, "%s: %s is a symlink; refusing to protect through it",
+				       what, rel);
+		if (!slash || !S_ISDIR(st.st_mode)) {
+			/* The path itself, or a non-directory on the way, which
+			 * then blocks creation below it once read-only. */
+			fd = openat(dirfd, p, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				return err_sys(err, errno, "%s: open %s", what, rel);
+			next = lock_same(dirfd, p, fd);
+			if (next < 0)
+				close(fd);
+			return next;
+		}
+		next = sys_openat2(dirfd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+				   NOFOLLOW_BENEATH);
+		if (next < 0)
+			return err_sys(err, next, "%s: open %s", what, rel);
+		close(dirfd);
+		dirfd = next;
+		p = slash + 1;
+	}
+}
+
+static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct protect_state *st,
+		       size_t k, struct err *err)
+{
+	long b = mounts_enclosing_bind(plan, op->target);
+	const struct mount_op *bind;
+	cleanup_close int base = -1;
+	const char *rel;
+	size_t prefix = 0;
+	int fd = -EAGAIN;
+
+	if (b < 0)
+		return err_set(err, EINVAL, "%s: %s is not inside a bind mount", op->what,
+			       op->target);
+	bind = &plan->ops[b];
+	rel = op->target + strlen(bind->target);
+	if (*rel == '\0')
+		return err_set(err, EINVAL, "%s: %s is a whole bind mount; make it read-only instead",
+			       op->what, op->target);
+	rel++;
+	base = sys_openat2(AT_FDCWD, bind->source, O_PATH | O_DIRECTORY | O_CLOEXEC,
+			   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (base == -ENOENT && bind->optional) {
+		op->skipped = true;
+		return 0;
+	}
+	if (base < 0)
+		return err_sys(err, base, "%s: bind source %s", op->what, bind->source);
+	for (int tries = 0; fd == -EAGAIN && tries < 16; tries++) {
+		bool created = false;
+
+		fd = resolve(base, rel, &prefix, &created, err, op->what);
+		if (fd >= 0 && created &&
+		    asprintf(&st->created[k], "%s/%.*s", bind->source, (int)prefix, rel) < 0) {
+			st->created[k] = NULL;
+			close(fd);
+			return err_set(err, ENOMEM, "out of memory");
+		}
+	}
+	if (fd == -EAGAIN)
+		return err_set(err, EAGAIN, "%s: %s keeps changing", op->what, op->target);
+	if (fd < 0)
+		return fd;
+	st->fds[k] = fd;
+	/* The op now covers the protected prefix: the path itself, or its
+	 * first missing (now placeholder) or non-directory component. */
+	op->target[strlen(bind->target) + 1 + prefix] = '\0';
+	{
+		struct stat s;
+
+		if (fstat(fd, &s) < 0)
+			return err_sys(err, errno, "%s: stat", op->what);
+		op->dev = s.st_dev;
+		op->ino = s.st_ino;
+	}
+	return 0;
+}
+
+int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, struct err *err)
+{
+	st->n = plan->n;
+	st->fds = malloc(plan->n * sizeof(*st->fds) + 1);
+	st->created = calloc(plan->n + 1, sizeof(*st->created));
+	if (!st->fds || !st->created)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < plan->n; i++)
+		st->fds[i] = -1;
+	for (size_t i = 0; i < plan->n; i++) {
+		int r;
+
+		if (plan->ops[i].kind != MOUNT_OP_PROTECT)
+			continue;
+		r = prepare_one(plan, &plan->ops[i], st, i, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Remove one placeholder if nobody else holds it and it is still ours: an
+ * empty regular file with the inode we locked. */
+static bool remove_placeholder(int fd, const char *path)
+{
+	cleanup_free char *dir = strdup(path);
+	cleanup_close int dirfd = -1;
+	struct stat a, b;
+	char *slash;
+
+	if (!dir || !(slash = strrchr(dir, '/')))
+		return false;
+	*slash = '\0';
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return false; /* another sandbox still uses it; it removes it */
+	dirfd = sys_openat2(AT_FDCWD, *dir ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC,
+			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (dirfd < 0 || fstat(fd, &a) < 0 || fstatat(dirfd, slash + 1, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino || !S_ISREG(b.st_mode) || b.st_size != 0)
+		return false;
+	return unlinkat(dirfd, slash + 1, 0) == 0;
+}
+
+int mounts_protect_release(struct protect_state *st)
+{
+	int left = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		if (st->created && st->created[i] && st->fds[i] >= 0 &&
+		    !remove_placeholder(st->fds[i], st->created[i]))
+			left++;
+		if (st->fds && st->fds[i] >= 0)
+			close(st->fds[i]);
+		if (st->created)
+			free(st->created[i]);
+	}
+	free(st->fds);
+	free(st->created);
+	st->fds = NULL;
+	st->created = NULL;
+	st->n = 0;
+	return left;
+}
