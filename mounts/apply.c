@@ -134,6 +134,7 @@ static int open_source(struct mount_op *op, struct stat *st, struct err *err)
 		return err_set(err, ELOOP, "%s.source: %s is a symlink (set \"symlink\": \"copy\")",
 			       op->what, op->source);
 	}
+	op->as_symlink = S_ISLNK(st->st_mode);
 	return fd;
 }
 
@@ -171,7 +172,6 @@ static int capture(struct mount_op *op, struct tree *t, struct err *err)
 		if (n < 0)
 			return err_sys(err, errno, "%s: readlink %s", op->what, op->source);
 		t->link[n] = '\0';
-		op->as_symlink = true;
 		return 0;
 	}
 	t->is_dir = S_ISDIR(st.st_mode);
@@ -368,7 +368,7 @@ static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err 
 		r = symlink_at(rootfd, op->link, op->target, err);
 		return r < 0 ? err_wrap(err, "%s", op->what) : 0;
 	case MOUNT_OP_PROTECT:
-		return protect_op(rootfd, op, err);
+		return op->skipped ? 0 : protect_op(rootfd, op, err);
 	}
 	return err_set(err, EINVAL, "%s: unknown operation", op->what);
 }

@@ -165,6 +165,22 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 		op->dev = s.st_dev;
 		op->ino = s.st_ino;
 	}
+	/* Two protected paths can share a protected prefix (.git/hooks and
+	 * .git/config with no .git yet): one mount and one lock suffice, and
+	 * a second lock of ours would keep us from removing the placeholder. */
+	for (size_t i = 0; i < k; i++) {
+		const struct mount_op *o = &plan->ops[i];
+
+		if (o->kind == MOUNT_OP_PROTECT && !o->skipped && o->dev == op->dev &&
+		    o->ino == op->ino) {
+			op->skipped = true;
+			close(take_fd(&st->fds[k]));
+			if (st->created[k] && !st->created[i])
+				st->created[i] = take_ptr(&st->created[k]);
+			free(take_ptr(&st->created[k]));
+			break;
+		}
+	}
 	return 0;
 }
 
