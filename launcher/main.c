@@ -223,7 +223,10 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 	r->gid_out = getgid();
 	r->uid_in = r->policy->has_uid ? r->policy->uid : r->uid_out;
 	r->gid_in = r->policy->has_gid ? r->policy->gid : r->gid_out;
-	if (mounts_plan(r->policy, r->opt->weaken & WEAKEN_RW_BINDS, &r->plan) < 0 ||
+	if (mounts_plan(r->policy,
+			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
+				(r->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
+			&r->plan) < 0 ||
 	    env_build(r->policy, environ, &r->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
 	rc = mounts_check_sources(&r->plan, err);

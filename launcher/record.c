@@ -63,6 +63,8 @@ static cJSON *mounts(const struct mount_plan *plan)
 				mode = "symlink";
 			cJSON_AddStringToObject(m, "mode", mode);
 		}
+		if (op->host_proc)
+			cJSON_AddStringToObject(m, "mode", "host-proc-bind");
 		cJSON_AddItemToArray(a, m);
 	}
 	return a;

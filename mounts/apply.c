@@ -328,6 +328,19 @@ static int protect_op(int rootfd, const struct mount_op *op, struct err *err)
 	return 0;
 }
 
+static int host_proc(int rootfd, const struct mount_op *op, struct err *err)
+{
+	cleanup_close int tree = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+								    AT_RECURSIVE);
+
+	if (tree < 0)
+		return err_sys(err, errno, "%s: open_tree /proc", op->what);
+	if (set_attr(tree, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true, op->what,
+		     err) < 0)
+		return -err->code;
+	return attach(tree, rootfd, op->target, true, err);
+}
+
 static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err *err)
 {
 	char proc_path[64];
@@ -344,6 +357,8 @@ static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err 
 	case MOUNT_OP_TMPFS:
 		return tmpfs_op(rootfd, op, err);
 	case MOUNT_OP_PROC:
+		if (op->host_proc)
+			return host_proc(rootfd, op, err);
 		/* A fresh procfs for the new pid namespace. It must be mounted
 		 * while the host's /proc is still visible: the kernel refuses a
 		 * new procfs in a user namespace that cannot see a full one

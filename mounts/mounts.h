@@ -28,6 +28,7 @@ struct mount_op {
 	bool readonly;	    /* BIND: as planned, after weakenings */
 	bool optional;	    /* BIND: a missing source is skipped */
 	bool copy_symlink;  /* BIND: a symlink source is recreated as a symlink */
+	bool host_proc;	    /* PROC: bind the host's /proc (no pid namespace) */
 	uint64_t size;	    /* TMPFS bytes, 0 = default */
 	unsigned mode;	    /* TMPFS, DIR */
 	char what[32];	    /* "mounts[3]" or "protect[1]", for errors and records */
@@ -45,11 +46,15 @@ struct mount_plan {
 	size_t n;
 };
 
+enum mounts_plan_flags {
+	MOUNTS_RW_BINDS = 1u << 0,  /* the rw-binds weakening: every bind writable */
+	MOUNTS_HOST_PROC = 1u << 1, /* no pid namespace: /proc is a bind of the host's */
+};
+
 /* Turn a validated policy into the ordered operations: the policy's mounts
- * in order, then one PROTECT per protected path. rw_binds (the rw-binds
- * weakening) makes every bind writable; protected paths stay read-only.
- * The plan owns copies of its strings. -ENOMEM on failure. */
-int mounts_plan(const struct policy *p, bool rw_binds, struct mount_plan *out);
+ * in order, then one PROTECT per protected path (which stay read-only
+ * whatever the flags). The plan owns copies of its strings. -ENOMEM. */
+int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out);
 void mounts_plan_free(struct mount_plan *plan);
 
 /* Host path of a sandbox path that lies inside a bind mount of the plan

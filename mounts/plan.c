@@ -47,7 +47,7 @@ void mounts_plan_free(struct mount_plan *plan)
 	plan->n = 0;
 }
 
-int mounts_plan(const struct policy *p, bool rw_binds, struct mount_plan *out)
+int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 {
 	struct mount_plan plan = {0};
 	size_t total = p->n_mounts + p->n_protect;
@@ -60,7 +60,12 @@ int mounts_plan(const struct policy *p, bool rw_binds, struct mount_plan *out)
 		struct mount_op *op = &plan.ops[plan.n++];
 
 		op->kind = kind_of(m->type);
-		op->readonly = m->type == POLICY_MOUNT_BIND && m->readonly && !rw_binds;
+		op->readonly = m->type == POLICY_MOUNT_BIND && m->readonly &&
+			       !(flags & MOUNTS_RW_BINDS);
+		/* A fresh procfs needs a pid namespace of our own; the kernel
+		 * refuses one for the host's pid namespace in a user
+		 * namespace. */
+		op->host_proc = m->type == POLICY_MOUNT_PROC && (flags & MOUNTS_HOST_PROC);
 		op->optional = m->optional;
 		op->copy_symlink = m->copy_symlink;
 		op->size = m->size;
