@@ -1,0 +1,269 @@
+/* Unit tests for the launcher's pure parts: mount planning, the workload's
+ * environment, exit-status mapping, id-map text and argument parsing. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/exitcodes.h"
+#include "../../launcher/launcher.h"
+#include "../../mounts/mounts.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+static void leak_check(void)
+{
+	if (__lsan_do_recoverable_leak_check())
+		abort();
+}
+#else
+static void leak_check(void)
+{
+}
+#endif
+
+TestSuite(plan, .fini = leak_check);
+TestSuite(env, .fini = leak_check);
+TestSuite(status, .fini = leak_check);
+TestSuite(args, .fini = leak_check);
+
+static const struct policy_vars vars = {.workspace = "/ws", .home = "/home/u", .pwd = "/cwd"};
+
+static struct policy *load(const char *json)
+{
+	struct policy *p = NULL;
+	struct err err = {0};
+	int r = policy_load_buffer(json, strlen(json), &vars, &p, &err);
+
+	cr_assert_eq(r, 0, "policy: %s", err.msg);
+	return p;
+}
+
+static const char two_binds[] =
+	"{\"version\":1,\"mounts\":["
+	"{\"type\":\"bind\",\"source\":\"/usr\"},"
+	"{\"type\":\"proc\",\"target\":\"/proc\"},"
+	"{\"type\":\"bind\",\"source\":\"${WORKSPACE}\",\"target\":\"/work\",\"mode\":\"rw\"},"
+	"{\"type\":\"bind\",\"source\":\"/data\",\"target\":\"/work/data\",\"mode\":\"ro\"}],"
+	"\"protect\":[\"/work/.git/hooks\",\"/work/data/x\"]}";
+
+Test(plan, order_and_modes)
+{
+	struct policy *p = load(two_binds);
+	struct mount_plan plan = {0};
+
+	cr_assert_eq(mounts_plan(p, 0, &plan), 0);
+	cr_assert_eq(plan.n, 6);
+	cr_assert_eq(plan.ops[0].kind, MOUNT_OP_BIND);
+	cr_assert(plan.ops[0].readonly, "binds default to read-only");
+	cr_assert_str_eq(plan.ops[0].target, "/usr", "target defaults to the source");
+	cr_assert_eq(plan.ops[1].kind, MOUNT_OP_PROC);
+	cr_assert_not(plan.ops[1].host_proc);
+	cr_assert_str_eq(plan.ops[2].source, "/ws", "${WORKSPACE} expanded");
+	cr_assert_not(plan.ops[2].readonly);
+	cr_assert(plan.ops[3].readonly);
+	cr_assert_eq(plan.ops[4].kind, MOUNT_OP_PROTECT, "protected paths come after mounts");
+	cr_assert(plan.ops[4].readonly);
+	cr_assert_str_eq(plan.ops[4].what, "protect[0]");
+	cr_assert_str_eq(plan.ops[2].what, "mounts[2]");
+	mounts_plan_free(&plan);
+	policy_free(p);
+}
+
+Test(plan, rw_binds_weakening_keeps_protected_paths)
+{
+	struct policy *p = load(two_binds);
+	struct mount_plan plan = {0};
+
+	cr_assert_eq(mounts_plan(p, MOUNTS_RW_BINDS | MOUNTS_HOST_PROC, &plan), 0);
+	for (size_t i = 0; i < plan.n; i++) {
+		if (plan.ops[i].kind == MOUNT_OP_BIND)
+			cr_assert_not(plan.ops[i].readonly, "%s should be writable",
+				      plan.ops[i].what);
+		if (plan.ops[i].kind == MOUNT_OP_PROTECT)
+			cr_assert(plan.ops[i].readonly, "%s must stay read-only",
+				  plan.ops[i].what);
+	}
+	cr_assert(plan.ops[1].host_proc);
+	mounts_plan_free(&plan);
+	policy_free(p);
+}
+
+Test(plan, host_path_uses_the_innermost_bind)
+{
+	struct policy *p = load(two_binds);
+	struct mount_plan plan = {0};
+	char *host = NULL;
+
+	cr_assert_eq(mounts_plan(p, 0, &plan), 0);
+	cr_assert_eq(mounts_host_path(&plan, "/work/.git/hooks", &host), 0);
+	cr_assert_str_eq(host, "/ws/.git/hooks");
+	free(host);
+	cr_assert_eq(mounts_host_path(&plan, "/work/data/x", &host), 0);
+	cr_assert_str_eq(host, "/data/x");
+	free(host);
+	cr_assert_eq(mounts_host_path(&plan, "/workshop", &host), -ENOENT,
+		     "a prefix that is not a path component does not count");
+	cr_assert_null(host);
+	cr_assert_eq(mounts_enclosing_bind(&plan, "/work"), 2);
+	cr_assert_eq(mounts_enclosing_bind(&plan, "/tmp/x"), -1);
+	mounts_plan_free(&plan);
+	policy_free(p);
+}
+
+Test(env, cleared_kept_and_set)
+{
+	struct policy *p = load("{\"version\":1,\"environment\":{\"keep\":[\"TERM\",\"LC_*\"],"
+				"\"set\":{\"PATH\":\"/bin\",\"HOME\":\"${HOME}\",\"TERM\":\"dumb\"}}}");
+	char *caller[] = {"TERM=xterm", "LC_ALL=C", "LC_TIME=de", "SECRET=1", "PATH=/evil",
+			  "LCX=no", "junk", NULL};
+	char **env = NULL;
+	size_t n = 0;
+
+	cr_assert_eq(env_build(p, caller, &env), 0);
+	while (env[n])
+		n++;
+	cr_assert_eq(n, 5, "got %zu entries", n);
+	cr_assert_str_eq(env[0], "TERM=dumb", "set replaces a kept value in place");
+	cr_assert_str_eq(env[1], "LC_ALL=C");
+	cr_assert_str_eq(env[2], "LC_TIME=de");
+	cr_assert_str_eq(env[3], "PATH=/bin");
+	cr_assert_str_eq(env[4], "HOME=/home/u");
+	env_free(env);
+	policy_free(p);
+}
+
+Test(env, not_cleared_passes_everything)
+{
+	struct policy *p = load("{\"version\":1,\"environment\":{\"clear\":false}}");
+	char *caller[] = {"A=1", "B=2", NULL};
+	char **env = NULL;
+
+	cr_assert_eq(env_build(p, caller, &env), 0);
+	cr_assert_str_eq(env[0], "A=1");
+	cr_assert_str_eq(env[1], "B=2");
+	cr_assert_null(env[2]);
+	env_free(env);
+	policy_free(p);
+}
+
+Test(status, mapping)
+{
+	cr_assert_eq(exit_status_for(ENDING_EXIT, 0), 0);
+	cr_assert_eq(exit_status_for(ENDING_EXIT, 3), 3);
+	cr_assert_eq(exit_status_for(ENDING_EXIT, 255), 255);
+	cr_assert_eq(exit_status_for(ENDING_EXIT, 256), EXIT_LAUNCHER);
+	cr_assert_eq(exit_status_for(ENDING_SIGNAL, 15), 143);
+	cr_assert_eq(exit_status_for(ENDING_SIGNAL, 9), 137);
+	cr_assert_eq(exit_status_for(ENDING_SIGNAL, 0), EXIT_LAUNCHER);
+	cr_assert_eq(exit_status_for(ENDING_EXPIRED, 15), 143);
+	cr_assert_eq(exit_status_for(ENDING_EXPIRED, -1), 137);
+	cr_assert_eq(exit_status_for(ENDING_LAUNCHER_ERROR, 0), 125);
+	cr_assert_str_eq(ending_name(ENDING_EXPIRED), "expired");
+	cr_assert_str_eq(ending_name(ENDING_LAUNCHER_ERROR), "launcher-error");
+}
+
+Test(status, map_line)
+{
+	char buf[64];
+
+	cr_assert_eq(userns_map_line(buf, sizeof(buf), 0, 1000), 9);
+	cr_assert_str_eq(buf, "0 1000 1\n");
+	cr_assert_lt(userns_map_line(buf, 4, 4294967294u, 4294967294u), 0);
+}
+
+static int parse(struct options *o, struct err *err, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return options_parse(argc, argv, o, err);
+}
+
+Test(args, full)
+{
+	char *argv[] = {"run",	     "--policy", "p.json",   "-w",	  "/ws",     "--ttl",
+			"500ms",     "--weaken", "rw-binds", "-W",	  "host-net", "--bind",
+			"/a:/b",     "--ro-bind", "/c",	     "--protect", "/ws/.x",   "--setenv",
+			"K=V",	     "--cwd",	 "/ws",	     "--",	  "sh",	     "-c",
+			"exit 3",    NULL};
+	struct options o;
+	struct err err = {0};
+
+	cr_assert_eq(parse(&o, &err, argv), 0, "%s", err.msg);
+	cr_assert_str_eq(o.policy_path, "p.json");
+	cr_assert_str_eq(o.workspace, "/ws");
+	cr_assert(o.has_ttl);
+	cr_assert_eq(o.ttl_ms, 500);
+	cr_assert_eq(o.weaken, WEAKEN_RW_BINDS | WEAKEN_HOST_NET);
+	cr_assert_eq(o.n_binds, 2);
+	cr_assert_str_eq(o.binds[0].spec, "/a:/b");
+	cr_assert_not(o.binds[0].readonly);
+	cr_assert_str_eq(o.binds[1].spec, "/c");
+	cr_assert(o.binds[1].readonly);
+	cr_assert_eq(o.n_protect, 1);
+	cr_assert_eq(o.n_setenv, 1);
+	cr_assert_str_eq(o.cwd, "/ws");
+	cr_assert_str_eq(o.argv[0], "sh");
+	cr_assert_str_eq(o.argv[2], "exit 3");
+	options_free(&o);
+}
+
+Test(args, command_options_are_not_ours)
+{
+	char *argv[] = {"run", "ls", "--policy", "-l", NULL};
+	struct options o;
+	struct err err = {0};
+
+	cr_assert_eq(parse(&o, &err, argv), 0);
+	cr_assert_null(o.policy_path);
+	cr_assert_str_eq(o.argv[1], "--policy");
+	options_free(&o);
+}
+
+Test(args, relative_bind_source_is_made_absolute)
+{
+	char *argv[] = {"run", "--bind", "rel/dir:/x", "true", NULL};
+	struct options o;
+	struct err err = {0};
+
+	cr_assert_eq(parse(&o, &err, argv), 0);
+	cr_assert_eq(o.binds[0].spec[0], '/');
+	cr_assert(strstr(o.binds[0].spec, "/rel/dir:/x"));
+	options_free(&o);
+}
+
+static void bad(char **argv, const char *expect)
+{
+	struct options o;
+	struct err err = {0};
+
+	cr_assert_eq(parse(&o, &err, argv), -EINVAL, "accepted: %s", argv[1]);
+	cr_assert(strstr(err.msg, expect), "message \"%s\" lacks \"%s\"", err.msg, expect);
+	cr_assert_null(strchr(err.msg, '\n'), "one line");
+	options_free(&o);
+}
+
+Test(args, errors)
+{
+	bad((char *[]){"run", NULL}, "no command given");
+	bad((char *[]){"run", "--bogus", "true", NULL}, "--bogus: unknown option");
+	bad((char *[]){"run", "--ttl", "5x", "true", NULL}, "--ttl 5x: invalid duration");
+	bad((char *[]){"run", "--ttl", "0s", "true", NULL}, "--ttl 0s: invalid duration");
+	bad((char *[]){"run", "--weaken", "everything", "true", NULL},
+	    "--weaken everything: unknown knob");
+	bad((char *[]){"run", "--bind", ":/x", "true", NULL}, "expected SRC[:DST]");
+	bad((char *[]){"run", "--ro-bind", "/x:", "true", NULL}, "--ro-bind /x:");
+	bad((char *[]){"run", "--policy", NULL}, "needs an argument");
+}
+
+Test(args, weaken_names_round_trip)
+{
+	for (unsigned i = 0; i < WEAKEN_COUNT; i++) {
+		unsigned bit = 0;
+
+		cr_assert_eq(weaken_parse(weaken_name(1u << i), &bit), 0);
+		cr_assert_eq(bit, 1u << i);
+	}
+	cr_assert_str_eq(weaken_name(WEAKEN_NO_PIDNS), "no-pidns");
+}
