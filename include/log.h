@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static inline int log_enabled(void)
 {
@@ -18,12 +19,14 @@ static inline int log_enabled(void)
 
 __attribute__((format(printf, 1, 2))) static inline void log_debug(const char *fmt, ...)
 {
+	struct timespec now;
 	va_list ap;
 
 	if (!log_enabled())
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	va_start(ap, fmt);
-	fputs("paddock: debug: ", stderr);
+	fprintf(stderr, "paddock: debug: %ld.%06ld: ", (long)now.tv_sec, now.tv_nsec / 1000);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);

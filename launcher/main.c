@@ -17,6 +17,7 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
+#include "../include/log.h"
 #include "../policy/sha256.h"
 
 extern char **environ;
@@ -212,6 +213,7 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 {
 	int rc = load_policy(r, err);
 
+	log_debug("policy loaded");
 	if (rc < 0)
 		return rc;
 	r->namespaces = r->policy->namespaces;
@@ -229,6 +231,7 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 			&r->plan) < 0 ||
 	    env_build(r->policy, environ, &r->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
+	log_debug("planned");
 	rc = mounts_check_sources(&r->plan, err);
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
@@ -237,7 +240,9 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 		if (*record_fd < 0)
 			return *record_fd;
 	}
+	log_debug("sources checked");
 	rc = sandbox_prepare_init(r, err);
+	log_debug("init copied");
 	if (rc < 0)
 		return rc;
 	return mounts_protect_prepare(&r->plan, &r->protect, err);
@@ -259,11 +264,13 @@ static int run_main(int argc, char **argv)
 		return rc > 0 ? 0 : EXIT_LAUNCHER;
 	}
 	r.opt = &o;
+	log_debug("start");
 	for (unsigned i = 0; i < WEAKEN_COUNT; i++)
 		if (o.weaken & (1u << i))
 			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
 				weaken_warning[i]);
 	rc = prepare(&r, &record_fd, &err);
+	log_debug("prepared");
 	if (rc >= 0) {
 		block_forwarded();
 		rc = sandbox_start(&r, &err);
@@ -273,8 +280,10 @@ static int run_main(int argc, char **argv)
 			waitid(P_PIDFD, (id_t)r.pidfd, &(siginfo_t){0}, WEXITED);
 		}
 	}
+	log_debug("sandbox released");
 	if (rc >= 0)
 		rc = sandbox_supervise(&r, &err);
+	log_debug("sandbox ended");
 	if (rc < 0) {
 		r.ending = ENDING_LAUNCHER_ERROR;
 		r.status = EXIT_LAUNCHER;
@@ -283,7 +292,9 @@ static int run_main(int argc, char **argv)
 	}
 	if (r.pidfd >= 0)
 		sandbox_find_survivors(&r);
+	log_debug("survivors checked");
 	r.placeholders_left = mounts_protect_release(&r.protect);
+	log_debug("placeholders released");
 	if (record_fd >= 0 && record_write(&r, record_fd, &err) < 0) {
 		fprintf(stderr, "paddock: %s\n", err.msg);
 		if (rc >= 0)

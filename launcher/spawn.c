@@ -19,6 +19,7 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
+#include "../include/log.h"
 #include "../include/sys.h"
 
 static int find_init(const struct options *o, char *buf, size_t size)
@@ -141,11 +142,14 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 	rc = wait_go(*ctl, err);
 	if (rc < 0)
 		return rc;
+	log_debug("child: go");
 	rc = mounts_apply(&r->plan, err);
+	log_debug("child: mounted");
 	if (rc < 0)
 		return rc;
 	/* Trust the kernel's mount table, not our own bookkeeping. */
 	rc = mounts_verify(&r->plan, err);
+	log_debug("child: verified");
 	if (rc < 0)
 		return rc;
 	if ((r->namespaces & POLICY_NS_UTS) && sethostname(p->hostname, strlen(p->hostname)) < 0)
@@ -155,6 +159,7 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 		if (rc < 0)
 			return rc;
 	}
+	log_debug("child: net up");
 	/* The cwd is inside the new root (CVE-2024-21626 leaked a host cwd). */
 	if (chdir(p->cwd) < 0)
 		return err_sys(err, errno, "cwd %s", p->cwd);
@@ -177,6 +182,7 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 	if (fcntl(4, F_SETFD, FD_CLOEXEC) < 0)
 		return err_sys(err, errno, "cloexec");
 	rc = caps_drop_all(err);
+	log_debug("child: caps dropped");
 	if (rc < 0)
 		return rc;
 	/* The supervisor blocks the signals it forwards; init must start

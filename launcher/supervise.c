@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../include/cleanup.h"
+#include "../include/log.h"
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -97,6 +98,7 @@ static void drain(struct run *r, bool *open)
 			return;
 		}
 		buf[n] = '\0';
+		log_debug("message: %s", buf);
 		handle_message(r, buf);
 	}
 }
@@ -202,18 +204,18 @@ int sandbox_supervise(struct run *r, struct err *err)
 	return 0;
 }
 
+/* One stat per process: the pid namespace when there is one (it holds
+ * every process of the sandbox, nested user namespaces included), else the
+ * user namespace. */
 static bool in_sandbox(const struct run *r, const char *pid)
 {
+	bool pidns = r->namespaces & POLICY_NS_PID;
 	char path[300];
 	struct stat st;
 
-	if (r->namespaces & POLICY_NS_PID) {
-		snprintf(path, sizeof(path), "/proc/%s/ns/pid", pid);
-		if (stat(path, &st) == 0 && st.st_ino == r->pidns && st.st_dev == r->ns_dev)
-			return true;
-	}
-	snprintf(path, sizeof(path), "/proc/%s/ns/user", pid);
-	return stat(path, &st) == 0 && st.st_ino == r->userns && st.st_dev == r->ns_dev;
+	snprintf(path, sizeof(path), "/proc/%s/ns/%s", pid, pidns ? "pid" : "user");
+	return stat(path, &st) == 0 && st.st_dev == r->ns_dev &&
+	       st.st_ino == (pidns ? r->pidns : r->userns);
 }
 
 static void read_comm(const char *pid, char *out, size_t size)

@@ -25,34 +25,58 @@ static void unescape(char *s)
 	*w = '\0';
 }
 
-/* Is the topmost mount at path read-only? 1 yes, 0 no, -ENOENT when
- * nothing is mounted there. The last line wins: later mounts stack on top. */
-static int topmost_ro(const char *path)
+struct entry {
+	char *path;
+	bool ro;
+};
+
+/* Read the mount table once: mount points and their read-only flag, in
+ * mount order (later entries stack on top of earlier ones). */
+static int read_table(struct entry **out, size_t *n_out)
 {
 	cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
 	cleanup_free char *line = NULL;
-	size_t cap = 0;
-	int found = -ENOENT;
+	struct entry *t = NULL;
+	size_t cap = 0, n = 0;
 
 	if (!f)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
 		char mnt[4096], opts[1024];
+		struct entry *grown;
 
 		/* id parent major:minor root mountpoint options ... */
 		if (sscanf(line, "%*s %*s %*s %*s %4095s %1023s", mnt, opts) != 2)
 			continue;
 		unescape(mnt);
-		if (strcmp(mnt, path) != 0)
-			continue;
-		found = strncmp(opts, "ro", 2) == 0 && (opts[2] == ',' || opts[2] == '\0');
+		grown = realloc(t, (n + 1) * sizeof(*t));
+		if (!grown)
+			break;
+		t = grown;
+		t[n].ro = strncmp(opts, "ro", 2) == 0 && (opts[2] == ',' || opts[2] == '\0');
+		t[n].path = strdup(mnt);
+		if (!t[n].path)
+			break;
+		n++;
 	}
-	return found;
+	*out = t;
+	*n_out = n;
+	return 0;
 }
 
-int mounts_verify(const struct mount_plan *plan, struct err *err)
+/* Is the topmost mount at path read-only? 1 yes, 0 no, -ENOENT when
+ * nothing is mounted there. */
+static int topmost_ro(const struct entry *t, size_t n, const char *path)
 {
-	int r = topmost_ro("/");
+	for (size_t i = n; i-- > 0;)
+		if (strcmp(t[i].path, path) == 0)
+			return t[i].ro;
+	return -ENOENT;
+}
+
+static int check(const struct mount_plan *plan, const struct entry *t, size_t n, struct err *err)
+{
+	int r = topmost_ro(t, n, "/");
 
 	if (r != 1)
 		return err_set(err, EPERM, "the new root is %s", r < 0 ? "missing" : "writable");
@@ -61,7 +85,7 @@ int mounts_verify(const struct mount_plan *plan, struct err *err)
 
 		if (!op->readonly || op->skipped || op->as_symlink)
 			continue;
-		r = topmost_ro(op->target);
+		r = topmost_ro(t, n, op->target);
 		if (r < 0)
 			return err_sys(err, r, "%s: %s is not mounted", op->what, op->target);
 		if (r == 0)
@@ -69,4 +93,19 @@ int mounts_verify(const struct mount_plan *plan, struct err *err)
 				       op->what, op->target);
 	}
 	return 0;
+}
+
+int mounts_verify(const struct mount_plan *plan, struct err *err)
+{
+	struct entry *t = NULL;
+	size_t n = 0;
+	int r = read_table(&t, &n);
+
+	if (r < 0)
+		return err_sys(err, r, "read /proc/self/mountinfo");
+	r = check(plan, t, n, err);
+	for (size_t i = 0; i < n; i++)
+		free(t[i].path);
+	free(t);
+	return r;
 }
