@@ -1,0 +1,210 @@
+/* Command-line additions (--bind, --protect, --setenv, --cwd) applied to the
+ * policy text, so that the effective policy is one JSON document whose
+ * digest covers them. Argument syntax is checked here; whether the paths
+ * are valid is left to policy_load_buffer() on the result. */
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/cleanup.h"
+#include "json.h"
+#include "validate.h"
+
+/* s escaped for a message but without the quotes, as in "--bind x: ...". */
+static const char *shown(const char *s, char buf[QUOTE_MAX])
+{
+	size_t n;
+
+	policy_quote_n(s, (size_t)-1, buf, QUOTE_MAX);
+	n = strlen(buf);
+	memmove(buf, buf + 1, n - 2);
+	buf[n - 2] = '\0';
+	return buf;
+}
+
+static int check_args(const struct policy_additions *add, struct err *err)
+{
+	char buf[QUOTE_MAX];
+	const char *s, *colon, *eq;
+
+	for (size_t i = 0; i < add->n_binds; i++) {
+		s = add->binds[i].spec;
+		colon = s ? strchr(s, ':') : NULL;
+		if (!s || !*s || colon == s || (colon && !colon[1]))
+			return err_set(err, EINVAL, "--bind %s: expected SRC or SRC:DST",
+				       shown(s ? s : "", buf));
+	}
+	for (size_t i = 0; i < add->n_setenv; i++) {
+		s = add->setenv[i];
+		eq = s ? strchr(s, '=') : NULL;
+		if (!eq || eq == s)
+			return err_set(err, EINVAL, "--setenv %s: expected NAME=VALUE",
+				       shown(s ? s : "", buf));
+		if (!policy_env_name_ok(s, (size_t)(eq - s)))
+			return err_set(err, EINVAL, "--setenv %s: invalid variable name %s",
+				       shown(s, buf), QUOTE_N(s, (size_t)(eq - s)));
+	}
+	for (size_t i = 0; i < add->n_protect; i++)
+		if (!add->protect[i])
+			return err_set(err, EINVAL, "--protect: missing path");
+	return 0;
+}
+
+/* The member key of obj, created empty when missing; it must have type
+ * (cJSON_Array or cJSON_Object). */
+static int container(cJSON *obj, const char *key, const char *path, int type, cJSON **out,
+		     struct err *err)
+{
+	cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!it) {
+		it = type == cJSON_Array ? cJSON_AddArrayToObject(obj, key)
+					 : cJSON_AddObjectToObject(obj, key);
+		if (!it)
+			return err_set(err, ENOMEM, "out of memory");
+	}
+	if ((it->type & 0xff) != type)
+		return err_set(err, EINVAL, "%s: must be %s", path,
+			       type == cJSON_Array ? "an array" : "an object");
+	*out = it;
+	return 0;
+}
+
+/* Move item (owned) to the end of arr. */
+static int append(cJSON *arr, cJSON *item, struct err *err)
+{
+	if (!item || !cJSON_AddItemToArray(arr, item)) {
+		cJSON_Delete(item);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static cJSON *bind_item(const struct policy_bind_arg *b)
+{
+	const char *colon = strchr(b->spec, ':');
+	cleanup_free char *src =
+	    strndup(b->spec, colon ? (size_t)(colon - b->spec) : strlen(b->spec));
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+
+	if (!src || !o || !cJSON_AddStringToObject(o, "type", "bind") ||
+	    !cJSON_AddStringToObject(o, "source", src) ||
+	    !cJSON_AddStringToObject(o, "target", colon ? colon + 1 : src) ||
+	    !cJSON_AddStringToObject(o, "mode", b->readonly ? "ro" : "rw"))
+		return NULL;
+	return take_ptr(&o);
+}
+
+static int add_binds(cJSON *root, const struct policy_additions *add, struct err *err)
+{
+	cJSON *mounts = NULL;
+	int r;
+
+	if (add->n_binds == 0)
+		return 0;
+	r = container(root, "mounts", "mounts", cJSON_Array, &mounts, err);
+	for (size_t i = 0; r >= 0 && i < add->n_binds; i++)
+		r = append(mounts, bind_item(&add->binds[i]), err);
+	return r;
+}
+
+static int add_protect(cJSON *root, const struct policy_additions *add, struct err *err)
+{
+	cJSON *protect = NULL;
+	int r;
+
+	if (add->n_protect == 0)
+		return 0;
+	r = container(root, "protect", "protect", cJSON_Array, &protect, err);
+	for (size_t i = 0; r >= 0 && i < add->n_protect; i++)
+		r = append(protect, cJSON_CreateString(add->protect[i]), err);
+	return r;
+}
+
+/* Set key of obj to the string value, replacing the first existing member. */
+static int put_string(cJSON *obj, const char *key, const char *value, struct err *err)
+{
+	cJSON *item = cJSON_CreateString(value);
+	bool ok;
+
+	if (!item)
+		return err_set(err, ENOMEM, "out of memory");
+	if (cJSON_GetObjectItemCaseSensitive(obj, key))
+		ok = cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
+	else
+		ok = cJSON_AddItemToObject(obj, key, item);
+	if (!ok) {
+		cJSON_Delete(item);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int add_setenv(cJSON *root, const struct policy_additions *add, struct err *err)
+{
+	cJSON *env = NULL, *set = NULL;
+	int r;
+
+	if (add->n_setenv == 0)
+		return 0;
+	r = container(root, "environment", "environment", cJSON_Object, &env, err);
+	if (r >= 0)
+		r = container(env, "set", "environment.set", cJSON_Object, &set, err);
+	for (size_t i = 0; r >= 0 && i < add->n_setenv; i++) {
+		const char *kv = add->setenv[i], *eq = strchr(kv, '=');
+		cleanup_free char *name = strndup(kv, (size_t)(eq - kv));
+
+		r = name ? put_string(set, name, eq + 1, err)
+			 : err_set(err, ENOMEM, "out of memory");
+	}
+	return r;
+}
+
+static int copy_out(const char *s, size_t len, char **out, size_t *out_len, struct err *err)
+{
+	char *c = malloc(len + 1);
+
+	if (!c)
+		return err_set(err, ENOMEM, "out of memory");
+	if (len)
+		memcpy(c, s, len);
+	c[len] = '\0';
+	*out = c;
+	*out_len = len;
+	return 0;
+}
+
+int policy_amend(const char *buf, size_t len, const struct policy_additions *add, char **out,
+		 size_t *out_len, struct err *err)
+{
+	cleanup_cjson cJSON *root = NULL;
+	char *text;
+	int r;
+
+	/* Nothing to add: the very same bytes, so the digest does not move. */
+	if (!add || (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd))
+		return copy_out(buf, len, out, out_len, err);
+	r = check_args(add, err);
+	if (r >= 0)
+		r = policy_json_parse(buf, len, &root, err);
+	if (r >= 0 && !cJSON_IsObject(root))
+		r = err_set(err, EINVAL, "(root): must be an object");
+	if (r >= 0)
+		r = add_binds(root, add, err);
+	if (r >= 0)
+		r = add_protect(root, add, err);
+	if (r >= 0)
+		r = add_setenv(root, add, err);
+	if (r >= 0 && add->cwd)
+		r = put_string(root, "cwd", add->cwd, err);
+	if (r < 0)
+		return r;
+	text = cJSON_PrintUnformatted(root);
+	if (!text)
+		return err_set(err, ENOMEM, "out of memory");
+	/* Our own copy: the caller frees with free(), cJSON's text is cJSON_free()'s. */
+	r = copy_out(text, strlen(text), out, out_len, err);
+	cJSON_free(text);
+	return r;
+}

@@ -1,0 +1,13 @@
+/* A small self-contained SHA-256 (FIPS 180-4), enough to fingerprint a
+ * policy without pulling in a crypto library. */
+#pragma once
+
+#include <stddef.h>
+
+#define SHA256_DIGEST_LEN 32
+
+/* Digest of len bytes at data (data may be NULL when len is 0). */
+void sha256(const void *data, size_t len, unsigned char out[SHA256_DIGEST_LEN]);
+
+/* Lower-case hex of a digest, NUL-terminated. */
+void sha256_hex(const unsigned char digest[SHA256_DIGEST_LEN], char out[2 * SHA256_DIGEST_LEN + 1]);
