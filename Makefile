@@ -42,7 +42,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: all deps test unit integration demo bench install clean format format-check fuzz-replay
+.PHONY: all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay
 
 all: $(B)/paddock $(B)/paddock-init
 
@@ -76,11 +76,24 @@ $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
+$(B)/tests/fuzz_replay: tests/fuzz/fuzz_policy.c tests/fuzz/replay.c $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+fuzz-replay: $(B)/tests/fuzz_replay
+	$(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress contrib/policies
+
+fuzz: $(B)/libpaddock.a
+	clang -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+		-o $(B)/fuzz_policy tests/fuzz/fuzz_policy.c policy/*.c $(PKG_LIBS)
+	$(B)/fuzz_policy -max_total_time=$${FUZZ_SECONDS:-60} tests/data/valid contrib/policies
+
 deps:
 	@./tests/deps.sh
 
-unit: all $(UNIT_BIN)
+unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
+	$(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress contrib/policies
 
 integration: all $(INTEG_BIN) $(HELPER_BIN)
 	@./tests/integration/run.sh $(INTEG_BIN)

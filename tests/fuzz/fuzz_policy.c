@@ -1,0 +1,37 @@
+/* libFuzzer target for the policy parser and amend step:
+ *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I/usr/include/cjson \
+ *         tests/fuzz/fuzz_policy.c policy/\*.c -lcjson -o build/fuzz_policy
+ *   build/fuzz_policy tests/data/valid tests/data/invalid contrib/policies
+ * Built without -fsanitize=fuzzer (and with -DREPLAY), replay.c's main()
+ * runs every corpus file through it: make fuzz-replay, part of make unit. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../policy/policy.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct policy_vars vars = {.workspace = "/ws", .home = "/h", .pwd = "/p"};
+	static const struct policy_bind_arg binds[] = {{"/a:/b", false}, {"/c", true}};
+	static const char *const env[] = {"K=V"};
+	struct policy_additions add = {.binds = binds, .n_binds = 2, .setenv = env, .n_setenv = 1};
+	struct policy *p = NULL;
+	struct err err = {0};
+	char *out = NULL;
+	size_t len = 0;
+
+	if (size > POLICY_MAX_BYTES + 16)
+		return 0;
+	if (policy_load_buffer((const char *)data, size, &vars, &p, &err) == 0)
+		policy_free(p);
+	if (policy_amend((const char *)data, size, &add, &out, &len, &err) == 0) {
+		p = NULL;
+		if (policy_load_buffer(out, len, &vars, &p, &err) == 0)
+			policy_free(p);
+		free(out);
+	}
+	return 0;
+}
