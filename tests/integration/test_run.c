@@ -1,0 +1,282 @@
+/* Integration: exit status, commands, environment, signals and the
+ * completion record of `paddock run`, as an unprivileged user, checked from
+ * outside the sandbox. */
+#include "harness.h"
+
+TestSuite(run, .init = h_init, .fini = h_fini, .timeout = 60);
+
+/* paddock run -- sh -c SCRIPT in a fresh workspace. */
+static int run_sh(struct h_proc *p, const struct h_world *w, const char *script)
+{
+	return H_PADDOCK(p, w->ws, "run", "--", "sh", "-c", script);
+}
+
+/* ------------------------------------------------------------ exit status */
+
+Test(run, exit_zero)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, "echo hello");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "hello\n", H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+}
+
+Test(run, exit_code_passed_through)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, "exit 3");
+	cr_assert_eq(p.status, 3, H_SHOW(&p));
+	run_sh(&p, &w, "exit 255");
+	cr_assert_eq(p.status, 255, H_SHOW(&p));
+}
+
+Test(run, death_by_sigterm_is_143)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, "kill -TERM $$; sleep 5");
+	cr_assert_eq(p.status, 143, H_SHOW(&p));
+	cr_assert_lt(p.secs, 4.0, H_SHOW(&p));
+}
+
+Test(run, death_by_sigkill_is_137)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, "kill -KILL $$; sleep 5");
+	cr_assert_eq(p.status, 137, H_SHOW(&p));
+	cr_assert_lt(p.secs, 4.0, H_SHOW(&p));
+}
+
+Test(run, missing_command_is_127)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--", "/nonexistent/paddock-no-such-cmd");
+	cr_assert_eq(p.status, 127, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "No such file or directory"), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+
+	/* Looked up in the sandbox's PATH, not found there either. */
+	H_PADDOCK(&p, w.ws, "run", "--", "paddock-no-such-cmd-in-path");
+	cr_assert_eq(p.status, 127, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "No such file or directory"), H_SHOW(&p));
+}
+
+Test(run, non_executable_is_126)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *file = h_join(w.ws, "not-exec.sh");
+
+	h_write_file(file, "#!/bin/sh\necho should-not-run\n", 0644);
+	H_PADDOCK(&p, w.ws, "run", "--", file);
+	cr_assert_eq(p.status, 126, H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "should-not-run"), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+
+	/* A directory is not executable either. */
+	H_PADDOCK(&p, w.ws, "run", "--", "/usr");
+	cr_assert_eq(p.status, 126, H_SHOW(&p));
+}
+
+Test(run, arguments_reach_the_command_verbatim)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	/* No shell in between: spaces, quotes, globs and "--" stay as they are. */
+	H_PADDOCK(&p, w.ws, "run", "--", "/usr/bin/printf", "[%s]\\n", "a b", "'q'", "*", "--",
+		  "");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "[a b]\n['q']\n[*]\n[--]\n[]\n", H_SHOW(&p));
+}
+
+Test(run, stdin_is_passed)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	/* The harness gives /dev/null as stdin: the workload reads EOF at once. */
+	run_sh(&p, &w, "cat; echo eof");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "eof\n", H_SHOW(&p));
+}
+
+/* ------------------------------------------------------------- environment */
+
+Test(run, environment_is_cleared_and_set)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *argv[] = {(char *)h_paddock(), "run", "--setenv", "FOO=bar baz", "--", "env", NULL};
+	char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "TERM=xterm-paddock-test",
+			"LC_PADDOCK_TEST=kept", "SECRET_TOKEN=s3cr3t-do-not-leak",
+			"LD_PRELOAD=/nonexistent.so", NULL};
+
+	h_spawn(&p, w.ws, argv, envp);
+	h_wait(&p, H_TIMEOUT_MS);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "PATH=/usr/local/bin:/usr/bin:/bin\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "HOME=/home/sandbox\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "TERM=xterm-paddock-test\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "LC_PADDOCK_TEST=kept\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "FOO=bar baz\n"), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "s3cr3t"), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "SECRET_TOKEN"), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "LD_PRELOAD"), H_SHOW(&p));
+}
+
+Test(run, cwd_hostname_and_ids)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *want;
+
+	run_sh(&p, &w, "pwd; cat /proc/sys/kernel/hostname; id -u; id -g");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* The workspace at its own path, the policy's hostname, our own ids
+	 * (mapped 1:1, no root inside). */
+	want = h_fmt("%s\npaddock\n%u\n%u\n", w.ws, (unsigned)getuid(), (unsigned)getgid());
+	cr_assert_str_eq(p.out_text, want, H_SHOW(&p));
+
+	H_PADDOCK(&p, w.ws, "run", "--cwd", "/tmp", "--", "pwd");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "/tmp\n", H_SHOW(&p));
+}
+
+/* ----------------------------------------------------------------- signals */
+
+/* Poll for a file the sandbox creates in the workspace. */
+static bool wait_for_file(const char *path, int ms)
+{
+	for (int waited = 0; waited < ms; waited += 20) {
+		if (h_exists(path))
+			return true;
+		h_sleep_ms(20);
+	}
+	return h_exists(path);
+}
+
+Test(run, sigterm_to_paddock_reaches_the_workload)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *ready = h_join(w.ws, "ready"), *got = h_join(w.ws, "got-term");
+	const char *text;
+
+	H_PADDOCK_START(&p, w.ws, "run", "--", "sh", "-c",
+			"trap 'echo term > got-term; exit 7' TERM; echo > ready; "
+			"i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit 99");
+	cr_assert(wait_for_file(ready, 8000), "the workload never started");
+	cr_assert_eq(kill(p.pid, SIGTERM), 0);
+	h_wait(&p, 15000);
+	cr_assert_eq(p.status, 7, H_SHOW(&p));
+	text = h_read_file(got, NULL);
+	cr_assert_not_null(text, "the workload's TERM trap did not run: " H_FMT, H_ARGS(&p));
+	cr_assert_str_eq(text, "term\n");
+}
+
+Test(run, sigint_and_sigusr1_are_forwarded_too)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *ready = h_join(w.ws, "ready");
+
+	H_PADDOCK_START(&p, w.ws, "run", "--", "sh", "-c",
+			"trap 'echo usr1 >> got' USR1; trap 'echo int >> got; exit 5' INT; "
+			"echo > ready; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done");
+	cr_assert(wait_for_file(ready, 8000), "the workload never started");
+	cr_assert_eq(kill(p.pid, SIGUSR1), 0);
+	h_sleep_ms(300);
+	cr_assert_eq(kill(p.pid, SIGINT), 0);
+	h_wait(&p, 15000);
+	cr_assert_eq(p.status, 5, H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(h_join(w.ws, "got"), NULL), "usr1\nint\n");
+}
+
+/* ------------------------------------------------------------------ record */
+
+static const char *sha256_of(const char *path)
+{
+	struct h_proc p;
+
+	H_CMD(&p, NULL, "/usr/bin/sha256sum", path);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_geq(strlen(p.out_text), 64u);
+	return h_fmt("\"%.64s\"", p.out_text);
+}
+
+Test(run, record_contents)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *policy = h_join(w.base, "agent.json");
+	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
+
+	cr_assert_not_null(src, "contrib/policies/agent.json: %s", strerror(errno));
+	h_write_file(policy, src, 0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", policy, "--record", w.record, "--", "sh", "-c",
+		  "exit 3");
+	cr_assert_eq(p.status, 3, H_SHOW(&p));
+
+	cr_assert_str_eq(h_json(w.record, "d['paddock']['version']"), "\"0.1.0\"");
+	cr_assert_str_neq(h_json(w.record, "d['kernel']"), "\"\"");
+	cr_assert_str_eq(h_json(w.record, "d['policy']['sha256']"), sha256_of(policy));
+	cr_assert_str_eq(h_json(w.record, "sorted(d['namespaces'])"),
+			 "[\"cgroup\", \"ipc\", \"mount\", \"net\", \"pid\", \"user\", \"uts\"]");
+	cr_assert_str_eq(h_json(w.record, "[m['mode'] for m in d['mounts'] if m['target'] == "
+					  "'/usr']"),
+			 "[\"ro\"]");
+	cr_assert_str_eq(h_json(w.record,
+				h_fmt("[m['mode'] for m in d['mounts'] if m['target'] == '%s']",
+				      w.ws)),
+			 "[\"rw\"]");
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[]");
+	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"exit\"");
+	cr_assert_str_eq(h_json(w.record, "d['exit_code']"), "3");
+	cr_assert_str_eq(h_json(w.record, "d['status']"), "3");
+	cr_assert_str_eq(h_json(w.record, "d['command']"), "[\"sh\", \"-c\", \"exit 3\"]");
+	/* ISO 8601 UTC times, the end not before the start. */
+	cr_assert_str_eq(h_json(w.record, "len(d['start']) == 24 and d['start'].endswith('Z') "
+					  "and d['start'] <= d['end']"),
+			 "true");
+	cr_assert_str_eq(h_json(w.record, "d['survivors']"), "[]");
+}
+
+Test(run, record_of_the_builtin_policy_and_a_signal)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "sh", "-c", "kill -TERM $$");
+	cr_assert_eq(p.status, 143, H_SHOW(&p));
+	/* The built-in policy's digest is the digest of contrib/policies/agent.json. */
+	cr_assert_str_eq(h_json(w.record, "d['policy']['sha256']"),
+			 sha256_of(h_fmt("%s/contrib/policies/agent.json", h_root())));
+	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"signal\"");
+	cr_assert_str_eq(h_json(w.record, "d['status']"), "143");
+	cr_assert_str_eq(h_json(w.record, "d.get('signal')"), "15");
+}
+
+Test(run, record_refused_inside_the_workspace)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *inside = h_join(w.ws, "record.json");
+
+	/* The sandbox could rewrite its own record there. */
+	H_PADDOCK(&p, w.ws, "run", "--record", inside, "--", "sh", "-c", "echo ran > ran");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert(!h_exists(inside));
+	cr_assert(!h_exists(h_join(w.ws, "ran")), "the workload ran anyway");
+}
