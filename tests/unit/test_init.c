@@ -1,0 +1,542 @@
+/* Unit tests for paddock-init: run build/paddock-init (build it first) with a
+ * SOCK_SEQPACKET socketpair as its control fd, both as a plain process (the
+ * no-pidns subreaper mode) and as PID 1 of a fresh pid namespace through
+ * unshare(1), and check the protocol messages and exit statuses.
+ *
+ * Cleanup: the test worker makes itself a child subreaper, so whatever a
+ * test starts stays its descendant; teardown() SIGKILLs its children by pid
+ * (never by name) until none is left, even after a failed assertion. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../include/initproto.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#define INIT	 "build/paddock-init"
+#define CTL_FD	 7
+#define MAX_MSGS 64
+#define WAIT_MS	 4000 /* per test, from start(): each test stays under 5 s */
+
+static const char *const unshare_argv[] = {
+    "unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc", "--kill-child",
+};
+
+static struct run {
+	pid_t pid; /* init, or unshare in PID 1 mode */
+	int pidfd;
+	int sock; /* our end of the control socketpair */
+	int out;  /* the workload's stdout, when captured */
+	char msgs[MAX_MSGS][INITPROTO_MAX + 1];
+	int nmsgs;
+	char tmp[64];  /* a temporary file to unlink */
+	long deadline; /* CLOCK_MONOTONIC ms: every wait of the test ends here */
+} R = {.pid = -1, .pidfd = -1, .sock = -1, .out = -1};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A poll() timeout up to the deadline, never negative (that would be -1:
+ * forever), so a failing test fails in time and teardown() still runs. */
+static int left_ms(void)
+{
+	long left = R.deadline - now_ms();
+
+	return left > 0 ? (int)left : 0;
+}
+
+/* Our live (non-zombie) children, from /proc/PID/stat field 4. */
+static int children(pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300];
+	int n = 0, ppid;
+	char state;
+	FILE *f;
+
+	cr_assert_not_null(d);
+	while (n < max && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !(f = fopen(path, "re")))
+			continue;
+		if (fscanf(f, "%*d (%*[^)]) %c %d", &state, &ppid) == 2 && ppid == getpid() &&
+		    state != 'Z')
+			out[n++] = atoi(de->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static void setup(void)
+{
+	/* Orphans of the sandbox come to us, so teardown() can find them. */
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+}
+
+static void teardown(void)
+{
+	pid_t kids[64];
+	int n;
+
+	if (R.pid > 0) {
+		kill(R.pid, SIGKILL); /* our child, unreaped: the pid is still ours */
+		waitpid(R.pid, NULL, 0);
+	}
+	/* Killing a child reparents its children to us: repeat until ECHILD.
+	 * Each pid is our unreaped child, so it cannot have been reused. */
+	for (long end = now_ms() + 2000; now_ms() < end;) {
+		n = children(kids, 64);
+		for (int i = 0; i < n; i++)
+			kill(kids[i], SIGKILL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
+			break;
+		usleep(10000);
+	}
+	if (R.pidfd >= 0)
+		close(R.pidfd);
+	if (R.sock >= 0)
+		close(R.sock);
+	if (R.out >= 0)
+		close(R.out);
+	if (R.tmp[0])
+		unlink(R.tmp);
+#ifdef __SANITIZE_ADDRESS__
+	if (__lsan_do_recoverable_leak_check())
+		abort();
+#endif
+}
+
+TestSuite(init, .init = setup, .fini = teardown, .timeout = 10);
+
+static void need_init(bool pid1)
+{
+	if (access(INIT, X_OK) != 0)
+		cr_skip_test("%s is missing: build it first", INIT);
+	if (pid1 && system("unshare --user --map-root-user --pid --fork --mount-proc true "
+			   ">/dev/null 2>&1") != 0)
+		cr_skip_test("unshare cannot create user and pid namespaces here");
+}
+
+/* Starts init (as PID 1 under unshare when pid1) with our socket as fd 7;
+ * grace may be NULL; capture puts the workload's stdout on R.out. */
+static void start(bool pid1, const char *grace, bool capture, const char *const *cmd)
+{
+	const char *argv[32];
+	int sv[2], out[2] = {-1, -1}, n = 0;
+
+	need_init(pid1);
+	R.deadline = now_ms() + WAIT_MS;
+	if (pid1)
+		for (size_t i = 0; i < sizeof(unshare_argv) / sizeof(unshare_argv[0]); i++)
+			argv[n++] = unshare_argv[i];
+	argv[n++] = INIT;
+	argv[n++] = "--control-fd";
+	argv[n++] = "7";
+	if (grace) {
+		argv[n++] = "--grace";
+		argv[n++] = grace;
+	}
+	argv[n++] = "--";
+	while (*cmd && n < 31)
+		argv[n++] = *cmd++;
+	argv[n] = NULL;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	if (capture)
+		cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	R.pid = fork();
+	cr_assert_geq(R.pid, 0);
+	if (R.pid == 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		/* If the test worker dies, so does init (and under unshare
+		 * --kill-child, its whole namespace). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(null, 0); /* never hand our terminal to the workload */
+		if (capture)
+			dup2(out[1], 1);
+		if (sv[1] == CTL_FD)
+			fcntl(CTL_FD, F_SETFD, 0);
+		else
+			dup2(sv[1], CTL_FD);
+		close_range(3, CTL_FD - 1, 0);
+		close_range(CTL_FD + 1, ~0U, 0);
+		execvp(argv[0], (char **)argv);
+		_exit(99);
+	}
+	close(sv[1]);
+	R.sock = sv[0];
+	if (capture) {
+		close(out[1]);
+		R.out = out[0];
+	}
+	R.pidfd = pidfd_open(R.pid, 0);
+	cr_assert_geq(R.pidfd, 0);
+}
+
+/* The next message, or NULL at EOF or when the deadline passes. */
+static const char *next_msg(void)
+{
+	struct pollfd p = {.fd = R.sock, .events = POLLIN};
+	ssize_t n;
+
+	if (R.nmsgs >= MAX_MSGS || poll(&p, 1, left_ms()) <= 0)
+		return NULL;
+	n = recv(R.sock, R.msgs[R.nmsgs], INITPROTO_MAX, 0);
+	if (n <= 0)
+		return NULL;
+	R.msgs[R.nmsgs][n] = '\0';
+	return R.msgs[R.nmsgs++];
+}
+
+/* The workload's first line of output, read with the deadline. */
+static void expect_line(const char *want)
+{
+	struct pollfd p = {.fd = R.out, .events = POLLIN};
+	char buf[256];
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < sizeof(buf) - 1 && (len == 0 || buf[len - 1] != '\n') &&
+	       poll(&p, 1, left_ms()) > 0 &&
+	       (n = read(R.out, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	cr_assert_str_eq(buf, want);
+}
+
+/* Reads messages until fnmatch(pattern) matches one; asserts it does. */
+static const char *expect_msg(const char *pattern)
+{
+	const char *m;
+
+	while ((m = next_msg()))
+		if (fnmatch(pattern, m, 0) == 0)
+			return m;
+	cr_assert_fail("no message matching \"%s\" (%d received)", pattern, R.nmsgs);
+	return NULL;
+}
+
+/* Reads to EOF, then reaps init: its exit code, or 128 + signal. */
+static int finish(void)
+{
+	struct pollfd p = {.fd = R.pidfd, .events = POLLIN};
+	int st;
+
+	while (R.sock >= 0 && next_msg())
+		;
+	cr_assert_gt(poll(&p, 1, left_ms()), 0, "init did not exit");
+	cr_assert_eq(waitpid(R.pid, &st, 0), R.pid);
+	R.pid = -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The messages received, matched in order against NULL-terminated patterns. */
+static void assert_msgs(const char *const *want)
+{
+	int i;
+
+	for (i = 0; want[i]; i++) {
+		cr_assert_lt(i, R.nmsgs, "message %d missing, want \"%s\"", i, want[i]);
+		cr_assert_eq(fnmatch(want[i], R.msgs[i], 0), 0, "message %d is \"%s\", want \"%s\"",
+			     i, R.msgs[i], want[i]);
+	}
+	cr_assert_eq(i, R.nmsgs, "unexpected message \"%s\"", R.nmsgs > i ? R.msgs[i] : "");
+}
+
+#define CMD(...)  ((const char *const[]){__VA_ARGS__, NULL})
+#define WANT(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void exit_code(bool pid1)
+{
+	start(pid1, NULL, false, CMD("sh", "-c", "exit 3"));
+	cr_assert_eq(finish(), 3);
+	assert_msgs(WANT("started [0-9]*", "exit 3", "done"));
+}
+
+Test(init, exit_code)
+{
+	exit_code(false);
+}
+
+Test(init, exit_code_pid1)
+{
+	exit_code(true);
+}
+
+static void signal_death(bool pid1)
+{
+	start(pid1, NULL, false, CMD("sh", "-c", "kill -TERM $$"));
+	cr_assert_eq(finish(), 143);
+	assert_msgs(WANT("started [0-9]*", "signal 15", "done"));
+}
+
+Test(init, signal_death)
+{
+	signal_death(false);
+}
+
+Test(init, signal_death_pid1)
+{
+	signal_death(true);
+}
+
+static void missing_command(bool pid1)
+{
+	start(pid1, NULL, false, CMD("paddock-test-no-such-command"));
+	cr_assert_eq(finish(), 127);
+	assert_msgs(WANT("exec-error 2", "exit 127", "done"));
+}
+
+Test(init, missing_command)
+{
+	missing_command(false);
+}
+
+Test(init, missing_command_pid1)
+{
+	missing_command(true);
+}
+
+Test(init, not_executable)
+{
+	int fd;
+
+	need_init(false);
+	snprintf(R.tmp, sizeof(R.tmp), "/tmp/paddock-test-noexec-XXXXXX");
+	fd = mkstemp(R.tmp);
+	cr_assert_geq(fd, 0);
+	fchmod(fd, 0644); /* no x bit: EACCES even for root (execve(2)) */
+	close(fd);
+	start(false, NULL, false, CMD(R.tmp));
+	cr_assert_eq(finish(), 126);
+	assert_msgs(WANT("exec-error 13", "exit 126", "done"));
+}
+
+static void stop_message(bool pid1)
+{
+	const char *m;
+	char term[64];
+
+	start(pid1, NULL, false, CMD("sleep", "30"));
+	m = expect_msg("started [0-9]*");
+	snprintf(term, sizeof(term), "term %s sleep", m + strlen("started "));
+	cr_assert_eq(send(R.sock, "bogus", 5, 0), 5); /* ignored with a warning */
+	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
+	cr_assert_eq(finish(), 143);
+	assert_msgs(WANT("started [0-9]*", term, "signal 15", "done"));
+}
+
+Test(init, stop_message)
+{
+	stop_message(false);
+}
+
+Test(init, stop_message_pid1)
+{
+	stop_message(true);
+}
+
+Test(init, stop_term_ignored_gets_kill)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	/* "started" only means sh was exec'd: wait until it became sleep, with
+	 * SIGTERM ignored by then. */
+	start(false, "300", false, CMD("sh", "-c", "trap '' TERM; exec sleep 30"));
+	snprintf(path, sizeof(path), "/proc/%s/comm", expect_msg("started *") + strlen("started "));
+	while (strcmp(comm, "sleep\n") != 0 && left_ms() > 0 && (f = fopen(path, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		usleep(1000);
+	}
+	cr_assert_str_eq(comm, "sleep\n");
+	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
+	cr_assert_eq(finish(), 137);
+	assert_msgs(WANT("started *", "term * sleep", "kill * sleep", "signal 9", "done"));
+}
+
+Test(init, supervisor_eof_stops)
+{
+	start(false, NULL, false, CMD("sleep", "30"));
+	expect_msg("started [0-9]*");
+	close(R.sock);
+	R.sock = -1;
+	cr_assert_eq(finish(), 143);
+}
+
+/* A grandchild in its own session outlives the workload: init reports and
+ * SIGTERMs it, and it is gone when init exits. The workload waits until the
+ * grandchild is sleep, so the comm is not still "sh" or "setsid". */
+static void detached_grandchild(bool pid1)
+{
+	pid_t kids[4];
+
+	start(pid1, NULL, false,
+	      CMD("sh", "-c",
+		  "setsid sleep 30 & p=$!; "
+		  "while [ \"$(cat /proc/$p/comm 2>/dev/null)\" != sleep ]; do sleep 0.01; done"));
+	cr_assert_eq(finish(), 0);
+	assert_msgs(WANT("started [0-9]*", "exit 0", "term [0-9]* sleep", "done"));
+	cr_assert_eq(children(kids, 4), 0, "a process outlived init");
+}
+
+Test(init, detached_grandchild)
+{
+	detached_grandchild(false);
+}
+
+Test(init, detached_grandchild_pid1)
+{
+	detached_grandchild(true);
+}
+
+/* A detached leftover that ignores SIGTERM gets SIGKILL after --grace. */
+static void term_ignored(bool pid1)
+{
+	pid_t kids[4];
+	long t0 = now_ms();
+
+	start(pid1, "300", false,
+	      CMD("sh", "-c",
+		  "setsid sh -c 'trap \"\" TERM; exec sleep 30' & p=$!; "
+		  "while [ \"$(cat /proc/$p/comm 2>/dev/null)\" != sleep ]; do sleep 0.01; done"));
+	cr_assert_eq(finish(), 0);
+	assert_msgs(WANT("started *", "exit 0", "term [0-9]* sleep", "kill [0-9]* sleep", "done"));
+	cr_assert_geq(now_ms() - t0, 300, "SIGKILL came before the grace period");
+	cr_assert_eq(children(kids, 4), 0, "a process outlived init");
+}
+
+Test(init, term_ignored_gets_kill)
+{
+	term_ignored(false);
+}
+
+Test(init, term_ignored_gets_kill_pid1)
+{
+	term_ignored(true);
+}
+
+/* ls lists its own directory fd too: 3 when nothing leaked into the workload. */
+static void no_fd_leak(bool pid1)
+{
+	start(pid1, NULL, true, CMD("sh", "-c", "echo $(ls /proc/self/fd)"));
+	expect_line("0 1 2 3\n");
+	cr_assert_eq(finish(), 0);
+}
+
+Test(init, control_fd_not_inherited)
+{
+	no_fd_leak(false);
+}
+
+Test(init, control_fd_not_inherited_pid1)
+{
+	no_fd_leak(true);
+}
+
+/* SIGUSR1 to init reaches the workload, which traps it once it said "ready".
+ * As PID 1 the signal comes from the parent namespace to the namespace's
+ * init, which the kernel delivers only because init blocks it. */
+static void forward_usr1(bool pid1)
+{
+	char path[64];
+	pid_t target = R.pid;
+	FILE *f;
+
+	/* Bounded (~5 s) so that even a leaked workload ends by itself. */
+	start(pid1, NULL, true,
+	      CMD("sh", "-c",
+		  "trap 'exit 42' USR1; echo ready; "
+		  "i=0; while [ $i -lt 250 ]; do sleep 0.02; i=$((i+1)); done"));
+	expect_line("ready\n");
+	target = R.pid;
+	if (pid1) { /* init is unshare's only child */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", R.pid, R.pid);
+		f = fopen(path, "re");
+		cr_assert_not_null(f);
+		cr_assert_eq(fscanf(f, "%d", &target), 1);
+		fclose(f);
+	}
+	cr_assert_eq(kill(target, SIGUSR1), 0);
+	cr_assert_eq(finish(), 42);
+	assert_msgs(WANT("started *", "exit 42", "done"));
+}
+
+Test(init, forwards_sigusr1)
+{
+	forward_usr1(false);
+}
+
+Test(init, forwards_sigusr1_pid1)
+{
+	forward_usr1(true);
+}
+
+/* Without --control-fd init works standalone; bad usage exits 125. */
+Test(init, command_line)
+{
+	need_init(false);
+	cr_assert_eq(WEXITSTATUS(system(INIT " sh -c 'exit 5'")), 5);
+	cr_assert_eq(WEXITSTATUS(system(INIT " -- sh -c 'exit 6'")), 6);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --help >/dev/null")), 0);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --version | grep -qx 'paddock-init [0-9.]*'")), 0);
+	cr_assert_eq(WEXITSTATUS(system(INIT " 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --bogus true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --grace 1x true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --control-fd 1 true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --control-fd 99 true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --grace 2>/dev/null")), 125);
+}
+
+/* The workload keeps the launcher's cwd; init itself moves to "/". */
+Test(init, cwd)
+{
+	char want[4096 + 2], path[64], got[64] = "";
+	ssize_t n;
+
+	cr_assert_not_null(getcwd(want, sizeof(want) - 1));
+	strcat(want, "\n");
+	start(false, NULL, true, CMD("sh", "-c", "pwd; exec sleep 30"));
+	expect_line(want);
+	snprintf(path, sizeof(path), "/proc/%d/cwd", R.pid);
+	while (strcmp(got, "/") != 0 && left_ms() > 0 && (n = readlink(path, got, 63)) > 0) {
+		got[n] = '\0';
+		usleep(1000);
+	}
+	cr_assert_str_eq(got, "/");
+	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
+	cr_assert_eq(finish(), 143);
+}
