@@ -30,10 +30,10 @@ set +e
 as_user "$paddock" run --policy "$top/contrib/policies/agent.json" \
 	--workspace "$work/workspace" --record "$work/record.json" -- /bin/sh -c '
 	echo "inside: uid=$(id -u) host=$(hostname) pid=$$ cwd=$(pwd)"
-	echo "inside: interfaces: $(ls /sys/class/net 2>/dev/null | tr "\n" " ")"
-	if echo evil > /usr/paddock-demo 2>/dev/null; then echo "inside: wrote /usr/paddock-demo";
+	echo "inside: network interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " ")"
+	if { echo evil > /usr/paddock-demo; } 2>/dev/null; then echo "inside: wrote /usr/paddock-demo";
 	else echo "inside: write to /usr/paddock-demo refused"; fi
-	if echo evil > /etc/paddock-demo 2>/dev/null; then echo "inside: wrote /etc/paddock-demo";
+	if { echo evil > /etc/paddock-demo; } 2>/dev/null; then echo "inside: wrote /etc/paddock-demo";
 	else echo "inside: write to /etc/paddock-demo refused"; fi
 	if mkdir -p .git/hooks 2>/dev/null; then echo "inside: created .git/hooks";
 	else echo "inside: creating .git/hooks refused (protected path)"; fi
