@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <seccomp.h>
 #include <sys/types.h>
 
 #include "../include/err.h"
@@ -80,3 +81,49 @@ int fds_keep_only(int *keep, size_t n, struct err *err);
 /* Make sure fds 0-2 are open (on /dev/null), so a closed stdio fd cannot be
  * taken by something we open. */
 int fds_ensure_stdio(void);
+
+/* seccomp.c: the filter from the policy's "seccomp" section, built and
+ * checked in the parent before anything starts (an unknown syscall name is
+ * -EINVAL with err naming the JSON path, e.g. "seccomp.allow[2]: unknown
+ * syscall \"fooo\""). *out is NULL when the profile is "none". */
+struct seccomp_info {
+	bool enabled;	     /* a filter will be loaded */
+	unsigned n_allowed;  /* syscalls allowed unconditionally */
+	unsigned n_rules;    /* every rule added, conditional ones included */
+	char **denied;	     /* names denied outright or conditionally, sorted, for --explain */
+	size_t n_denied;
+	char bpf_sha256[65]; /* SHA-256 of the exported BPF program, for the record */
+};
+int seccomp_build(const struct policy *p, scmp_filter_ctx *out, struct seccomp_info *info,
+		  struct err *err);
+void seccomp_info_free(struct seccomp_info *info);
+/* Child side, the last step before exec: load the filter. */
+int seccomp_apply(scmp_filter_ctx ctx, struct err *err);
+
+/* landlock.c: filesystem writes only below writable binds and tmpfs mounts
+ * (plus the few device nodes and /proc files a workload writes), TCP
+ * bind/connect rules and scoping where the running kernel's ABI has them. */
+struct landlock_rule {
+	char *path;	  /* sandbox path the rule is anchored on */
+	uint64_t access;  /* LANDLOCK_ACCESS_FS_* allowed beneath it */
+};
+struct landlock_info {
+	int abi;	    /* probed ABI version, 0 when Landlock is unavailable */
+	bool enabled;	    /* rules will be applied */
+	uint64_t handled_fs;
+	uint64_t handled_net;
+	uint64_t scoped;
+	struct landlock_rule *rules;
+	size_t n_rules;
+	uint16_t *tcp_bind, *tcp_connect;
+	size_t n_tcp_bind, n_tcp_connect;
+};
+/* Parent: probe the ABI and derive the rules from the plan. Required mode
+ * on a kernel without Landlock: -EOPNOTSUPP with err set. */
+int landlock_prepare(const struct policy *p, const struct mount_plan *plan,
+		     struct landlock_info *info, struct err *err);
+/* Child, after pivot_root and no_new_privs, before seccomp. */
+int landlock_apply(const struct landlock_info *info, struct err *err);
+void landlock_info_free(struct landlock_info *info);
+/* Short name of one access right ("write_file", "make_dir", ...). */
+const char *landlock_access_name(uint64_t bit);

@@ -60,6 +60,28 @@ struct policy_mount {
 	unsigned mode;	   /* tmpfs, dir: permission bits (tmpfs default 0755, dir 0755) */
 };
 
+enum policy_seccomp_profile {
+	POLICY_SECCOMP_DEFAULT, /* the built-in allowlist (launcher/seccomp.c) */
+	POLICY_SECCOMP_NONE,	/* no filter: a weakening, recorded as such */
+};
+
+enum policy_seccomp_action {
+	POLICY_SECCOMP_ERRNO, /* fail the call with seccomp_errno (default EPERM) */
+	POLICY_SECCOMP_KILL,  /* kill the process (SCMP_ACT_KILL_PROCESS) */
+	POLICY_SECCOMP_LOG,   /* allow, but log (SCMP_ACT_LOG); for profiling only */
+};
+
+struct policy_syscall_rule {
+	char *name;	    /* syscall name, checked against libseccomp by the launcher */
+	int errno_value;    /* deny: the errno returned (positive) */
+	size_t index;	    /* position in the JSON list, for error messages */
+};
+
+enum policy_landlock_mode {
+	POLICY_LANDLOCK_BEST_EFFORT, /* apply what the kernel's ABI offers; none is recorded */
+	POLICY_LANDLOCK_REQUIRED,    /* no Landlock on this kernel: exit 125 */
+};
+
 struct policy_rlimit_value {
 	bool set;
 	uint64_t value; /* POLICY_UNLIMITED for "unlimited" */
@@ -84,6 +106,21 @@ struct policy {
 	uint64_t ttl_ms;      /* 0 = no time limit */
 	uint64_t grace_ms;    /* default 2000 */
 	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];
+	/* "seccomp" */
+	enum policy_seccomp_profile seccomp_profile; /* default POLICY_SECCOMP_DEFAULT */
+	enum policy_seccomp_action seccomp_default_action; /* for calls not allowed */
+	int seccomp_errno;				   /* default EPERM */
+	struct policy_syscall_rule *seccomp_allow;	   /* errno_value unused */
+	size_t n_seccomp_allow;
+	struct policy_syscall_rule *seccomp_deny;
+	size_t n_seccomp_deny;
+	/* "landlock" */
+	enum policy_landlock_mode landlock_mode; /* default best-effort */
+	bool landlock_tcp;			 /* "tcp" present: restrict TCP bind/connect */
+	uint16_t *landlock_tcp_bind;		 /* ports that may be bound */
+	size_t n_landlock_tcp_bind;
+	uint16_t *landlock_tcp_connect; /* ports that may be connected to */
+	size_t n_landlock_tcp_connect;
 	char sha256[65];      /* lower-case hex SHA-256 of the exact input bytes */
 };
 
@@ -145,3 +182,4 @@ int policy_amend(const char *buf, size_t len, const struct policy_additions *add
 const char *policy_mount_type_name(enum policy_mount_type t);
 const char *policy_rlimit_name(enum policy_rlimit r);
 const char *policy_ns_name(unsigned bit); /* one POLICY_NS_* bit -> "user", ... */
+const char *policy_errno_name(int e);	  /* EPERM -> "EPERM", unknown -> "E?" */
