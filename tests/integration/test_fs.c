@@ -187,20 +187,25 @@ Test(fs, canary_remount_and_bind_fail)
 
 Test(fs, canary_remount_in_nested_user_namespace)
 {
-	struct canary c = canary_setup();
+	struct canary c;
 	struct h_proc p;
 
 	/* A user namespace of its own gives the workload all capabilities over
 	 * a copy of the mount table, where the read-only flag is locked. */
 	if (!h_exists("/usr/bin/unshare"))
 		cr_skip_test("no /usr/bin/unshare");
+	c = canary_setup();
 	canary_run(&p, &c,
-		   "unshare -Urm sh -c '"
+		   "unshare -Urm sh -c 'echo nested=ok; "
 		   "mount -o remount,rw,bind /canary; echo remount=$?; "
 		   "mount -o remount,rw,bind /cdir; echo remount_dir=$?; "
 		   "umount -l /canary; echo umount=$?; "
 		   "echo x > /canary; echo x > /cdir/canary' ; echo x > control");
 	canary_check(&c, &p);
+	if (!h_contains(p.out_text, "nested=ok") && getuid() == 0)
+		h_skip("no nested user namespace for uid 0 inside: %s", p.err_text);
+	cr_assert(h_contains(p.out_text, "nested=ok"), "no nested user namespace\n" H_FMT,
+		  H_ARGS(&p));
 	cr_assert(h_contains(p.out_text, "remount="), H_SHOW(&p));
 	cr_assert(!h_contains(p.out_text, "remount=0\n"), H_SHOW(&p));
 	cr_assert(!h_contains(p.out_text, "remount_dir=0\n"), H_SHOW(&p));
@@ -413,6 +418,80 @@ Test(fs, existing_git_dir_hooks_and_config_protected)
 	cr_assert_str_eq(h_list_dir(h_join(git, "hooks")), "");
 	cr_assert_null(h_snap_diff(config, &snap));
 	cr_assert_str_eq(h_read_file(h_join(git, "HEAD"), NULL), "ref: refs/heads/other\n");
+}
+
+/* BUG: a protected path below an existing directory of the workspace can be
+ * bypassed by renaming that directory away. With an existing .git/ (the
+ * agent policy protects .git/hooks and .git/config), the workload runs
+ *   mv .git .git-old && mkdir -p .git/hooks &&
+ *   echo evil > .git/hooks/pre-commit && echo '[core] hooksPath=/x' > .git/config
+ * and all of it succeeds: rename(2) only refuses a mount point itself, not
+ * a directory that has mount points below it. After the run the host has
+ * the attacker's .git/hooks/pre-commit and .git/config (the real ones are in
+ * .git-old). Reproduction: mkdir -p ws/.git/hooks; echo '[core]' >
+ * ws/.git/config; cd ws; paddock run -- sh -c 'mv .git .git-old &&
+ * mkdir -p .git/hooks && touch .git/hooks/pre-commit'; echo $?  -> 0, and
+ * ws/.git/hooks/pre-commit exists. The same holds for --protect DIR/FILE
+ * with an existing DIR. (mounts/protect.c protects the leaf only; every
+ * existing ancestor below the bind must be pinned too, e.g. by a read-only
+ * or at least a mount-point bind of the first existing component.) */
+Test(fs, protected_git_survives_renaming_git_away, .disabled = true)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *git = h_mkdir(w.ws, ".git", 0755);
+	char *config = h_join(git, "config");
+	struct h_snap snap;
+
+	h_mkdir(git, "hooks", 0755);
+	h_write_file(config, "[core]\n\tbare = false\n", 0644);
+	snap = h_snap_take(config);
+	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c",
+		  "mv .git .git-old; echo mv=$?; mkdir -p .git/hooks; "
+		  "echo '#!/bin/sh' > .git/hooks/pre-commit; echo hook=$?; "
+		  "printf '[core]\\n\\thooksPath = /tmp/evil\\n' > .git/config; echo config=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(!h_exists(h_join(git, "hooks/pre-commit")),
+		  "a hook appeared in the host's .git/hooks\n" H_FMT, H_ARGS(&p));
+	cr_assert_null(h_snap_diff(config, &snap), "the host's .git/config changed\n" H_FMT,
+		       H_ARGS(&p));
+	cr_assert(!h_contains(p.out_text, "mv=0\n"), H_SHOW(&p));
+}
+
+/* BUG: the same bypass as above, for a path protected on the command line
+ * below an existing directory. Reproduction: mkdir conf; echo original >
+ * conf/key; paddock run --protect $PWD/conf/key -- sh -c 'mv conf conf-old;
+ * mkdir conf; echo evil > conf/key'; cat conf/key   -> evil */
+Test(fs, protect_option_survives_renaming_the_parent_away, .disabled = true)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *dir = h_mkdir(w.ws, "conf", 0755);
+	char *key = h_join(dir, "key");
+
+	h_write_file(key, "original\n", 0644);
+	H_PADDOCK(&p, w.ws, "run", "--protect", key, "--", "sh", "-c",
+		  "mv conf conf-old; echo mv=$?; mkdir -p conf; echo evil > conf/key; echo w=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(key, NULL), "original\n", "the protected file was replaced\n" H_FMT,
+			 H_ARGS(&p));
+}
+
+Test(fs, protected_path_through_a_symlink_is_refused)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *link = h_join(w.ws, ".bashrc");
+
+	/* Protecting "through" a symlink could protect (or create) something
+	 * outside the workspace: paddock refuses to start, and removes the
+	 * placeholders it had already made for the paths before. */
+	cr_assert_eq(symlink("/etc/hostname", link), 0);
+	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c", "touch started");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "symlink"), H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(w.ws), ".bashrc\n", "workspace:\n%s", h_list_dir(w.ws));
 }
 
 /* --------------------------------------------------- concurrent sandboxes */

@@ -135,6 +135,34 @@ Test(ns, workload_exit_ends_its_background_processes)
 	cr_assert_eq(h_marker_pids(marker, left, 16), 0, "a background process outlived the sandbox");
 }
 
+Test(ns, killing_paddock_ends_the_sandbox)
+{
+	struct h_world w = h_world();
+	const char *marker = h_marker();
+	struct h_proc p;
+	pid_t left[16];
+	int i;
+
+	/* paddock SIGKILLed: it cannot clean up, but the sandbox must not
+	 * outlive it (PID 1 has a parent-death signal; the pid namespace goes
+	 * with it). */
+	H_PADDOCK_START(&p, w.ws, "run", "--", "sh", "-c",
+			h_fmt("setsid sh -c 'trap \"\" TERM HUP; exec sleep 300 %s' & "
+			      "exec sleep 30 %s",
+			      marker, marker));
+	for (i = 0; i < 400 && h_marker_pids(marker, left, 16) < 4; i++)
+		h_sleep_ms(10);
+	/* paddock, init, the two sleeps. */
+	cr_assert_geq(h_marker_pids(marker, left, 16), 4, "the sandbox did not start");
+	cr_assert_eq(kill(p.pid, SIGKILL), 0);
+	h_wait(&p, 5000);
+	cr_assert_eq(p.status, 137, H_SHOW(&p));
+	for (i = 0; i < 100 && h_marker_pids(marker, left, 16) > 0; i++)
+		h_sleep_ms(10);
+	cr_assert_eq(h_marker_pids(marker, left, 16), 0,
+		     "a process of the sandbox outlived paddock (pid %d)", (int)left[0]);
+}
+
 /* ---------------------------------------------------------------- network */
 
 Test(ns, only_loopback_and_it_is_up)
@@ -154,12 +182,13 @@ Test(ns, only_loopback_and_it_is_up)
 
 Test(ns, ip_link_shows_lo_up)
 {
-	struct h_world w = h_world();
+	struct h_world w;
 	struct h_proc p;
 	const char *ip = h_exists("/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip";
 
 	if (!h_exists(ip))
 		cr_skip_test("iproute2 is not installed");
+	w = h_world();
 	H_PADDOCK(&p, w.ws, "run", "--", ip, "-o", "link", "show");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_eq(h_count_lines(p.out_text), 1, H_SHOW(&p));
@@ -202,6 +231,43 @@ Test(ns, host_loopback_listener_is_unreachable)
 	acc = accept(l, NULL, NULL);
 	cr_assert_lt(acc, 0, "a connection from the sandbox reached the host");
 	cr_assert_eq(errno, EAGAIN);
+	close(l);
+}
+
+Test(ns, weaken_host_net_reaches_the_host_listener)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int l, acc = -1;
+
+	/* The weakened arm: with the host's network the same connection
+	 * works, or the test above proves nothing. */
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	cr_assert_geq(l, 0);
+	cr_assert_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(l, 8), 0);
+	cr_assert_eq(getsockname(l, (struct sockaddr *)&a, &len), 0);
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "host-net", "--record", w.record, "--", "python3",
+		  "-c",
+		  "import socket,sys\n"
+		  "s=socket.socket(); s.settimeout(3)\n"
+		  "print('connect', s.connect_ex(('127.0.0.1', int(sys.argv[1]))))\n",
+		  h_fmt("%d", ntohs(a.sin_port)));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "connect 0\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "warning: --weaken host-net"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"host-net\"]");
+	cr_assert_str_eq(h_json(w.record, "'net' in d['namespaces']"), "false");
+	for (int i = 0; i < 50 && acc < 0; i++) {
+		acc = accept(l, NULL, NULL);
+		if (acc < 0)
+			h_sleep_ms(10);
+	}
+	cr_assert_geq(acc, 0, "no connection arrived");
+	close(acc);
 	close(l);
 }
 
@@ -304,13 +370,16 @@ Test(ns, probe_ids_and_capabilities)
 
 Test(ns, setuid_does_not_gain_privileges)
 {
-	struct h_world w = h_world();
+	struct h_world w;
 	struct h_proc p;
 
-	/* A setuid-root binary from the host (su, mount) runs without
-	 * privileges: the mounts are nosuid and no_new_privs is set. */
+	/* A setuid-root binary from the host (su) runs without privileges:
+	 * the mounts are nosuid and no_new_privs is set. */
 	if (!h_exists("/usr/bin/su") && !h_exists("/bin/su"))
 		cr_skip_test("no su");
+	if (getuid() == 0)
+		cr_skip_test("meaningless as root");
+	w = h_world();
 	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c",
 		  "su -c 'echo ROOT' root < /dev/null; echo su=$?; id -u");
 	cr_assert(!h_contains(p.out_text, "ROOT"), H_SHOW(&p));

@@ -3,6 +3,8 @@
  * outside the sandbox. */
 #include "harness.h"
 
+#include <sys/utsname.h>
+
 TestSuite(run, .init = h_init, .fini = h_fini, .timeout = 60);
 
 /* paddock run -- sh -c SCRIPT in a fresh workspace. */
@@ -203,6 +205,67 @@ Test(run, sigint_and_sigusr1_are_forwarded_too)
 	cr_assert_str_eq(h_read_file(h_join(w.ws, "got"), NULL), "usr1\nint\n");
 }
 
+/* ----------------------------------------------- trusting paddock-init */
+
+/* BUG: the workload can take over paddock-init (PID 1) and forge its own
+ * exit status and completion record. init runs with the workload's uid, is
+ * dumpable, and there is neither seccomp nor Yama in the way, so any
+ * process in the sandbox can ptrace PID 1 or copy its control socket (fd 3)
+ * with pidfd_getfd(2) and send the supervisor "exit 0". A workload that
+ * exits 1 leaves a TERM-ignoring helper behind, which, once the workload is
+ * gone, sends "exit 0": paddock exits 0 and the record says
+ * "exit_code": 0. Reproduction (in a workspace holding forger.py below):
+ *   paddock run --record /tmp/r.json -- sh -c \
+ *     'setsid python3 forger.py & sleep 0.3; exit 1'; echo $?   -> 0
+ * forger.py: ignore SIGTERM; wait until /proc/2 is gone;
+ *   fd = pidfd_getfd(pidfd_open(1), 3); send(fd, "exit 0").
+ * (init/, launcher/spawn.c: make init non-dumpable (PR_SET_DUMPABLE 0)
+ * after exec, or deny ptrace/pidfd_getfd with seccomp; the supervisor
+ * should also take the workload's status from a source the workload
+ * cannot write to.) */
+static const char forger_py[] =
+	"import ctypes, os, signal, socket, sys, time\n"
+	"signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+	"libc = ctypes.CDLL(None, use_errno=True)\n"
+	"while os.path.exists('/proc/2'):\n"
+	"    time.sleep(0.01)\n"
+	"fd = libc.syscall(438, os.pidfd_open(1), 3, 0)  # pidfd_getfd\n"
+	"if fd < 0:\n"
+	"    sys.exit(0)\n"
+	"socket.socket(fileno=fd).send(b'exit 0')\n";
+
+Test(run, workload_cannot_forge_its_exit_status, .disabled = true)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	h_write_file(h_join(w.ws, "forger.py"), forger_py, 0644);
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "sh", "-c",
+		  "setsid python3 forger.py & sleep 0.3; exit 1");
+	cr_assert_eq(p.status, 1, "the workload exited 1\n" H_FMT, H_ARGS(&p));
+	cr_assert_str_eq(h_json(w.record, "d.get('exit_code')"), "1");
+}
+
+/* BUG: (the mechanism of the bug above) PID 1 can be ptrace-attached, and
+ * its fds copied with pidfd_getfd(2), by the workload. Reproduction:
+ *   paddock run -- python3 -c 'import ctypes; l = ctypes.CDLL(None);
+ *     print(l.ptrace(0x4206, 1, 0, 0))'    -> 0 (PTRACE_SEIZE works) */
+Test(run, init_cannot_be_ptraced_by_the_workload, .disabled = true)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--", "python3", "-c",
+		  "import ctypes, os\n"
+		  "libc = ctypes.CDLL(None, use_errno=True)\n"
+		  "print('seize', libc.ptrace(0x4206, 1, 0, 0))\n"
+		  "print('getfd', libc.syscall(438, os.pidfd_open(1), 3, 0))\n");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "seize -1\n"), "PID 1 can be ptraced\n" H_FMT, H_ARGS(&p));
+	cr_assert(h_contains(p.out_text, "getfd -1\n"), "PID 1's fds can be taken\n" H_FMT,
+		  H_ARGS(&p));
+}
+
 /* ------------------------------------------------------------------ record */
 
 static const char *sha256_of(const char *path)
@@ -221,6 +284,7 @@ Test(run, record_contents)
 	struct h_proc p;
 	char *policy = h_join(w.base, "agent.json");
 	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
+	struct utsname u;
 
 	cr_assert_not_null(src, "contrib/policies/agent.json: %s", strerror(errno));
 	h_write_file(policy, src, 0644);
@@ -229,7 +293,8 @@ Test(run, record_contents)
 	cr_assert_eq(p.status, 3, H_SHOW(&p));
 
 	cr_assert_str_eq(h_json(w.record, "d['paddock']['version']"), "\"0.1.0\"");
-	cr_assert_str_neq(h_json(w.record, "d['kernel']"), "\"\"");
+	cr_assert_eq(uname(&u), 0);
+	cr_assert_str_eq(h_json(w.record, "d['kernel']"), h_fmt("\"%s\"", u.release));
 	cr_assert_str_eq(h_json(w.record, "d['policy']['sha256']"), sha256_of(policy));
 	cr_assert_str_eq(h_json(w.record, "sorted(d['namespaces'])"),
 			 "[\"cgroup\", \"ipc\", \"mount\", \"net\", \"pid\", \"user\", \"uts\"]");
@@ -265,6 +330,24 @@ Test(run, record_of_the_builtin_policy_and_a_signal)
 	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"signal\"");
 	cr_assert_str_eq(h_json(w.record, "d['status']"), "143");
 	cr_assert_str_eq(h_json(w.record, "d.get('signal')"), "15");
+}
+
+Test(run, record_of_a_launcher_error)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	/* The sandbox could not be set up (no such cwd): the record still
+	 * says so, and the workload never ran. */
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--cwd", "/nonexistent-paddock-cwd", "--",
+		  "sh", "-c", "touch started");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert(!h_exists(h_join(w.ws, "started")));
+	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"launcher-error\"");
+	cr_assert_str_eq(h_json(w.record, "d['status']"), "125");
+	cr_assert_str_eq(h_json(w.record, "len(d['errors'])"), "1");
+	cr_assert_str_eq(h_list_dir(w.ws), "", "placeholders left behind");
 }
 
 Test(run, record_refused_inside_the_workspace)
