@@ -109,7 +109,8 @@ static int attach(int mnt, int rootfd, const char *target, bool dir, struct err 
 }
 
 /* Open a bind source without following any symlink. Returns an O_PATH fd,
- * 0 with op->skipped for a missing optional source, or -errno. A symlink
+ * -ENOENT with op->skipped (and err untouched) for a missing optional
+ * source, or -errno. A symlink
  * source is refused unless the policy asks to copy it. */
 static int open_source(struct mount_op *op, struct stat *st, struct err *err)
 {
@@ -118,7 +119,7 @@ static int open_source(struct mount_op *op, struct stat *st, struct err *err)
 
 	if (fd == -ENOENT && op->optional) {
 		op->skipped = true;
-		return 0;
+		return fd;
 	}
 	if (fd == -ELOOP)
 		return err_set(err, ELOOP, "%s.source: %s has a symlink in its path", op->what,
@@ -147,9 +148,9 @@ int mounts_check_sources(struct mount_plan *plan, struct err *err)
 		if (plan->ops[i].kind != MOUNT_OP_BIND)
 			continue;
 		fd = open_source(&plan->ops[i], &st, err);
-		if (fd < 0)
+		if (fd < 0 && !plan->ops[i].skipped)
 			return fd;
-		if (fd > 0)
+		if (fd >= 0)
 			close(fd);
 	}
 	return 0;
@@ -165,8 +166,8 @@ static int capture(struct mount_op *op, struct tree *t, struct err *err)
 	ssize_t n;
 
 	fd = open_source(op, &st, err);
-	if (fd <= 0)
-		return fd;
+	if (fd < 0)
+		return op->skipped ? 0 : fd;
 	if (S_ISLNK(st.st_mode)) {
 		n = readlinkat(fd, "", t->link, sizeof(t->link) - 1);
 		if (n < 0)
@@ -328,6 +329,86 @@ static int protect_op(int rootfd, const struct mount_op *op, struct err *err)
 	return 0;
 }
 
+/* /proc, read-only or masked where the host's kernel state shows through,
+ * as Docker's default masked and read-only paths: the kernel already refuses
+ * most writes to a user namespace, this is defence in depth and keeps
+ * secrets like /proc/kcore and /proc/keys from being read. */
+static const char *const proc_readonly[] = {"sys", "sysrq-trigger", "irq", "bus", "fs"};
+static const char *const proc_masked[] = {"kcore",	   "keys",	"timer_list",
+					  "sched_debug",   "latency_stats", "acpi",
+					  "scsi",	   "firmware",	"interrupts"};
+
+static int proc_path(int rootfd, const struct mount_op *op, const char *name, struct err *err)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", op->target + 1, name) >= (int)sizeof(path))
+		return err_set(err, ENAMETOOLONG, "%s: path too long", op->what);
+	fd = sys_openat2(rootfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC, IN_ROOT);
+	if (fd == -ENOENT)
+		return fd; /* not every kernel has every file: the caller skips it */
+	if (fd < 0)
+		return err_sys(err, fd, "%s: open /%s", op->what, path);
+	return fd;
+}
+
+static int harden_proc(int rootfd, const struct mount_op *op, struct err *err)
+{
+	unsigned ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+
+	for (size_t i = 0; i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++) {
+		cleanup_close int fd = proc_path(rootfd, op, proc_readonly[i], err);
+		cleanup_close int tree = -1;
+
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0)
+			return fd;
+		tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						 AT_RECURSIVE);
+		if (tree < 0)
+			return err_sys(err, errno, "%s: open_tree /proc/%s", op->what,
+				       proc_readonly[i]);
+		if (set_attr(tree, ro, true, op->what, err) < 0)
+			return -err->code;
+		if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			return err_sys(err, errno, "%s: read-only /proc/%s", op->what,
+				       proc_readonly[i]);
+	}
+	for (size_t i = 0; i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++) {
+		cleanup_close int fd = proc_path(rootfd, op, proc_masked[i], err);
+		cleanup_close int cover = -1;
+		struct stat st;
+
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0)
+			return fd;
+		if (fstat(fd, &st) < 0)
+			return err_sys(err, errno, "%s: stat /proc/%s", op->what, proc_masked[i]);
+		/* A directory gets an empty read-only tmpfs, a file the
+		 * (read-only) null device. */
+		if (S_ISDIR(st.st_mode))
+			cover = new_fs("tmpfs", "4096", "555", ro, op->what, err);
+		else
+			cover = open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (cover < 0)
+			return cover == -1 ? err_sys(err, errno, "%s: open_tree /dev/null", op->what)
+					   : cover;
+		/* Not nodev on the null device: it reads as empty, like
+		 * Docker's masked files, instead of failing. */
+		if (!S_ISDIR(st.st_mode) &&
+		    set_attr(cover, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false,
+			     op->what, err) < 0)
+			return -err->code;
+		if (move_mount(cover, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+		    0)
+			return err_sys(err, errno, "%s: mask /proc/%s", op->what, proc_masked[i]);
+	}
+	return 0;
+}
+
 static int host_proc(int rootfd, const struct mount_op *op, struct err *err)
 {
 	cleanup_close int tree = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
@@ -357,15 +438,17 @@ static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err 
 	case MOUNT_OP_TMPFS:
 		return tmpfs_op(rootfd, op, err);
 	case MOUNT_OP_PROC:
-		if (op->host_proc)
-			return host_proc(rootfd, op, err);
 		/* A fresh procfs for the new pid namespace. It must be mounted
 		 * while the host's /proc is still visible: the kernel refuses a
 		 * new procfs in a user namespace that cannot see a full one
 		 * (mount_too_revealing(), fs/namespace.c). */
-		return mount_fs(rootfd, op->target, "proc", NULL, NULL,
-				MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, op->what,
-				err);
+		if (op->host_proc)
+			r = host_proc(rootfd, op, err);
+		else
+			r = mount_fs(rootfd, op->target, "proc", NULL, NULL,
+				     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+				     op->what, err);
+		return r < 0 ? r : harden_proc(rootfd, op, err);
 	case MOUNT_OP_DEV:
 		return dev_op(rootfd, op, err);
 	case MOUNT_OP_DIR: {
