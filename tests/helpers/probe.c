@@ -79,7 +79,7 @@ static void print_map(const char *key, const char *path)
 
 static int print_status(void)
 {
-	static const char *const keys[] = {"CapInh", "CapPrm", "CapEff", "CapBnd",
+	static const char *const keys[] = {"CapInh", "CapPrm",	   "CapEff", "CapBnd",
 					   "CapAmb", "NoNewPrivs", "Seccomp"};
 	FILE *f = fopen("/proc/self/status", "re");
 	char line[512];

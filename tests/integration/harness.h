@@ -15,8 +15,7 @@
  * Environment: PADDOCK_TEST_ROOT is the repository root (default: the
  * current directory); MUST_WORK=1 turns "user namespaces do not work here"
  * from a skip into a failure (CI). */
-#ifndef PADDOCK_TEST_HARNESS_H
-#define PADDOCK_TEST_HARNESS_H
+#pragma once
 
 #include <criterion/criterion.h>
 
@@ -43,13 +42,13 @@
 
 extern char **environ;
 
-#define H_FN static __attribute__((unused))
+#define H_FN  static __attribute__((unused))
 #define H_VAR static __attribute__((unused))
 
 /* A run that has not ended after this long is SIGKILLed by pid. */
 #define H_TIMEOUT_MS 30000
-#define H_MAX 64
-#define H_OUT_MAX (4u << 20)
+#define H_MAX	     64
+#define H_OUT_MAX    (4u << 20)
 
 /* ---------------------------------------------------------------- cleanup */
 
@@ -385,7 +384,7 @@ H_FN char *h_list_dir(const char *path)
 H_FN char *h_base64(const char *s)
 {
 	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t len = strlen(s), o = 0;
 	char *out = calloc(1, (len + 2) / 3 * 4 + 1);
 
@@ -516,9 +515,9 @@ H_FN int h_wait(struct h_proc *p, int timeout_ms)
 	cr_assert(p->running, "h_wait on a process that is not running");
 	for (;;) {
 		struct pollfd pfd[3] = {
-			{.fd = out_open ? p->out : -1, .events = POLLIN},
-			{.fd = err_open ? p->err : -1, .events = POLLIN},
-			{.fd = p->pidfd, .events = POLLIN},
+		    {.fd = out_open ? p->out : -1, .events = POLLIN},
+		    {.fd = err_open ? p->err : -1, .events = POLLIN},
+		    {.fd = p->pidfd, .events = POLLIN},
 		};
 		double left = deadline - h_now();
 		int r;
@@ -585,7 +584,7 @@ static char **h_paddock_argv(va_list ap)
 }
 
 static void h_paddock_start_(struct h_proc *p, const char *cwd, ...)
-	__attribute__((sentinel, unused));
+    __attribute__((sentinel, unused));
 static void h_paddock_start_(struct h_proc *p, const char *cwd, ...)
 {
 	va_list ap;
@@ -597,8 +596,7 @@ static void h_paddock_start_(struct h_proc *p, const char *cwd, ...)
 	h_spawn(p, cwd, argv, NULL);
 }
 
-static int h_paddock_run_(struct h_proc *p, const char *cwd, ...)
-	__attribute__((sentinel, unused));
+static int h_paddock_run_(struct h_proc *p, const char *cwd, ...) __attribute__((sentinel, unused));
 static int h_paddock_run_(struct h_proc *p, const char *cwd, ...)
 {
 	va_list ap;
@@ -613,7 +611,7 @@ static int h_paddock_run_(struct h_proc *p, const char *cwd, ...)
 
 /* H_PADDOCK(&p, cwd, "run", "--", "sh", "-c", "...") runs build/paddock in
  * cwd and waits; H_PADDOCK_START starts it and returns (then h_wait). */
-#define H_PADDOCK(p, cwd, ...) h_paddock_run_((p), (cwd), __VA_ARGS__, (char *)NULL)
+#define H_PADDOCK(p, cwd, ...)	     h_paddock_run_((p), (cwd), __VA_ARGS__, (char *)NULL)
 #define H_PADDOCK_START(p, cwd, ...) h_paddock_start_((p), (cwd), __VA_ARGS__, (char *)NULL)
 
 /* Any other program (absolute path), waited for. */
@@ -637,9 +635,9 @@ static int h_cmd_(struct h_proc *p, const char *cwd, ...)
 /* The whole story of a run, for assertion messages:
  * cr_assert(x, "what: " H_FMT, H_ARGS(&p)) or cr_assert(x, H_SHOW(&p)). */
 #define H_FMT "status %d after %.2fs%s\n--- stdout ---\n%s--- stderr ---\n%s"
-#define H_ARGS(p)                                                                    \
+#define H_ARGS(p)                                                                            \
 	(p)->status, (p)->secs, (p)->timed_out ? " (TIMED OUT, killed)" : "", (p)->out_text, \
-		(p)->err_text
+	    (p)->err_text
 #define H_SHOW(p) H_FMT, H_ARGS(p)
 
 /* ----------------------------------------------------------------- markers */
@@ -748,7 +746,8 @@ H_FN void h_init(void)
 	h_ndirs = h_npids = h_nmarkers = h_nallocs = 0;
 	if (!h_userns_works()) {
 		if (must && strcmp(must, "1") == 0)
-			cr_assert_fail("unprivileged user namespaces do not work here, and MUST_WORK=1");
+			cr_assert_fail(
+			    "unprivileged user namespaces do not work here, and MUST_WORK=1");
 		cr_skip_test("unprivileged user namespaces do not work here");
 	}
 	cr_assert_eq(stat(h_paddock(), &st), 0, "%s: %s (build it: make build/paddock)",
@@ -826,5 +825,3 @@ H_FN const char *h_json(const char *path, const char *expr)
 	cr_assert_eq(p.status, 0, "python3 on %s, %s: " H_FMT, path, expr, H_ARGS(&p));
 	return h_fmt("%.*s", (int)strcspn(p.out_text, "\n"), p.out_text);
 }
-
-#endif

@@ -39,8 +39,8 @@ static struct canary canary_setup(void)
 
 static int canary_run(struct h_proc *p, struct canary *c, const char *script)
 {
-	return H_PADDOCK(p, c->w.ws, "run", "--ro-bind", h_fmt("%s:/canary", c->file),
-			 "--ro-bind", h_fmt("%s:/cdir", c->dir), "--", "sh", "-c", script);
+	return H_PADDOCK(p, c->w.ws, "run", "--ro-bind", h_fmt("%s:/canary", c->file), "--ro-bind",
+			 h_fmt("%s:/cdir", c->dir), "--", "sh", "-c", script);
 }
 
 /* The canaries are untouched; the control write into the workspace, made
@@ -114,11 +114,12 @@ Test(fs, canary_detached_grandchild)
 
 	/* setsid + double fork: the writer is re-parented to PID 1 and in a
 	 * session of its own. The workload waits for its control file. */
-	canary_run(&p, &c,
-		   "setsid sh -c '( sleep 0.2; echo x > /canary; echo x > /cdir/canary; "
-		   "echo x > control ) &' ; "
-		   "i=0; while [ ! -e control ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
-		   "sleep 0.2");
+	canary_run(
+	    &p, &c,
+	    "setsid sh -c '( sleep 0.2; echo x > /canary; echo x > /cdir/canary; "
+	    "echo x > control ) &' ; "
+	    "i=0; while [ ! -e control ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
+	    "sleep 0.2");
 	canary_check(&c, &p);
 }
 
@@ -221,9 +222,9 @@ Test(fs, canary_probe_open_for_writing)
 	cr_assert(h_exists(probe), "%s missing: make build/tests/helpers/probe", probe);
 	H_PADDOCK(&p, c.w.ws, "run", "--ro-bind", h_fmt("%s:/canary", c.file), "--ro-bind",
 		  h_fmt("%s:/cdir", c.dir), "--ro-bind", h_fmt("%s:/probe", h_helpers_dir()), "--",
-		  "/probe/probe", "w:/canary", "w:/cdir/canary", "w:/cdir/new", "w:/usr/paddock-new",
-		  "w:/etc/paddock-new", "w:/paddock-new", "w:/probe/new", h_fmt("w:%s", c.control),
-		  "w:/tmp/new");
+		  "/probe/probe", "w:/canary", "w:/cdir/canary", "w:/cdir/new",
+		  "w:/usr/paddock-new", "w:/etc/paddock-new", "w:/paddock-new", "w:/probe/new",
+		  h_fmt("w:%s", c.control), "w:/tmp/new");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_str_eq(h_kv(p.out_text, "w:/canary"), "EROFS", H_SHOW(&p));
 	cr_assert_str_eq(h_kv(p.out_text, "w:/cdir/canary"), "EROFS", H_SHOW(&p));
@@ -249,7 +250,8 @@ Test(fs, weaken_rw_binds_makes_the_canary_writable)
 	/* The weakened arm must fail enforcement, or the canary tests above
 	 * could not tell a real protection from a broken test. */
 	H_PADDOCK(&p, c.w.ws, "run", "--weaken", "rw-binds", "--record", c.w.record, "--ro-bind",
-		  h_fmt("%s:/canary", c.file), "--", "sh", "-c", "echo x > /canary; echo x > control");
+		  h_fmt("%s:/canary", c.file), "--", "sh", "-c",
+		  "echo x > /canary; echo x > control");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_str_eq(h_read_file(c.file, NULL), "x\n", "the canary was not written\n" H_FMT,
 			 H_ARGS(&p));
@@ -278,9 +280,8 @@ Test(fs, canary_recorded_read_only)
 
 /* The protected names of the built-in agent policy. */
 static const char *const agent_protected[] = {
-	".git",	     ".bashrc",	  ".bash_profile", ".zshrc",  ".zprofile",
-	".profile",  ".gitconfig", ".gitmodules",   ".mcp.json", ".vscode",
-	".idea",     ".paddock",  ".envrc",
+    ".git",	   ".bashrc",	".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig",
+    ".gitmodules", ".mcp.json", ".vscode",	 ".idea",  ".paddock",	".envrc",
 };
 
 static void assert_no_placeholders(const char *ws)
@@ -473,8 +474,8 @@ Test(fs, protect_option_survives_renaming_the_parent_away, .disabled = true)
 	H_PADDOCK(&p, w.ws, "run", "--protect", key, "--", "sh", "-c",
 		  "mv conf conf-old; echo mv=$?; mkdir -p conf; echo evil > conf/key; echo w=$?");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
-	cr_assert_str_eq(h_read_file(key, NULL), "original\n", "the protected file was replaced\n" H_FMT,
-			 H_ARGS(&p));
+	cr_assert_str_eq(h_read_file(key, NULL), "original\n",
+			 "the protected file was replaced\n" H_FMT, H_ARGS(&p));
 }
 
 Test(fs, protected_path_through_a_symlink_is_refused)

@@ -132,7 +132,8 @@ Test(ns, workload_exit_ends_its_background_processes)
 		  h_fmt("setsid sh -c 'trap \"\" TERM HUP; exec sleep 300 %s' & echo bye", marker));
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_lt(p.secs, 6.0, H_SHOW(&p));
-	cr_assert_eq(h_marker_pids(marker, left, 16), 0, "a background process outlived the sandbox");
+	cr_assert_eq(h_marker_pids(marker, left, 16), 0,
+		     "a background process outlived the sandbox");
 }
 
 Test(ns, killing_paddock_ends_the_sandbox)

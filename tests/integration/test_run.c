@@ -96,8 +96,7 @@ Test(run, arguments_reach_the_command_verbatim)
 	struct h_proc p;
 
 	/* No shell in between: spaces, quotes, globs and "--" stay as they are. */
-	H_PADDOCK(&p, w.ws, "run", "--", "/usr/bin/printf", "[%s]\\n", "a b", "'q'", "*", "--",
-		  "");
+	H_PADDOCK(&p, w.ws, "run", "--", "/usr/bin/printf", "[%s]\\n", "a b", "'q'", "*", "--", "");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_str_eq(p.out_text, "[a b]\n['q']\n[*]\n[--]\n[]\n", H_SHOW(&p));
 }
@@ -120,9 +119,13 @@ Test(run, environment_is_cleared_and_set)
 	struct h_world w = h_world();
 	struct h_proc p;
 	char *argv[] = {(char *)h_paddock(), "run", "--setenv", "FOO=bar baz", "--", "env", NULL};
-	char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "TERM=xterm-paddock-test",
-			"LC_PADDOCK_TEST=kept", "SECRET_TOKEN=s3cr3t-do-not-leak",
-			"LD_PRELOAD=/nonexistent.so", NULL};
+	char *envp[] = {"PATH=/usr/bin:/bin",
+			"HOME=/tmp",
+			"TERM=xterm-paddock-test",
+			"LC_PADDOCK_TEST=kept",
+			"SECRET_TOKEN=s3cr3t-do-not-leak",
+			"LD_PRELOAD=/nonexistent.so",
+			NULL};
 
 	h_spawn(&p, w.ws, argv, envp);
 	h_wait(&p, H_TIMEOUT_MS);
@@ -223,16 +226,15 @@ Test(run, sigint_and_sigusr1_are_forwarded_too)
  * after exec, or deny ptrace/pidfd_getfd with seccomp; the supervisor
  * should also take the workload's status from a source the workload
  * cannot write to.) */
-static const char forger_py[] =
-	"import ctypes, os, signal, socket, sys, time\n"
-	"signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-	"libc = ctypes.CDLL(None, use_errno=True)\n"
-	"while os.path.exists('/proc/2'):\n"
-	"    time.sleep(0.01)\n"
-	"fd = libc.syscall(438, os.pidfd_open(1), 3, 0)  # pidfd_getfd\n"
-	"if fd < 0:\n"
-	"    sys.exit(0)\n"
-	"socket.socket(fileno=fd).send(b'exit 0')\n";
+static const char forger_py[] = "import ctypes, os, signal, socket, sys, time\n"
+				"signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+				"libc = ctypes.CDLL(None, use_errno=True)\n"
+				"while os.path.exists('/proc/2'):\n"
+				"    time.sleep(0.01)\n"
+				"fd = libc.syscall(438, os.pidfd_open(1), 3, 0)  # pidfd_getfd\n"
+				"if fd < 0:\n"
+				"    sys.exit(0)\n"
+				"socket.socket(fileno=fd).send(b'exit 0')\n";
 
 Test(run, workload_cannot_forge_its_exit_status, .disabled = true)
 {
@@ -301,10 +303,10 @@ Test(run, record_contents)
 	cr_assert_str_eq(h_json(w.record, "[m['mode'] for m in d['mounts'] if m['target'] == "
 					  "'/usr']"),
 			 "[\"ro\"]");
-	cr_assert_str_eq(h_json(w.record,
-				h_fmt("[m['mode'] for m in d['mounts'] if m['target'] == '%s']",
-				      w.ws)),
-			 "[\"rw\"]");
+	cr_assert_str_eq(
+	    h_json(w.record,
+		   h_fmt("[m['mode'] for m in d['mounts'] if m['target'] == '%s']", w.ws)),
+	    "[\"rw\"]");
 	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[]");
 	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"exit\"");
 	cr_assert_str_eq(h_json(w.record, "d['exit_code']"), "3");
