@@ -614,6 +614,21 @@ static int h_paddock_run_(struct h_proc *p, const char *cwd, ...)
 #define H_PADDOCK(p, cwd, ...)	     h_paddock_run_((p), (cwd), __VA_ARGS__, (char *)NULL)
 #define H_PADDOCK_START(p, cwd, ...) h_paddock_start_((p), (cwd), __VA_ARGS__, (char *)NULL)
 
+/* The same with an argv array (NULL-terminated, without "paddock"). */
+H_FN int h_run_paddock(struct h_proc *p, const char *cwd, const char *const args[])
+{
+	char **argv = h_keep(calloc(256, sizeof(char *)));
+	size_t n = 0;
+
+	argv[n++] = (char *)h_paddock();
+	for (; args && *args; args++) {
+		cr_assert_lt(n, (size_t)255, "too many arguments");
+		argv[n++] = (char *)*args;
+	}
+	h_spawn(p, cwd, argv, NULL);
+	return h_wait(p, H_TIMEOUT_MS);
+}
+
 /* Any other program (absolute path), waited for. */
 static int h_cmd_(struct h_proc *p, const char *cwd, ...) __attribute__((sentinel, unused));
 static int h_cmd_(struct h_proc *p, const char *cwd, ...)

@@ -318,11 +318,13 @@ Test(ns, only_fds_0_1_2_reach_the_workload)
 	for (int i = 0; i < 6; i++)
 		cr_assert_geq(extra[i], 3);
 
-	H_PADDOCK(&p, w.ws, "run", "--ro-bind", probe_bind(), "--", "sh", "-c",
-		  "ls /proc/self/fd | tr '\\n' ' '; echo; /probe/probe");
+	h_run_paddock(&p, w.ws,
+		      (const char *const[]){"run", "--ro-bind", probe_bind(), "--", "sh", "-c",
+					    "ls /proc/self/fd | tr '\\n' ' '; echo; /probe/probe",
+					    NULL});
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	/* ls shows 0 1 2 and its own directory fd (3, the lowest free). */
-	cr_assert(h_contains(p.out_text, "0 1 2 3 \n"), H_SHOW(&p));
+	cr_assert(strncmp(p.out_text, "0 1 2 3 \n", 9) == 0, H_SHOW(&p));
 	cr_assert_str_eq(h_kv(p.out_text, "fds"), "0,1,2", H_SHOW(&p));
 	for (int i = 0; i < 6; i++)
 		close(extra[i]);
