@@ -106,6 +106,7 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err);
 struct landlock_rule {
 	char *path;	  /* sandbox path the rule is anchored on */
 	uint64_t access;  /* LANDLOCK_ACCESS_FS_* allowed beneath it */
+	bool optional;	  /* an optional or copy-symlink bind: absent or a symlink is skipped */
 };
 struct landlock_info {
 	int abi;	    /* probed ABI version, 0 when Landlock is unavailable */
@@ -125,5 +126,10 @@ int landlock_prepare(const struct policy *p, const struct mount_plan *plan,
 /* Child, after pivot_root and no_new_privs, before seccomp. */
 int landlock_apply(const struct landlock_info *info, struct err *err);
 void landlock_info_free(struct landlock_info *info);
-/* Short name of one access right ("write_file", "make_dir", ...). */
+/* Short name of one filesystem access right ("write_file", "make_dir", ...),
+ * NULL for an unknown bit. The net and scope bits overlap the filesystem
+ * ones (bit 0 is execute, bind_tcp and abstract_unix_socket), hence one
+ * function per set. */
 const char *landlock_access_name(uint64_t bit);
+/* "bind_tcp", "connect_tcp"; NULL for an unknown bit. */
+const char *landlock_net_access_name(uint64_t bit);
