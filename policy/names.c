@@ -1,6 +1,11 @@
 /* Names of the policy's enum values, as written in the JSON and in records. */
 #include "policy.h"
 
+#include <errno.h>
+#include <string.h>
+
+#include "parse.h"
+
 const char *policy_mount_type_name(enum policy_mount_type t)
 {
 	switch (t) {
@@ -58,4 +63,68 @@ const char *policy_ns_name(unsigned bit)
 		return "cgroup";
 	}
 	return "unknown";
+}
+
+/* The errno names a policy may use in "seccomp": the usual answers for a
+ * refused call. EOPNOTSUPP and ENOTSUP are the same number on Linux; the
+ * first name in the table is the one printed. */
+static const struct {
+	const char *name;
+	int value;
+} errnos[] = {
+    {"EPERM", EPERM},
+    {"EACCES", EACCES},
+    {"ENOSYS", ENOSYS},
+    {"EINVAL", EINVAL},
+    {"ENOENT", ENOENT},
+    {"EAFNOSUPPORT", EAFNOSUPPORT},
+    {"EOPNOTSUPP", EOPNOTSUPP},
+    {"ENOTSUP", ENOTSUP},
+    {"EROFS", EROFS},
+    {"EFAULT", EFAULT},
+    {"EBADF", EBADF},
+    {"EAGAIN", EAGAIN},
+    {"ENOMEM", ENOMEM},
+    {"EBUSY", EBUSY},
+    {"EEXIST", EEXIST},
+    {"ENOTDIR", ENOTDIR},
+    {"EISDIR", EISDIR},
+    {"ENOTTY", ENOTTY},
+    {"ESRCH", ESRCH},
+    {"ECHILD", ECHILD},
+    {"EIO", EIO},
+    {"ENXIO", ENXIO},
+    {"E2BIG", E2BIG},
+    {"ENOEXEC", ENOEXEC},
+    {"ENFILE", ENFILE},
+    {"EMFILE", EMFILE},
+    {"ETXTBSY", ETXTBSY},
+    {"EFBIG", EFBIG},
+    {"ENOSPC", ENOSPC},
+    {"ESPIPE", ESPIPE},
+    {"EMLINK", EMLINK},
+    {"EPIPE", EPIPE},
+    {"EDOM", EDOM},
+    {"ERANGE", ERANGE},
+    {"ENOTSOCK", ENOTSOCK},
+    {"EPROTONOSUPPORT", EPROTONOSUPPORT},
+    {"ECONNREFUSED", ECONNREFUSED},
+    {"ENETUNREACH", ENETUNREACH},
+    {"EHOSTUNREACH", EHOSTUNREACH},
+};
+
+const char *policy_errno_name(int e)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (errnos[i].value == e)
+			return errnos[i].name;
+	return "E?";
+}
+
+int policy_errno_value(const char *name)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (strcmp(errnos[i].name, name) == 0)
+			return errnos[i].value;
+	return 0;
 }

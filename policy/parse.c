@@ -332,9 +332,9 @@ static int parse_limits(const cJSON *obj, struct policy *p, struct err *err)
 static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_info *info,
 		      struct err *err)
 {
-	static const char *const keys[] = {"version", "namespaces", "hostname",	   "user",
-					   "cwd",     "network",    "environment", "mounts",
-					   "protect", "limits",	    NULL};
+	static const char *const keys[] = {
+	    "version", "namespaces", "hostname", "user",    "cwd",	"network", "environment",
+	    "mounts",  "protect",    "limits",	 "seccomp", "landlock", NULL};
 	const cJSON *it;
 	int r;
 
@@ -364,6 +364,10 @@ static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_i
 		r = parse_protect(it, p, err);
 	if (r >= 0 && (it = member(root, "limits")))
 		r = parse_limits(it, p, err);
+	if (r >= 0 && (it = member(root, "seccomp")))
+		r = policy_parse_seccomp(it, p, info, err);
+	if (r >= 0 && (it = member(root, "landlock")))
+		r = policy_parse_landlock(it, p, err);
 	return r < 0 ? r : 0;
 }
 
@@ -381,6 +385,10 @@ static int policy_new(struct policy **out, struct err *err)
 	p->network = POLICY_NET_NONE;
 	p->env_clear = true;
 	p->grace_ms = 2000;
+	p->seccomp_profile = POLICY_SECCOMP_DEFAULT;
+	p->seccomp_default_action = POLICY_SECCOMP_ERRNO;
+	p->seccomp_errno = EPERM;
+	p->landlock_mode = POLICY_LANDLOCK_BEST_EFFORT;
 	*out = take_ptr(&p);
 	return 0;
 }
@@ -417,6 +425,13 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
+static void free_rules(struct policy_syscall_rule *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
 void policy_free(struct policy *p)
 {
 	if (!p)
@@ -432,5 +447,9 @@ void policy_free(struct policy *p)
 	}
 	free(p->mounts);
 	free_strv(p->protect, p->n_protect);
+	free_rules(p->seccomp_allow, p->n_seccomp_allow);
+	free_rules(p->seccomp_deny, p->n_seccomp_deny);
+	free(p->landlock_tcp_bind);
+	free(p->landlock_tcp_connect);
 	free(p);
 }

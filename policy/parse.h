@@ -6,9 +6,23 @@
 #include "../include/err.h"
 #include "policy.h"
 
+struct policy_parse_info;
+
 /* Walk the "mounts" array into p->mounts; strings as written. */
 int policy_parse_mounts(const cJSON *arr, struct policy *p, struct err *err);
+
+/* Walk the "seccomp" object into p->seccomp_*; syscall names are checked
+ * for form only (the launcher asks libseccomp whether they exist). */
+int policy_parse_seccomp(const cJSON *obj, struct policy *p, struct policy_parse_info *info,
+			 struct err *err);
+
+/* Walk the "landlock" object into p->landlock_*. */
+int policy_parse_landlock(const cJSON *obj, struct policy *p, struct err *err);
 
 /* "<path>: invalid size ..." or "<path>: size ... is too large" for the
  * result r of policy_parse_size(); hint is appended to the examples. */
 int policy_size_error(int r, const char *path, const char *s, const char *hint, struct err *err);
+
+/* The value of an errno name from the table in names.c ("EPERM" -> EPERM),
+ * 0 for a name not in it. */
+int policy_errno_value(const char *name);

@@ -72,9 +72,9 @@ enum policy_seccomp_action {
 };
 
 struct policy_syscall_rule {
-	char *name;	    /* syscall name, checked against libseccomp by the launcher */
-	int errno_value;    /* deny: the errno returned (positive) */
-	size_t index;	    /* position in the JSON list, for error messages */
+	char *name;	 /* syscall name, checked against libseccomp by the launcher */
+	int errno_value; /* deny: the errno returned (positive) */
+	size_t index;	 /* position in the JSON list, for error messages */
 };
 
 enum policy_landlock_mode {
@@ -94,20 +94,20 @@ struct policy {
 	uint32_t uid, gid; /* inside; when !has_*, the caller's own ids */
 	char *cwd;	   /* never NULL; default "/" */
 	enum policy_net network;
-	bool env_clear;	      /* default true */
-	char **env_keep;      /* names; a trailing '*' matches a prefix */
+	bool env_clear;	 /* default true */
+	char **env_keep; /* names; a trailing '*' matches a prefix */
 	size_t n_env_keep;
-	char **env_set;	      /* "NAME=value", variables expanded, in policy order */
+	char **env_set; /* "NAME=value", variables expanded, in policy order */
 	size_t n_env_set;
 	struct policy_mount *mounts;
 	size_t n_mounts;
-	char **protect;	      /* absolute sandbox paths, each inside a bind target */
+	char **protect; /* absolute sandbox paths, each inside a bind target */
 	size_t n_protect;
-	uint64_t ttl_ms;      /* 0 = no time limit */
-	uint64_t grace_ms;    /* default 2000 */
+	uint64_t ttl_ms;   /* 0 = no time limit */
+	uint64_t grace_ms; /* default 2000 */
 	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];
 	/* "seccomp" */
-	enum policy_seccomp_profile seccomp_profile; /* default POLICY_SECCOMP_DEFAULT */
+	enum policy_seccomp_profile seccomp_profile;	   /* default POLICY_SECCOMP_DEFAULT */
 	enum policy_seccomp_action seccomp_default_action; /* for calls not allowed */
 	int seccomp_errno;				   /* default EPERM */
 	struct policy_syscall_rule *seccomp_allow;	   /* errno_value unused */
@@ -121,7 +121,7 @@ struct policy {
 	size_t n_landlock_tcp_bind;
 	uint16_t *landlock_tcp_connect; /* ports that may be connected to */
 	size_t n_landlock_tcp_connect;
-	char sha256[65];      /* lower-case hex SHA-256 of the exact input bytes */
+	char sha256[65]; /* lower-case hex SHA-256 of the exact input bytes */
 };
 
 /* Values for ${WORKSPACE}, ${HOME} and ${PWD}; each an absolute path the

@@ -432,6 +432,121 @@ static int check_protect(struct policy *p, const struct policy_vars *vars, struc
 	return r;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of n rules, for policy_first_dup() and bsearch(). */
+static const char **rule_names(const struct policy_syscall_rule *v, size_t n)
+{
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+
+	for (size_t i = 0; names && i < n; i++)
+		names[i] = v[i].name;
+	return names;
+}
+
+static int check_rule_dups(const struct policy_syscall_rule *v, size_t n, const char *path,
+			   struct err *err)
+{
+	cleanup_free const char **names = rule_names(v, n);
+	size_t later, earlier;
+	int r;
+
+	if (!names)
+		return err_set(err, ENOMEM, "out of memory");
+	r = policy_first_dup(names, n, &later, &earlier);
+	if (r < 0)
+		return err_set(err, r, "out of memory");
+	if (r > 0)
+		return err_set(err, EINVAL, "%s[%zu]: duplicate syscall %s", path, later,
+			       QUOTE(names[later]));
+	return 0;
+}
+
+/* A call both allowed and denied has no clear meaning; the first deny
+ * entry (in policy order) that is also allowed is reported. */
+static int check_allow_deny(const struct policy *p, struct err *err)
+{
+	cleanup_free const char **allowed = rule_names(p->seccomp_allow, p->n_seccomp_allow);
+
+	if (!allowed)
+		return err_set(err, ENOMEM, "out of memory");
+	qsort(allowed, p->n_seccomp_allow, sizeof(*allowed), cmp_name);
+	for (size_t i = 0; i < p->n_seccomp_deny; i++) {
+		const char *name = p->seccomp_deny[i].name;
+
+		if (p->n_seccomp_allow &&
+		    bsearch(&name, allowed, p->n_seccomp_allow, sizeof(*allowed), cmp_name))
+			return err_set(err, EINVAL,
+				       "seccomp.deny[%zu]: %s is also in seccomp.allow", i,
+				       QUOTE(name));
+	}
+	return 0;
+}
+
+static int check_seccomp(const struct policy *p, const struct policy_parse_info *info,
+			 struct err *err)
+{
+	const struct {
+		bool set;
+		const char *key;
+	} unused[] = {
+	    {info->seccomp_default_action_set, "default_action"},
+	    {info->seccomp_errno_set, "errno"},
+	    {info->seccomp_allow_set, "allow"},
+	    {info->seccomp_deny_set, "deny"},
+	};
+	int r;
+
+	/* Without a filter these keys would be silently ignored, and a
+	 * reader of the policy would believe they apply. */
+	for (size_t i = 0; p->seccomp_profile == POLICY_SECCOMP_NONE && i < 4; i++)
+		if (unused[i].set)
+			return err_set(err, EINVAL,
+				       "seccomp.%s: not used with \"profile\": \"none\" (there is "
+				       "no filter to apply it to)",
+				       unused[i].key);
+	if (info->seccomp_errno_set && p->seccomp_default_action != POLICY_SECCOMP_ERRNO)
+		return err_set(err, EINVAL,
+			       "seccomp.errno: only used with \"default_action\": \"errno\"");
+	r = check_rule_dups(p->seccomp_allow, p->n_seccomp_allow, "seccomp.allow", err);
+	if (r >= 0)
+		r = check_rule_dups(p->seccomp_deny, p->n_seccomp_deny, "seccomp.deny", err);
+	if (r >= 0)
+		r = check_allow_deny(p, err);
+	return r < 0 ? r : 0;
+}
+
+static int check_ports(const uint16_t *ports, size_t n, const char *path, struct err *err)
+{
+	cleanup_free uint64_t *seen = calloc(65536 / 64, sizeof(*seen));
+
+	if (!seen)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		uint16_t v = ports[i];
+
+		if (seen[v / 64] & (1ull << (v % 64)))
+			return err_set(err, EINVAL, "%s[%zu]: duplicate port %u", path, i,
+				       (unsigned)v);
+		seen[v / 64] |= 1ull << (v % 64);
+	}
+	return 0;
+}
+
+static int check_landlock(const struct policy *p, struct err *err)
+{
+	int r;
+
+	r = check_ports(p->landlock_tcp_bind, p->n_landlock_tcp_bind, "landlock.tcp.bind", err);
+	if (r >= 0)
+		r = check_ports(p->landlock_tcp_connect, p->n_landlock_tcp_connect,
+				"landlock.tcp.connect", err);
+	return r;
+}
+
 int policy_validate(struct policy *p, const struct policy_parse_info *info,
 		    const struct policy_vars *vars, struct err *err)
 {
@@ -450,5 +565,9 @@ int policy_validate(struct policy *p, const struct policy_parse_info *info,
 		r = check_mount_order(p, err);
 	if (r >= 0)
 		r = check_protect(p, vars, err);
+	if (r >= 0)
+		r = check_seccomp(p, info, err);
+	if (r >= 0)
+		r = check_landlock(p, err);
 	return r < 0 ? r : 0;
 }

@@ -11,6 +11,8 @@
 /* What parse.c saw that the final struct cannot tell. */
 struct policy_parse_info {
 	bool hostname_set; /* "hostname" was given explicitly */
+	/* Keys given in "seccomp", for the rules that tie them together. */
+	bool seccomp_default_action_set, seccomp_errno_set, seccomp_allow_set, seccomp_deny_set;
 };
 
 /* Expand variables in p's paths and environment values in place, then check

@@ -333,6 +333,183 @@ Test(policy, agent_policy)
 	free(buf);
 }
 
+/* ---- seccomp and landlock ---- */
+
+Test(policy, seccomp_landlock_defaults)
+{
+	struct policy *p = expect_valid("{\"version\": 1}");
+
+	cr_expect_eq(p->seccomp_profile, POLICY_SECCOMP_DEFAULT);
+	cr_expect_eq(p->seccomp_default_action, POLICY_SECCOMP_ERRNO);
+	cr_expect_eq(p->seccomp_errno, EPERM);
+	cr_expect_eq(p->n_seccomp_allow + p->n_seccomp_deny, 0);
+	cr_expect_eq(p->landlock_mode, POLICY_LANDLOCK_BEST_EFFORT);
+	cr_expect_not(p->landlock_tcp);
+	cr_expect_eq(p->n_landlock_tcp_bind + p->n_landlock_tcp_connect, 0);
+	policy_free(p);
+}
+
+Test(policy, seccomp_landlock_fields)
+{
+	size_t len;
+	char *buf = slurp("tests/data/valid/seccomp-landlock.json", &len);
+	struct policy *p = expect_valid(buf);
+
+	cr_expect_eq(p->seccomp_profile, POLICY_SECCOMP_DEFAULT);
+	cr_expect_eq(p->seccomp_default_action, POLICY_SECCOMP_ERRNO);
+	cr_expect_eq(p->seccomp_errno, ENOSYS);
+	cr_assert_eq(p->n_seccomp_allow, 2);
+	cr_expect_str_eq(p->seccomp_allow[0].name, "ptrace");
+	cr_expect_str_eq(p->seccomp_allow[1].name, "process_vm_readv");
+	cr_expect_eq(p->seccomp_allow[1].index, 1);
+	cr_assert_eq(p->n_seccomp_deny, 3);
+	cr_expect_str_eq(p->seccomp_deny[0].name, "uname");
+	cr_expect_eq(p->seccomp_deny[0].errno_value, EACCES);
+	cr_expect_str_eq(p->seccomp_deny[1].name, "chroot");
+	cr_expect_eq(p->seccomp_deny[1].errno_value, EPERM, "a bare name denies with EPERM");
+	cr_expect_eq(p->seccomp_deny[2].errno_value, EPERM, "so does an object without errno");
+	cr_expect_eq(p->seccomp_deny[2].index, 2);
+	cr_expect_eq(p->landlock_mode, POLICY_LANDLOCK_REQUIRED);
+	cr_expect(p->landlock_tcp);
+	cr_assert_eq(p->n_landlock_tcp_bind, 1);
+	cr_expect_eq(p->landlock_tcp_bind[0], 8080);
+	cr_assert_eq(p->n_landlock_tcp_connect, 4);
+	cr_expect_eq(p->landlock_tcp_connect[1], 443);
+	cr_expect_eq(p->landlock_tcp_connect[3], 65535);
+	policy_free(p);
+	free(buf);
+}
+
+Test(policy, seccomp_none_and_empty_tcp)
+{
+	size_t len;
+	char *buf = slurp("tests/data/valid/seccomp-none.json", &len);
+	struct policy *p = expect_valid(buf);
+
+	cr_expect_eq(p->seccomp_profile, POLICY_SECCOMP_NONE);
+	/* "tcp": {} restricts TCP and allows no port. */
+	cr_expect(p->landlock_tcp);
+	cr_expect_eq(p->n_landlock_tcp_bind + p->n_landlock_tcp_connect, 0);
+	policy_free(p);
+	free(buf);
+	p = expect_valid("{\"version\":1,\"seccomp\":{\"default_action\":\"log\"}}");
+	cr_expect_eq(p->seccomp_default_action, POLICY_SECCOMP_LOG);
+	policy_free(p);
+	p = expect_valid("{\"version\":1,\"seccomp\":{\"default_action\":\"kill\"}}");
+	cr_expect_eq(p->seccomp_default_action, POLICY_SECCOMP_KILL);
+	policy_free(p);
+}
+
+Test(policy, contrib_policies_harden)
+{
+	static const char *const files[] = {"contrib/policies/agent.json",
+					    "contrib/policies/build.json",
+					    "contrib/policies/minimal.json"};
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t len;
+		char *buf = slurp(files[i], &len);
+		struct policy *p = expect_valid(buf);
+
+		cr_expect_eq(p->seccomp_profile, POLICY_SECCOMP_DEFAULT, "%s", files[i]);
+		cr_expect_eq(p->seccomp_default_action, POLICY_SECCOMP_ERRNO, "%s", files[i]);
+		cr_expect_eq(p->seccomp_errno, EPERM, "%s", files[i]);
+		cr_expect_eq(p->landlock_mode, POLICY_LANDLOCK_BEST_EFFORT, "%s", files[i]);
+		cr_expect_not(p->landlock_tcp, "%s", files[i]);
+		cr_expect(strstr(buf, "\"seccomp\""), "%s names its seccomp profile", files[i]);
+		cr_expect(i == 2 || strstr(buf, "\"landlock\""), "%s names its Landlock mode",
+			  files[i]);
+		policy_free(p);
+		free(buf);
+	}
+}
+
+Test(policy, seccomp_messages)
+{
+	expect_invalid("{\"version\":1,\"seccomp\":{\"profile\":\"none\",\"deny\":[]}}",
+		       "seccomp.deny: not used with \"profile\": \"none\"");
+	expect_invalid("{\"version\":1,\"seccomp\":{\"profile\":\"none\",\"errno\":\"EPERM\"}}",
+		       "seccomp.errno: not used with \"profile\": \"none\"");
+	expect_invalid("{\"version\":1,\"seccomp\":{\"default_action\":\"log\",\"errno\":"
+		       "\"EPERM\"}}",
+		       "seccomp.errno: only used with \"default_action\": \"errno\"");
+	expect_invalid("{\"version\":1,\"seccomp\":{\"deny\":[[\"uname\"]]}}",
+		       "seccomp.deny[0]: must be a syscall name or an object");
+	expect_invalid("{\"version\":1,\"seccomp\":{\"deny\":[{\"syscall\":\"a b\"}]}}",
+		       "seccomp.deny[0].syscall: invalid syscall name \"a b\"");
+	expect_invalid("{\"version\":1,\"seccomp\":{\"deny\":[{\"syscall\":\"uname\","
+		       "\"errno\":\"eperm\"}]}}",
+		       "seccomp.deny[0].errno: unknown errno name \"eperm\"");
+	/* A name both allowed and denied, wherever it is in the lists. */
+	expect_invalid("{\"version\":1,\"seccomp\":{\"deny\":[\"a\",\"b\",\"c\"],"
+		       "\"allow\":[\"d\",\"c\",\"b\"]}}",
+		       "seccomp.deny[1]: \"b\" is also in seccomp.allow");
+	expect_invalid("{\"version\":1,\"seccomp\":{\"allow\":[\"a\",\"a\"]}}",
+		       "seccomp.allow[1]: duplicate syscall \"a\"");
+}
+
+Test(policy, seccomp_syscall_name_length)
+{
+	char json[256], name[66];
+	struct policy *p;
+
+	memset(name, 'x', 64);
+	name[64] = '\0';
+	snprintf(json, sizeof(json), "{\"version\":1,\"seccomp\":{\"allow\":[\"%s\"]}}", name);
+	p = expect_valid(json);
+	policy_free(p);
+	strcat(name, "x");
+	snprintf(json, sizeof(json), "{\"version\":1,\"seccomp\":{\"allow\":[\"%s\"]}}", name);
+	expect_invalid(json, "seccomp.allow[0]: invalid syscall name");
+}
+
+Test(policy, landlock_messages)
+{
+	expect_invalid("{\"version\":1,\"landlock\":{\"mode\":\"Required\"}}",
+		       "landlock.mode: must be \"required\" or \"best-effort\"");
+	expect_invalid("{\"version\":1,\"landlock\":{\"tcp\":{\"bind\":[-1]}}}",
+		       "landlock.tcp.bind[0]: must be an integer from 1 to 65535");
+	expect_invalid("{\"version\":1,\"landlock\":{\"tcp\":{\"bind\":[22,22]}}}",
+		       "landlock.tcp.bind[1]: duplicate port 22");
+	expect_invalid("{\"version\":1,\"landlock\":{\"tcp\":{\"bind\":{}}}}",
+		       "landlock.tcp.bind: must be an array");
+	/* The same port may be in both lists. */
+	policy_free(expect_valid(
+	    "{\"version\":1,\"landlock\":{\"tcp\":{\"bind\":[443],\"connect\":[443]}}}"));
+}
+
+Test(policy, landlock_many_ports)
+{
+	/* Every port once: linear duplicate detection, no quadratic blowup. */
+	size_t cap = 65535 * 6 + 128, o;
+	char *json = malloc(cap);
+	struct policy *p;
+
+	cr_assert(json);
+	o = (size_t)snprintf(json, cap, "{\"version\":1,\"landlock\":{\"tcp\":{\"connect\":[");
+	for (unsigned port = 1; port <= 65535; port++)
+		o += (size_t)snprintf(json + o, cap - o, "%s%u", port > 1 ? "," : "", port);
+	snprintf(json + o, cap - o, "]}}}");
+	p = expect_valid(json);
+	cr_expect_eq(p->n_landlock_tcp_connect, 65535);
+	policy_free(p);
+	free(json);
+}
+
+Test(policy, errno_names)
+{
+	cr_expect_str_eq(policy_errno_name(EPERM), "EPERM");
+	cr_expect_str_eq(policy_errno_name(EACCES), "EACCES");
+	cr_expect_str_eq(policy_errno_name(EAFNOSUPPORT), "EAFNOSUPPORT");
+	cr_expect_str_eq(policy_errno_name(EHOSTUNREACH), "EHOSTUNREACH");
+	/* The same number on Linux; the first name is the one printed. */
+	cr_expect_str_eq(policy_errno_name(ENOTSUP), "EOPNOTSUPP");
+	cr_expect_str_eq(policy_errno_name(0), "E?");
+	cr_expect_str_eq(policy_errno_name(-EPERM), "E?");
+	cr_expect_str_eq(policy_errno_name(EXDEV), "E?");
+	policy_free(expect_valid("{\"version\":1,\"seccomp\":{\"errno\":\"ENOTSUP\"}}"));
+}
+
 /* ---- variables ---- */
 
 Test(policy, variable_expansion)
