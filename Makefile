@@ -86,7 +86,8 @@ fuzz-replay: $(B)/tests/fuzz_replay
 fuzz: $(B)/libpaddock.a
 	clang -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
 		-o $(B)/fuzz_policy tests/fuzz/fuzz_policy.c policy/*.c $(PKG_LIBS)
-	$(B)/fuzz_policy -max_total_time=$${FUZZ_SECONDS:-60} tests/data/valid contrib/policies
+	@mkdir -p $(B)/fuzz-corpus
+	$(B)/fuzz_policy -max_total_time=$${FUZZ_SECONDS:-60} $(B)/fuzz-corpus tests/data/valid contrib/policies
 
 deps:
 	@./tests/deps.sh

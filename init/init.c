@@ -448,6 +448,14 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 		if (fl < 0 || fcntl(in->ctl, F_SETFD, fl | FD_CLOEXEC) < 0)
 			return err_sys(err, errno, "control fd %d", in->ctl);
 	}
+	/* Not dumpable: the workload runs with our uid in our user namespace
+	 * without capabilities, so this alone keeps it from ptrace()ing us,
+	 * from pidfd_getfd(2) of the control socket and from /proc/1/fd
+	 * (ptrace access mode checks, ptrace(2)); it could otherwise speak to
+	 * the supervisor in our name and forge its own exit status. The
+	 * workload itself is dumpable again after its execve. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return err_sys(err, errno, "prctl(PR_SET_DUMPABLE)");
 	/* Without a pid namespace, orphans of the workload would go to the
 	 * host's init; as subreaper we reap them and can kill them. */
 	if (!in->pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)

@@ -8,20 +8,37 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const weaken_names[WEAKEN_COUNT] = {"rw-binds", "no-pidns", "host-net"};
+/* The weakening knobs, in bit order: name, and the warning printed when
+ * one is in effect. */
+static const char *const weakenings[WEAKEN_COUNT][2] = {
+	{"rw-binds", "read-only binds are writable in this sandbox"},
+	{"no-pidns", "no pid namespace: expiry can only kill the direct child"},
+	{"host-net", "no network namespace: the workload has the host's network"},
+	{"no-seccomp", "no seccomp filter: every system call is open to the workload"},
+	{"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
+	{"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
+};
 
 const char *weaken_name(unsigned bit)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++)
 		if (bit == 1u << i)
-			return weaken_names[i];
+			return weakenings[i][0];
+	return "unknown";
+}
+
+const char *weaken_warning(unsigned bit)
+{
+	for (int i = 0; i < WEAKEN_COUNT; i++)
+		if (bit == 1u << i)
+			return weakenings[i][1];
 	return "unknown";
 }
 
 int weaken_parse(const char *name, unsigned *out)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++) {
-		if (strcmp(name, weaken_names[i]) == 0) {
+		if (strcmp(name, weakenings[i][0]) == 0) {
 			*out = 1u << i;
 			return 0;
 		}
@@ -112,6 +129,7 @@ static const struct option long_opts[] = {
 	{"setenv", required_argument, NULL, OPT_SETENV},
 	{"cwd", required_argument, NULL, OPT_CWD},
 	{"init", required_argument, NULL, OPT_INIT},
+	{"explain", no_argument, NULL, 'E'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -126,13 +144,15 @@ static const char run_usage[] =
 	"  -t, --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
 	"                         overrides the policy's limits.ttl\n"
 	"  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
-	"                         rw-binds, no-pidns, host-net (repeatable; recorded)\n"
+	"                         rw-binds, no-pidns, host-net, no-seccomp,\n"
+	"                         no-landlock, no-new-session (repeatable; recorded)\n"
 	"      --bind SRC[:DST]   add a writable bind mount\n"
 	"      --ro-bind SRC[:DST] add a read-only bind mount\n"
 	"      --protect PATH     add a protected path (read-only, cannot be created)\n"
 	"      --setenv NAME=VAL  set a variable in the workload's environment\n"
 	"      --cwd DIR          working directory inside the sandbox\n"
 	"      --init PATH        the paddock-init binary to use\n"
+	"      --explain          print the effective sandbox and exit; starts nothing\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: the workload's; 128+N if it died by signal N; 125 launcher or\n"
@@ -170,7 +190,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			if (weaken_parse(optarg, &bit) < 0)
 				return err_set(err, EINVAL,
 					       "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
-					       "host-net)",
+					       "host-net, no-seccomp, no-landlock, no-new-session)",
 					       optarg);
 			o->weaken |= bit;
 			break;
@@ -196,6 +216,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 		case OPT_INIT:
 			o->init_path = optarg;
 			break;
+		case 'E':
+			o->explain = true;
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return 1;
@@ -206,7 +229,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				       argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !o->explain)
 		return err_set(err, EINVAL, "no command given (see paddock run --help)");
 	o->argv = argv + optind;
 	return 0;

@@ -349,6 +349,36 @@ static int add_port_rules(int ruleset, const uint16_t *ports, size_t n, uint64_t
 	return 0;
 }
 
+/* The files behind the workload's stdout and stderr (a host file, a
+ * terminal) lie outside every rule, so reopening them by path
+ * ("echo x > /dev/stderr", /proc/self/fd/1) would be refused although the
+ * workload already holds them open for writing. A rule on exactly that
+ * inode gives no new access. Pipes and sockets are not subject to Landlock
+ * and need none. */
+static int add_stdio_rules(int ruleset, uint64_t handled, struct err *err)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct paddock_landlock_path_beneath_attr attr = {.parent_fd = fd};
+		int fl = fcntl(fd, F_GETFL);
+		struct stat st;
+		int r;
+
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) < 0)
+			continue;
+		if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+			continue;
+		attr.allowed_access = handled & PADDOCK_LANDLOCK_ACCESS_FILE &
+				      (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |
+				       LANDLOCK_ACCESS_FS_IOCTL_DEV);
+		if (!attr.allowed_access)
+			continue;
+		r = sys_landlock_add_rule(ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0);
+		if (r < 0)
+			return err_sys(err, r, "landlock: add rule for fd %d", fd);
+	}
+	return 0;
+}
+
 int landlock_apply(const struct landlock_info *info, struct err *err)
 {
 	/* The full struct whatever the ABI: the fields an older kernel does
@@ -372,6 +402,9 @@ int landlock_apply(const struct landlock_info *info, struct err *err)
 		if (r < 0)
 			return r;
 	}
+	r = add_stdio_rules(ruleset, info->handled_fs, err);
+	if (r < 0)
+		return r;
 	if (info->handled_net) {
 		r = add_port_rules(ruleset, info->tcp_bind, info->n_tcp_bind,
 				   LANDLOCK_ACCESS_NET_BIND_TCP, err);

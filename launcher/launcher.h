@@ -16,8 +16,11 @@ enum weaken {
 	WEAKEN_RW_BINDS = 1u << 0, /* read-only binds become writable */
 	WEAKEN_NO_PIDNS = 1u << 1, /* no pid namespace: expiry kills only the direct child */
 	WEAKEN_HOST_NET = 1u << 2, /* no network namespace: the host's network */
+	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
+	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
+	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
 };
-#define WEAKEN_COUNT 3
+#define WEAKEN_COUNT 6
 
 struct options {
 	const char *policy_path; /* NULL: the built-in agent policy */
@@ -34,7 +37,8 @@ struct options {
 	const char **setenv;
 	size_t n_setenv;
 	const char *cwd;
-	char **argv; /* the workload command, NULL-terminated */
+	bool explain; /* print the effective sandbox, start nothing */
+	char **argv;  /* the workload command, NULL-terminated */
 };
 
 /* args.c: parse "paddock run ..." (argv after "run"). Returns 0, 1 when
@@ -43,6 +47,7 @@ struct options {
 int options_parse(int argc, char **argv, struct options *o, struct err *err);
 void options_free(struct options *o);
 const char *weaken_name(unsigned bit);
+const char *weaken_warning(unsigned bit);
 int weaken_parse(const char *name, unsigned *out);
 
 /* env.c: the workload's environment from the policy and the caller's
@@ -133,3 +138,5 @@ void landlock_info_free(struct landlock_info *info);
 const char *landlock_access_name(uint64_t bit);
 /* "bind_tcp", "connect_tcp"; NULL for an unknown bit. */
 const char *landlock_net_access_name(uint64_t bit);
+/* Short name of one scope bit: "abstract_unix_socket", "signal". (record.c) */
+const char *landlock_scope_name(uint64_t bit);

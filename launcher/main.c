@@ -38,12 +38,6 @@ static const char usage[] =
 	"\n"
 	"See paddock(1), paddock-policy(5), paddock-init(8).\n";
 
-static const char *const weaken_warning[WEAKEN_COUNT] = {
-	"read-only binds are writable in this sandbox",
-	"no pid namespace: expiry can only kill the direct child",
-	"no network namespace: the workload has the host's network",
-};
-
 static int read_policy(const char *path, char **out, size_t *len, struct err *err)
 {
 	cleanup_close int fd = -1;
@@ -181,6 +175,10 @@ static int open_record(const struct run *r, struct err *err)
 
 static void run_free(struct run *r)
 {
+	if (r->seccomp)
+		seccomp_release(r->seccomp);
+	seccomp_info_free(&r->seccomp_info);
+	landlock_info_free(&r->landlock);
 	policy_free(r->policy);
 	mounts_plan_free(&r->plan);
 	env_free(r->env);
@@ -235,12 +233,27 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 	rc = mounts_check_sources(&r->plan, err);
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
-	if (r->opt->record_path) {
+	if (r->opt->record_path && !r->opt->explain) {
 		*record_fd = open_record(r, err);
 		if (*record_fd < 0)
 			return *record_fd;
 	}
 	log_debug("sources checked");
+	/* The filter is built and checked here, before anything starts: a
+	 * bad rule is a policy error, not a half-built sandbox. */
+	if (!(r->opt->weaken & WEAKEN_NO_SECCOMP)) {
+		rc = seccomp_build(r->policy, &r->seccomp, &r->seccomp_info, err);
+		if (rc < 0)
+			return err_wrap(err, "policy %s", r->policy_label);
+	}
+	if (!(r->opt->weaken & WEAKEN_NO_LANDLOCK)) {
+		rc = landlock_prepare(r->policy, &r->plan, &r->landlock, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (r->opt->explain)
+		return 0;
+	log_debug("filters built");
 	rc = sandbox_prepare_init(r, err);
 	log_debug("init copied");
 	if (rc < 0)
@@ -268,9 +281,15 @@ static int run_main(int argc, char **argv)
 	for (unsigned i = 0; i < WEAKEN_COUNT; i++)
 		if (o.weaken & (1u << i))
 			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
-				weaken_warning[i]);
+				weaken_warning(1u << i));
 	rc = prepare(&r, &record_fd, &err);
 	log_debug("prepared");
+	if (rc >= 0 && o.explain) {
+		explain_print(&r, stdout);
+		run_free(&r);
+		options_free(&o);
+		return 0;
+	}
 	if (rc >= 0) {
 		block_forwarded();
 		rc = sandbox_start(&r, &err);
@@ -320,7 +339,7 @@ int main(int argc, char **argv)
 	if (fds_ensure_stdio() < 0)
 		return EXIT_LAUNCHER;
 	if (argc < 2) {
-		fputs(usage, stderr);
+		fputs("paddock: no command given (see paddock --help)\n", stderr);
 		return EXIT_LAUNCHER;
 	}
 	if (strcmp(argv[1], "run") == 0)

@@ -34,9 +34,9 @@ static cJSON *namespaces(unsigned ns)
 static const char *op_type(enum mount_op_kind k)
 {
 	static const char *const names[] = {"bind", "tmpfs", "proc", "dev", "dir", "symlink",
-					    "protect"};
+					    "protect", "pin"};
 
-	return k <= MOUNT_OP_PROTECT ? names[k] : "?";
+	return k <= MOUNT_OP_PIN ? names[k] : "?";
 }
 
 static cJSON *mounts(const struct mount_plan *plan)
@@ -70,14 +70,103 @@ static cJSON *mounts(const struct mount_plan *plan)
 	return a;
 }
 
-static cJSON *weakenings(unsigned w)
+size_t run_weakenings(const struct run *r, const char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned bit = 1; bit < (1u << WEAKEN_COUNT); bit <<= 1)
+		if ((r->opt->weaken & bit) && n < max)
+			out[n++] = weaken_name(bit);
+	if (r->policy && r->policy->seccomp_profile == POLICY_SECCOMP_NONE && n < max)
+		out[n++] = "seccomp-profile-none";
+	return n;
+}
+
+static cJSON *weakenings(const struct run *r)
+{
+	const char *w[WEAKEN_COUNT + 1];
+	size_t n = run_weakenings(r, w, WEAKEN_COUNT + 1);
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(w[i]));
+	return a;
+}
+
+static cJSON *seccomp(const struct run *r)
+{
+	const struct seccomp_info *s = &r->seccomp_info;
+	cJSON *o = cJSON_CreateObject(), *a;
+
+	if (!o)
+		return NULL;
+	cJSON_AddBoolToObject(o, "enabled", r->seccomp != NULL);
+	if (!r->seccomp)
+		return o;
+	cJSON_AddNumberToObject(o, "allowed", s->n_allowed);
+	cJSON_AddNumberToObject(o, "rules", s->n_rules);
+	cJSON_AddStringToObject(o, "bpf_sha256", s->bpf_sha256);
+	a = cJSON_AddArrayToObject(o, "denied");
+	for (size_t i = 0; a && i < s->n_denied; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(s->denied[i]));
+	return o;
+}
+
+static cJSON *access_names(uint64_t mask)
 {
 	cJSON *a = cJSON_CreateArray();
 
-	for (unsigned bit = 1; a && bit < (1u << WEAKEN_COUNT); bit <<= 1)
-		if (w & bit)
-			cJSON_AddItemToArray(a, cJSON_CreateString(weaken_name(bit)));
+	for (int b = 0; a && b < 64; b++)
+		if (mask & (1ull << b))
+			cJSON_AddItemToArray(a, cJSON_CreateString(landlock_access_name(1ull << b)));
 	return a;
+}
+
+static cJSON *ports(const uint16_t *p, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(p[i]));
+	return a;
+}
+
+static cJSON *landlock(const struct run *r)
+{
+	const struct landlock_info *l = &r->landlock;
+	cJSON *o = cJSON_CreateObject(), *a;
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "abi", l->abi);
+	cJSON_AddBoolToObject(o, "enabled", l->enabled);
+	if (r->policy)
+		cJSON_AddStringToObject(o, "mode",
+					r->policy->landlock_mode == POLICY_LANDLOCK_REQUIRED
+						? "required"
+						: "best-effort");
+	if (!l->enabled)
+		return o;
+	cJSON_AddItemToObject(o, "handled_fs", access_names(l->handled_fs));
+	a = cJSON_AddArrayToObject(o, "rules");
+	for (size_t i = 0; a && i < l->n_rules; i++) {
+		cJSON *rule = cJSON_CreateObject();
+
+		if (!rule)
+			break;
+		cJSON_AddStringToObject(rule, "path", l->rules[i].path);
+		cJSON_AddItemToObject(rule, "access", access_names(l->rules[i].access));
+		cJSON_AddItemToArray(a, rule);
+	}
+	if (l->handled_net) {
+		cJSON_AddItemToObject(o, "tcp_bind", ports(l->tcp_bind, l->n_tcp_bind));
+		cJSON_AddItemToObject(o, "tcp_connect", ports(l->tcp_connect, l->n_tcp_connect));
+	}
+	a = cJSON_AddArrayToObject(o, "scoped");
+	for (size_t i = 0; a && i < 2; i++)
+		if (l->scoped & (1ull << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(landlock_scope_name(1ull << i)));
+	return o;
 }
 
 static cJSON *killed(const struct run *r)
@@ -133,7 +222,9 @@ static cJSON *build(const struct run *r)
 	cJSON_AddStringToObject(x, "effective_sha256", r->policy ? r->policy->sha256 : "");
 	cJSON_AddItemToObject(o, "namespaces", namespaces(r->namespaces));
 	cJSON_AddItemToObject(o, "mounts", mounts(&r->plan));
-	cJSON_AddItemToObject(o, "weakenings", weakenings(r->opt->weaken));
+	cJSON_AddItemToObject(o, "weakenings", weakenings(r));
+	cJSON_AddItemToObject(o, "seccomp", seccomp(r));
+	cJSON_AddItemToObject(o, "landlock", landlock(r));
 	x = cJSON_AddArrayToObject(o, "command");
 	for (char **a = r->opt->argv; x && a && *a; a++)
 		cJSON_AddItemToArray(x, cJSON_CreateString(*a));

@@ -1,6 +1,7 @@
 /* The state of one run of paddock run, from policy to completion record. */
 #pragma once
 
+#include <stdio.h>
 #include <time.h>
 
 #include "../include/initproto.h"
@@ -25,6 +26,9 @@ struct run {
 	struct mount_plan plan;
 	struct protect_state protect;
 	char **env;
+	scmp_filter_ctx seccomp; /* NULL: no filter */
+	struct seccomp_info seccomp_info;
+	struct landlock_info landlock;
 	unsigned namespaces; /* POLICY_NS_* actually created */
 	uid_t uid_in, uid_out;
 	gid_t gid_in, gid_out;
@@ -63,3 +67,9 @@ int sandbox_find_survivors(struct run *r);
 
 /* record.c */
 int record_write(const struct run *r, int fd, struct err *err);
+/* The weakenings in effect: the --weaken knobs plus what the policy itself
+ * turns off ("seccomp-profile-none"). For the record and --explain. */
+size_t run_weakenings(const struct run *r, const char **out, size_t max);
+
+/* explain.c: paddock run --explain. */
+void explain_print(const struct run *r, FILE *f);

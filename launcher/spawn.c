@@ -168,7 +168,7 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 		return rc;
 	/* A new session without a controlling terminal: TIOCSTI into the
 	 * caller's terminal is impossible (CVE-2017-5226). */
-	if (setsid() < 0)
+	if (!(r->opt->weaken & WEAKEN_NO_NEW_SESSION) && setsid() < 0)
 		return err_sys(err, errno, "setsid");
 	/* Only 0-2, the control socket (init's fd 3) and init's memfd (fd 4,
 	 * close-on-exec) survive; every other inherited fd, including ones
@@ -185,11 +185,26 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 	log_debug("child: caps dropped");
 	if (rc < 0)
 		return rc;
+	/* Landlock needs no_new_privs (set above) or CAP_SYS_ADMIN, and the
+	 * rules are anchored on paths of the new root. */
+	if (r->landlock.enabled) {
+		rc = landlock_apply(&r->landlock, err);
+		log_debug("child: landlock applied");
+		if (rc < 0)
+			return rc;
+	}
 	/* The supervisor blocks the signals it forwards; init must start
 	 * with an empty mask so the workload inherits one. */
 	sigemptyset(&mask);
 	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
 		return err_sys(err, errno, "sigprocmask");
+	/* seccomp last: the filter would refuse the mount, namespace and
+	 * capability calls above. It allows execveat, the next call. */
+	if (r->seccomp) {
+		rc = seccomp_apply(r->seccomp, err);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 

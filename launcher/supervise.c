@@ -132,6 +132,16 @@ static void conclude(struct run *r, const siginfo_t *si)
 		r->wl_reported = true;
 		r->wl_signaled = si->si_code != CLD_EXITED;
 		r->wl_code = si->si_status;
+	} else if (si->si_code == CLD_EXITED &&
+		   si->si_status != (r->wl_signaled ? 128 + r->wl_code : r->wl_code)) {
+		/* init exits with the workload's status, and its exit status
+		 * comes from the kernel: a report that disagrees with it was
+		 * not init's. Trust the kernel and say so. */
+		snprintf(r->err.msg, sizeof(r->err.msg),
+			 "init reported %s %d but exited with %d; the report is ignored",
+			 r->wl_signaled ? "signal" : "exit", r->wl_code, si->si_status);
+		r->wl_signaled = si->si_status > 128 && si->si_status < 128 + 65;
+		r->wl_code = r->wl_signaled ? si->si_status - 128 : si->si_status;
 	}
 	if (r->expired) {
 		r->ending = ENDING_EXPIRED;

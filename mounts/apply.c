@@ -422,6 +422,27 @@ static int host_proc(int rootfd, const struct mount_op *op, struct err *err)
 	return attach(tree, rootfd, op->target, true, err);
 }
 
+/* A directory above a protected path becomes a mount point of its own, as
+ * it is (see add_pins() in plan.c). One that does not exist, or is not a
+ * directory, has nothing below it to protect: the placeholder covers it. */
+static int pin_op(int rootfd, const struct mount_op *op, struct err *err)
+{
+	cleanup_close int fd = -1, tree = -1;
+
+	fd = sys_openat2(rootfd, op->target + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+			 IN_ROOT);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
+	if (fd < 0)
+		return err_sys(err, fd, "%s: open %s", op->what, op->target);
+	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		return err_sys(err, errno, "%s: open_tree %s", op->what, op->target);
+	if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return err_sys(err, errno, "%s: pin %s", op->what, op->target);
+	return 0;
+}
+
 static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err *err)
 {
 	char proc_path[64];
@@ -467,6 +488,8 @@ static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err 
 		return r < 0 ? err_wrap(err, "%s", op->what) : 0;
 	case MOUNT_OP_PROTECT:
 		return op->skipped ? 0 : protect_op(rootfd, op, err);
+	case MOUNT_OP_PIN:
+		return pin_op(rootfd, op, err);
 	}
 	return err_set(err, EINVAL, "%s: unknown operation", op->what);
 }

@@ -18,6 +18,7 @@ enum mount_op_kind {
 	MOUNT_OP_DIR,
 	MOUNT_OP_SYMLINK,
 	MOUNT_OP_PROTECT, /* an existing path inside a bind, bound on itself read-only */
+	MOUNT_OP_PIN,	  /* a directory above a protected path, bound on itself (as is) */
 };
 
 struct mount_op {
@@ -52,8 +53,10 @@ enum mounts_plan_flags {
 };
 
 /* Turn a validated policy into the ordered operations: the policy's mounts
- * in order, then one PROTECT per protected path (which stay read-only
- * whatever the flags). The plan owns copies of its strings. -ENOMEM. */
+ * in order, then one PIN per directory between a bind's target and a
+ * protected path below it, then one PROTECT per protected path (which stay
+ * read-only whatever the flags). The plan owns copies of its strings.
+ * -ENOMEM. */
 int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out);
 void mounts_plan_free(struct mount_plan *plan);
 

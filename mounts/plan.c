@@ -47,10 +47,61 @@ void mounts_plan_free(struct mount_plan *plan)
 	plan->n = 0;
 }
 
+static bool planned(const struct mount_plan *plan, enum mount_op_kind kind, const char *target)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->ops[i].kind == kind && strcmp(plan->ops[i].target, target) == 0)
+			return true;
+	return false;
+}
+
+/* A protected path's ancestors below its bind must stay where they are:
+ * rename(2) refuses to move a mount point, but not a directory that merely
+ * has mount points below it, so "mv .git .git-old && mkdir -p .git/hooks"
+ * would step around a read-only .git/hooks. Each ancestor becomes a mount
+ * point of its own (bound on itself, nothing else changes). */
+static int add_pins(struct mount_plan *plan, size_t *cap, const char *path, size_t index)
+{
+	long b = mounts_enclosing_bind(plan, path);
+	size_t start;
+	char *copy;
+
+	if (b < 0)
+		return 0;
+	start = strlen(plan->ops[b].target);
+	for (const char *c = strchr(path + start + 1, '/'); c; c = strchr(c + 1, '/')) {
+		struct mount_op *op;
+
+		copy = strndup(path, (size_t)(c - path));
+		if (!copy)
+			return -ENOMEM;
+		if (planned(plan, MOUNT_OP_PIN, copy)) {
+			free(copy);
+			continue;
+		}
+		if (plan->n == *cap) {
+			struct mount_op *grown = realloc(plan->ops, 2 * *cap * sizeof(*grown));
+
+			if (!grown) {
+				free(copy);
+				return -ENOMEM;
+			}
+			memset(grown + *cap, 0, *cap * sizeof(*grown));
+			plan->ops = grown;
+			*cap *= 2;
+		}
+		op = &plan->ops[plan->n++];
+		op->kind = MOUNT_OP_PIN;
+		op->target = copy;
+		snprintf(op->what, sizeof(op->what), "protect[%zu]", index);
+	}
+	return 0;
+}
+
 int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 {
 	struct mount_plan plan = {0};
-	size_t total = p->n_mounts + p->n_protect;
+	size_t total = p->n_mounts + 2 * p->n_protect;
 
 	plan.ops = calloc(total ? total : 1, sizeof(*plan.ops));
 	if (!plan.ops)
@@ -76,6 +127,24 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 			mounts_plan_free(&plan);
 			return -ENOMEM;
 		}
+	}
+	if (!total)
+		total = 1;
+	for (size_t i = 0; i < p->n_protect; i++) {
+		if (add_pins(&plan, &total, p->protect[i], i) < 0) {
+			mounts_plan_free(&plan);
+			return -ENOMEM;
+		}
+	}
+	if (plan.n + p->n_protect > total) {
+		struct mount_op *grown = realloc(plan.ops, (plan.n + p->n_protect) * sizeof(*grown));
+
+		if (!grown) {
+			mounts_plan_free(&plan);
+			return -ENOMEM;
+		}
+		memset(grown + plan.n, 0, p->n_protect * sizeof(*grown));
+		plan.ops = grown;
 	}
 	/* Protected paths come last: they lie inside binds, which must be in
 	 * place first, and a read-only mount on top must not be hidden by a

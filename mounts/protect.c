@@ -10,7 +10,11 @@
  * namespace would silently detach the other sandbox's mount on it (unlink
  * of a mount point in another namespace detaches it, Linux 3.18+), so every
  * sandbox holds a shared flock() on each protected inode for its lifetime,
- * and a placeholder is removed only by whoever can take it exclusively. */
+ * and a placeholder is removed only by whoever can take it exclusively.
+ * Placeholders carry the extended attribute user.paddock.placeholder, so a
+ * sandbox that did not create one still knows it is a placeholder and the
+ * last one to end removes it (on a filesystem without user xattrs only the
+ * creator can, and one may be left behind: the record counts them). */
 #include "mounts.h"
 
 #include <fcntl.h>
@@ -20,12 +24,37 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "../include/cleanup.h"
 #include "../include/sys.h"
 
 #define NOFOLLOW_BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+#define MARK		 "user.paddock.placeholder"
+
+static bool is_placeholder(int fd)
+{
+	struct stat st;
+	char v[2];
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+	       fgetxattr(fd, MARK, v, sizeof(v)) == 1 && v[0] == '1';
+}
+
+/* A new placeholder: empty, marked, read-only. The mode is set after the
+ * mark, since writing a user xattr needs write permission. */
+static int create_placeholder(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	/* ENOTSUP: the filesystem has no user xattrs; see above. */
+	(void)fsetxattr(fd, MARK, "1", 1, 0);
+	(void)fchmod(fd, 0444);
+	return fd;
+}
 
 /* Lock an opened protected inode and check the name still points at it (a
  * concurrent cleanup may have removed it between open and lock). Returns
@@ -71,12 +100,11 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 		fd = sys_openat2(dirfd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC, NOFOLLOW_BENEATH);
 		if (fd == -ENOENT) {
 			/* The first missing component: an empty placeholder. */
-			fd = openat(dirfd, p, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				    0444);
-			if (fd < 0 && errno == EEXIST)
+			fd = create_placeholder(dirfd, p);
+			if (fd == -EEXIST)
 				return -EAGAIN;
 			if (fd < 0)
-				return err_sys(err, errno, "%s: create placeholder %s", what, rel);
+				return err_sys(err, fd, "%s: create placeholder %s", what, rel);
 			*created = true;
 			return lock_same(dirfd, p, fd);
 		}
@@ -99,6 +127,8 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 			next = lock_same(dirfd, p, fd);
 			if (next < 0)
 				close(fd);
+			else
+				*created = is_placeholder(fd); /* another sandbox's: ours too */
 			return next;
 		}
 		next = sys_openat2(dirfd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
@@ -224,6 +254,9 @@ static bool remove_placeholder(int fd, const char *path)
 	if (dirfd < 0 || fstat(fd, &a) < 0 || fstatat(dirfd, slash + 1, &b, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
 	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino || !S_ISREG(b.st_mode) || b.st_size != 0)
+		return false;
+	/* Only a marked file, unless the filesystem cannot mark (we made it). */
+	if (!is_placeholder(fd) && fgetxattr(fd, MARK, NULL, 0) != -1)
 		return false;
 	return unlinkat(dirfd, slash + 1, 0) == 0;
 }

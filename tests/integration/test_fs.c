@@ -186,22 +186,44 @@ Test(fs, canary_remount_and_bind_fail)
 	cr_assert(!h_contains(p.out_text, "umount=0\n"), H_SHOW(&p));
 }
 
+Test(fs, nested_user_namespace_is_refused)
+{
+	struct canary c;
+	struct h_proc p;
+
+	/* The default seccomp profile refuses unshare(2) and clone(2) with
+	 * namespace flags: no nested user namespace, whose capabilities would
+	 * reach kernel code an unprivileged process never sees. */
+	if (!h_exists("/usr/bin/unshare"))
+		cr_skip_test("no /usr/bin/unshare");
+	c = canary_setup();
+	canary_run(&p, &c, "unshare -Urm true; echo unshare=$?; echo x > control");
+	canary_check(&c, &p);
+	cr_assert(h_contains(p.out_text, "unshare="), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "unshare=0\n"), H_SHOW(&p));
+}
+
 Test(fs, canary_remount_in_nested_user_namespace)
 {
 	struct canary c;
 	struct h_proc p;
 
-	/* A user namespace of its own gives the workload all capabilities over
-	 * a copy of the mount table, where the read-only flag is locked. */
+	/* Without seccomp and Landlock (which refuses any mount change in its
+	 * domain), a user namespace of its own gives the workload all
+	 * capabilities over a copy of the mount table, where the read-only
+	 * flag is locked by the kernel (mount_namespaces(7)): the canary must
+	 * still hold. */
 	if (!h_exists("/usr/bin/unshare"))
 		cr_skip_test("no /usr/bin/unshare");
 	c = canary_setup();
-	canary_run(&p, &c,
-		   "unshare -Urm sh -c 'echo nested=ok; "
-		   "mount -o remount,rw,bind /canary; echo remount=$?; "
-		   "mount -o remount,rw,bind /cdir; echo remount_dir=$?; "
-		   "umount -l /canary; echo umount=$?; "
-		   "echo x > /canary; echo x > /cdir/canary' ; echo x > control");
+	H_PADDOCK(&p, c.w.ws, "run", "--weaken", "no-seccomp", "--weaken", "no-landlock", "--ro-bind",
+		  h_fmt("%s:/canary", c.file), "--ro-bind", h_fmt("%s:/cdir", c.dir), "--", "sh",
+		  "-c",
+		  "unshare -Urm sh -c 'echo nested=ok; "
+		  "mount -o remount,rw,bind /canary; echo remount=$?; "
+		  "mount -o remount,rw,bind /cdir; echo remount_dir=$?; "
+		  "umount -l /canary; echo umount=$?; "
+		  "echo x > /canary; echo x > /cdir/canary' ; echo x > control");
 	canary_check(&c, &p);
 	if (!h_contains(p.out_text, "nested=ok") && getuid() == 0)
 		h_skip("no nested user namespace for uid 0 inside: %s", p.err_text);
@@ -421,8 +443,9 @@ Test(fs, existing_git_dir_hooks_and_config_protected)
 	cr_assert_str_eq(h_read_file(h_join(git, "HEAD"), NULL), "ref: refs/heads/other\n");
 }
 
-/* BUG: a protected path below an existing directory of the workspace can be
- * bypassed by renaming that directory away. With an existing .git/ (the
+/* Regression: a protected path below an existing directory of the workspace
+ * could be bypassed by renaming that directory away (fixed by pinning the
+ * ancestors, mounts/plan.c add_pins()). With an existing .git/ (the
  * agent policy protects .git/hooks and .git/config), the workload runs
  *   mv .git .git-old && mkdir -p .git/hooks &&
  *   echo evil > .git/hooks/pre-commit && echo '[core] hooksPath=/x' > .git/config
@@ -436,7 +459,7 @@ Test(fs, existing_git_dir_hooks_and_config_protected)
  * with an existing DIR. (mounts/protect.c protects the leaf only; every
  * existing ancestor below the bind must be pinned too, e.g. by a read-only
  * or at least a mount-point bind of the first existing component.) */
-Test(fs, protected_git_survives_renaming_git_away, .disabled = true)
+Test(fs, protected_git_survives_renaming_git_away)
 {
 	struct h_world w = h_world();
 	struct h_proc p;
@@ -459,11 +482,11 @@ Test(fs, protected_git_survives_renaming_git_away, .disabled = true)
 	cr_assert(!h_contains(p.out_text, "mv=0\n"), H_SHOW(&p));
 }
 
-/* BUG: the same bypass as above, for a path protected on the command line
+/* Regression: the same bypass as above, for a path protected on the command line
  * below an existing directory. Reproduction: mkdir conf; echo original >
  * conf/key; paddock run --protect $PWD/conf/key -- sh -c 'mv conf conf-old;
  * mkdir conf; echo evil > conf/key'; cat conf/key   -> evil */
-Test(fs, protect_option_survives_renaming_the_parent_away, .disabled = true)
+Test(fs, protect_option_survives_renaming_the_parent_away)
 {
 	struct h_world w = h_world();
 	struct h_proc p;
@@ -553,7 +576,8 @@ Test(fs, two_sandboxes_same_workspace_keep_git_protected)
 	cr_assert(!h_exists(h_join(w.ws, ".git/hooks")));
 }
 
-/* BUG: placeholders are left in the workspace when two sandboxes share it
+/* Regression (fixed by the user.paddock.placeholder mark, mounts/protect.c):
+ * placeholders were left in the workspace when two sandboxes shared it
  * and the one that created them ends first. A creates the 13 placeholders
  * (.git, .bashrc, ...); B, started while A runs, finds them existing and
  * does not count them as its own; when A ends, B's shared flock keeps A
@@ -565,7 +589,7 @@ Test(fs, two_sandboxes_same_workspace_keep_git_protected)
  *   paddock run -- sh -c 'sleep 2'; wait; ls -A   # .bash_profile ... .zshrc
  * (mounts/protect.c: remove_placeholder only runs for created[k]; the
  * last holder should remove what no sandbox uses any more.) */
-Test(fs, two_sandboxes_same_workspace_leave_no_placeholders, .disabled = true)
+Test(fs, two_sandboxes_same_workspace_leave_no_placeholders)
 {
 	struct h_world w = h_world();
 	struct h_proc pa, pb;

@@ -270,12 +270,12 @@ Test(cli, unknown_command)
 	cli_error("unknown command 'bogus'", "bogus", NULL, NULL, NULL);
 }
 
-/* BUG: `paddock` with no arguments exits 125 as it should but prints the
+/* Regression: `paddock` with no arguments exited 125 as it should but printed the
  * whole 12-line usage text on stderr instead of one error line (every other
  * usage error is one line, e.g. "paddock: unknown command 'bogus' (see
  * paddock --help)"). Reproduction: `paddock; echo $?` shows 12 lines and
  * 125. (launcher/main.c: main() does fputs(usage, stderr) when argc < 2.) */
-Test(cli, no_arguments_at_all, .disabled = true)
+Test(cli, no_arguments_at_all)
 {
 	struct h_world w = h_world();
 	struct h_proc p;

@@ -210,7 +210,9 @@ Test(run, sigint_and_sigusr1_are_forwarded_too)
 
 /* ----------------------------------------------- trusting paddock-init */
 
-/* BUG: the workload can take over paddock-init (PID 1) and forge its own
+/* Regression (fixed: init is not dumpable, and the supervisor checks init's
+ * report against its exit status): the workload could take over
+ * paddock-init (PID 1) and forge its own
  * exit status and completion record. init runs with the workload's uid, is
  * dumpable, and there is neither seccomp nor Yama in the way, so any
  * process in the sandbox can ptrace PID 1 or copy its control socket (fd 3)
@@ -236,7 +238,7 @@ static const char forger_py[] = "import ctypes, os, signal, socket, sys, time\n"
 				"    sys.exit(0)\n"
 				"socket.socket(fileno=fd).send(b'exit 0')\n";
 
-Test(run, workload_cannot_forge_its_exit_status, .disabled = true)
+Test(run, workload_cannot_forge_its_exit_status)
 {
 	struct h_world w = h_world();
 	struct h_proc p;
@@ -248,11 +250,11 @@ Test(run, workload_cannot_forge_its_exit_status, .disabled = true)
 	cr_assert_str_eq(h_json(w.record, "d.get('exit_code')"), "1");
 }
 
-/* BUG: (the mechanism of the bug above) PID 1 can be ptrace-attached, and
+/* Regression (the mechanism of the bug above): PID 1 could be ptrace-attached, and
  * its fds copied with pidfd_getfd(2), by the workload. Reproduction:
  *   paddock run -- python3 -c 'import ctypes; l = ctypes.CDLL(None);
  *     print(l.ptrace(0x4206, 1, 0, 0))'    -> 0 (PTRACE_SEIZE works) */
-Test(run, init_cannot_be_ptraced_by_the_workload, .disabled = true)
+Test(run, init_cannot_be_ptraced_by_the_workload)
 {
 	struct h_world w = h_world();
 	struct h_proc p;

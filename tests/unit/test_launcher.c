@@ -52,7 +52,7 @@ Test(plan, order_and_modes)
 	struct mount_plan plan = {0};
 
 	cr_assert_eq(mounts_plan(p, 0, &plan), 0);
-	cr_assert_eq(plan.n, 6);
+	cr_assert_eq(plan.n, 7);
 	cr_assert_eq(plan.ops[0].kind, MOUNT_OP_BIND);
 	cr_assert(plan.ops[0].readonly, "binds default to read-only");
 	cr_assert_str_eq(plan.ops[0].target, "/usr", "target defaults to the source");
@@ -61,9 +61,13 @@ Test(plan, order_and_modes)
 	cr_assert_str_eq(plan.ops[2].source, "/ws", "${WORKSPACE} expanded");
 	cr_assert_not(plan.ops[2].readonly);
 	cr_assert(plan.ops[3].readonly);
-	cr_assert_eq(plan.ops[4].kind, MOUNT_OP_PROTECT, "protected paths come after mounts");
-	cr_assert(plan.ops[4].readonly);
-	cr_assert_str_eq(plan.ops[4].what, "protect[0]");
+	cr_assert_eq(plan.ops[4].kind, MOUNT_OP_PIN, "the ancestors of protected paths are pinned");
+	cr_assert_str_eq(plan.ops[4].target, "/work/.git");
+	cr_assert_not(plan.ops[4].readonly, "a pin changes nothing but renames");
+	cr_assert_eq(plan.ops[5].kind, MOUNT_OP_PROTECT, "protected paths come last");
+	cr_assert(plan.ops[5].readonly);
+	cr_assert_str_eq(plan.ops[5].what, "protect[0]");
+	cr_assert_str_eq(plan.ops[6].target, "/work/data/x", "no pin: directly below its bind");
 	cr_assert_str_eq(plan.ops[2].what, "mounts[2]");
 	mounts_plan_free(&plan);
 	policy_free(p);

@@ -1,0 +1,116 @@
+/* paddock run --explain: the effective sandbox, as it would be built, in
+ * order, without starting anything or touching the workspace. */
+#include "run.h"
+
+#include <stdio.h>
+
+static const char *const op_names[] = {"bind", "tmpfs", "proc", "dev", "dir", "symlink",
+				       "protect", "pin"};
+
+const char *landlock_scope_name(uint64_t bit)
+{
+	return bit == 1 ? "abstract_unix_socket" : bit == 2 ? "signal" : "unknown";
+}
+
+static void mount_line(const struct mount_op *op, FILE *f)
+{
+	fprintf(f, "  %-11s %-7s %s", op->what, op_names[op->kind], op->target);
+	switch (op->kind) {
+	case MOUNT_OP_BIND:
+		fprintf(f, " <- %s %s%s", op->source, op->readonly ? "ro" : "rw",
+			op->as_symlink ? " (host symlink, recreated)" : "");
+		if (op->skipped)
+			fputs(" (optional, missing: skipped)", f);
+		fputs(",nosuid,nodev,recursive", f);
+		break;
+	case MOUNT_OP_TMPFS:
+		fprintf(f, " mode=%o size=%llu nosuid,nodev", op->mode, (unsigned long long)op->size);
+		break;
+	case MOUNT_OP_PROC:
+		fputs(op->host_proc ? " host /proc bound (no pid namespace)" : " fresh procfs",
+		      f);
+		fputs(" nosuid,nodev,noexec", f);
+		break;
+	case MOUNT_OP_DEV:
+		fputs(" tmpfs ro: null zero full random urandom tty, pts (new instance), shm", f);
+		break;
+	case MOUNT_OP_DIR:
+		fprintf(f, " mode=%o", op->mode);
+		break;
+	case MOUNT_OP_SYMLINK:
+		fprintf(f, " -> %s", op->link);
+		break;
+	case MOUNT_OP_PROTECT:
+		fputs(" ro (a placeholder is created if missing)", f);
+		break;
+	case MOUNT_OP_PIN:
+		fputs(" bound on itself, so it cannot be renamed away", f);
+		break;
+	}
+	fputc('\n', f);
+}
+
+static void landlock_lines(const struct landlock_info *l, FILE *f)
+{
+	fprintf(f, "landlock: ABI %d, %s\n", l->abi, l->enabled ? "enabled" : "not applied");
+	for (size_t i = 0; l->enabled && i < l->n_rules; i++) {
+		fprintf(f, "  %s:", l->rules[i].path);
+		for (int b = 0; b < 64; b++)
+			if (l->rules[i].access & (1ull << b))
+				fprintf(f, " %s", landlock_access_name(1ull << b));
+		fputc('\n', f);
+	}
+	if (l->enabled && l->handled_net) {
+		fputs("  tcp bind:", f);
+		for (size_t i = 0; i < l->n_tcp_bind; i++)
+			fprintf(f, " %u", l->tcp_bind[i]);
+		fputs("; tcp connect:", f);
+		for (size_t i = 0; i < l->n_tcp_connect; i++)
+			fprintf(f, " %u", l->tcp_connect[i]);
+		fputc('\n', f);
+	}
+	if (l->enabled && l->scoped)
+		fprintf(f, "  scoped:%s%s\n", l->scoped & 1 ? " abstract_unix_socket" : "",
+			l->scoped & 2 ? " signal" : "");
+}
+
+void explain_print(const struct run *r, FILE *f)
+{
+	const char *w[WEAKEN_COUNT + 1];
+	size_t n = run_weakenings(r, w, WEAKEN_COUNT + 1);
+
+	fprintf(f, "policy: %s\n  sha256 %s\n  effective %s\n", r->policy_label, r->file_sha256,
+		r->policy->sha256);
+	fputs("namespaces:", f);
+	for (unsigned bit = 1; bit <= POLICY_NS_CGROUP; bit <<= 1)
+		if (r->namespaces & bit)
+			fprintf(f, " %s", policy_ns_name(bit));
+	fprintf(f, "\nids: uid %u -> %u, gid %u -> %u (inside -> outside)\n", r->uid_in,
+		r->uid_out, r->gid_in, r->gid_out);
+	fprintf(f, "hostname: %s\ncwd: %s\n", r->policy->hostname, r->policy->cwd);
+	fputs("mounts, in order (root: fresh tmpfs, read-only after setup):\n", f);
+	for (size_t i = 0; i < r->plan.n; i++)
+		mount_line(&r->plan.ops[i], f);
+	fputs("capabilities: none (effective, permitted, inheritable, ambient and bounding "
+	      "sets empty); no_new_privs\n",
+	      f);
+	fprintf(f, "session: %s\n",
+		r->opt->weaken & WEAKEN_NO_NEW_SESSION ? "the caller's (weakened)"
+						       : "new, no controlling terminal");
+	if (r->seccomp) {
+		fprintf(f, "seccomp: %u rules, %u syscalls allowed; denied:", r->seccomp_info.n_rules,
+			r->seccomp_info.n_allowed);
+		for (size_t i = 0; i < r->seccomp_info.n_denied; i++)
+			fprintf(f, " %s", r->seccomp_info.denied[i]);
+		fputc('\n', f);
+	} else {
+		fputs("seccomp: none\n", f);
+	}
+	landlock_lines(&r->landlock, f);
+	fprintf(f, "limits: ttl %llu ms, grace %llu ms\n", (unsigned long long)r->policy->ttl_ms,
+		(unsigned long long)r->policy->grace_ms);
+	fputs("weakenings:", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s", w[i]);
+	fputs(n ? "\n" : " none\n", f);
+}
