@@ -97,7 +97,7 @@ void explain_print(const struct run *r, FILE *f)
 	fprintf(f, "session: %s\n",
 		r->opt->weaken & WEAKEN_NO_NEW_SESSION ? "the caller's (weakened)"
 						       : "new, no controlling terminal");
-	if (r->seccomp) {
+	if (r->seccomp_info.enabled) {
 		fprintf(f, "seccomp: %u rules, %u syscalls allowed; denied:", r->seccomp_info.n_rules,
 			r->seccomp_info.n_allowed);
 		for (size_t i = 0; i < r->seccomp_info.n_denied; i++)

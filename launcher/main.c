@@ -175,8 +175,6 @@ static int open_record(const struct run *r, struct err *err)
 
 static void run_free(struct run *r)
 {
-	if (r->seccomp)
-		seccomp_release(r->seccomp);
 	seccomp_info_free(&r->seccomp_info);
 	landlock_info_free(&r->landlock);
 	policy_free(r->policy);
@@ -242,9 +240,14 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 	/* The filter is built and checked here, before anything starts: a
 	 * bad rule is a policy error, not a half-built sandbox. */
 	if (!(r->opt->weaken & WEAKEN_NO_SECCOMP)) {
-		rc = seccomp_build(r->policy, &r->seccomp, &r->seccomp_info, err);
+		scmp_filter_ctx ctx = NULL;
+
+		rc = seccomp_build(r->policy, &ctx, &r->seccomp_info, err);
 		if (rc < 0)
 			return err_wrap(err, "policy %s", r->policy_label);
+		/* The exported program is all the child needs. */
+		if (ctx)
+			seccomp_release(ctx);
 	}
 	if (!(r->opt->weaken & WEAKEN_NO_LANDLOCK)) {
 		rc = landlock_prepare(r->policy, &r->plan, &r->landlock, err);

@@ -100,8 +100,8 @@ static cJSON *seccomp(const struct run *r)
 
 	if (!o)
 		return NULL;
-	cJSON_AddBoolToObject(o, "enabled", r->seccomp != NULL);
-	if (!r->seccomp)
+	cJSON_AddBoolToObject(o, "enabled", s->enabled);
+	if (!s->enabled)
 		return o;
 	cJSON_AddNumberToObject(o, "allowed", s->n_allowed);
 	cJSON_AddNumberToObject(o, "rules", s->n_rules);

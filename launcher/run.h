@@ -26,7 +26,6 @@ struct run {
 	struct mount_plan plan;
 	struct protect_state protect;
 	char **env;
-	scmp_filter_ctx seccomp; /* NULL: no filter */
 	struct seccomp_info seccomp_info;
 	struct landlock_info landlock;
 	unsigned namespaces; /* POLICY_NS_* actually created */

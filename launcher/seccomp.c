@@ -17,7 +17,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../include/cleanup.h"
@@ -493,8 +496,9 @@ static int set_attrs(scmp_filter_ctx ctx, struct err *err)
 
 /* SHA-256 of the BPF program libseccomp generates, for the record: the
  * same policy and libseccomp give the same digest. */
-static int bpf_digest(scmp_filter_ctx ctx, char out[65], struct err *err)
+static int bpf_digest(scmp_filter_ctx ctx, struct seccomp_info *info, struct err *err)
 {
+	char *out = info->bpf_sha256;
 	unsigned char digest[SHA256_DIGEST_LEN];
 	cleanup_close int fd = -1;
 	cleanup_free char *buf = NULL;
@@ -519,6 +523,8 @@ static int bpf_digest(scmp_filter_ctx ctx, char out[65], struct err *err)
 		return err_sys(err, n < 0 ? errno : EIO, "seccomp: read the exported filter");
 	sha256(buf, (size_t)size, digest);
 	sha256_hex(digest, out);
+	info->bpf_len = (size_t)size;
+	info->bpf = take_ptr(&buf);
 	return 0;
 }
 
@@ -600,7 +606,7 @@ int seccomp_build(const struct policy *p, scmp_filter_ctx *out, struct seccomp_i
 	if (r >= 0)
 		r = add_table(&b);
 	if (r >= 0)
-		r = bpf_digest(ctx, built.bpf_sha256, err);
+		r = bpf_digest(ctx, &built, err);
 	if (r >= 0)
 		r = list_denied(&b, &built);
 	if (r < 0) {
@@ -622,6 +628,7 @@ void seccomp_info_free(struct seccomp_info *info)
 	for (size_t i = 0; i < info->n_denied; i++)
 		free(info->denied[i]);
 	free(info->denied);
+	free(info->bpf);
 	*info = (struct seccomp_info){0};
 }
 
@@ -638,5 +645,25 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err)
 	r = seccomp_load(ctx);
 	if (r < 0)
 		return err_sys(err, r, "seccomp: load the filter");
+	return 0;
+}
+
+int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err)
+{
+	struct sock_fprog prog = {
+		.len = (unsigned short)(info->bpf_len / sizeof(struct sock_filter)),
+		.filter = info->bpf,
+	};
+
+	if (!info->enabled)
+		return 0;
+	if (!info->bpf || info->bpf_len % sizeof(struct sock_filter) || prog.len == 0 ||
+	    info->bpf_len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return err_set(err, EINVAL, "seccomp: no valid program to load");
+	/* seccomp(2) rather than prctl(2): the same filter mode, with errors
+	 * that say more. No flags: no thread sync (we are single-threaded),
+	 * no logging changes. Needs no_new_privs, set by caps_drop_all(). */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return err_sys(err, errno, "seccomp: load the filter");
 	return 0;
 }

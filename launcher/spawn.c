@@ -200,11 +200,9 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 		return err_sys(err, errno, "sigprocmask");
 	/* seccomp last: the filter would refuse the mount, namespace and
 	 * capability calls above. It allows execveat, the next call. */
-	if (r->seccomp) {
-		rc = seccomp_apply(r->seccomp, err);
-		if (rc < 0)
-			return rc;
-	}
+	rc = seccomp_apply_bpf(&r->seccomp_info, err);
+	if (rc < 0)
+		return rc;
 	return 0;
 }
 

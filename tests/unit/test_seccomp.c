@@ -753,3 +753,52 @@ Test(seccomp, programs_run)
 	if (access(py[0], X_OK) == 0)
 		expect_result(default_policy, try_exec, py, 0, "python3");
 }
+
+/* The launcher loads the program exported in the parent, not the
+ * libseccomp context: the same defences must hold through that path. */
+Test(seccomp, exported_program_loads_and_blocks)
+{
+	struct policy *p = NULL;
+	struct seccomp_info info = {0};
+	scmp_filter_ctx ctx = NULL;
+	struct err err = {0};
+	const char *json = "{\"version\":1,\"seccomp\":{\"profile\":\"default\"}}";
+	const struct policy_vars v = {.workspace = "/ws", .home = "/h", .pwd = "/p"};
+	int status = 0;
+	pid_t pid;
+
+	cr_assert_eq(policy_load_buffer(json, strlen(json), &v, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(seccomp_build(p, &ctx, &info, &err), 0, "%s", err.msg);
+	seccomp_release(ctx);
+	cr_assert_not_null(info.bpf);
+	cr_assert_eq(info.bpf_len % 8, 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (seccomp_apply_bpf(&info, &err) < 0)
+			_exit(10);
+		if (syscall(SYS_clone3, NULL, 0) != -1 || errno != ENOSYS)
+			_exit(11);
+		if (syscall(SYS_unshare, CLONE_NEWUSER) != -1 || errno != EPERM)
+			_exit(12);
+		if (syscall(SYS_getppid) <= 0)
+			_exit(13);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	seccomp_info_free(&info);
+	policy_free(p);
+}
+
+Test(seccomp, exported_program_absent_is_not_loaded)
+{
+	struct seccomp_info info = {0};
+	struct err err = {0};
+
+	cr_assert_eq(seccomp_apply_bpf(&info, &err), 0, "a disabled filter loads nothing");
+	info.enabled = true;
+	cr_assert_eq(seccomp_apply_bpf(&info, &err), -EINVAL, "enabled without a program");
+	cr_assert(strstr(err.msg, "no valid program"));
+}
