@@ -107,8 +107,19 @@ void explain_print(const struct run *r, FILE *f)
 		fputs("seccomp: none\n", f);
 	}
 	landlock_lines(&r->landlock, f);
-	fprintf(f, "limits: ttl %llu ms, grace %llu ms\n", (unsigned long long)r->policy->ttl_ms,
+	fprintf(f, "limits: ttl %llu ms, grace %llu ms", (unsigned long long)r->policy->ttl_ms,
 		(unsigned long long)r->policy->grace_ms);
+	for (int i = 0; i < POLICY_RLIMIT_COUNT; i++) {
+		const struct policy_rlimit_value *v = &r->policy->rlimits[i];
+
+		if (!v->set)
+			continue;
+		if (v->value == POLICY_UNLIMITED)
+			fprintf(f, ", %s unlimited", policy_rlimit_name(i));
+		else
+			fprintf(f, ", %s %llu", policy_rlimit_name(i), (unsigned long long)v->value);
+	}
+	fputc('\n', f);
 	fputs("weakenings:", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, " %s", w[i]);
