@@ -109,9 +109,14 @@ demo: deps
 	$(MAKE) all
 	@./contrib/demo.sh
 
+$(B)/seccomp_bench: bench/seccomp_bench.c $(B)/libpaddock.a
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
 bench: deps
-	$(MAKE) all
+	$(MAKE) all $(B)/seccomp_bench
 	@./bench/startup.sh
+	@{ echo; echo "## seccomp overhead (bench/seccomp_bench.c)"; echo; echo '```'; \
+	  $(B)/seccomp_bench; echo '```'; } | tee -a bench/results.md
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
