@@ -103,7 +103,8 @@ static const char *const allowed[] = {
     "sched_get_priority_min", "sched_rr_get_interval", "sched_getattr", "sched_setattr",
     "getcpu", "ioprio_get", "ioprio_set",
     /* waiting */
-    "futex", "futex_waitv", "poll", "ppoll", "select", "_newselect", "pselect6",
+    "futex", "futex_waitv", "futex_wake", "futex_wait", "futex_requeue", "fchmodat2", "cachestat",
+    "map_shadow_stack", "poll", "ppoll", "select", "_newselect", "pselect6",
     "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
     "epoll_pwait2", "eventfd", "eventfd2", "inotify_init", "inotify_init1",
     "inotify_add_watch", "inotify_rm_watch", "pipe", "pipe2",
@@ -354,6 +355,35 @@ static int add_conditional(struct builder *b, const char *name, int nr)
 	return r;
 }
 
+/* System calls newer than this libseccomp (it cannot name them, so they
+ * are in no table here) answer ENOSYS rather than the default EPERM: libc
+ * and programs treat ENOSYS as "the kernel is older, fall back" (glibc's
+ * fchmodat2 to fchmodat, for one), EPERM as a hard failure. Both deny. The
+ * range covers the numbers allocated after clone3 (435) on x86_64, up to a
+ * margin past Linux 6.18. */
+#define NEWER_FIRST 435
+#define NEWER_LAST  480
+
+static int add_newer(struct builder *b)
+{
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
+		return 0;
+	for (int nr = NEWER_FIRST; nr <= NEWER_LAST; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+		int r;
+
+		if (name) {
+			free(name); /* known to libseccomp: the tables decide */
+			continue;
+		}
+		r = seccomp_rule_add(b->ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+		if (r < 0)
+			return err_sys(b->err, r, "seccomp: ENOSYS rule for syscall %d", nr);
+		b->n_rules++;
+	}
+	return 0;
+}
+
 static int add_table(struct builder *b)
 {
 	int nr, r;
@@ -379,7 +409,7 @@ static int add_table(struct builder *b)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return add_newer(b);
 }
 
 /* The number of a policy's syscall name on this architecture. */

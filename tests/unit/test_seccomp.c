@@ -802,3 +802,41 @@ Test(seccomp, exported_program_absent_is_not_loaded)
 	cr_assert_eq(seccomp_apply_bpf(&info, &err), -EINVAL, "enabled without a program");
 	cr_assert(strstr(err.msg, "no valid program"));
 }
+
+/* Calls newer than libseccomp's table answer ENOSYS, so libc falls back to
+ * the older call instead of failing hard; harmless new variants of allowed
+ * calls are allowed. */
+Test(seccomp, newer_syscalls_are_enosys_and_fchmodat2_is_allowed)
+{
+	struct policy *p = NULL;
+	struct seccomp_info info = {0};
+	scmp_filter_ctx ctx = NULL;
+	struct err err = {0};
+	const char *json = "{\"version\":1}";
+	const struct policy_vars v = {.workspace = "/ws", .home = "/h", .pwd = "/p"};
+	int status = 0;
+	pid_t pid;
+
+	cr_assert_eq(policy_load_buffer(json, strlen(json), &v, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(seccomp_build(p, &ctx, &info, &err), 0, "%s", err.msg);
+	seccomp_release(ctx);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (seccomp_apply_bpf(&info, &err) < 0)
+			_exit(10);
+		/* 462 is mseal (Linux 6.10), unknown to libseccomp 2.5.4. */
+		if (syscall(462, 0, 0, 0) != -1 || errno != ENOSYS)
+			_exit(11);
+		/* fchmodat2 (452) on a missing path: the kernel's answer. */
+		if (syscall(452, AT_FDCWD, "/nonexistent/x", 0644, 0) != -1 ||
+		    (errno != ENOENT && errno != ENOSYS))
+			_exit(12);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	seccomp_info_free(&info);
+	policy_free(p);
+}
