@@ -83,6 +83,8 @@ int mounts_apply(struct mount_plan *plan, struct err *err);
  * plan: every read-only bind and protected path must be mounted read-only.
  * -EPERM with err naming the first offender. */
 int mounts_verify(const struct mount_plan *plan, struct err *err);
+/* The same check against mountinfo text (unit tests). */
+int mounts_verify_text(const struct mount_plan *plan, const char *mountinfo, struct err *err);
 
 /* Supervisor side, before the sandbox starts: make every protected path
  * exist so a read-only mount can cover it. A missing path gets an empty

@@ -30,17 +30,15 @@ struct entry {
 	bool ro;
 };
 
-/* Read the mount table once: mount points and their read-only flag, in
- * mount order (later entries stack on top of earlier ones). */
-static int read_table(struct entry **out, size_t *n_out)
+/* Read a mount table in mountinfo format once: mount points and their
+ * read-only flag, in mount order (later entries stack on top of earlier
+ * ones). */
+static int read_table(FILE *f, struct entry **out, size_t *n_out)
 {
-	cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
 	cleanup_free char *line = NULL;
 	struct entry *t = NULL;
 	size_t cap = 0, n = 0;
 
-	if (!f)
-		return -errno;
 	while (getline(&line, &cap, f) > 0) {
 		char mnt[4096], opts[1024];
 		struct entry *grown;
@@ -95,17 +93,35 @@ static int check(const struct mount_plan *plan, const struct entry *t, size_t n,
 	return 0;
 }
 
-int mounts_verify(const struct mount_plan *plan, struct err *err)
+static int verify_file(const struct mount_plan *plan, FILE *f, struct err *err)
 {
 	struct entry *t = NULL;
 	size_t n = 0;
-	int r = read_table(&t, &n);
+	int r = read_table(f, &t, &n);
 
 	if (r < 0)
-		return err_sys(err, r, "read /proc/self/mountinfo");
+		return err_sys(err, r, "read the mount table");
 	r = check(plan, t, n, err);
 	for (size_t i = 0; i < n; i++)
 		free(t[i].path);
 	free(t);
 	return r;
+}
+
+int mounts_verify(const struct mount_plan *plan, struct err *err)
+{
+	cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return err_sys(err, errno, "open /proc/self/mountinfo");
+	return verify_file(plan, f, err);
+}
+
+int mounts_verify_text(const struct mount_plan *plan, const char *mountinfo, struct err *err)
+{
+	cleanup_fclose FILE *f = fmemopen((void *)mountinfo, strlen(mountinfo), "r");
+
+	if (!f)
+		return err_sys(err, errno, "fmemopen");
+	return verify_file(plan, f, err);
 }

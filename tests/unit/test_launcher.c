@@ -271,3 +271,79 @@ Test(args, weaken_names_round_trip)
 	}
 	cr_assert_str_eq(weaken_name(WEAKEN_NO_PIDNS), "no-pidns");
 }
+
+/* The check that aborts a run: the kernel's mount table against the plan. */
+static const char verify_policy[] =
+	"{\"version\":1,\"mounts\":[{\"type\":\"bind\",\"source\":\"/usr\"},"
+	"{\"type\":\"bind\",\"source\":\"/ws\",\"mode\":\"rw\"}],"
+	"\"protect\":[\"/ws/.bashrc\"]}";
+
+static int verify(const char *table, struct err *err)
+{
+	struct policy *p = load(verify_policy);
+	struct mount_plan plan = {0};
+	int r;
+
+	cr_assert_eq(mounts_plan(p, 0, &plan), 0);
+	r = mounts_verify_text(&plan, table, err);
+	mounts_plan_free(&plan);
+	policy_free(p);
+	return r;
+}
+
+#define ROOT_RO "60 40 0:40 / / ro,nosuid,nodev - tmpfs none rw\n"
+#define USR(o)	"61 60 254:0 /usr /usr " o ",nosuid,nodev - ext4 /dev/vda rw\n"
+#define WS	"62 60 254:0 /ws /ws rw,nosuid,nodev - ext4 /dev/vda rw\n"
+#define RC(o)	"63 62 254:0 /ws/.bashrc /ws/.bashrc " o " - ext4 /dev/vda rw\n"
+
+Test(plan, verify_accepts_the_planned_table)
+{
+	struct err err = {0};
+
+	cr_assert_eq(verify(ROOT_RO USR("ro") WS RC("ro"), &err), 0, "%s", err.msg);
+}
+
+Test(plan, verify_refuses_a_writable_read_only_bind)
+{
+	struct err err = {0};
+
+	cr_assert_eq(verify(ROOT_RO USR("rw") WS RC("ro"), &err), -EPERM);
+	cr_assert_str_eq(err.msg, "mounts[0]: /usr is writable but planned read-only");
+}
+
+Test(plan, verify_refuses_a_writable_protected_path_and_root)
+{
+	struct err err = {0};
+
+	cr_assert_eq(verify(ROOT_RO USR("ro") WS RC("rw"), &err), -EPERM);
+	cr_assert(strstr(err.msg, "protect[0]: /ws/.bashrc is writable"), "%s", err.msg);
+	cr_assert_eq(verify("60 40 0:40 / / rw - tmpfs none rw\n" USR("ro") WS RC("ro"), &err),
+		     -EPERM);
+	cr_assert_str_eq(err.msg, "the new root is writable");
+}
+
+Test(plan, verify_uses_the_topmost_mount_and_needs_every_mount)
+{
+	struct err err = {0};
+
+	/* A writable mount stacked on top of the read-only one wins. */
+	cr_assert_eq(verify(ROOT_RO USR("ro") USR("rw") WS RC("ro"), &err), -EPERM);
+	cr_assert_eq(verify(ROOT_RO USR("rw") USR("ro") WS RC("ro"), &err), 0, "%s", err.msg);
+	cr_assert_lt(verify(ROOT_RO WS RC("ro"), &err), 0);
+	cr_assert(strstr(err.msg, "/usr is not mounted"), "%s", err.msg);
+}
+
+Test(plan, verify_unescapes_mount_points)
+{
+	static const char policy_sp[] =
+		"{\"version\":1,\"mounts\":[{\"type\":\"bind\",\"source\":\"/a b\"}]}";
+	struct policy *p = load(policy_sp);
+	struct mount_plan plan = {0};
+	struct err err = {0};
+
+	cr_assert_eq(mounts_plan(p, 0, &plan), 0);
+	cr_assert_eq(mounts_verify_text(&plan, ROOT_RO "61 60 0:1 / /a\\040b ro - x y ro\n", &err),
+		     0, "%s", err.msg);
+	mounts_plan_free(&plan);
+	policy_free(p);
+}
