@@ -31,7 +31,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null)
 
 CORE_SRC := $(wildcard policy/*.c) $(wildcard mounts/*.c) \
-	    $(filter-out launcher/main.c,$(wildcard launcher/*.c))
+	    $(filter-out launcher/main.c launcher/seccomp_default.c,$(wildcard launcher/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 INIT_SRC := $(wildcard init/*.c)
 INIT_OBJ := $(INIT_SRC:%.c=$(B)/%.o)
@@ -58,7 +58,20 @@ $(B)/launcher/default_policy.o: launcher/default_policy.S contrib/policies/agent
 $(B)/libpaddock.a: $(CORE_OBJ) $(B)/launcher/default_policy.o
 	ar rcs $@ $^
 
-$(B)/paddock: $(B)/launcher/main.o $(B)/libpaddock.a
+# The default seccomp profile, compiled at build time by the launcher's own
+# code and embedded (launcher/seccomp_default.h).
+$(B)/gen_seccomp_default: launcher/gen/seccomp_default.c $(B)/libpaddock.a
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+$(B)/gen/default_seccomp.c: $(B)/gen_seccomp_default
+	@mkdir -p $(dir $@)
+	$< $@
+
+$(B)/gen/default_seccomp.o: $(B)/gen/default_seccomp.c
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(B)/paddock: $(B)/launcher/main.o $(B)/launcher/seccomp_default.o $(B)/gen/default_seccomp.o \
+		$(B)/libpaddock.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # paddock-init is static (libc only) and copied into a memfd at every start:
@@ -84,6 +97,11 @@ else
 $(B)/paddock-init: $(INIT_OBJ)
 	$(CC) $(LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
 endif
+
+$(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
+		$(B)/launcher/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libpaddock.a
 	@mkdir -p $(dir $@)

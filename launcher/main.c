@@ -19,6 +19,7 @@
 #include "../include/exitcodes.h"
 #include "../include/log.h"
 #include "../policy/sha256.h"
+#include "seccomp_default.h"
 
 extern char **environ;
 extern const char paddock_default_policy[];
@@ -239,7 +240,12 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 	log_debug("sources checked");
 	/* The filter is built and checked here, before anything starts: a
 	 * bad rule is a policy error, not a half-built sandbox. */
-	if (!(r->opt->weaken & WEAKEN_NO_SECCOMP)) {
+	if (!(r->opt->weaken & WEAKEN_NO_SECCOMP) && seccomp_default_applies(r->policy)) {
+		/* The default profile was compiled at build time by the same
+		 * code (tests/unit/test_seccomp_default.c checks they agree). */
+		if (seccomp_default_info(&r->seccomp_info) < 0)
+			return err_set(err, ENOMEM, "out of memory");
+	} else if (!(r->opt->weaken & WEAKEN_NO_SECCOMP)) {
 		scmp_filter_ctx ctx = NULL;
 
 		rc = seccomp_build(r->policy, &ctx, &r->seccomp_info, err);
