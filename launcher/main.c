@@ -265,9 +265,7 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 	log_debug("filters built");
 	rc = sandbox_prepare_init(r, err);
 	log_debug("init copied");
-	if (rc < 0)
-		return rc;
-	return mounts_protect_prepare(&r->plan, &r->protect, err);
+	return rc;
 }
 
 static int run_main(int argc, char **argv)
@@ -302,6 +300,9 @@ static int run_main(int argc, char **argv)
 	if (rc >= 0) {
 		block_forwarded();
 		rc = sandbox_start(&r, &err);
+		if (rc >= 0)
+			rc = sandbox_protect(&r, &err);
+		log_debug("protected paths prepared");
 		if (rc < 0 && r.pidfd >= 0) {
 			/* The child waits for "go"; it must not outlive us. */
 			pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0);

@@ -58,6 +58,7 @@ struct run {
 /* spawn.c */
 int sandbox_prepare_init(struct run *r, struct err *err);
 int sandbox_start(struct run *r, struct err *err);
+int sandbox_protect(struct run *r, struct err *err);
 
 /* supervise.c: wait for the end, forwarding signals and enforcing the TTL. */
 int sandbox_supervise(struct run *r, struct err *err);

@@ -116,6 +116,26 @@ static int set_rlimits(const struct policy *p, struct err *err)
 	return 0;
 }
 
+/* The protected paths, prepared by the supervisor while we mount the rest:
+ * one "protect LINE" per PROTECT op, then "protect-done". */
+static int receive_protect(struct mount_plan *plan, void *arg, struct err *err)
+{
+	int ctl = *(int *)arg;
+	char buf[INITPROTO_MAX + 1];
+
+	for (;;) {
+		ssize_t n = recv(ctl, buf, INITPROTO_MAX, 0);
+
+		if (n <= 0)
+			return err_set(err, EPIPE, "the supervisor went away during setup");
+		buf[n] = '\0';
+		if (strcmp(buf, "protect-done") == 0)
+			return 0;
+		if (strncmp(buf, "protect ", 8) != 0 || mounts_protect_decode(plan, buf + 8) < 0)
+			return err_set(err, EPROTO, "bad protect message from the supervisor");
+	}
+}
+
 static int wait_go(int ctl, struct err *err)
 {
 	char buf[8];
@@ -143,7 +163,7 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 	if (rc < 0)
 		return rc;
 	log_debug("child: go");
-	rc = mounts_apply(&r->plan, err);
+	rc = mounts_apply(&r->plan, receive_protect, ctl, err);
 	log_debug("child: mounted");
 	if (rc < 0)
 		return rc;
@@ -286,5 +306,29 @@ int sandbox_start(struct run *r, struct err *err)
 		return rc;
 	if (send(r->ctl, "go", 2, MSG_NOSIGNAL) != 2)
 		return err_sys(err, errno, "release the sandbox");
+	return 0;
+}
+
+/* Prepare the protected paths (placeholders, locks) while the child mounts
+ * everything else, then hand it what it needs to mount them. */
+int sandbox_protect(struct run *r, struct err *err)
+{
+	char msg[INITPROTO_MAX];
+	int rc;
+
+	rc = mounts_protect_prepare(&r->plan, &r->protect, err);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < r->plan.n; i++) {
+		if (r->plan.ops[i].kind != MOUNT_OP_PROTECT)
+			continue;
+		memcpy(msg, "protect ", 8);
+		if (mounts_protect_encode(&r->plan, i, msg + 8, sizeof(msg) - 8) < 0)
+			return err_set(err, ENOSPC, "protect message too long");
+		if (send(r->ctl, msg, strlen(msg), MSG_NOSIGNAL) < 0)
+			return err_sys(err, errno, "send protect message");
+	}
+	if (send(r->ctl, "protect-done", 12, MSG_NOSIGNAL) != 12)
+		return err_sys(err, errno, "send protect message");
 	return 0;
 }

@@ -502,7 +502,8 @@ static void close_trees(struct tree *trees, size_t n)
 	free(trees);
 }
 
-static int build(struct mount_plan *plan, struct tree *trees, struct err *err)
+static int build(struct mount_plan *plan, struct tree *trees, mounts_protect_cb cb, void *arg,
+		 struct err *err)
 {
 	cleanup_close int root = -1;
 	int r;
@@ -526,6 +527,14 @@ static int build(struct mount_plan *plan, struct tree *trees, struct err *err)
 	if (move_mount(root, "", AT_FDCWD, "/tmp", MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return err_sys(err, errno, "attach the new root on /tmp");
 	for (size_t i = 0; i < plan->n; i++) {
+		enum mount_op_kind k = plan->ops[i].kind;
+
+		if (cb && (k == MOUNT_OP_PIN || k == MOUNT_OP_PROTECT)) {
+			r = cb(plan, arg, err);
+			if (r < 0)
+				return r;
+			cb = NULL;
+		}
 		r = apply_op(root, &plan->ops[i], &trees[i], err);
 		if (r < 0)
 			return r;
@@ -550,7 +559,8 @@ static int build(struct mount_plan *plan, struct tree *trees, struct err *err)
 	return 0;
 }
 
-int mounts_apply(struct mount_plan *plan, struct err *err)
+int mounts_apply(struct mount_plan *plan, mounts_protect_cb before_protect, void *arg,
+		 struct err *err)
 {
 	struct tree *trees = calloc(plan->n ? plan->n : 1, sizeof(*trees));
 	int r;
@@ -559,7 +569,7 @@ int mounts_apply(struct mount_plan *plan, struct err *err)
 		return err_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < plan->n; i++)
 		trees[i].fd = -1;
-	r = build(plan, trees, err);
+	r = build(plan, trees, before_protect, arg, err);
 	close_trees(trees, plan->n);
 	return r;
 }

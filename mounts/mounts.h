@@ -77,7 +77,13 @@ int mounts_check_sources(struct mount_plan *plan, struct err *err);
  * root on a tmpfs from the plan, mount /proc, pivot_root into it and detach
  * the old root. Ends with the process's root and cwd at the new "/". Errors
  * name the operation ("mounts[3] /usr: open_tree: ..."). */
-int mounts_apply(struct mount_plan *plan, struct err *err);
+/* before_protect, when not NULL, is called once, just before the first PIN
+ * or PROTECT operation: the supervisor prepares protected paths while the
+ * child builds the rest, and this is where the child takes in the result
+ * (mounts_protect_decode()). */
+typedef int (*mounts_protect_cb)(struct mount_plan *plan, void *arg, struct err *err);
+int mounts_apply(struct mount_plan *plan, mounts_protect_cb before_protect, void *arg,
+		 struct err *err);
 
 /* Compare the mount table the process sees (/proc/self/mountinfo) with the
  * plan: every read-only bind and protected path must be mounted read-only.
@@ -97,6 +103,12 @@ struct protect_state {
 	size_t n;
 };
 int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, struct err *err);
+/* What the child needs of that preparation, one line per PROTECT op:
+ * "INDEX SKIPPED TARGETLEN DEV INO". encode writes the line for op i into
+ * buf (-ENOSPC); decode applies one such line to the child's copy of the
+ * plan (-EINVAL for anything malformed or out of range). */
+int mounts_protect_encode(const struct mount_plan *plan, size_t i, char *buf, size_t size);
+int mounts_protect_decode(struct mount_plan *plan, const char *line);
 /* Remove placeholders we created that no other sandbox holds, close fds.
  * Returns the number of placeholders left behind because they were in use. */
 int mounts_protect_release(struct protect_state *st);

@@ -281,3 +281,35 @@ int mounts_protect_release(struct protect_state *st)
 	st->n = 0;
 	return left;
 }
+
+int mounts_protect_encode(const struct mount_plan *plan, size_t i, char *buf, size_t size)
+{
+	const struct mount_op *op = &plan->ops[i];
+	int n = snprintf(buf, size, "%zu %d %zu %llu %llu", i, op->skipped ? 1 : 0,
+			 strlen(op->target), (unsigned long long)op->dev,
+			 (unsigned long long)op->ino);
+
+	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
+}
+
+int mounts_protect_decode(struct mount_plan *plan, const char *line)
+{
+	unsigned long long dev, ino;
+	size_t i, len;
+	int skipped, used = 0;
+	struct mount_op *op;
+
+	if (sscanf(line, "%zu %d %zu %llu %llu%n", &i, &skipped, &len, &dev, &ino, &used) != 5 ||
+	    line[used] != '\0' || i >= plan->n || (skipped != 0 && skipped != 1))
+		return -EINVAL;
+	op = &plan->ops[i];
+	/* Only ever shortened to a prefix ending at a component boundary. */
+	if (op->kind != MOUNT_OP_PROTECT || len > strlen(op->target) || len < 2 ||
+	    (op->target[len] != '\0' && op->target[len] != '/'))
+		return -EINVAL;
+	op->target[len] = '\0';
+	op->skipped = skipped;
+	op->dev = (dev_t)dev;
+	op->ino = (ino_t)ino;
+	return 0;
+}

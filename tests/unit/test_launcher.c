@@ -347,3 +347,36 @@ Test(plan, verify_unescapes_mount_points)
 	mounts_plan_free(&plan);
 	policy_free(p);
 }
+
+/* What the supervisor tells the child about protected paths: only ever a
+ * shortening of a PROTECT op's own target at a component boundary. */
+Test(plan, protect_messages_round_trip_and_refuse_garbage)
+{
+	struct policy *p = load(two_binds);
+	struct mount_plan a = {0}, b = {0};
+	char line[128];
+
+	cr_assert_eq(mounts_plan(p, 0, &a), 0);
+	cr_assert_eq(mounts_plan(p, 0, &b), 0);
+	cr_assert_eq(a.ops[5].kind, MOUNT_OP_PROTECT);
+	a.ops[5].target[strlen("/work/.git")] = '\0'; /* the first missing component */
+	a.ops[5].dev = 42;
+	a.ops[5].ino = 4242;
+	cr_assert_gt(mounts_protect_encode(&a, 5, line, sizeof(line)), 0);
+	cr_assert_eq(mounts_protect_decode(&b, line), 0, "%s", line);
+	cr_assert_str_eq(b.ops[5].target, "/work/.git");
+	cr_assert_eq(b.ops[5].ino, 4242);
+	cr_assert_eq(b.ops[5].dev, 42);
+	cr_assert_lt(mounts_protect_encode(&a, 5, line, 4), 0, "too small a buffer");
+	cr_assert_eq(mounts_protect_decode(&b, "0 0 4 1 1"), -EINVAL, "not a PROTECT op");
+	cr_assert_eq(mounts_protect_decode(&b, "99 0 4 1 1"), -EINVAL, "out of range");
+	cr_assert_eq(mounts_protect_decode(&b, "6 0 7 1 1"), -EINVAL, "not at a boundary");
+	cr_assert_eq(mounts_protect_decode(&b, "6 0 99 1 1"), -EINVAL, "longer than the target");
+	cr_assert_eq(mounts_protect_decode(&b, "6 2 5 1 1"), -EINVAL, "skipped is 0 or 1");
+	cr_assert_eq(mounts_protect_decode(&b, "6 0 5 1 1 x"), -EINVAL, "trailing text");
+	cr_assert_eq(mounts_protect_decode(&b, ""), -EINVAL);
+	cr_assert_str_eq(b.ops[6].target, "/work/data/x", "refused lines change nothing");
+	mounts_plan_free(&a);
+	mounts_plan_free(&b);
+	policy_free(p);
+}
