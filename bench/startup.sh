@@ -45,7 +45,13 @@ lines = ["# Start-up benchmark", "",
 for name in ("paddock", "unshare", "bwrap"):
     lines.append(f"| {name} | {med[name]:.2f} | {p / med[name]:.2f}x |")
 lines += ["", f"Aim: paddock at most 1.5x unshare (now {p / med['unshare']:.2f}x) "
-          f"and faster than bwrap (now {p / med['bwrap']:.2f}x of bwrap)."]
+          f"and faster than bwrap (now {p / med['bwrap']:.2f}x of bwrap).", "",
+          "What paddock does that the other two do not, on this path: a seccomp filter "
+          "(embedded, compiled at build time), Landlock rules, 14 protected paths "
+          "(placeholders created and removed on the host, prepared while the child "
+          "mounts), /proc masking (9 extra mounts), the mount-table check, paddock-init "
+          "copied into a sealed memfd, and the scan of /proc for survivors at the end. "
+          "`PADDOCK_DEBUG=1 paddock run -- /bin/true` prints a timestamp per step."]
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
