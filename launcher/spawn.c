@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../include/cleanup.h"
@@ -116,6 +118,21 @@ static int set_rlimits(const struct policy *p, struct err *err)
 	return 0;
 }
 
+static int enter_cwd(const char *cwd, struct err *err)
+{
+	int fd = sys_openat2(AT_FDCWD, cwd, O_PATH | O_DIRECTORY | O_CLOEXEC,
+			     RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+
+	if (fd < 0)
+		return err_sys(err, fd, "cwd %s", cwd);
+	if (fchdir(fd) < 0) {
+		close(fd);
+		return err_sys(err, errno, "cwd %s", cwd);
+	}
+	close(fd);
+	return 0;
+}
+
 /* The protected paths, prepared by the supervisor while we mount the rest:
  * one "protect LINE" per PROTECT op, then "protect-done". */
 static int receive_protect(struct mount_plan *plan, void *arg, struct err *err)
@@ -180,9 +197,13 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 			return rc;
 	}
 	log_debug("child: net up");
-	/* The cwd is inside the new root (CVE-2024-21626 leaked a host cwd). */
-	if (chdir(p->cwd) < 0)
-		return err_sys(err, errno, "cwd %s", p->cwd);
+	/* The cwd is inside the new root (CVE-2024-21626 leaked a host cwd).
+	 * Resolved in the root and without magic links: "/proc/self/fd/N"
+	 * would otherwise follow an fd inherited from the caller out to the
+	 * host, before those fds are closed below. */
+	rc = enter_cwd(p->cwd, err);
+	if (rc < 0)
+		return rc;
 	rc = set_rlimits(p, err);
 	if (rc < 0)
 		return rc;
@@ -309,26 +330,50 @@ int sandbox_start(struct run *r, struct err *err)
 	return 0;
 }
 
+/* After a failure of ours while the child was running: end it, and if it
+ * had failed on its own first (it reports "error MSG" before it exits),
+ * its message is the real cause, not our broken pipe. */
+static int child_failed_first(struct run *r, int rc, struct err *err)
+{
+	char buf[INITPROTO_MAX + 1];
+	siginfo_t si = {0};
+	ssize_t n;
+
+	pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+	waitid(P_PIDFD, (id_t)r->pidfd, &si, WEXITED);
+	while ((n = recv(r->ctl, buf, INITPROTO_MAX, MSG_DONTWAIT)) > 0) {
+		buf[n] = '\0';
+		if (strncmp(buf, "error ", 6) == 0)
+			return err_set(err, EIO, "%s", buf + 6);
+	}
+	return rc;
+}
+
 /* Prepare the protected paths (placeholders, locks) while the child mounts
- * everything else, then hand it what it needs to mount them. */
+ * everything else, then hand it what it needs to mount them. The child
+ * waits for these messages only when the plan has protected paths. */
 int sandbox_protect(struct run *r, struct err *err)
 {
 	char msg[INITPROTO_MAX];
+	bool any = false;
 	int rc;
 
 	rc = mounts_protect_prepare(&r->plan, &r->protect, err);
 	if (rc < 0)
-		return rc;
+		return child_failed_first(r, rc, err);
 	for (size_t i = 0; i < r->plan.n; i++) {
 		if (r->plan.ops[i].kind != MOUNT_OP_PROTECT)
 			continue;
+		any = true;
 		memcpy(msg, "protect ", 8);
 		if (mounts_protect_encode(&r->plan, i, msg + 8, sizeof(msg) - 8) < 0)
-			return err_set(err, ENOSPC, "protect message too long");
+			return child_failed_first(r, err_set(err, ENOSPC, "protect message too long"),
+						  err);
 		if (send(r->ctl, msg, strlen(msg), MSG_NOSIGNAL) < 0)
-			return err_sys(err, errno, "send protect message");
+			return child_failed_first(r, err_sys(err, errno, "send protect message"),
+						  err);
 	}
-	if (send(r->ctl, "protect-done", 12, MSG_NOSIGNAL) != 12)
-		return err_sys(err, errno, "send protect message");
+	if (any && send(r->ctl, "protect-done", 12, MSG_NOSIGNAL) != 12)
+		return child_failed_first(r, err_sys(err, errno, "send protect message"), err);
 	return 0;
 }

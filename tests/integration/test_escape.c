@@ -366,11 +366,12 @@ Test(escape, cve_2024_21626_only_stdio_reaches_the_workload)
 	cr_assert_str_eq(kv(&p, "readlink:/proc/1/root"), "EACCES", H_SHOW(&p));
 }
 
-/* BUG: a cwd given as /proc/self/fd/N (--cwd or the policy's "cwd") puts the
- * workload's cwd on the host, outside the new root: CVE-2024-21626 itself.
- * launcher/spawn.c child_setup() calls chdir(p->cwd) after pivot_root but
- * BEFORE fds_keep_only() closes the inherited fds, and chdir follows the
- * /proc magic link to the caller's fd N. The workload then reads the host's
+/* Regression (fixed: the cwd is opened with openat2() RESOLVE_IN_ROOT |
+ * RESOLVE_NO_MAGICLINKS, launcher/spawn.c enter_cwd()): a cwd given as
+ * /proc/self/fd/N (--cwd or the policy's "cwd") put the workload's cwd on
+ * the host, outside the new root: CVE-2024-21626 itself. chdir(p->cwd) ran
+ * after pivot_root but before the inherited fds were closed, and chdir
+ * followed the /proc magic link to the caller's fd N. The workload then reads the host's
  * whole file system through "..": `ls ../../..` lists the host's /.
  * Writes there are stopped by Landlock only: on a kernel without it, or
  * with --weaken no-landlock, `echo pwned > pwned` lands in the host's
@@ -381,7 +382,7 @@ Test(escape, cve_2024_21626_only_stdio_reaches_the_workload)
  * Fix: close the fds before the chdir, and open the cwd with openat2()
  * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, then fchdir() (or refuse a cwd
  * below /proc in the policy validator). */
-Test(escape, cve_2024_21626_cwd_through_a_leaked_fd, .disabled = true)
+Test(escape, cve_2024_21626_cwd_through_a_leaked_fd)
 {
 	struct h_world w = h_world();
 	struct h_proc p;
