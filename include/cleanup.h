@@ -31,15 +31,15 @@ static inline void cleanup_fclose_fn(FILE **f)
 #define cleanup_fclose __attribute__((cleanup(cleanup_fclose_fn)))
 
 /* Hand ownership on: return the value and reset the variable. */
-#define take_ptr(pp)                                                                               \
-	({                                                                                         \
-		__typeof__(*(pp)) take_tmp_ = *(pp);                                               \
-		*(pp) = NULL;                                                                      \
-		take_tmp_;                                                                         \
+#define take_ptr(pp)                                 \
+	({                                           \
+		__typeof__(*(pp)) take_tmp_ = *(pp); \
+		*(pp) = NULL;                        \
+		take_tmp_;                           \
 	})
-#define take_fd(pfd)                                                                               \
-	({                                                                                         \
-		int take_tmp_ = *(pfd);                                                            \
-		*(pfd) = -1;                                                                       \
-		take_tmp_;                                                                         \
+#define take_fd(pfd)                    \
+	({                              \
+		int take_tmp_ = *(pfd); \
+		*(pfd) = -1;            \
+		take_tmp_;              \
 	})

@@ -9,12 +9,12 @@
 #include <string.h>
 
 struct err {
-	int code;	/* positive errno, 0 when unset */
-	char msg[512];	/* one line, no trailing newline */
+	int code;      /* positive errno, 0 when unset */
+	char msg[512]; /* one line, no trailing newline */
 };
 
 __attribute__((format(printf, 3, 4))) static inline int err_set(struct err *e, int code,
-								 const char *fmt, ...)
+								const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,7 +33,7 @@ __attribute__((format(printf, 3, 4))) static inline int err_set(struct err *e, i
 
 /* Like err_set() but appends ": strerror(code)". */
 __attribute__((format(printf, 3, 4))) static inline int err_sys(struct err *e, int code,
-								 const char *fmt, ...)
+								const char *fmt, ...)
 {
 	va_list ap;
 	size_t n;
@@ -55,7 +55,7 @@ __attribute__((format(printf, 3, 4))) static inline int err_sys(struct err *e, i
 
 /* Prefix context on the way up: "mount 3: <old message>". Returns -code. */
 __attribute__((format(printf, 2, 3))) static inline int err_wrap(struct err *e, const char *fmt,
-								  ...)
+								 ...)
 {
 	char old[sizeof(e->msg)];
 	va_list ap;

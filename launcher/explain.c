@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-static const char *const op_names[] = {"bind", "tmpfs", "proc", "dev", "dir", "symlink",
-				       "protect", "pin"};
+static const char *const op_names[] = {"bind", "tmpfs",	  "proc",    "dev",
+				       "dir",  "symlink", "protect", "pin"};
 
 const char *landlock_scope_name(uint64_t bit)
 {
@@ -24,11 +24,11 @@ static void mount_line(const struct mount_op *op, FILE *f)
 		fputs(",nosuid,nodev,recursive", f);
 		break;
 	case MOUNT_OP_TMPFS:
-		fprintf(f, " mode=%o size=%llu nosuid,nodev", op->mode, (unsigned long long)op->size);
+		fprintf(f, " mode=%o size=%llu nosuid,nodev", op->mode,
+			(unsigned long long)op->size);
 		break;
 	case MOUNT_OP_PROC:
-		fputs(op->host_proc ? " host /proc bound (no pid namespace)" : " fresh procfs",
-		      f);
+		fputs(op->host_proc ? " host /proc bound (no pid namespace)" : " fresh procfs", f);
 		fputs(" nosuid,nodev,noexec", f);
 		break;
 	case MOUNT_OP_DEV:
@@ -85,8 +85,8 @@ void explain_print(const struct run *r, FILE *f)
 	for (unsigned bit = 1; bit <= POLICY_NS_CGROUP; bit <<= 1)
 		if (r->namespaces & bit)
 			fprintf(f, " %s", policy_ns_name(bit));
-	fprintf(f, "\nids: uid %u -> %u, gid %u -> %u (inside -> outside)\n", r->uid_in,
-		r->uid_out, r->gid_in, r->gid_out);
+	fprintf(f, "\nids: uid %u -> %u, gid %u -> %u (inside -> outside)\n", r->uid_in, r->uid_out,
+		r->gid_in, r->gid_out);
 	fprintf(f, "hostname: %s\ncwd: %s\n", r->policy->hostname, r->policy->cwd);
 	fputs("mounts, in order (root: fresh tmpfs, read-only after setup):\n", f);
 	for (size_t i = 0; i < r->plan.n; i++)
@@ -98,7 +98,8 @@ void explain_print(const struct run *r, FILE *f)
 		r->opt->weaken & WEAKEN_NO_NEW_SESSION ? "the caller's (weakened)"
 						       : "new, no controlling terminal");
 	if (r->seccomp_info.enabled) {
-		fprintf(f, "seccomp: %u rules, %u syscalls allowed; denied:", r->seccomp_info.n_rules,
+		fprintf(f,
+			"seccomp: %u rules, %u syscalls allowed; denied:", r->seccomp_info.n_rules,
 			r->seccomp_info.n_allowed);
 		for (size_t i = 0; i < r->seccomp_info.n_denied; i++)
 			fprintf(f, " %s", r->seccomp_info.denied[i]);
@@ -117,7 +118,8 @@ void explain_print(const struct run *r, FILE *f)
 		if (v->value == POLICY_UNLIMITED)
 			fprintf(f, ", %s unlimited", policy_rlimit_name(i));
 		else
-			fprintf(f, ", %s %llu", policy_rlimit_name(i), (unsigned long long)v->value);
+			fprintf(f, ", %s %llu", policy_rlimit_name(i),
+				(unsigned long long)v->value);
 	}
 	fputc('\n', f);
 	fputs("weakenings:", f);

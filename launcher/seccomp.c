@@ -681,8 +681,8 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err)
 int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err)
 {
 	struct sock_fprog prog = {
-		.len = (unsigned short)(info->bpf_len / sizeof(struct sock_filter)),
-		.filter = info->bpf,
+	    .len = (unsigned short)(info->bpf_len / sizeof(struct sock_filter)),
+	    .filter = info->bpf,
 	};
 
 	if (!info->enabled)

@@ -97,9 +97,9 @@ static unsigned long clone_flags(unsigned ns)
 }
 
 static const int rlimit_res[POLICY_RLIMIT_COUNT] = {
-	[POLICY_RLIMIT_NPROC] = RLIMIT_NPROC,	[POLICY_RLIMIT_NOFILE] = RLIMIT_NOFILE,
-	[POLICY_RLIMIT_FSIZE] = RLIMIT_FSIZE,	[POLICY_RLIMIT_AS] = RLIMIT_AS,
-	[POLICY_RLIMIT_CORE] = RLIMIT_CORE,
+    [POLICY_RLIMIT_NPROC] = RLIMIT_NPROC, [POLICY_RLIMIT_NOFILE] = RLIMIT_NOFILE,
+    [POLICY_RLIMIT_FSIZE] = RLIMIT_FSIZE, [POLICY_RLIMIT_AS] = RLIMIT_AS,
+    [POLICY_RLIMIT_CORE] = RLIMIT_CORE,
 };
 
 static int set_rlimits(const struct policy *p, struct err *err)
@@ -110,7 +110,7 @@ static int set_rlimits(const struct policy *p, struct err *err)
 		if (!p->rlimits[i].set)
 			continue;
 		rl.rlim_cur = rl.rlim_max =
-			p->rlimits[i].value == POLICY_UNLIMITED ? RLIM_INFINITY : p->rlimits[i].value;
+		    p->rlimits[i].value == POLICY_UNLIMITED ? RLIM_INFINITY : p->rlimits[i].value;
 		/* Hard and soft together: the workload may lower, never raise. */
 		if (setrlimit(rlimit_res[i], &rl) < 0)
 			return err_sys(err, errno, "setrlimit %s", policy_rlimit_name(i));
@@ -367,8 +367,8 @@ int sandbox_protect(struct run *r, struct err *err)
 		any = true;
 		memcpy(msg, "protect ", 8);
 		if (mounts_protect_encode(&r->plan, i, msg + 8, sizeof(msg) - 8) < 0)
-			return child_failed_first(r, err_set(err, ENOSPC, "protect message too long"),
-						  err);
+			return child_failed_first(
+			    r, err_set(err, ENOSPC, "protect message too long"), err);
 		if (send(r->ctl, msg, strlen(msg), MSG_NOSIGNAL) < 0)
 			return child_failed_first(r, err_sys(err, errno, "send protect message"),
 						  err);

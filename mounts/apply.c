@@ -21,9 +21,9 @@
 #define IN_ROOT (RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
 struct tree {
-	int fd;		       /* detached mount (open_tree clone), -1 if none */
-	bool is_dir;	       /* the source is a directory */
-	char link[PATH_MAX];   /* copy_symlink: the source's link text */
+	int fd;		     /* detached mount (open_tree clone), -1 if none */
+	bool is_dir;	     /* the source is a directory */
+	char link[PATH_MAX]; /* copy_symlink: the source's link text */
 };
 
 static int set_attr(int fd, unsigned set, bool recursive, const char *what, struct err *err)
@@ -176,7 +176,8 @@ static int capture(struct mount_op *op, struct tree *t, struct err *err)
 		return 0;
 	}
 	t->is_dir = S_ISDIR(st.st_mode);
-	t->fd = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	t->fd =
+	    open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (t->fd < 0)
 		return err_sys(err, errno, "%s: open_tree %s", op->what, op->source);
 	/* Read-only is set on the detached clone, recursively, before it is
@@ -246,9 +247,8 @@ static int symlink_at(int rootfd, const char *link, const char *target, struct e
 
 static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 static const char *const dev_links[][2] = {
-	{"/proc/self/fd", "fd"},       {"/proc/self/fd/0", "stdin"},
-	{"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"},
-	{"pts/ptmx", "ptmx"},	       {"/proc/kcore", "core"},
+    {"/proc/self/fd", "fd"},	   {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
+    {"/proc/self/fd/2", "stderr"}, {"pts/ptmx", "ptmx"},	 {"/proc/kcore", "core"},
 };
 
 /* A minimal /dev: a small tmpfs with bind mounts of the harmless host
@@ -295,10 +295,10 @@ static int dev_op(int rootfd, const struct mount_op *op, struct err *err)
 		if (r < 0)
 			return err_wrap(err, "%s", op->what);
 	}
-	if (mount_fs(dev, "/pts", "devpts", NULL, "620",
-		     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, op->what, err) < 0 ||
-	    mount_fs(dev, "/shm", "tmpfs", "67108864", "1777",
-		     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, op->what, err) < 0)
+	if (mount_fs(dev, "/pts", "devpts", NULL, "620", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+		     op->what, err) < 0 ||
+	    mount_fs(dev, "/shm", "tmpfs", "67108864", "1777", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+		     op->what, err) < 0)
 		return -err->code;
 	return set_attr(dev, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false,
 			op->what, err);
@@ -318,7 +318,8 @@ static int protect_op(int rootfd, const struct mount_op *op, struct err *err)
 		return err_sys(err, errno, "%s: stat %s", op->what, op->target);
 	if (op->ino && (st.st_dev != op->dev || st.st_ino != op->ino))
 		return err_set(err, EXDEV, "%s: %s changed during setup", op->what, op->target);
-	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	tree =
+	    open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (tree < 0)
 		return err_sys(err, errno, "%s: open_tree %s", op->what, op->target);
 	if (set_attr(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, op->what,
@@ -334,9 +335,9 @@ static int protect_op(int rootfd, const struct mount_op *op, struct err *err)
  * most writes to a user namespace, this is defence in depth and keeps
  * secrets like /proc/kcore and /proc/keys from being read. */
 static const char *const proc_readonly[] = {"sys", "sysrq-trigger", "irq", "bus", "fs"};
-static const char *const proc_masked[] = {"kcore",	   "keys",	"timer_list",
-					  "sched_debug",   "latency_stats", "acpi",
-					  "scsi",	   "firmware",	"interrupts"};
+static const char *const proc_masked[] = {"kcore",	 "keys",	  "timer_list",
+					  "sched_debug", "latency_stats", "acpi",
+					  "scsi",	 "firmware",	  "interrupts"};
 
 static int proc_path(int rootfd, const struct mount_op *op, const char *name, struct err *err)
 {
@@ -365,14 +366,15 @@ static int harden_proc(int rootfd, const struct mount_op *op, struct err *err)
 			continue;
 		if (fd < 0)
 			return fd;
-		tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-						 AT_RECURSIVE);
+		tree = open_tree(
+		    fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 		if (tree < 0)
 			return err_sys(err, errno, "%s: open_tree /proc/%s", op->what,
 				       proc_readonly[i]);
 		if (set_attr(tree, ro, true, op->what, err) < 0)
 			return -err->code;
-		if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		if (move_mount(tree, "", fd, "",
+			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			return err_sys(err, errno, "%s: read-only /proc/%s", op->what,
 				       proc_readonly[i]);
 	}
@@ -392,18 +394,20 @@ static int harden_proc(int rootfd, const struct mount_op *op, struct err *err)
 		if (S_ISDIR(st.st_mode))
 			cover = new_fs("tmpfs", "4096", "555", ro, op->what, err);
 		else
-			cover = open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+			cover =
+			    open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (cover < 0)
-			return cover == -1 ? err_sys(err, errno, "%s: open_tree /dev/null", op->what)
-					   : cover;
+			return cover == -1
+				   ? err_sys(err, errno, "%s: open_tree /dev/null", op->what)
+				   : cover;
 		/* Not nodev on the null device: it reads as empty, like
 		 * Docker's masked files, instead of failing. */
 		if (!S_ISDIR(st.st_mode) &&
-		    set_attr(cover, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false,
-			     op->what, err) < 0)
+		    set_attr(cover, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+			     false, op->what, err) < 0)
 			return -err->code;
-		if (move_mount(cover, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
-		    0)
+		if (move_mount(cover, "", fd, "",
+			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			return err_sys(err, errno, "%s: mask /proc/%s", op->what, proc_masked[i]);
 	}
 	return 0;
@@ -411,8 +415,8 @@ static int harden_proc(int rootfd, const struct mount_op *op, struct err *err)
 
 static int host_proc(int rootfd, const struct mount_op *op, struct err *err)
 {
-	cleanup_close int tree = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-								    AT_RECURSIVE);
+	cleanup_close int tree =
+	    open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 
 	if (tree < 0)
 		return err_sys(err, errno, "%s: open_tree /proc", op->what);
@@ -435,7 +439,8 @@ static int pin_op(int rootfd, const struct mount_op *op, struct err *err)
 		return 0;
 	if (fd < 0)
 		return err_sys(err, fd, "%s: open %s", op->what, op->target);
-	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	tree =
+	    open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (tree < 0)
 		return err_sys(err, errno, "%s: open_tree %s", op->what, op->target);
 	if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)

@@ -116,8 +116,9 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 		}
 		close(fd);
 		if (S_ISLNK(st.st_mode))
-			return err_set(err, ELOOP, "%s: %s is a symlink; refusing to protect through it",
-				       what, rel);
+			return err_set(err, ELOOP,
+				       "%s: %s is a symlink; refusing to protect through it", what,
+				       rel);
 		if (!slash || !S_ISDIR(st.st_mode)) {
 			/* The path itself, or a non-directory on the way, which
 			 * then blocks creation below it once read-only. */
@@ -157,8 +158,9 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	bind = &plan->ops[b];
 	rel = op->target + strlen(bind->target);
 	if (*rel == '\0')
-		return err_set(err, EINVAL, "%s: %s is a whole bind mount; make it read-only instead",
-			       op->what, op->target);
+		return err_set(err, EINVAL,
+			       "%s: %s is a whole bind mount; make it read-only instead", op->what,
+			       op->target);
 	rel++;
 	base = sys_openat2(AT_FDCWD, bind->source, O_PATH | O_DIRECTORY | O_CLOEXEC,
 			   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
@@ -251,7 +253,8 @@ static bool remove_placeholder(int fd, const char *path)
 		return false; /* another sandbox still uses it; it removes it */
 	dirfd = sys_openat2(AT_FDCWD, *dir ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC,
 			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (dirfd < 0 || fstat(fd, &a) < 0 || fstatat(dirfd, slash + 1, &b, AT_SYMLINK_NOFOLLOW) < 0)
+	if (dirfd < 0 || fstat(fd, &a) < 0 ||
+	    fstatat(dirfd, slash + 1, &b, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
 	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino || !S_ISREG(b.st_mode) || b.st_size != 0)
 		return false;
@@ -285,9 +288,9 @@ int mounts_protect_release(struct protect_state *st)
 int mounts_protect_encode(const struct mount_plan *plan, size_t i, char *buf, size_t size)
 {
 	const struct mount_op *op = &plan->ops[i];
-	int n = snprintf(buf, size, "%zu %d %zu %llu %llu", i, op->skipped ? 1 : 0,
-			 strlen(op->target), (unsigned long long)op->dev,
-			 (unsigned long long)op->ino);
+	int n =
+	    snprintf(buf, size, "%zu %d %zu %llu %llu", i, op->skipped ? 1 : 0, strlen(op->target),
+		     (unsigned long long)op->dev, (unsigned long long)op->ino);
 
 	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
 }

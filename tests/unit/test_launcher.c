@@ -39,12 +39,12 @@ static struct policy *load(const char *json)
 }
 
 static const char two_binds[] =
-	"{\"version\":1,\"mounts\":["
-	"{\"type\":\"bind\",\"source\":\"/usr\"},"
-	"{\"type\":\"proc\",\"target\":\"/proc\"},"
-	"{\"type\":\"bind\",\"source\":\"${WORKSPACE}\",\"target\":\"/work\",\"mode\":\"rw\"},"
-	"{\"type\":\"bind\",\"source\":\"/data\",\"target\":\"/work/data\",\"mode\":\"ro\"}],"
-	"\"protect\":[\"/work/.git/hooks\",\"/work/data/x\"]}";
+    "{\"version\":1,\"mounts\":["
+    "{\"type\":\"bind\",\"source\":\"/usr\"},"
+    "{\"type\":\"proc\",\"target\":\"/proc\"},"
+    "{\"type\":\"bind\",\"source\":\"${WORKSPACE}\",\"target\":\"/work\",\"mode\":\"rw\"},"
+    "{\"type\":\"bind\",\"source\":\"/data\",\"target\":\"/work/data\",\"mode\":\"ro\"}],"
+    "\"protect\":[\"/work/.git/hooks\",\"/work/data/x\"]}";
 
 Test(plan, order_and_modes)
 {
@@ -84,8 +84,7 @@ Test(plan, rw_binds_weakening_keeps_protected_paths)
 			cr_assert_not(plan.ops[i].readonly, "%s should be writable",
 				      plan.ops[i].what);
 		if (plan.ops[i].kind == MOUNT_OP_PROTECT)
-			cr_assert(plan.ops[i].readonly, "%s must stay read-only",
-				  plan.ops[i].what);
+			cr_assert(plan.ops[i].readonly, "%s must stay read-only", plan.ops[i].what);
 	}
 	cr_assert(plan.ops[1].host_proc);
 	mounts_plan_free(&plan);
@@ -116,10 +115,11 @@ Test(plan, host_path_uses_the_innermost_bind)
 
 Test(env, cleared_kept_and_set)
 {
-	struct policy *p = load("{\"version\":1,\"environment\":{\"keep\":[\"TERM\",\"LC_*\"],"
-				"\"set\":{\"PATH\":\"/bin\",\"HOME\":\"${HOME}\",\"TERM\":\"dumb\"}}}");
-	char *caller[] = {"TERM=xterm", "LC_ALL=C", "LC_TIME=de", "SECRET=1", "PATH=/evil",
-			  "LCX=no", "junk", NULL};
+	struct policy *p =
+	    load("{\"version\":1,\"environment\":{\"keep\":[\"TERM\",\"LC_*\"],"
+		 "\"set\":{\"PATH\":\"/bin\",\"HOME\":\"${HOME}\",\"TERM\":\"dumb\"}}}");
+	char *caller[] = {"TERM=xterm", "LC_ALL=C", "LC_TIME=de", "SECRET=1",
+			  "PATH=/evil", "LCX=no",   "junk",	  NULL};
 	char **env = NULL;
 	size_t n = 0;
 
@@ -186,11 +186,11 @@ static int parse(struct options *o, struct err *err, char **argv)
 
 Test(args, full)
 {
-	char *argv[] = {"run",	     "--policy", "p.json",   "-w",	  "/ws",     "--ttl",
-			"500ms",     "--weaken", "rw-binds", "-W",	  "host-net", "--bind",
-			"/a:/b",     "--ro-bind", "/c",	     "--protect", "/ws/.x",   "--setenv",
-			"K=V",	     "--cwd",	 "/ws",	     "--",	  "sh",	     "-c",
-			"exit 3",    NULL};
+	char *argv[] = {"run",	  "--policy",  "p.json",   "-w",	"/ws",	    "--ttl",
+			"500ms",  "--weaken",  "rw-binds", "-W",	"host-net", "--bind",
+			"/a:/b",  "--ro-bind", "/c",	   "--protect", "/ws/.x",   "--setenv",
+			"K=V",	  "--cwd",     "/ws",	   "--",	"sh",	    "-c",
+			"exit 3", NULL};
 	struct options o;
 	struct err err = {0};
 
@@ -274,9 +274,9 @@ Test(args, weaken_names_round_trip)
 
 /* The check that aborts a run: the kernel's mount table against the plan. */
 static const char verify_policy[] =
-	"{\"version\":1,\"mounts\":[{\"type\":\"bind\",\"source\":\"/usr\"},"
-	"{\"type\":\"bind\",\"source\":\"/ws\",\"mode\":\"rw\"}],"
-	"\"protect\":[\"/ws/.bashrc\"]}";
+    "{\"version\":1,\"mounts\":[{\"type\":\"bind\",\"source\":\"/usr\"},"
+    "{\"type\":\"bind\",\"source\":\"/ws\",\"mode\":\"rw\"}],"
+    "\"protect\":[\"/ws/.bashrc\"]}";
 
 static int verify(const char *table, struct err *err)
 {
@@ -336,7 +336,7 @@ Test(plan, verify_uses_the_topmost_mount_and_needs_every_mount)
 Test(plan, verify_unescapes_mount_points)
 {
 	static const char policy_sp[] =
-		"{\"version\":1,\"mounts\":[{\"type\":\"bind\",\"source\":\"/a b\"}]}";
+	    "{\"version\":1,\"mounts\":[{\"type\":\"bind\",\"source\":\"/a b\"}]}";
 	struct policy *p = load(policy_sp);
 	struct mount_plan plan = {0};
 	struct err err = {0};

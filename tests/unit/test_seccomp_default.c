@@ -34,9 +34,9 @@ static struct policy *load(const char *json)
 }
 
 static const char *const plain[] = {
-	"{\"version\":1}",
-	"{\"version\":1,\"seccomp\":{\"profile\":\"default\"}}",
-	"{\"version\":1,\"seccomp\":{\"default_action\":\"errno\",\"errno\":\"EPERM\"}}",
+    "{\"version\":1}",
+    "{\"version\":1,\"seccomp\":{\"profile\":\"default\"}}",
+    "{\"version\":1,\"seccomp\":{\"default_action\":\"errno\",\"errno\":\"EPERM\"}}",
 };
 
 Test(seccomp_default, embedded_program_matches_a_fresh_build)
@@ -69,11 +69,11 @@ Test(seccomp_default, embedded_program_matches_a_fresh_build)
 Test(seccomp_default, anything_else_is_built)
 {
 	static const char *const other[] = {
-		"{\"version\":1,\"seccomp\":{\"allow\":[\"ptrace\"]}}",
-		"{\"version\":1,\"seccomp\":{\"deny\":[\"uname\"]}}",
-		"{\"version\":1,\"seccomp\":{\"default_action\":\"kill\"}}",
-		"{\"version\":1,\"seccomp\":{\"errno\":\"EACCES\"}}",
-		"{\"version\":1,\"seccomp\":{\"profile\":\"none\"}}",
+	    "{\"version\":1,\"seccomp\":{\"allow\":[\"ptrace\"]}}",
+	    "{\"version\":1,\"seccomp\":{\"deny\":[\"uname\"]}}",
+	    "{\"version\":1,\"seccomp\":{\"default_action\":\"kill\"}}",
+	    "{\"version\":1,\"seccomp\":{\"errno\":\"EACCES\"}}",
+	    "{\"version\":1,\"seccomp\":{\"profile\":\"none\"}}",
 	};
 
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
