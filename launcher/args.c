@@ -11,12 +11,12 @@
 /* The weakening knobs, in bit order: name, and the warning printed when
  * one is in effect. */
 static const char *const weakenings[WEAKEN_COUNT][2] = {
-	{"rw-binds", "read-only binds are writable in this sandbox"},
-	{"no-pidns", "no pid namespace: expiry can only kill the direct child"},
-	{"host-net", "no network namespace: the workload has the host's network"},
-	{"no-seccomp", "no seccomp filter: every system call is open to the workload"},
-	{"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
-	{"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
+    {"rw-binds", "read-only binds are writable in this sandbox"},
+    {"no-pidns", "no pid namespace: expiry can only kill the direct child"},
+    {"host-net", "no network namespace: the workload has the host's network"},
+    {"no-seccomp", "no seccomp filter: every system call is open to the workload"},
+    {"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
+    {"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
 };
 
 const char *weaken_name(unsigned bit)
@@ -118,46 +118,46 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"policy", required_argument, NULL, 'p'},
-	{"workspace", required_argument, NULL, 'w'},
-	{"record", required_argument, NULL, 'r'},
-	{"ttl", required_argument, NULL, 't'},
-	{"weaken", required_argument, NULL, 'W'},
-	{"bind", required_argument, NULL, OPT_BIND},
-	{"ro-bind", required_argument, NULL, OPT_RO_BIND},
-	{"protect", required_argument, NULL, OPT_PROTECT},
-	{"setenv", required_argument, NULL, OPT_SETENV},
-	{"cwd", required_argument, NULL, OPT_CWD},
-	{"init", required_argument, NULL, OPT_INIT},
-	{"explain", no_argument, NULL, 'E'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"policy", required_argument, NULL, 'p'},
+    {"workspace", required_argument, NULL, 'w'},
+    {"record", required_argument, NULL, 'r'},
+    {"ttl", required_argument, NULL, 't'},
+    {"weaken", required_argument, NULL, 'W'},
+    {"bind", required_argument, NULL, OPT_BIND},
+    {"ro-bind", required_argument, NULL, OPT_RO_BIND},
+    {"protect", required_argument, NULL, OPT_PROTECT},
+    {"setenv", required_argument, NULL, OPT_SETENV},
+    {"cwd", required_argument, NULL, OPT_CWD},
+    {"init", required_argument, NULL, OPT_INIT},
+    {"explain", no_argument, NULL, 'E'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char run_usage[] =
-	"Usage: paddock run [OPTION]... [--] CMD [ARG]...\n"
-	"Run CMD in a new sandbox built from a JSON policy, as an ordinary user.\n"
-	"\n"
-	"  -p, --policy FILE      policy file (default: the built-in agent policy)\n"
-	"  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory)\n"
-	"  -r, --record FILE      write the completion record (JSON) to FILE\n"
-	"  -t, --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
-	"                         overrides the policy's limits.ttl\n"
-	"  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
-	"                         rw-binds, no-pidns, host-net, no-seccomp,\n"
-	"                         no-landlock, no-new-session (repeatable; recorded)\n"
-	"      --bind SRC[:DST]   add a writable bind mount\n"
-	"      --ro-bind SRC[:DST] add a read-only bind mount\n"
-	"      --protect PATH     add a protected path (read-only, cannot be created)\n"
-	"      --setenv NAME=VAL  set a variable in the workload's environment\n"
-	"      --cwd DIR          working directory inside the sandbox\n"
-	"      --init PATH        the paddock-init binary to use\n"
-	"      --explain          print the effective sandbox and exit; starts nothing\n"
-	"  -h, --help             show this help\n"
-	"\n"
-	"Exit status: the workload's; 128+N if it died by signal N; 125 launcher or\n"
-	"policy error; 126 command not executable; 127 command not found.\n"
-	"See paddock(1) and paddock-policy(5).\n";
+    "Usage: paddock run [OPTION]... [--] CMD [ARG]...\n"
+    "Run CMD in a new sandbox built from a JSON policy, as an ordinary user.\n"
+    "\n"
+    "  -p, --policy FILE      policy file (default: the built-in agent policy)\n"
+    "  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory)\n"
+    "  -r, --record FILE      write the completion record (JSON) to FILE\n"
+    "  -t, --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
+    "                         overrides the policy's limits.ttl\n"
+    "  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
+    "                         rw-binds, no-pidns, host-net, no-seccomp,\n"
+    "                         no-landlock, no-new-session (repeatable; recorded)\n"
+    "      --bind SRC[:DST]   add a writable bind mount\n"
+    "      --ro-bind SRC[:DST] add a read-only bind mount\n"
+    "      --protect PATH     add a protected path (read-only, cannot be created)\n"
+    "      --setenv NAME=VAL  set a variable in the workload's environment\n"
+    "      --cwd DIR          working directory inside the sandbox\n"
+    "      --init PATH        the paddock-init binary to use\n"
+    "      --explain          print the effective sandbox and exit; starts nothing\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Exit status: the workload's; 128+N if it died by signal N; 125 launcher or\n"
+    "policy error; 126 command not executable; 127 command not found.\n"
+    "See paddock(1) and paddock-policy(5).\n";
 
 int options_parse(int argc, char **argv, struct options *o, struct err *err)
 {
@@ -181,17 +181,19 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case 't':
 			if (policy_parse_duration(optarg, &o->ttl_ms) < 0 || o->ttl_ms == 0)
-				return err_set(err, EINVAL,
-					       "--ttl %s: invalid duration (use e.g. 500ms, 2s, 5m, 1h)",
-					       optarg);
+				return err_set(
+				    err, EINVAL,
+				    "--ttl %s: invalid duration (use e.g. 500ms, 2s, 5m, 1h)",
+				    optarg);
 			o->has_ttl = true;
 			break;
 		case 'W':
 			if (weaken_parse(optarg, &bit) < 0)
-				return err_set(err, EINVAL,
-					       "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
-					       "host-net, no-seccomp, no-landlock, no-new-session)",
-					       optarg);
+				return err_set(
+				    err, EINVAL,
+				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
+				    "host-net, no-seccomp, no-landlock, no-new-session)",
+				    optarg);
 			o->weaken |= bit;
 			break;
 		case OPT_BIND:

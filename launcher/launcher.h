@@ -13,9 +13,9 @@
 #include "../policy/policy.h"
 
 enum weaken {
-	WEAKEN_RW_BINDS = 1u << 0, /* read-only binds become writable */
-	WEAKEN_NO_PIDNS = 1u << 1, /* no pid namespace: expiry kills only the direct child */
-	WEAKEN_HOST_NET = 1u << 2, /* no network namespace: the host's network */
+	WEAKEN_RW_BINDS = 1u << 0,	 /* read-only binds become writable */
+	WEAKEN_NO_PIDNS = 1u << 1,	 /* no pid namespace: expiry kills only the direct child */
+	WEAKEN_HOST_NET = 1u << 2,	 /* no network namespace: the host's network */
 	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
 	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
 	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
@@ -92,10 +92,10 @@ int fds_ensure_stdio(void);
  * -EINVAL with err naming the JSON path, e.g. "seccomp.allow[2]: unknown
  * syscall \"fooo\""). *out is NULL when the profile is "none". */
 struct seccomp_info {
-	bool enabled;	     /* a filter will be loaded */
-	unsigned n_allowed;  /* syscalls allowed unconditionally */
-	unsigned n_rules;    /* every rule added, conditional ones included */
-	char **denied;	     /* names denied outright or conditionally, sorted, for --explain */
+	bool enabled;	    /* a filter will be loaded */
+	unsigned n_allowed; /* syscalls allowed unconditionally */
+	unsigned n_rules;   /* every rule added, conditional ones included */
+	char **denied;	    /* names denied outright or conditionally, sorted, for --explain */
 	size_t n_denied;
 	char bpf_sha256[65]; /* SHA-256 of the exported BPF program, for the record */
 	void *bpf;	     /* the exported program (struct sock_filter[]) */
@@ -115,13 +115,13 @@ int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err);
  * (plus the few device nodes and /proc files a workload writes), TCP
  * bind/connect rules and scoping where the running kernel's ABI has them. */
 struct landlock_rule {
-	char *path;	  /* sandbox path the rule is anchored on */
-	uint64_t access;  /* LANDLOCK_ACCESS_FS_* allowed beneath it */
-	bool optional;	  /* an optional or copy-symlink bind: absent or a symlink is skipped */
+	char *path;	 /* sandbox path the rule is anchored on */
+	uint64_t access; /* LANDLOCK_ACCESS_FS_* allowed beneath it */
+	bool optional;	 /* an optional or copy-symlink bind: absent or a symlink is skipped */
 };
 struct landlock_info {
-	int abi;	    /* probed ABI version, 0 when Landlock is unavailable */
-	bool enabled;	    /* rules will be applied */
+	int abi;      /* probed ABI version, 0 when Landlock is unavailable */
+	bool enabled; /* rules will be applied */
 	uint64_t handled_fs;
 	uint64_t handled_net;
 	uint64_t scoped;

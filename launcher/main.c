@@ -26,18 +26,18 @@ extern const char paddock_default_policy[];
 extern const char paddock_default_policy_end[];
 
 static const char usage[] =
-	"Usage: paddock COMMAND [OPTION]...\n"
-	"A setuid-free sandbox launcher with a tiny PID 1.\n"
-	"\n"
-	"Commands:\n"
-	"  run [OPTION]... [--] CMD [ARG]...   run CMD in a new sandbox (paddock run --help)\n"
-	"  help                                show this help\n"
-	"\n"
-	"Options:\n"
-	"  -h, --help      show this help\n"
-	"  -V, --version   show the version\n"
-	"\n"
-	"See paddock(1), paddock-policy(5), paddock-init(8).\n";
+    "Usage: paddock COMMAND [OPTION]...\n"
+    "A setuid-free sandbox launcher with a tiny PID 1.\n"
+    "\n"
+    "Commands:\n"
+    "  run [OPTION]... [--] CMD [ARG]...   run CMD in a new sandbox (paddock run --help)\n"
+    "  help                                show this help\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help      show this help\n"
+    "  -V, --version   show the version\n"
+    "\n"
+    "See paddock(1), paddock-policy(5), paddock-init(8).\n";
 
 static int read_policy(const char *path, char **out, size_t *len, struct err *err)
 {
@@ -106,13 +106,13 @@ static int load_policy(struct run *r, struct err *err)
 {
 	const struct options *o = r->opt;
 	struct policy_additions add = {
-		.binds = o->binds,
-		.n_binds = o->n_binds,
-		.protect = o->protect,
-		.n_protect = o->n_protect,
-		.setenv = o->setenv,
-		.n_setenv = o->n_setenv,
-		.cwd = o->cwd,
+	    .binds = o->binds,
+	    .n_binds = o->n_binds,
+	    .protect = o->protect,
+	    .n_protect = o->n_protect,
+	    .setenv = o->setenv,
+	    .n_setenv = o->n_setenv,
+	    .cwd = o->cwd,
 	};
 	cleanup_free char *file = NULL, *eff = NULL;
 	unsigned char digest[SHA256_DIGEST_LEN];
@@ -224,7 +224,7 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 	r->gid_in = r->policy->has_gid ? r->policy->gid : r->gid_out;
 	if (mounts_plan(r->policy,
 			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
-				(r->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
+			    (r->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
 			&r->plan) < 0 ||
 	    env_build(r->policy, environ, &r->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");

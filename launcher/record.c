@@ -33,8 +33,8 @@ static cJSON *namespaces(unsigned ns)
 
 static const char *op_type(enum mount_op_kind k)
 {
-	static const char *const names[] = {"bind", "tmpfs", "proc", "dev", "dir", "symlink",
-					    "protect", "pin"};
+	static const char *const names[] = {"bind", "tmpfs",   "proc",	  "dev",
+					    "dir",  "symlink", "protect", "pin"};
 
 	return k <= MOUNT_OP_PIN ? names[k] : "?";
 }
@@ -118,7 +118,8 @@ static cJSON *access_names(uint64_t mask)
 
 	for (int b = 0; a && b < 64; b++)
 		if (mask & (1ull << b))
-			cJSON_AddItemToArray(a, cJSON_CreateString(landlock_access_name(1ull << b)));
+			cJSON_AddItemToArray(a,
+					     cJSON_CreateString(landlock_access_name(1ull << b)));
 	return a;
 }
 
@@ -143,8 +144,8 @@ static cJSON *landlock(const struct run *r)
 	if (r->policy)
 		cJSON_AddStringToObject(o, "mode",
 					r->policy->landlock_mode == POLICY_LANDLOCK_REQUIRED
-						? "required"
-						: "best-effort");
+					    ? "required"
+					    : "best-effort");
 	if (!l->enabled)
 		return o;
 	cJSON_AddItemToObject(o, "handled_fs", access_names(l->handled_fs));
@@ -180,8 +181,7 @@ static cJSON *killed(const struct run *r)
 			break;
 		cJSON_AddNumberToObject(k, "pid", r->killed[i].pid);
 		cJSON_AddStringToObject(k, "comm", r->killed[i].comm);
-		cJSON_AddStringToObject(k, "signal",
-					r->killed[i].sig == 9 ? "SIGKILL" : "SIGTERM");
+		cJSON_AddStringToObject(k, "signal", r->killed[i].sig == 9 ? "SIGKILL" : "SIGTERM");
 		cJSON_AddItemToArray(a, k);
 	}
 	return a;

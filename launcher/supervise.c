@@ -175,11 +175,11 @@ int sandbox_supervise(struct run *r, struct err *err)
 
 	for (;;) {
 		struct pollfd pfd[5] = {
-			{.fd = r->pidfd, .events = POLLIN},
-			{.fd = ctl_open ? r->ctl : -1, .events = POLLIN},
-			{.fd = sfd, .events = POLLIN},
-			{.fd = ttl_tfd, .events = POLLIN},
-			{.fd = kill_tfd, .events = POLLIN},
+		    {.fd = r->pidfd, .events = POLLIN},
+		    {.fd = ctl_open ? r->ctl : -1, .events = POLLIN},
+		    {.fd = sfd, .events = POLLIN},
+		    {.fd = ttl_tfd, .events = POLLIN},
+		    {.fd = kill_tfd, .events = POLLIN},
 		};
 		uint64_t ticks;
 

@@ -23,23 +23,23 @@ enum mount_op_kind {
 
 struct mount_op {
 	enum mount_op_kind kind;
-	char *source; /* owned: host path (BIND) */
-	char *target; /* owned: absolute sandbox path */
-	char *link;   /* owned: SYMLINK text */
-	bool readonly;	    /* BIND: as planned, after weakenings */
-	bool optional;	    /* BIND: a missing source is skipped */
-	bool copy_symlink;  /* BIND: a symlink source is recreated as a symlink */
-	bool host_proc;	    /* PROC: bind the host's /proc (no pid namespace) */
-	uint64_t size;	    /* TMPFS bytes, 0 = default */
-	unsigned mode;	    /* TMPFS, DIR */
-	char what[32];	    /* "mounts[3]" or "protect[1]", for errors and records */
+	char *source;	   /* owned: host path (BIND) */
+	char *target;	   /* owned: absolute sandbox path */
+	char *link;	   /* owned: SYMLINK text */
+	bool readonly;	   /* BIND: as planned, after weakenings */
+	bool optional;	   /* BIND: a missing source is skipped */
+	bool copy_symlink; /* BIND: a symlink source is recreated as a symlink */
+	bool host_proc;	   /* PROC: bind the host's /proc (no pid namespace) */
+	uint64_t size;	   /* TMPFS bytes, 0 = default */
+	unsigned mode;	   /* TMPFS, DIR */
+	char what[32];	   /* "mounts[3]" or "protect[1]", for errors and records */
 	/* PROTECT: the host inode the supervisor checked (and locked) */
 	dev_t dev;
 	ino_t ino;
 	/* Outcome, filled by mounts_apply() in the child and mirrored by the
 	 * supervisor from the mountinfo check. */
-	bool skipped;	  /* optional source missing */
-	bool as_symlink;  /* copy_symlink applied */
+	bool skipped;	 /* optional source missing */
+	bool as_symlink; /* copy_symlink applied */
 };
 
 struct mount_plan {
@@ -98,8 +98,8 @@ int mounts_verify_text(const struct mount_plan *plan, const char *mountinfo, str
  * by mounts_protect_release(); every protected inode is flock()ed shared so
  * a concurrent sandbox's cleanup never removes a placeholder in use. */
 struct protect_state {
-	int *fds;	     /* one locked fd per PROTECT op, -1 when none */
-	char **created;	     /* host paths of placeholders we made, or NULL */
+	int *fds;	/* one locked fd per PROTECT op, -1 when none */
+	char **created; /* host paths of placeholders we made, or NULL */
 	size_t n;
 };
 int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, struct err *err);

@@ -111,8 +111,8 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 		struct mount_op *op = &plan.ops[plan.n++];
 
 		op->kind = kind_of(m->type);
-		op->readonly = m->type == POLICY_MOUNT_BIND && m->readonly &&
-			       !(flags & MOUNTS_RW_BINDS);
+		op->readonly =
+		    m->type == POLICY_MOUNT_BIND && m->readonly && !(flags & MOUNTS_RW_BINDS);
 		/* A fresh procfs needs a pid namespace of our own; the kernel
 		 * refuses one for the host's pid namespace in a user
 		 * namespace. */
@@ -137,7 +137,8 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 		}
 	}
 	if (plan.n + p->n_protect > total) {
-		struct mount_op *grown = realloc(plan.ops, (plan.n + p->n_protect) * sizeof(*grown));
+		struct mount_op *grown =
+		    realloc(plan.ops, (plan.n + p->n_protect) * sizeof(*grown));
 
 		if (!grown) {
 			mounts_plan_free(&plan);
