@@ -18,6 +18,9 @@
  * supervisor -> init:
  *   "stop"               end the sandbox: SIGTERM to every process in the
  *                        namespace, SIGKILL after the grace period
+ *   "stop MS"            the same with a grace period of MS milliseconds
+ *                        (paddock stop --grace); a shutdown already under
+ *                        way keeps its own
  */
 #pragma once
 

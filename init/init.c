@@ -339,9 +339,23 @@ static void on_signals(struct init *in)
 		sweep(in, SIGKILL);
 }
 
+static int parse_num(const char *s, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 static void on_control(struct init *in, short revents)
 {
 	char buf[INITPROTO_MAX + 1];
+	long grace;
 	ssize_t n = read(in->ctl, buf, sizeof(buf));
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -359,11 +373,19 @@ static void on_control(struct init *in, short revents)
 		in->ctl_closed = true;
 		return;
 	}
-	if (n == 4 && memcmp(buf, "stop", 4) == 0) {
+	buf[n > INITPROTO_MAX ? INITPROTO_MAX : n] = '\0';
+	if (strcmp(buf, "stop") == 0) {
 		shutdown_begin(in);
 		return;
 	}
-	buf[n > INITPROTO_MAX ? INITPROTO_MAX : n] = '\0';
+	/* "stop MS": this shutdown's grace period (paddock stop --grace);
+	 * one already under way keeps its own. */
+	if (strncmp(buf, "stop ", 5) == 0 && parse_num(buf + 5, GRACE_MS_MAX, &grace) == 0) {
+		if (in->phase == RUNNING)
+			in->grace_ms = grace;
+		shutdown_begin(in);
+		return;
+	}
 	printable(buf);
 	complain("ignoring unknown control message \"%s\"", buf);
 }
@@ -527,19 +549,6 @@ static void usage(void)
 	      "  --grace MS      SIGTERM-to-SIGKILL delay in milliseconds (default 2000)\n"
 	      "  --help, --version\n",
 	      stdout);
-}
-
-static int parse_num(const char *s, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (s[0] < '0' || s[0] > '9' || errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /* Returns the index of CMD in argv, 0 after --help/--version, or -EINVAL. */

@@ -388,6 +388,31 @@ Test(init, stop_term_ignored_gets_kill)
 	assert_msgs(WANT("started *", "term * sleep", "kill * sleep", "signal 9", "done"));
 }
 
+/* "stop MS" (paddock stop --grace): this shutdown's grace period replaces
+ * --grace: 100 ms instead of 30 s before the SIGKILL. */
+Test(init, stop_with_its_own_grace_period)
+{
+	char path[64], comm[32] = "";
+	struct timespec t0, t1;
+	FILE *f;
+
+	start(false, "30000", false, CMD("sh", "-c", "trap '' TERM; exec sleep 30"));
+	snprintf(path, sizeof(path), "/proc/%s/comm", expect_msg("started *") + strlen("started "));
+	while (strcmp(comm, "sleep\n") != 0 && left_ms() > 0 && (f = fopen(path, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		usleep(1000);
+	}
+	cr_assert_str_eq(comm, "sleep\n");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(send(R.sock, "stop 100", 8, 0), 8);
+	cr_assert_eq(finish(), 137);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert_lt(t1.tv_sec - t0.tv_sec, 5, "the 30 s grace period was used");
+	assert_msgs(WANT("started *", "term * sleep", "kill * sleep", "signal 9", "done"));
+}
+
 Test(init, supervisor_eof_stops)
 {
 	start(false, NULL, false, CMD("sleep", "30"));
