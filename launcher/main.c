@@ -146,7 +146,9 @@ static int open_record(const struct run *r, struct err *err)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	const char *path = r->opt->record_path;
+	const struct mount_op *op;
 	char *slash;
+	long i;
 	int fd;
 
 	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
@@ -156,17 +158,13 @@ static int open_record(const struct run *r, struct err *err)
 		*slash = '\0';
 	if (!realpath(slash ? (dir[0] ? dir : "/") : ".", real))
 		return err_sys(err, errno, "--record %s", path);
-	for (size_t i = 0; i < r->plan.n; i++) {
-		const struct mount_op *op = &r->plan.ops[i];
-		size_t n = op->source ? strlen(op->source) : 0;
-
-		if (op->kind != MOUNT_OP_BIND || op->readonly || !n)
-			continue;
-		if (strncmp(real, op->source, n) == 0 && (real[n] == '/' || real[n] == '\0'))
-			return err_set(err, EPERM,
-				       "--record %s: inside the writable bind %s (%s); the sandbox "
-				       "could tamper with it",
-				       path, op->source, op->what);
+	i = mounts_exposing_bind(&r->plan, real, MOUNTS_EXPOSE_WRITABLE);
+	if (i >= 0) {
+		op = &r->plan.ops[i];
+		return err_set(err, EPERM,
+			       "--record %s: inside the writable bind %s (%s); the sandbox "
+			       "could tamper with it",
+			       path, op->source, op->what);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)

@@ -68,6 +68,17 @@ int mounts_host_path(const struct mount_plan *plan, const char *sandbox_path, ch
 /* Index of the innermost BIND op whose target contains sandbox_path, or -1. */
 long mounts_enclosing_bind(const struct mount_plan *plan, const char *sandbox_path);
 
+/* Which host paths a sandbox can reach: the index of the first BIND op
+ * (skipped ones aside) whose source is host_path (canonical) or one of its
+ * ancestors; with MOUNTS_EXPOSE_BELOW also one whose source lies below
+ * host_path; with MOUNTS_EXPOSE_WRITABLE only writable binds count. -1 when
+ * none does. Pure. */
+enum mounts_expose_flags {
+	MOUNTS_EXPOSE_WRITABLE = 1u << 0,
+	MOUNTS_EXPOSE_BELOW = 1u << 1,
+};
+long mounts_exposing_bind(const struct mount_plan *plan, const char *host_path, unsigned flags);
+
 /* Supervisor side, before anything starts: every bind source can be opened
  * without following symlinks (a missing optional one is marked skipped).
  * Errors name the JSON path: "mounts[3].source: /x: No such file...". */

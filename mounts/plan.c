@@ -214,3 +214,19 @@ int mounts_host_path(const struct mount_plan *plan, const char *sandbox_path, ch
 	}
 	return 0;
 }
+
+long mounts_exposing_bind(const struct mount_plan *plan, const char *host_path, unsigned flags)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mount_op *op = &plan->ops[i];
+
+		if (op->kind != MOUNT_OP_BIND || op->skipped || !op->source || !op->source[0])
+			continue;
+		if ((flags & MOUNTS_EXPOSE_WRITABLE) && op->readonly)
+			continue;
+		if (under(host_path, op->source) ||
+		    ((flags & MOUNTS_EXPOSE_BELOW) && under(op->source, host_path)))
+			return (long)i;
+	}
+	return -1;
+}

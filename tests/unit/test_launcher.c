@@ -113,6 +113,36 @@ Test(plan, host_path_uses_the_innermost_bind)
 	policy_free(p);
 }
 
+/* What a sandbox can reach of a host path: the check behind --record and
+ * the session registry. */
+Test(plan, exposing_binds)
+{
+	const char *json = "{\"version\":1,\"mounts\":["
+			   "{\"type\":\"bind\",\"source\":\"/usr\"},"
+			   "{\"type\":\"bind\",\"source\":\"/run/user/1000/x\"},"
+			   "{\"type\":\"bind\",\"source\":\"/srv/data\",\"mode\":\"rw\"}]}";
+	struct policy *p = load(json);
+	struct mount_plan plan = {0};
+
+	cr_assert_eq(mounts_plan(p, 0, &plan), 0);
+	/* Inside a bind, read-only or writable. */
+	cr_assert_eq(mounts_exposing_bind(&plan, "/usr/lib/x", 0), 0);
+	cr_assert_eq(mounts_exposing_bind(&plan, "/usr", 0), 0);
+	cr_assert_eq(mounts_exposing_bind(&plan, "/usr/lib/x", MOUNTS_EXPOSE_WRITABLE), -1);
+	cr_assert_eq(mounts_exposing_bind(&plan, "/srv/data/rec.json", MOUNTS_EXPOSE_WRITABLE), 2);
+	/* A sibling with a common prefix is not inside. */
+	cr_assert_eq(mounts_exposing_bind(&plan, "/srv/database", 0), -1);
+	cr_assert_eq(mounts_exposing_bind(&plan, "/usrx", 0), -1);
+	/* A bind below the path shows part of it. */
+	cr_assert_eq(mounts_exposing_bind(&plan, "/run/user/1000", 0), -1);
+	cr_assert_eq(mounts_exposing_bind(&plan, "/run/user/1000", MOUNTS_EXPOSE_BELOW), 1);
+	/* A skipped (missing optional) bind shows nothing. */
+	plan.ops[0].skipped = true;
+	cr_assert_eq(mounts_exposing_bind(&plan, "/usr/lib", 0), -1);
+	mounts_plan_free(&plan);
+	policy_free(p);
+}
+
 Test(env, cleared_kept_and_set)
 {
 	struct policy *p =
