@@ -1,5 +1,6 @@
 /* Command-line parsing for paddock run. */
 #include "launcher.h"
+#include "session.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -115,6 +116,8 @@ enum {
 	OPT_SETENV,
 	OPT_CWD,
 	OPT_INIT,
+	OPT_DETACH,
+	OPT_NAME,
 };
 
 static const struct option long_opts[] = {
@@ -130,6 +133,8 @@ static const struct option long_opts[] = {
     {"cwd", required_argument, NULL, OPT_CWD},
     {"init", required_argument, NULL, OPT_INIT},
     {"explain", no_argument, NULL, 'E'},
+    {"detach", no_argument, NULL, OPT_DETACH},
+    {"name", required_argument, NULL, OPT_NAME},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -153,10 +158,15 @@ static const char run_usage[] =
     "      --cwd DIR          working directory inside the sandbox\n"
     "      --init PATH        the paddock-init binary to use\n"
     "      --explain          print the effective sandbox and exit; starts nothing\n"
+    "      --detach           print the session id once the workload started and\n"
+    "                         exit 0; the sandbox runs on (see paddock ps, stop, wait)\n"
+    "      --name NAME        name the session ([A-Za-z0-9_.-], at most 64); one\n"
+    "                         live session per name\n"
     "  -h, --help             show this help\n"
     "\n"
     "Exit status: the workload's; 128+N if it died by signal N; 125 launcher or\n"
-    "policy error; 126 command not executable; 127 command not found.\n"
+    "policy error; 126 command not executable; 127 command not found. With\n"
+    "--detach: 0 once the workload started (paddock wait gives its status).\n"
     "See paddock(1) and paddock-policy(5).\n";
 
 int options_parse(int argc, char **argv, struct options *o, struct err *err)
@@ -220,6 +230,17 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case 'E':
 			o->explain = true;
+			break;
+		case OPT_DETACH:
+			o->detach = true;
+			break;
+		case OPT_NAME:
+			if (!session_name_valid(optarg))
+				return err_set(
+				    err, EINVAL,
+				    "--name %s: invalid name (1 to 64 of A-Z a-z 0-9 _ . -)",
+				    optarg);
+			o->name = optarg;
 			break;
 		case 'h':
 			fputs(run_usage, stdout);

@@ -37,8 +37,10 @@ struct options {
 	const char **setenv;
 	size_t n_setenv;
 	const char *cwd;
-	bool explain; /* print the effective sandbox, start nothing */
-	char **argv;  /* the workload command, NULL-terminated */
+	bool explain;	  /* print the effective sandbox, start nothing */
+	bool detach;	  /* print the session id once started; supervise in the background */
+	const char *name; /* the session's name, NULL: unnamed */
+	char **argv;	  /* the workload command, NULL-terminated */
 };
 
 /* args.c: parse "paddock run ..." (argv after "run"). Returns 0, 1 when
@@ -62,10 +64,12 @@ enum ending {
 	ENDING_SIGNAL,
 	ENDING_EXPIRED,
 	ENDING_LAUNCHER_ERROR,
+	ENDING_STOPPED, /* paddock stop */
 };
 const char *ending_name(enum ending e);
 /* code: exit code (ENDING_EXIT), signal number (ENDING_SIGNAL), the
- * workload's status as reported (ENDING_EXPIRED: a signal number, or -1). */
+ * workload's status as reported (ENDING_EXPIRED, ENDING_STOPPED: a signal
+ * number, or -1). */
 int exit_status_for(enum ending e, int code);
 
 /* userns.c: id maps for the child, written by the parent (user_namespaces(7)). */

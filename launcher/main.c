@@ -31,6 +31,10 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  run [OPTION]... [--] CMD [ARG]...   run CMD in a new sandbox (paddock run --help)\n"
+    "  ps [--all] [--json]                 list the caller's sessions\n"
+    "  stop [--grace DUR] ID|NAME          end a session and wait until it has ended\n"
+    "  wait ID|NAME                        wait for a session; exit with its status\n"
+    "  rm ID|NAME...                       remove ended sessions from the registry\n"
     "  help                                show this help\n"
     "\n"
     "Options:\n"
@@ -172,6 +176,61 @@ static int open_record(const struct run *r, struct err *err)
 	return fd;
 }
 
+/* Register the session. The registry must be out of the sandbox's sight
+ * entirely, not just out of its writable binds: it holds every session's
+ * control socket, and connect(2) to a socket only needs write permission on
+ * the socket inode, which a read-only mount does not take away (checked on
+ * Linux 6.x). A bind below the registry would show one session's entry. */
+static int open_session(struct run *r, struct session *s, struct err *err)
+{
+	struct registry reg;
+	const struct mount_op *op;
+	long i;
+	int rc;
+
+	rc = session_registry_open(&reg, true, err);
+	if (rc < 0)
+		return rc;
+	i = mounts_exposing_bind(&r->plan, reg.path, MOUNTS_EXPOSE_BELOW);
+	if (i >= 0) {
+		op = &r->plan.ops[i];
+		rc = err_set(err, EPERM,
+			     "session registry %s: the sandbox would see it through the bind %s "
+			     "(%s); set XDG_RUNTIME_DIR to a private directory elsewhere",
+			     reg.path, op->source, op->what);
+		session_registry_close(&reg);
+		return rc;
+	}
+	rc = session_create(s, &reg, r->opt->name, r->opt->detach, r->policy->sha256, err);
+	if (rc < 0)
+		return rc;
+	r->session = s;
+	if (!r->opt->detach)
+		return 0;
+	/* Errors until the workload has started are still the caller's. */
+	r->caller_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	if (r->caller_err < 0)
+		return err_sys(err, errno, "dup stderr");
+	return session_open_output(s, err);
+}
+
+/* Where the final messages go: a detached run that never started still
+ * reports to the caller's terminal; otherwise stderr (for a detached run,
+ * the session's stderr file). */
+static FILE *message_stream(struct run *r)
+{
+	FILE *f;
+	int fd;
+
+	if (r->caller_err < 0)
+		return stderr;
+	fd = fcntl(r->caller_err, F_DUPFD_CLOEXEC, 3);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	return f ? f : stderr;
+}
+
 static void run_free(struct run *r)
 {
 	seccomp_info_free(&r->seccomp_info);
@@ -269,9 +328,11 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 static int run_main(int argc, char **argv)
 {
 	struct options o;
-	struct run r = {.init_fd = -1, .ctl = -1, .pidfd = -1};
+	struct run r = {.init_fd = -1, .ctl = -1, .pidfd = -1, .report_fd = -1, .caller_err = -1};
+	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0};
 	cleanup_close int record_fd = -1;
+	FILE *out;
 	int rc, status;
 
 	rc = options_parse(argc, argv, &o, &err);
@@ -287,6 +348,17 @@ static int run_main(int argc, char **argv)
 		if (o.weaken & (1u << i))
 			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
 				weaken_warning(1u << i));
+	/* Detached: everything from here on happens in the supervisor, which
+	 * reports back once the workload runs or the run is over. */
+	if (o.detach && !o.explain) {
+		rc = detach_start(&r, &status, &err);
+		if (rc != 0) {
+			if (rc < 0)
+				fprintf(stderr, "paddock: %s\n", err.msg);
+			options_free(&o);
+			return rc < 0 ? EXIT_LAUNCHER : status;
+		}
+	}
 	rc = prepare(&r, &record_fd, &err);
 	log_debug("prepared");
 	if (rc >= 0 && o.explain) {
@@ -295,6 +367,8 @@ static int run_main(int argc, char **argv)
 		options_free(&o);
 		return 0;
 	}
+	if (rc >= 0)
+		rc = open_session(&r, &session, &err);
 	if (rc >= 0) {
 		block_forwarded();
 		rc = sandbox_start(&r, &err);
@@ -327,16 +401,24 @@ static int run_main(int argc, char **argv)
 		if (rc >= 0)
 			r.status = EXIT_LAUNCHER;
 	}
+	/* The session's waiters learn the status now. A foreground run's
+	 * entry goes (its caller has the status), and so does a detached
+	 * run's that never started (its caller never got the id). */
+	session_finish(&session, r.status, ending_name(r.ending), !o.detach || r.report_fd >= 0);
+	out = message_stream(&r);
 	if (rc < 0)
-		fprintf(stderr, "paddock: %s\n", r.err.msg);
+		fprintf(out, "paddock: %s\n", r.err.msg);
 	else if (r.child_error[0])
-		fprintf(stderr, "paddock: %s\n", r.child_error);
+		fprintf(out, "paddock: %s\n", r.child_error);
 	else if (r.exec_errno)
-		fprintf(stderr, "paddock: %s: %s\n", o.argv[0], strerror(r.exec_errno));
+		fprintf(out, "paddock: %s: %s\n", o.argv[0], strerror(r.exec_errno));
 	for (size_t i = 0; i < r.n_survivors; i++)
-		fprintf(stderr, "paddock: warning: process %d (%s) outlived the sandbox\n",
+		fprintf(out, "paddock: warning: process %d (%s) outlived the sandbox\n",
 			(int)r.survivors[i].pid, r.survivors[i].comm);
+	if (out != stderr)
+		fclose(out);
 	status = r.status;
+	detach_report_exit(&r, status);
 	run_free(&r);
 	options_free(&o);
 	return status;
@@ -352,6 +434,14 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return run_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "ps") == 0)
+		return cmd_ps(argc - 1, argv + 1);
+	if (strcmp(argv[1], "stop") == 0)
+		return cmd_stop(argc - 1, argv + 1);
+	if (strcmp(argv[1], "wait") == 0)
+		return cmd_wait(argc - 1, argv + 1);
+	if (strcmp(argv[1], "rm") == 0)
+		return cmd_rm(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage, stdout);

@@ -228,6 +228,16 @@ static cJSON *build(const struct run *r)
 	x = cJSON_AddArrayToObject(o, "command");
 	for (char **a = r->opt->argv; x && a && *a; a++)
 		cJSON_AddItemToArray(x, cJSON_CreateString(*a));
+	if (r->session) {
+		x = cJSON_AddObjectToObject(o, "session");
+		cJSON_AddStringToObject(x, "id", r->session->info.id);
+		if (r->session->info.name[0])
+			cJSON_AddStringToObject(x, "name", r->session->info.name);
+		else
+			cJSON_AddNullToObject(x, "name");
+		cJSON_AddNumberToObject(x, "generation", r->session->info.generation);
+		cJSON_AddBoolToObject(x, "detached", r->session->info.detached);
+	}
 	x = cJSON_AddObjectToObject(o, "ids");
 	cJSON_AddNumberToObject(x, "uid_inside", r->uid_in);
 	cJSON_AddNumberToObject(x, "uid_outside", r->uid_out);

@@ -6,6 +6,7 @@
 
 #include "../include/initproto.h"
 #include "launcher.h"
+#include "session.h"
 
 struct killed {
 	pid_t pid; /* as seen inside the sandbox */
@@ -38,8 +39,12 @@ struct run {
 	dev_t ns_dev;
 	ino_t pidns, userns; /* of the sandbox, read at start */
 	struct timespec t_start, t_end;
+	struct session *session; /* NULL with --explain */
+	/* --detach: the socket to the waiting foreground process, and the
+	 * caller's stderr kept for errors until the workload has started */
+	int report_fd, caller_err;
 	/* outcome */
-	bool started, expired, done;
+	bool started, expired, stopped, done;
 	int exec_errno;
 	bool wl_reported;
 	bool wl_signaled;
@@ -64,6 +69,27 @@ int sandbox_protect(struct run *r, struct err *err);
 int sandbox_supervise(struct run *r, struct err *err);
 /* Processes still in the sandbox's namespaces, from outside. */
 int sandbox_find_survivors(struct run *r);
+
+/* detach.c: paddock run --detach. detach_start() forks; in the child (the
+ * supervisor-to-be: new session, stdin /dev/null, no inherited fds but
+ * 0-2) it returns 0 with r->report_fd set; in the foreground process it
+ * returns 1 once the child reported, with *status the exit status (the
+ * session id is printed on stdout, an error on stderr). -errno when the
+ * fork fails. */
+int detach_start(struct run *r, int *status, struct err *err);
+/* Supervisor: the workload runs (prints the id), or the run is over and
+ * never started (exit status). Both close the report socket and give up
+ * the caller's stderr; later calls do nothing. */
+void detach_report_started(struct run *r);
+void detach_report_exit(struct run *r, int status);
+
+/* cmd_session.c: paddock ps, stop, wait and rm (argv from the command
+ * word on). Each returns the exit status and prints its own one-line
+ * errors. */
+int cmd_ps(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
 
 /* record.c */
 int record_write(const struct run *r, int fd, struct err *err);

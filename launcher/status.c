@@ -14,6 +14,8 @@ const char *ending_name(enum ending e)
 		return "expired";
 	case ENDING_LAUNCHER_ERROR:
 		return "launcher-error";
+	case ENDING_STOPPED:
+		return "stopped";
 	}
 	return "unknown";
 }
@@ -26,6 +28,7 @@ int exit_status_for(enum ending e, int code)
 	case ENDING_SIGNAL:
 		return code > 0 && code < 128 ? EXIT_SIGNAL_BASE + code : EXIT_LAUNCHER;
 	case ENDING_EXPIRED:
+	case ENDING_STOPPED:
 		/* The signal that ended the workload, SIGKILL when it had to be
 		 * killed with the namespace and never reported. */
 		return EXIT_SIGNAL_BASE + (code > 0 && code < 128 ? code : 9);

@@ -103,9 +103,12 @@ static void drain(struct run *r, bool *open)
 	}
 }
 
-static void expire(struct run *r, int kill_tfd)
+/* End the sandbox now: on expiry of the TTL, or on "paddock stop" with
+ * its own grace period when has_grace. */
+static void end_now(struct run *r, int kill_tfd, bool has_grace, uint64_t grace_ms)
 {
-	r->expired = true;
+	char msg[48] = "stop";
+
 	if (r->opt->weaken & WEAKEN_NO_PIDNS) {
 		/* Without a pid namespace the supervisor has no handle on the
 		 * sandbox's other processes: all it can end is its direct
@@ -116,8 +119,43 @@ static void expire(struct run *r, int kill_tfd)
 	/* Ask init to TERM everything, then SIGKILL PID 1 after the grace
 	 * period: when a pid namespace's init dies the kernel kills every
 	 * process left in it (pid_namespaces(7)), detached or not. */
-	(void)!send(r->ctl, "stop", 4, MSG_NOSIGNAL);
-	arm(kill_tfd, r->policy->grace_ms + KILL_MARGIN_MS);
+	if (has_grace)
+		snprintf(msg, sizeof(msg), "stop %llu", (unsigned long long)grace_ms);
+	(void)!send(r->ctl, msg, strlen(msg), MSG_NOSIGNAL);
+	arm(kill_tfd, (has_grace ? grace_ms : r->policy->grace_ms) + KILL_MARGIN_MS);
+}
+
+static void expire(struct run *r, int kill_tfd)
+{
+	if (r->stopped)
+		return; /* already ending, with the grace paddock stop asked for */
+	r->expired = true;
+	end_now(r, kill_tfd, false, 0);
+}
+
+/* paddock stop. A workload that already ended, or a sandbox already
+ * ending, is not "stopped": init is finishing, and the stop waits for it. */
+static void stop(struct run *r, int kill_tfd, const struct session_request *req)
+{
+	if (r->expired || r->stopped || r->wl_reported)
+		return;
+	r->stopped = true;
+	end_now(r, kill_tfd, req->has_grace, req->grace_ms);
+}
+
+/* The workload runs: the session says so, and a detached run's foreground
+ * process prints the id and leaves. */
+static void started(struct run *r)
+{
+	if (r->session) {
+		if (proc_identity(r->pid, &r->session->info.init) < 0)
+			r->session->info.init = (struct proc_id){0};
+		r->session->info.state = SESSION_RUNNING;
+		/* A registry that went away meanwhile does not stop the
+		 * workload; ps and stop will not find it. */
+		(void)session_write(r->session, NULL);
+	}
+	detach_report_started(r);
 }
 
 static void conclude(struct run *r, const siginfo_t *si)
@@ -143,8 +181,8 @@ static void conclude(struct run *r, const siginfo_t *si)
 		r->wl_signaled = si->si_status > 128 && si->si_status < 128 + 65;
 		r->wl_code = r->wl_signaled ? si->si_status - 128 : si->si_status;
 	}
-	if (r->expired) {
-		r->ending = ENDING_EXPIRED;
+	if (r->expired || r->stopped) {
+		r->ending = r->expired ? ENDING_EXPIRED : ENDING_STOPPED;
 		r->status = exit_status_for(r->ending, r->wl_signaled ? r->wl_code : -1);
 	} else if (r->wl_signaled) {
 		r->ending = ENDING_SIGNAL;
@@ -158,7 +196,7 @@ static void conclude(struct run *r, const siginfo_t *si)
 int sandbox_supervise(struct run *r, struct err *err)
 {
 	cleanup_close int sfd = -1, ttl_tfd = -1, kill_tfd = -1;
-	bool ctl_open = true;
+	bool ctl_open = true, announced = false;
 	sigset_t set;
 	siginfo_t si = {0};
 
@@ -172,24 +210,34 @@ int sandbox_supervise(struct run *r, struct err *err)
 		return err_sys(err, errno, "supervisor fds");
 	if (r->policy->ttl_ms && arm(ttl_tfd, r->policy->ttl_ms) < 0)
 		return err_sys(err, errno, "arm the TTL");
+	if (r->policy->ttl_ms && r->session)
+		session_expires(r->session, r->policy->ttl_ms);
 
 	for (;;) {
-		struct pollfd pfd[5] = {
+		struct pollfd pfd[5 + 1 + SESSION_CLIENTS_MAX] = {
 		    {.fd = r->pidfd, .events = POLLIN},
 		    {.fd = ctl_open ? r->ctl : -1, .events = POLLIN},
 		    {.fd = sfd, .events = POLLIN},
 		    {.fd = ttl_tfd, .events = POLLIN},
 		    {.fd = kill_tfd, .events = POLLIN},
 		};
+		/* The session's control socket and its clients follow. */
+		size_t n =
+		    r->session ? session_pollfds(r->session, pfd + 5, 1 + SESSION_CLIENTS_MAX) : 0;
+		struct session_request req;
 		uint64_t ticks;
 
-		if (poll(pfd, 5, -1) < 0) {
+		if (poll(pfd, 5 + n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_sys(err, errno, "poll");
 		}
 		if (pfd[1].revents)
 			drain(r, &ctl_open);
+		if (r->started && !announced) {
+			announced = true;
+			started(r);
+		}
 		if (pfd[2].revents & POLLIN) {
 			struct signalfd_siginfo ssi;
 
@@ -203,6 +251,11 @@ int sandbox_supervise(struct run *r, struct err *err)
 			expire(r, kill_tfd);
 		if ((pfd[4].revents & POLLIN) && read(kill_tfd, &ticks, sizeof(ticks)) > 0)
 			pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		if (n) {
+			session_serve(r->session, pfd + 5, n, &req);
+			if (req.stop)
+				stop(r, kill_tfd, &req);
+		}
 		if (pfd[0].revents & POLLIN)
 			break;
 	}
@@ -210,6 +263,8 @@ int sandbox_supervise(struct run *r, struct err *err)
 		return err_sys(err, errno, "waitid");
 	clock_gettime(CLOCK_REALTIME, &r->t_end);
 	drain(r, &ctl_open);
+	if (r->started && !announced)
+		started(r);
 	conclude(r, &si);
 	return 0;
 }

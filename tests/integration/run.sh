@@ -3,18 +3,86 @@
 # development machines) the tests drop to the test user "paddock-test",
 # created here if missing: rootless is the normal case for paddock. When the
 # host cannot create user namespaces the tests skip, unless MUST_WORK=1 (CI).
+#
+# As root, a second test user "paddock-test2" owns a detached session for
+# the whole run (test_sessions.c checks paddock-test cannot act on it); its
+# identity reaches the tests in PADDOCK_TEST_UID2/GID2 and
+# PADDOCK_TEST_OTHER_*. Not as root, those tests skip.
 set -eu
 user=paddock-test
-if [ "$(id -u)" = 0 ]; then
-	if ! id "$user" >/dev/null 2>&1; then
+user2=paddock-test2
+uid2='' gid2='' other_id='' other_dir='' other_init='' other_start='' other_socket=''
+other_error='' other_ws='' other_link_dir=''
+
+add_user() {
+	if ! id "$1" >/dev/null 2>&1; then
 		useradd --system --no-create-home --home-dir /nonexistent \
-			--shell /usr/sbin/nologin "$user"
+			--shell /usr/sbin/nologin "$1"
 	fi
+}
+
+# The second user's commands, in its own workspace.
+run2() { setpriv --reuid="$uid2" --regid="$gid2" --clear-groups --reset-env \
+	env PATH=/usr/bin:/bin HOME=/tmp sh -c 'cd "$1" && shift && exec "$@"' sh "$other_ws" "$@"; }
+
+json_field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+start_other() {
+	other_ws=$(mktemp -d /tmp/paddock-it-other.XXXXXX)
+	chmod 0755 "$other_ws"
+	chown "$uid2:$gid2" "$other_ws"
+	# A run that was killed may have left the second user's session.
+	run2 "$PWD/build/paddock" stop --grace 0s other >/dev/null 2>&1 || true
+	run2 "$PWD/build/paddock" rm other >/dev/null 2>&1 || true
+	if ! other_id=$(run2 "$PWD/build/paddock" run --detach --name other --ttl 30m \
+		-- sleep 100000 2>&1); then
+		other_error="paddock run --detach as $user2: $other_id"
+		other_id=''
+		return 0
+	fi
+	other_dir=/tmp/paddock-$uid2/$other_id
+	other_init=$(json_field "$other_dir/session.json" "d['init']['pid']")
+	other_start=$(json_field "$other_dir/session.json" "d['init']['start_time']")
+	# Past the 0700 directory and the 0600 socket, on purpose: a hard
+	# link where paddock-test can reach it, the inode made 0666, so only
+	# the supervisor's SO_PEERCRED check is left to refuse paddock-test.
+	other_link_dir=$(mktemp -d /tmp/paddock-it-sock.XXXXXX)
+	chmod 0755 "$other_link_dir"
+	ln "$other_dir/control" "$other_link_dir/control"
+	chmod 0666 "$other_link_dir/control"
+	other_socket=$other_link_dir/control
+}
+
+stop_other() {
+	if [ -n "$other_id" ]; then
+		# Still running after all tests, as the second user sees it.
+		if ! run2 "$PWD/build/paddock" ps | grep -q "^$other_id .* running "; then
+			echo "run.sh: $user2's session $other_id did not survive the tests" >&2
+			status=1
+		fi
+		run2 "$PWD/build/paddock" stop --grace 0s "$other_id" || status=1
+		run2 "$PWD/build/paddock" rm "$other_id" || status=1
+	fi
+	[ -z "$other_link_dir" ] || rm -rf "$other_link_dir"
+	[ -z "$other_ws" ] || rm -rf "$other_ws"
+}
+
+if [ "$(id -u)" = 0 ]; then
+	add_user "$user"
+	add_user "$user2"
 	uid=$(id -u "$user")
 	gid=$(id -g "$user")
+	uid2=$(id -u "$user2")
+	gid2=$(id -g "$user2")
+	start_other
 	run() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --reset-env \
 		env PATH=/usr/bin:/bin HOME=/tmp MUST_WORK="${MUST_WORK:-}" \
-		PADDOCK_TEST_ROOT="$PWD" "$@"; }
+		PADDOCK_TEST_ROOT="$PWD" PADDOCK_TEST_UID2="$uid2" PADDOCK_TEST_GID2="$gid2" \
+		PADDOCK_TEST_OTHER_ID="$other_id" PADDOCK_TEST_OTHER_DIR="$other_dir" \
+		PADDOCK_TEST_OTHER_INIT_PID="$other_init" \
+		PADDOCK_TEST_OTHER_INIT_START="$other_start" \
+		PADDOCK_TEST_OTHER_SOCKET="$other_socket" \
+		PADDOCK_TEST_OTHER_ERROR="$other_error" "$@"; }
 else
 	run() { PADDOCK_TEST_ROOT="$PWD" "$@"; }
 fi
@@ -23,8 +91,12 @@ if [ "${CI:-}" = true ]; then
 	export MUST_WORK
 fi
 status=0
+trap stop_other EXIT
+trap 'exit 130' INT TERM HUP
 for t in "$@"; do
 	echo "== $t (as $(run id -un))"
 	run "$t" --jobs 2 || status=1
 done
+trap - EXIT INT TERM HUP
+stop_other
 exit $status

@@ -1,0 +1,377 @@
+/* paddock ps, stop, wait and rm: acting on sessions from outside. They read
+ * the caller's registry and talk to a session's supervisor over its control
+ * socket; none of them signals a process itself. The supervisor holds the
+ * sandbox's pidfd, while a pid read from a file may since have been given
+ * to another process: a session whose supervisor is not the process that
+ * registered it (pid and start time) is stale, and is only cleaned up. */
+#include "run.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../include/exitcodes.h"
+
+enum {
+	CMD_ALL = 1u << 0,
+	CMD_JSON = 1u << 1,
+	CMD_GRACE = 1u << 2,
+};
+
+struct cmd {
+	const char *name;
+	const char *usage;
+	unsigned allowed; /* CMD_* */
+	int min_args, max_args;
+	/* parsed */
+	bool all, json, has_grace;
+	uint64_t grace_ms;
+	char **args;
+	int n_args;
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("paddock: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_LAUNCHER;
+}
+
+/* Returns 0, 1 after --help, or -EINVAL with err set. */
+static int parse(struct cmd *c, int argc, char **argv, struct err *err)
+{
+	static const struct option all[] = {
+	    {"all", no_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"grace", required_argument, NULL, 'g'},
+	};
+	static const unsigned bits[] = {CMD_ALL, CMD_JSON, CMD_GRACE};
+	struct option opts[5] = {{"help", no_argument, NULL, 'h'}};
+	char shorts[8] = "+:h";
+	size_t n = 1;
+	int ch;
+
+	/* This command's options only, so that getopt names an option of
+	 * another command as unknown. */
+	for (size_t i = 0; i < 3; i++) {
+		if (!(c->allowed & bits[i]))
+			continue;
+		opts[n++] = all[i];
+		strcat(shorts, i == 0 ? "a" : i == 2 ? "g:" : "");
+	}
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			c->all = true;
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'g':
+			if (policy_parse_duration(optarg, &c->grace_ms) < 0)
+				return err_set(
+				    err, EINVAL,
+				    "--grace %s: invalid duration (use e.g. 0s, 500ms, 5s; "
+				    "at most 30 days)",
+				    optarg);
+			c->has_grace = true;
+			break;
+		case 'h':
+			fputs(c->usage, stdout);
+			return 1;
+		case ':':
+			return err_set(err, EINVAL, "%s: needs an argument", argv[optind - 1]);
+		default:
+			return err_set(err, EINVAL, "%s: unknown option (see paddock %s --help)",
+				       argv[optind - 1], c->name);
+		}
+	}
+	c->args = argv + optind;
+	c->n_args = argc - optind;
+	if (c->n_args < c->min_args)
+		return err_set(err, EINVAL, "%s: no session given (see paddock %s --help)", c->name,
+			       c->name);
+	if (c->n_args > c->max_args)
+		return err_set(err, EINVAL, "%s: unexpected argument '%s'", c->name,
+			       c->args[c->max_args]);
+	return 0;
+}
+
+/* -------------------------------------------------------------- requests */
+
+/* One request over the session's control socket, and its one reply. The
+ * peer must be the session's supervisor: SO_PEERCRED names the process
+ * that listens, which must be the registered one with the caller's uid. */
+static int ask(const struct registry *reg, const struct session_info *info, const char *req,
+	       char *reply, size_t size, struct err *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	cleanup_close int dfd = -1, fd = -1;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	ssize_t n;
+
+	dfd = openat(reg->fd, info->id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (dfd < 0 || fd < 0)
+		return err_sys(err, errno, "session %s", info->id);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/control", dfd);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return err_sys(err, errno, "session %s: control socket", info->id);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    cred.pid != info->supervisor.pid || cred.uid != getuid())
+		return err_set(err, EPERM, "session %s: its control socket is not its supervisor's",
+			       info->id);
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
+		return err_sys(err, errno, "session %s: control socket", info->id);
+	do
+		n = recv(fd, reply, size - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return err_set(err, EPIPE, "session %s: the supervisor went away", info->id);
+	reply[n] = '\0';
+	if (strncmp(reply, "error ", 6) == 0)
+		return err_set(err, EPERM, "session %s: %s", info->id, reply + 6);
+	return 0;
+}
+
+/* Open the registry and find the session, cleaning a stale one up. */
+static int lookup(struct registry *reg, const char *what, struct session_info *info,
+		  struct err *err)
+{
+	int rc = session_registry_open(reg, false, err);
+
+	if (rc == -ENOENT)
+		return err_set(err, ENOENT, "no such session: %s", what);
+	if (rc < 0)
+		return rc;
+	rc = session_find(reg, what, info, err);
+	if (rc >= 0 && info->state == SESSION_STALE) {
+		(void)session_remove(reg, info->id);
+		return err_set(
+		    err, ESRCH,
+		    "session %s is stale (its supervisor is gone); its entry was removed",
+		    info->id);
+	}
+	return rc;
+}
+
+/* "wait" or "stop [MS]": the status from the reply, or, when the supervisor
+ * ended without answering (it just finished), from its entry. */
+static int until_ended(struct registry *reg, struct session_info *info, const char *req,
+		       int *status, struct err *err)
+{
+	char reply[SESSION_REPLY_MAX];
+	int rc;
+
+	if (info->state == SESSION_ENDED) {
+		*status = info->status;
+		return 0;
+	}
+	rc = ask(reg, info, req, reply, sizeof(reply), err);
+	if (rc >= 0 && sscanf(reply, "status %d", status) == 1)
+		return 0;
+	if (rc >= 0)
+		return err_set(err, EPROTO, "session %s: unexpected reply", info->id);
+	if (session_read(reg, info->id, info, NULL) == 0 && info->state == SESSION_ENDED) {
+		*status = info->status;
+		return 0;
+	}
+	return rc;
+}
+
+/* -------------------------------------------------------------- commands */
+
+static void short_time(const char *iso, char *buf, size_t size)
+{
+	/* "2026-01-02T03:04:05.678Z" -> "2026-01-02T03:04:05Z" */
+	if (!iso[0])
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.19sZ", iso);
+}
+
+static void print_table(const struct session_info *v, size_t n, bool all)
+{
+	printf("%-12s  %-20s  %4s  %-8s  %8s  %-20s  %s\n", "ID", "NAME", "GEN", "STATE", "PID",
+	       "CREATED", "EXPIRES");
+	for (size_t i = 0; i < n; i++) {
+		char pid[16] = "-", created[32], expires[32];
+
+		if (v[i].state == SESSION_ENDED && !all)
+			continue;
+		if (v[i].init.pid > 0 && v[i].state == SESSION_RUNNING)
+			snprintf(pid, sizeof(pid), "%d", (int)v[i].init.pid);
+		short_time(v[i].created, created, sizeof(created));
+		short_time(v[i].state == SESSION_ENDED ? "" : v[i].expires, expires,
+			   sizeof(expires));
+		printf("%-12s  %-20s  %4u  %-8s  %8s  %-20s  %s\n", v[i].id,
+		       v[i].name[0] ? v[i].name : "-", v[i].generation,
+		       session_state_name(v[i].state), pid, created, expires);
+	}
+}
+
+static int print_json(const struct session_info *v, size_t n, bool all)
+{
+	bool first = true;
+
+	fputs("[", stdout);
+	for (size_t i = 0; i < n; i++) {
+		cleanup_free char *text = NULL;
+
+		if (v[i].state == SESSION_ENDED && !all)
+			continue;
+		text = session_info_json(&v[i]);
+		if (!text)
+			return -ENOMEM;
+		printf("%s%s", first ? "" : ",\n", text);
+		first = false;
+	}
+	puts("]");
+	return 0;
+}
+
+int cmd_ps(int argc, char **argv)
+{
+	struct cmd c = {.name = "ps",
+			.usage = "Usage: paddock ps [--all] [--json]\n"
+				 "List the caller's sessions: running ones, and with --all ended "
+				 "ones too.\n"
+				 "A session whose supervisor is gone is shown once as stale and "
+				 "removed.\n"
+				 "  -a, --all    also ended sessions (until paddock rm)\n"
+				 "      --json   one JSON array of session.json objects\n",
+			.allowed = CMD_ALL | CMD_JSON};
+	struct registry reg = {.fd = -1};
+	cleanup_free struct session_info *v = NULL;
+	struct err err = {0};
+	size_t n = 0;
+	int rc = parse(&c, argc, argv, &err);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : fail("%s", err.msg);
+	rc = session_registry_open(&reg, false, &err);
+	if (rc == -ENOENT)
+		rc = 0; /* no registry yet: no sessions */
+	else if (rc >= 0)
+		rc = session_list(&reg, &v, &n, &err);
+	if (rc < 0) {
+		session_registry_close(&reg);
+		return fail("%s", err.msg);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].state == SESSION_STALE)
+			(void)session_remove(&reg, v[i].id);
+	session_registry_close(&reg);
+	if (c.json && print_json(v, n, c.all) < 0)
+		return fail("out of memory");
+	if (!c.json)
+		print_table(v, n, c.all);
+	return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	struct cmd c = {.name = "stop",
+			.usage = "Usage: paddock stop [--grace DUR] ID|NAME\n"
+				 "End a session of the caller's: SIGTERM to every process in it, "
+				 "SIGKILL after\n"
+				 "the grace period; returns once it has ended.\n"
+				 "  -g, --grace DUR   grace period (default: the policy's "
+				 "limits.grace)\n",
+			.allowed = CMD_GRACE,
+			.min_args = 1,
+			.max_args = 1};
+	struct registry reg = {.fd = -1};
+	struct session_info info;
+	struct err err = {0};
+	char req[48] = "stop";
+	int rc = parse(&c, argc, argv, &err), status;
+
+	if (rc != 0)
+		return rc > 0 ? 0 : fail("%s", err.msg);
+	if (c.has_grace)
+		snprintf(req, sizeof(req), "stop %llu", (unsigned long long)c.grace_ms);
+	rc = lookup(&reg, c.args[0], &info, &err);
+	if (rc >= 0)
+		rc = until_ended(&reg, &info, req, &status, &err);
+	session_registry_close(&reg);
+	return rc < 0 ? fail("%s", err.msg) : 0;
+}
+
+int cmd_wait(int argc, char **argv)
+{
+	struct cmd c = {.name = "wait",
+			.usage =
+			    "Usage: paddock wait ID|NAME\n"
+			    "Wait until a session of the caller's has ended, and exit with its "
+			    "status,\n"
+			    "as its paddock run would have (128+N for signal N, 125, 126, 127).\n",
+			.min_args = 1,
+			.max_args = 1};
+	struct registry reg = {.fd = -1};
+	struct session_info info;
+	struct err err = {0};
+	int rc = parse(&c, argc, argv, &err), status = EXIT_LAUNCHER;
+
+	if (rc != 0)
+		return rc > 0 ? 0 : fail("%s", err.msg);
+	rc = lookup(&reg, c.args[0], &info, &err);
+	if (rc >= 0)
+		rc = until_ended(&reg, &info, "wait", &status, &err);
+	session_registry_close(&reg);
+	return rc < 0 ? fail("%s", err.msg) : status;
+}
+
+int cmd_rm(int argc, char **argv)
+{
+	struct cmd c = {.name = "rm",
+			.usage =
+			    "Usage: paddock rm ID|NAME...\n"
+			    "Remove ended (or stale) sessions of the caller's from the registry, "
+			    "with\n"
+			    "their output files. A running session is refused: stop it first.\n",
+			.min_args = 1,
+			.max_args = 1 << 16};
+	struct registry reg = {.fd = -1};
+	struct err err = {0};
+	int rc = parse(&c, argc, argv, &err), status = 0;
+
+	if (rc != 0)
+		return rc > 0 ? 0 : fail("%s", err.msg);
+	for (int i = 0; i < c.n_args; i++) {
+		struct session_info info;
+
+		rc = lookup(&reg, c.args[i], &info, &err);
+		session_registry_close(&reg);
+		if (rc == -ESRCH)
+			continue; /* stale: removed by lookup() */
+		if (rc >= 0 && info.state != SESSION_ENDED)
+			rc = err_set(&err, EBUSY, "session %s is still running (stop it first)",
+				     info.id);
+		if (rc >= 0 && (rc = session_registry_open(&reg, false, &err)) >= 0) {
+			rc = session_remove(&reg, info.id);
+			if (rc < 0)
+				err_sys(&err, rc, "session %s: remove", info.id);
+			session_registry_close(&reg);
+		}
+		if (rc < 0)
+			status = fail("%s", err.msg);
+	}
+	return status;
+}

@@ -1,0 +1,140 @@
+/* paddock run --detach: the foreground process forks the supervisor before
+ * anything else and waits for one line from it over a socket pair:
+ * "started ID" once paddock-init reported the workload started (the
+ * foreground prints ID and exits 0), or "exit N" when the run ended without
+ * starting (the supervisor has printed the error on the caller's stderr;
+ * the foreground exits N: 125, or 126/127 when the command cannot run). */
+#include "run.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../include/exitcodes.h"
+
+static void report(struct run *r, const char *line)
+{
+	if (r->report_fd < 0)
+		return;
+	/* MSG_NOSIGNAL: a foreground process that was killed meanwhile
+	 * must not take the supervisor with it (SIGPIPE). */
+	(void)!send(r->report_fd, line, strlen(line), MSG_NOSIGNAL);
+	close(r->report_fd);
+	r->report_fd = -1;
+	if (r->caller_err >= 0)
+		close(r->caller_err);
+	r->caller_err = -1;
+}
+
+void detach_report_started(struct run *r)
+{
+	char line[SESSION_ID_LEN + 16];
+
+	snprintf(line, sizeof(line), "started %s\n", r->session ? r->session->info.id : "?");
+	report(r, line);
+}
+
+void detach_report_exit(struct run *r, int status)
+{
+	char line[32];
+
+	snprintf(line, sizeof(line), "exit %d\n", status);
+	report(r, line);
+}
+
+/* The supervisor-to-be: out of the caller's session and terminal (no
+ * SIGHUP when it closes, no job-control stops), stdin from /dev/null,
+ * and none of the caller's fds but 0-2, which it gives up later for the
+ * session's output files. */
+static int become_supervisor(struct run *r, int fd, struct err *err)
+{
+	int null;
+	int rc;
+
+	if (setsid() < 0)
+		return err_sys(err, errno, "setsid");
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0)
+		return err_sys(err, errno, "/dev/null");
+	close(null);
+	rc = fds_keep_only(&fd, 1, err);
+	if (rc < 0)
+		return rc;
+	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
+		return err_sys(err, errno, "cloexec");
+	r->report_fd = 3;
+	return 0;
+}
+
+/* The foreground side: the supervisor's one line, then its exit if it
+ * ended, so nothing of a failed run is left when we return. */
+static int wait_report(int fd, pid_t pid)
+{
+	char buf[128];
+	size_t n = 0;
+	int status = EXIT_LAUNCHER;
+
+	while (n < sizeof(buf) - 1) {
+		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		if (memchr(buf, '\n', n))
+			break;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strncmp(buf, "started ", 8) == 0) {
+		printf("%s\n", buf + 8);
+		return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
+	}
+	if (sscanf(buf, "exit %d", &status) != 1) {
+		fputs("paddock: the supervisor ended without a report\n", stderr);
+		status = EXIT_LAUNCHER;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+int detach_start(struct run *r, int *status, struct err *err)
+{
+	int sv[2];
+	pid_t pid;
+	int rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, errno, "socketpair");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = err_sys(err, errno, "fork");
+		close(sv[0]);
+		close(sv[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		rc = become_supervisor(r, sv[1], err);
+		if (rc < 0) {
+			/* Still the caller's stderr. */
+			fprintf(stderr, "paddock: %s\n", err->msg);
+			r->report_fd = sv[1];
+			detach_report_exit(r, EXIT_LAUNCHER);
+			_exit(EXIT_LAUNCHER);
+		}
+		return 0;
+	}
+	close(sv[1]);
+	*status = wait_report(sv[0], pid);
+	close(sv[0]);
+	return 1;
+}

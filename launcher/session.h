@@ -1,0 +1,155 @@
+/* Sessions (docs/sessions.md): the registry of the caller's sandboxes, one
+ * directory per session holding session.json, the supervisor's control
+ * socket and, for detached sessions, the workload's output. Only the
+ * supervisor writes a session's entry; every other command reads it and
+ * talks to the supervisor over the control socket. */
+#pragma once
+
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../include/err.h"
+
+#define SESSION_ID_LEN	    12 /* lowercase hex digits */
+#define SESSION_NAME_MAX    64
+#define SESSION_CLIENTS_MAX 16
+#define SESSION_REPLY_MAX   8192 /* one control-socket packet */
+
+/* A process as the kernel names it for good: pid plus start time (field 22
+ * of /proc/PID/stat, clock ticks since boot). A bare pid may be reused. */
+struct proc_id {
+	pid_t pid;
+	unsigned long long start_time;
+};
+
+enum session_state {
+	SESSION_STARTING, /* registered, the sandbox is being built */
+	SESSION_RUNNING,  /* the workload was started */
+	SESSION_ENDED,	  /* over; status and ending are valid */
+	SESSION_STALE,	  /* not ended, but its supervisor is gone (not stored) */
+};
+
+/* What session.json holds. */
+struct session_info {
+	char id[SESSION_ID_LEN + 1];
+	char name[SESSION_NAME_MAX + 1]; /* "" when unnamed */
+	uid_t owner;
+	unsigned generation;
+	struct proc_id supervisor;
+	struct proc_id init; /* pid 0 until the sandbox exists */
+	char created[32];    /* ISO 8601 UTC */
+	char expires[32];    /* "" without a time limit */
+	enum session_state state;
+	int status;	/* SESSION_ENDED: paddock run's exit status */
+	char ended[24]; /* SESSION_ENDED: how, as in the record ("exit", "stopped", ...) */
+	char policy_sha256[65];
+	bool detached;
+};
+
+/* The caller's registry directory, opened. */
+struct registry {
+	int fd;
+	char path[PATH_MAX]; /* canonical */
+};
+
+/* A waiting or requesting peer of the control socket. */
+struct session_client {
+	int fd;
+	bool waiting; /* sent "wait" or "stop": answered at the end */
+	bool refused; /* not the owner: its request gets an error */
+};
+
+/* The supervisor's handle on its own session. */
+struct session {
+	struct session_info info;
+	struct registry reg;
+	int dirfd;  /* the session's directory */
+	int listen; /* the control socket */
+	struct session_client clients[SESSION_CLIENTS_MAX];
+	size_t n_clients;
+};
+
+/* A stop asked for over the control socket. */
+struct session_request {
+	bool stop;
+	bool has_grace;
+	uint64_t grace_ms;
+};
+
+/* ---- pure helpers (unit-tested) */
+
+/* [A-Za-z0-9_.-]{1,64}, and neither "." nor "..": names become file names. */
+bool session_name_valid(const char *name);
+/* 12 lowercase hex digits. */
+bool session_id_valid(const char *id);
+/* The state letter (field 3) and start time (field 22) of a /proc/PID/stat
+ * line; the command name may hold spaces and parentheses. -EINVAL. */
+int session_parse_stat(const char *line, char *state, unsigned long long *start_time);
+const char *session_state_name(enum session_state s);
+/* session.json text (malloc'd, NULL on ENOMEM) and back. Parsing checks
+ * every field's type and range: -EINVAL with err set. */
+char *session_info_json(const struct session_info *info);
+int session_info_parse(const char *text, size_t len, struct session_info *out, struct err *err);
+
+/* ---- processes */
+
+/* The identity of a live process: -ESRCH when it does not exist or is a
+ * zombie. */
+int proc_identity(pid_t pid, struct proc_id *out);
+/* pid is alive and still the process that started at start_time. */
+bool proc_alive(const struct proc_id *id);
+
+/* ---- the registry */
+
+/* Open the caller's registry: $XDG_RUNTIME_DIR/paddock when XDG_RUNTIME_DIR
+ * is an absolute path to a directory of the caller's with mode 0700, else
+ * /tmp/paddock-UID. With create, a missing directory is made 0700. The
+ * directory itself must be a directory (not a symlink) owned by the caller
+ * with mode 0700: else -EPERM with err naming the problem. Without create,
+ * -ENOENT (err set) when it does not exist. */
+int session_registry_open(struct registry *reg, bool create, struct err *err);
+void session_registry_close(struct registry *reg);
+
+/* Read one entry. -ENOENT: no such session; -EPERM: the entry is not the
+ * caller's (err names the owner); -EINVAL: unreadable. A session that is
+ * not ended and whose supervisor is gone comes back as SESSION_STALE. */
+int session_read(const struct registry *reg, const char *id, struct session_info *out,
+		 struct err *err);
+/* Every readable entry of the caller's, sorted by creation time (*out
+ * malloc'd). Stale entries come back as SESSION_STALE, not removed. */
+int session_list(const struct registry *reg, struct session_info **out, size_t *n, struct err *err);
+/* An id, or a name: its live session, else its latest generation. Same
+ * errors as session_read(); -ENOENT with err "no such session: X". */
+int session_find(const struct registry *reg, const char *id_or_name, struct session_info *out,
+		 struct err *err);
+/* Remove an entry (its directory and the files in it). */
+int session_remove(const struct registry *reg, const char *id);
+
+/* ---- the supervisor's side */
+
+/* Register a new session in reg (taken over by s): a fresh id, the
+ * generation for name (NULL: unnamed, generation 1), refused with -EEXIST
+ * when a live session of the caller already has that name; the entry is
+ * written in state "starting" with this process as the supervisor, and the
+ * control socket listens. */
+int session_create(struct session *s, struct registry *reg, const char *name, bool detached,
+		   const char *policy_sha256, struct err *err);
+/* Set info.expires to now + ttl_ms (written with the next session_write()). */
+void session_expires(struct session *s, uint64_t ttl_ms);
+/* Write session.json atomically (temp file, fsync, rename). */
+int session_write(struct session *s, struct err *err);
+/* Detached sessions: stdout and stderr files in the session directory
+ * (0600), made this process's fds 1 and 2 so the sandbox inherits them. */
+int session_open_output(struct session *s, struct err *err);
+/* The control socket's fds to poll (up to max), and the handling of what
+ * they reported: requests are answered, "stop" is handed back in req. */
+size_t session_pollfds(const struct session *s, struct pollfd *pfd, size_t max);
+void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
+		   struct session_request *req);
+/* The end: session.json in state "ended" with status and ending, every
+ * waiter answered "status N ENDING", the socket closed; with remove, the
+ * entry is removed. Frees nothing else; safe on a zeroed session. */
+void session_finish(struct session *s, int status, const char *ending, bool remove);

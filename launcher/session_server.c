@@ -1,0 +1,475 @@
+/* The supervisor's side of a session: it registers the session, is the only
+ * writer of its session.json, and answers the control socket
+ * (<session dir>/control, SOCK_SEQPACKET, one request per connection):
+ *
+ *   "info"          -> the session.json text
+ *   "wait"          -> "status N ENDING" once the session has ended
+ *   "stop [MS]"     -> ends the session now (grace MS, default the
+ *                      policy's), then answers like "wait"
+ *   anything else   -> "error ..."
+ *
+ * Every peer's uid (SO_PEERCRED) must be the owner's, whatever the modes of
+ * the directory and the socket say. */
+#include "session.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+
+static void iso_time(uint64_t after_ms, char *buf, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+	char base[20];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(after_ms / 1000);
+	ts.tv_nsec += (long)(after_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, size, "%s.%03uZ", base, (unsigned)(ts.tv_nsec / 1000000L) % 1000u);
+}
+
+void session_expires(struct session *s, uint64_t ttl_ms)
+{
+	iso_time(ttl_ms, s->info.expires, sizeof(s->info.expires));
+}
+
+int session_write(struct session *s, struct err *err)
+{
+	cleanup_free char *text = session_info_json(&s->info);
+	cleanup_close int fd = -1;
+	size_t len, off = 0;
+
+	if (!text)
+		return err_set(err, ENOMEM, "out of memory");
+	len = strlen(text);
+	text[len++] = '\n'; /* replaces the NUL; len counts it no more */
+	/* Readers see the old entry or the new one, never a torn one. */
+	fd = openat(s->dirfd, ".session.json.tmp",
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_sys(err, errno, "session %s: session.json", s->info.id);
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_sys(err, n < 0 ? errno : EIO, "session %s: write", s->info.id);
+		off += (size_t)n;
+	}
+	if (fsync(fd) < 0 || renameat(s->dirfd, ".session.json.tmp", s->dirfd, "session.json") < 0)
+		return err_sys(err, errno, "session %s: session.json", s->info.id);
+	/* The rename itself is durable once the directory is synced. */
+	(void)fsync(s->dirfd);
+	return 0;
+}
+
+/* The control socket, made 0600 through the umask at bind(): there is no
+ * moment at which another user could connect. Bound through
+ * /proc/self/fd so the path never exceeds sun_path (108 bytes) whatever the
+ * registry's, and never resolves a name twice. */
+static int listen_control(struct session *s, struct err *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	cleanup_close int fd = -1;
+	mode_t old;
+	int rc;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return err_sys(err, errno, "session %s: control socket", s->info.id);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/control", s->dirfd);
+	old = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc < 0 || listen(fd, 8) < 0)
+		return err_sys(err, errno, "session %s: control socket", s->info.id);
+	s->listen = take_fd(&fd);
+	return 0;
+}
+
+/* A fresh id and its directory, made as ".new-ID" and renamed to "ID" once
+ * session.json and the socket are in it: an "ID" entry is always whole. */
+static int make_entry(struct session *s, struct err *err)
+{
+	char tmp[SESSION_ID_LEN + 8];
+	unsigned char rnd[SESSION_ID_LEN / 2];
+	int rc = 0;
+
+	for (int tries = 0;; tries++) {
+		if (tries == 16)
+			return err_set(err, EEXIST, "session registry %s: no free id", s->reg.path);
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return err_sys(err, errno, "getrandom");
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			snprintf(s->info.id + 2 * i, 3, "%02x", rnd[i]);
+		snprintf(tmp, sizeof(tmp), ".new-%s", s->info.id);
+		if (faccessat(s->reg.fd, s->info.id, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (mkdirat(s->reg.fd, tmp, 0700) == 0)
+			break;
+		if (errno != EEXIST)
+			return err_sys(err, errno, "session registry %s", s->reg.path);
+	}
+	s->dirfd = openat(s->reg.fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dirfd < 0 || fchmod(s->dirfd, 0700) < 0)
+		rc = err_sys(err, errno, "session registry %s: %s", s->reg.path, tmp);
+	else if ((rc = listen_control(s, err)) >= 0 && (rc = session_write(s, err)) >= 0 &&
+		 renameat2(s->reg.fd, tmp, s->reg.fd, s->info.id, RENAME_NOREPLACE) < 0)
+		rc = err_sys(err, errno, "session registry %s: %s", s->reg.path, s->info.id);
+	if (rc < 0)
+		(void)session_remove(&s->reg, tmp);
+	return rc;
+}
+
+/* names/NAME holds the last generation started under NAME, and its flock
+ * serialises the check for a live namesake with the registration. */
+static int lock_name(struct session *s, const char *name, unsigned *last, struct err *err)
+{
+	cleanup_close int dfd = -1, fd = -1;
+	char buf[32] = "";
+	struct stat st;
+	ssize_t n;
+
+	if (mkdirat(s->reg.fd, "names", 0700) < 0 && errno != EEXIST)
+		return err_sys(err, errno, "session registry %s: names", s->reg.path);
+	dfd = openat(s->reg.fd, "names", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0)
+		return err_sys(err, errno, "session registry %s: names", s->reg.path);
+	if (st.st_uid != getuid())
+		return err_set(err, EPERM, "session registry %s: names: not ours", s->reg.path);
+	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_sys(err, errno, "session registry %s: names/%s", s->reg.path, name);
+	if (flock(fd, LOCK_EX) < 0)
+		return err_sys(err, errno, "session registry %s: lock %s", s->reg.path, name);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	*last = n > 0 ? (unsigned)strtoul(buf, NULL, 10) : 0;
+	return take_fd(&fd);
+}
+
+static int name_in_use(struct session *s, const char *name, struct err *err)
+{
+	cleanup_free struct session_info *all = NULL;
+	size_t n = 0;
+	int rc = session_list(&s->reg, &all, &n, err);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(all[i].name, name) != 0)
+			continue;
+		/* Its supervisor is gone, and with it the sandbox
+		 * (PR_SET_PDEATHSIG): a stale entry frees its name. */
+		if (all[i].state == SESSION_STALE)
+			(void)session_remove(&s->reg, all[i].id);
+		else if (all[i].state != SESSION_ENDED)
+			return err_set(err, EEXIST, "a session named %s is already running (%s)",
+				       name, all[i].id);
+	}
+	return 0;
+}
+
+static void discard(struct session *s)
+{
+	if (s->listen >= 0)
+		close(s->listen);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	s->listen = s->dirfd = -1;
+	session_registry_close(&s->reg);
+}
+
+static int create(struct session *s, const char *name, struct err *err)
+{
+	cleanup_close int lock = -1;
+	unsigned last = 0;
+	char buf[32];
+	int rc;
+
+	rc = proc_identity(getpid(), &s->info.supervisor);
+	if (rc < 0)
+		return err_sys(err, rc, "/proc/self/stat");
+	if (name) {
+		snprintf(s->info.name, sizeof(s->info.name), "%s", name);
+		lock = lock_name(s, name, &last, err);
+		if (lock < 0)
+			return lock;
+		rc = name_in_use(s, name, err);
+		if (rc < 0)
+			return rc;
+	}
+	s->info.generation = last + 1;
+	rc = make_entry(s, err);
+	if (rc < 0)
+		return rc;
+	if (lock >= 0) {
+		snprintf(buf, sizeof(buf), "%u\n", s->info.generation);
+		if (ftruncate(lock, 0) < 0 || pwrite(lock, buf, strlen(buf), 0) < 0)
+			return err_sys(err, errno, "session registry %s: names/%s", s->reg.path,
+				       name);
+	}
+	return 0;
+}
+
+int session_create(struct session *s, struct registry *reg, const char *name, bool detached,
+		   const char *policy_sha256, struct err *err)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->dirfd = s->listen = -1;
+	s->reg = *reg;
+	reg->fd = -1;
+	s->info.owner = getuid();
+	s->info.state = SESSION_STARTING;
+	s->info.detached = detached;
+	snprintf(s->info.policy_sha256, sizeof(s->info.policy_sha256), "%s", policy_sha256);
+	iso_time(0, s->info.created, sizeof(s->info.created));
+	rc = create(s, name, err);
+	if (rc < 0)
+		discard(s);
+	return rc;
+}
+
+int session_open_output(struct session *s, struct err *err)
+{
+	static const char *const names[] = {"stdout", "stderr"};
+
+	for (int i = 0; i < 2; i++) {
+		int fd =
+		    openat(s->dirfd, names[i],
+			   O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd < 0)
+			return err_sys(err, errno, "session %s: %s", s->info.id, names[i]);
+		if (dup2(fd, 1 + i) < 0) {
+			close(fd);
+			return err_sys(err, errno, "session %s: %s", s->info.id, names[i]);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------- control socket */
+
+static void reply(int fd, const char *text)
+{
+	/* MSG_NOSIGNAL: a peer that left must not kill the supervisor. */
+	(void)!send(fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+size_t session_pollfds(const struct session *s, struct pollfd *pfd, size_t max)
+{
+	size_t n = 0;
+
+	if (s->listen < 0 || max == 0)
+		return 0;
+	pfd[n++] = (struct pollfd){.fd = s->listen, .events = POLLIN};
+	/* Waiters are watched for hang-ups only (always reported). */
+	for (size_t i = 0; i < s->n_clients && n < max; i++)
+		pfd[n++] = (struct pollfd){.fd = s->clients[i].fd,
+					   .events = s->clients[i].waiting ? 0 : POLLIN};
+	return n;
+}
+
+static void drop(struct session *s, size_t i)
+{
+	close(s->clients[i].fd);
+	s->clients[i] = s->clients[--s->n_clients];
+}
+
+static bool owner_peer(const struct session *s, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+	       cred.uid == s->info.owner;
+}
+
+static void refuse(const struct session *s, int fd)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "error session %s belongs to uid %u", s->info.id,
+		 (unsigned)s->info.owner);
+	reply(fd, msg);
+}
+
+/* One request: "info" is answered at once, "wait" and "stop" at the end. */
+static void request(struct session *s, size_t i, const char *m, struct session_request *req)
+{
+	char *end;
+	unsigned long long ms;
+
+	if (strcmp(m, "info") == 0) {
+		cleanup_free char *text = session_info_json(&s->info);
+
+		reply(s->clients[i].fd, text ? text : "error out of memory");
+		drop(s, i);
+	} else if (strcmp(m, "wait") == 0) {
+		s->clients[i].waiting = true;
+	} else if (strcmp(m, "stop") == 0 || strncmp(m, "stop ", 5) == 0) {
+		s->clients[i].waiting = true;
+		req->stop = true;
+		if (m[4] == ' ') {
+			errno = 0;
+			ms = strtoull(m + 5, &end, 10);
+			/* init's own limit for a grace period (30 days). */
+			if (!errno && end != m + 5 && !*end && ms <= 30ull * 24 * 3600 * 1000) {
+				req->has_grace = true;
+				req->grace_ms = ms;
+			}
+		}
+	} else {
+		reply(s->clients[i].fd, "error unknown request");
+		drop(s, i);
+	}
+}
+
+static void read_request(struct session *s, size_t i, struct session_request *req)
+{
+	char buf[64];
+	ssize_t n = recv(s->clients[i].fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		drop(s, i);
+		return;
+	}
+	buf[n] = '\0';
+	/* Answered only now that its request is read: closing a socket with
+	 * unread data resets the connection, and the peer would never see
+	 * the error (unix_release_sock()). */
+	if (s->clients[i].refused) {
+		refuse(s, s->clients[i].fd);
+		drop(s, i);
+		return;
+	}
+	request(s, i, buf, req);
+}
+
+static void accept_all(struct session *s)
+{
+	for (;;) {
+		int fd = accept4(s->listen, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0)
+			return; /* EAGAIN, or an aborted connection */
+		if (s->n_clients == SESSION_CLIENTS_MAX) {
+			reply(fd, "error busy");
+			close(fd);
+			continue;
+		}
+		/* SO_PEERCRED: the uid of the process that connected, whatever
+		 * the modes of the directory and the socket allowed. */
+		s->clients[s->n_clients++] =
+		    (struct session_client){.fd = fd, .refused = !owner_peer(s, fd)};
+	}
+}
+
+void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
+		   struct session_request *req)
+{
+	*req = (struct session_request){0};
+	if (n == 0)
+		return;
+	/* Clients by fd: handling one reorders the array. */
+	for (size_t k = 1; k < n; k++) {
+		if (!pfd[k].revents)
+			continue;
+		for (size_t i = 0; i < s->n_clients; i++) {
+			if (s->clients[i].fd != pfd[k].fd)
+				continue;
+			if (s->clients[i].waiting)
+				drop(s, i); /* a waiter hung up */
+			else
+				read_request(s, i, req);
+			break;
+		}
+	}
+	if (pfd[0].revents & POLLIN)
+		accept_all(s);
+}
+
+/* Connections made just before the end: answered if their request is
+ * there within 100 ms, else closed (the client then reads session.json). */
+static void answer_late(struct session *s, const char *status)
+{
+	for (;;) {
+		cleanup_close int fd = accept4(s->listen, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct pollfd p;
+		char buf[64];
+		ssize_t n;
+
+		if (fd < 0)
+			return;
+		p = (struct pollfd){.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (!owner_peer(s, fd)) {
+			refuse(s, fd);
+		} else if (strcmp(buf, "info") == 0) {
+			cleanup_free char *text = session_info_json(&s->info);
+
+			reply(fd, text ? text : "error out of memory");
+		} else if (strcmp(buf, "wait") == 0 || strncmp(buf, "stop", 4) == 0) {
+			reply(fd, status);
+		} else {
+			reply(fd, "error unknown request");
+		}
+	}
+}
+
+void session_finish(struct session *s, int status, const char *ending, bool remove)
+{
+	char msg[64];
+
+	if (s->dirfd < 0)
+		return;
+	s->info.state = SESSION_ENDED;
+	s->info.status = status;
+	snprintf(s->info.ended, sizeof(s->info.ended), "%s", ending);
+	/* Before any answer: whoever is told "ended" finds it written. */
+	(void)session_write(s, NULL);
+	snprintf(msg, sizeof(msg), "status %d %s", status, ending);
+	while (s->n_clients) {
+		if (s->clients[0].waiting)
+			reply(s->clients[0].fd, msg);
+		drop(s, 0);
+	}
+	if (s->listen >= 0) {
+		answer_late(s, msg);
+		close(s->listen);
+		s->listen = -1;
+		(void)unlinkat(s->dirfd, "control", 0);
+	}
+	close(s->dirfd);
+	s->dirfd = -1;
+	if (remove)
+		(void)session_remove(&s->reg, s->info.id);
+	session_registry_close(&s->reg);
+}

@@ -1,0 +1,223 @@
+/* Unit tests for the pure parts of sessions: names and ids, /proc/PID/stat
+ * parsing, session.json both ways, the "stopped" ending, and the run
+ * options --detach and --name. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../include/exitcodes.h"
+#include "../../launcher/launcher.h"
+#include "../../launcher/session.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+static void leak_check(void)
+{
+	if (__lsan_do_recoverable_leak_check())
+		abort();
+}
+#else
+static void leak_check(void)
+{
+}
+#endif
+
+TestSuite(session, .fini = leak_check);
+
+Test(session, names)
+{
+	char long_name[66];
+
+	cr_assert(session_name_valid("web"));
+	cr_assert(session_name_valid("a.b-c_D9"));
+	cr_assert(session_name_valid("..."));
+	memset(long_name, 'x', 64);
+	long_name[64] = '\0';
+	cr_assert(session_name_valid(long_name));
+	long_name[64] = 'x';
+	long_name[65] = '\0';
+	cr_assert_not(session_name_valid(long_name));
+	cr_assert_not(session_name_valid(""));
+	cr_assert_not(session_name_valid("."));
+	cr_assert_not(session_name_valid(".."));
+	cr_assert_not(session_name_valid("a/b"));
+	cr_assert_not(session_name_valid("a b"));
+	cr_assert_not(session_name_valid("caf\xc3\xa9"));
+}
+
+Test(session, ids)
+{
+	cr_assert(session_id_valid("0123456789ab"));
+	cr_assert_not(session_id_valid("0123456789AB"));
+	cr_assert_not(session_id_valid("0123456789a"));
+	cr_assert_not(session_id_valid("0123456789abc"));
+	cr_assert_not(session_id_valid("../../etc/pa"));
+}
+
+Test(session, parse_stat)
+{
+	/* A command name with ") " and spaces must not shift the fields. */
+	const char line[] = "4242 (evil) 1 2 3) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 "
+			    "1 0 987654 1000 10 18446744073709551615\n";
+	unsigned long long start = 0;
+	char state = 0;
+
+	cr_assert_eq(session_parse_stat(line, &state, &start), 0);
+	cr_assert_eq(state, 'S');
+	cr_assert_eq(start, 987654ull);
+	cr_assert_lt(session_parse_stat("4242 (x) S 1 2", &state, &start), 0);
+	cr_assert_lt(session_parse_stat("no parenthesis", &state, &start), 0);
+	cr_assert_lt(session_parse_stat("", &state, &start), 0);
+}
+
+Test(session, own_identity_is_alive_and_a_wrong_start_time_is_not)
+{
+	struct proc_id me, other;
+
+	cr_assert_eq(proc_identity(getpid(), &me), 0);
+	cr_assert(proc_alive(&me));
+	other = me;
+	other.start_time++;
+	cr_assert_not(proc_alive(&other));
+	other.pid = 0;
+	cr_assert_not(proc_alive(&other));
+}
+
+static struct session_info sample(void)
+{
+	struct session_info i = {
+	    .id = "0123456789ab",
+	    .name = "web",
+	    .owner = 1000,
+	    .generation = 3,
+	    .supervisor = {.pid = 10, .start_time = 123456789012ull},
+	    .init = {.pid = 11, .start_time = 123456789013ull},
+	    .created = "2026-01-02T03:04:05.678Z",
+	    .expires = "",
+	    .state = SESSION_ENDED,
+	    .status = 143,
+	    .ended = "stopped",
+	    .policy_sha256 = "ab",
+	    .detached = true,
+	};
+	return i;
+}
+
+static void same(const struct session_info *a, const struct session_info *b, const char *text)
+{
+	cr_assert_str_eq(a->id, b->id, "%s", text);
+	cr_assert_str_eq(a->name, b->name, "%s", text);
+	cr_assert_eq(a->owner, b->owner, "%s", text);
+	cr_assert_eq(a->generation, b->generation, "%s", text);
+	cr_assert_eq(a->supervisor.pid, b->supervisor.pid, "%s", text);
+	cr_assert_eq(a->supervisor.start_time, b->supervisor.start_time, "%s", text);
+	cr_assert_eq(a->init.pid, b->init.pid, "%s", text);
+	cr_assert_eq(a->init.start_time, b->init.start_time, "%s", text);
+	cr_assert_str_eq(a->created, b->created, "%s", text);
+	cr_assert_str_eq(a->expires, b->expires, "%s", text);
+	cr_assert_eq(a->state, b->state, "%s", text);
+	cr_assert_eq(a->status, b->status, "%s", text);
+	cr_assert_str_eq(a->ended, b->ended, "%s", text);
+	cr_assert_str_eq(a->policy_sha256, b->policy_sha256, "%s", text);
+	cr_assert_eq(a->detached, b->detached, "%s", text);
+}
+
+Test(session, json_round_trip)
+{
+	struct session_info in = sample(), out;
+	struct err err = {0};
+	char *text = session_info_json(&in);
+
+	cr_assert_not_null(text);
+	cr_assert(strstr(text, "\"expires\":\tnull"), "%s", text);
+	cr_assert_eq(session_info_parse(text, strlen(text), &out, &err), 0, "%s", err.msg);
+	same(&in, &out, text);
+	free(text);
+
+	/* Unnamed, running, before the sandbox exists: no status, init null. */
+	in.name[0] = '\0';
+	in.state = SESSION_STARTING;
+	in.init = (struct proc_id){0};
+	in.status = 0;
+	in.ended[0] = '\0';
+	text = session_info_json(&in);
+	cr_assert(strstr(text, "\"name\":\tnull") && strstr(text, "\"init\":\tnull"), "%s", text);
+	cr_assert_null(strstr(text, "status"), "%s", text);
+	cr_assert_eq(session_info_parse(text, strlen(text), &out, &err), 0, "%s", err.msg);
+	same(&in, &out, text);
+	free(text);
+}
+
+static void bad_json(const char *text, const char *expect)
+{
+	struct session_info out;
+	struct err err = {0};
+
+	cr_assert_lt(session_info_parse(text, strlen(text), &out, &err), 0, "accepted %s", text);
+	cr_assert(strstr(err.msg, expect), "message \"%s\" lacks \"%s\"", err.msg, expect);
+}
+
+#define GOOD_HEAD                                                                      \
+	"{\"id\":\"0123456789ab\",\"name\":null,\"owner_uid\":1,\"generation\":1,"     \
+	"\"supervisor\":{\"pid\":5,\"start_time\":7},\"init\":null,\"created\":\"x\"," \
+	"\"expires\":null,\"policy_sha256\":\"\","
+
+Test(session, json_refused)
+{
+	bad_json("[]", "not a JSON object");
+	bad_json("{", "not a JSON object");
+	bad_json(GOOD_HEAD "\"state\":\"zombie\"}", "state: unknown");
+	bad_json(GOOD_HEAD "\"state\":\"ended\"}", "status");
+	bad_json(GOOD_HEAD "\"state\":\"ended\",\"status\":256,\"ended\":\"exit\"}", "status");
+	bad_json(GOOD_HEAD "\"state\":\"ended\",\"status\":1.5,\"ended\":\"exit\"}", "status");
+	bad_json("{\"id\":\"../../x\",\"name\":null,\"owner_uid\":1,\"generation\":1,"
+		 "\"supervisor\":{\"pid\":5,\"start_time\":7},\"init\":null,\"created\":\"x\","
+		 "\"expires\":null,\"policy_sha256\":\"\",\"state\":\"running\"}",
+		 "bad id");
+	bad_json("{\"id\":\"0123456789ab\",\"name\":null,\"owner_uid\":1,\"generation\":1,"
+		 "\"supervisor\":{\"pid\":0,\"start_time\":7},\"init\":null,\"created\":\"x\","
+		 "\"expires\":null,\"policy_sha256\":\"\",\"state\":\"running\"}",
+		 "supervisor");
+	bad_json("{\"id\":\"0123456789ab\",\"name\":null,\"owner_uid\":1,\"generation\":0,"
+		 "\"supervisor\":{\"pid\":5,\"start_time\":7},\"init\":null,\"created\":\"x\","
+		 "\"expires\":null,\"policy_sha256\":\"\",\"state\":\"running\"}",
+		 "generation");
+}
+
+Test(session, stopped_ending)
+{
+	cr_assert_str_eq(ending_name(ENDING_STOPPED), "stopped");
+	cr_assert_eq(exit_status_for(ENDING_STOPPED, 15), 143);
+	cr_assert_eq(exit_status_for(ENDING_STOPPED, -1), 137);
+}
+
+static int parse(struct options *o, struct err *err, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return options_parse(argc, argv, o, err);
+}
+
+Test(session, run_options)
+{
+	char *ok[] = {"run", "--detach", "--name", "web.1", "--", "sleep", "1", NULL};
+	char *bad[] = {"run", "--name", "../x", "true", NULL};
+	char *missing[] = {"run", "--name", NULL};
+	struct options o;
+	struct err err = {0};
+
+	cr_assert_eq(parse(&o, &err, ok), 0, "%s", err.msg);
+	cr_assert(o.detach);
+	cr_assert_str_eq(o.name, "web.1");
+	cr_assert_str_eq(o.argv[0], "sleep");
+	options_free(&o);
+	cr_assert_eq(parse(&o, &err, bad), -EINVAL);
+	cr_assert(strstr(err.msg, "--name ../x: invalid name"), "%s", err.msg);
+	options_free(&o);
+	cr_assert_eq(parse(&o, &err, missing), -EINVAL);
+	cr_assert(strstr(err.msg, "needs an argument"), "%s", err.msg);
+	options_free(&o);
+}
