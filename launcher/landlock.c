@@ -109,6 +109,13 @@ static int probe_abi(void)
 	return r == 0 ? -EOPNOTSUPP : r;
 }
 
+int landlock_abi(void)
+{
+	int r = probe_abi();
+
+	return r > 0 ? r : 0;
+}
+
 static const char *why_missing(int r)
 {
 	if (r == -ENOSYS)

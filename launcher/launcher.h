@@ -141,6 +141,8 @@ int landlock_prepare(const struct policy *p, const struct mount_plan *plan,
 /* Child, after pivot_root and no_new_privs, before seccomp. */
 int landlock_apply(const struct landlock_info *info, struct err *err);
 void landlock_info_free(struct landlock_info *info);
+/* The running kernel's Landlock ABI version, 0 when there is none. */
+int landlock_abi(void);
 /* Short name of one filesystem access right ("write_file", "make_dir", ...),
  * NULL for an unknown bit. The net and scope bits overlap the filesystem
  * ones (bit 0 is execute, bind_tcp and abstract_unix_socket), hence one

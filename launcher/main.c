@@ -316,6 +316,8 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 		rc = landlock_prepare(r->policy, &r->plan, &r->landlock, err);
 		if (rc < 0)
 			return rc;
+	} else {
+		r->landlock.abi = landlock_abi(); /* recorded even when not applied */
 	}
 	if (r->opt->explain)
 		return 0;
