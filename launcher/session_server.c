@@ -73,10 +73,12 @@ int session_write(struct session *s, struct err *err)
 			return err_sys(err, n < 0 ? errno : EIO, "session %s: write", s->info.id);
 		off += (size_t)n;
 	}
-	if (fsync(fd) < 0 || renameat(s->dirfd, ".session.json.tmp", s->dirfd, "session.json") < 0)
+	/* rename(2) is what makes the update atomic. No fsync: the registry
+	 * is runtime state (XDG_RUNTIME_DIR is volatile by design) that means
+	 * nothing after a crash of the machine, and the two syncs cost
+	 * milliseconds of every start on a disk-backed /tmp fallback. */
+	if (renameat(s->dirfd, ".session.json.tmp", s->dirfd, "session.json") < 0)
 		return err_sys(err, errno, "session %s: session.json", s->info.id);
-	/* The rename itself is durable once the directory is synced. */
-	(void)fsync(s->dirfd);
 	return 0;
 }
 
