@@ -129,8 +129,6 @@ static int load_policy(struct run *r, struct err *err)
 	rc = read_policy(o->policy_path, &file, &len, err);
 	if (rc < 0)
 		return rc;
-	sha256(file, len, digest);
-	sha256_hex(digest, r->file_sha256);
 	rc = make_vars(o, &vb, &vars, err);
 	if (rc < 0)
 		return rc;
@@ -139,6 +137,14 @@ static int load_policy(struct run *r, struct err *err)
 		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
+	/* Without additions the effective text is the file's, byte for byte,
+	 * and its digest is already computed by the loader. */
+	if (eff_len == len && memcmp(eff, file, len) == 0) {
+		memcpy(r->file_sha256, r->policy->sha256, sizeof(r->file_sha256));
+	} else {
+		sha256(file, len, digest);
+		sha256_hex(digest, r->file_sha256);
+	}
 	if (o->has_ttl)
 		r->policy->ttl_ms = o->ttl_ms;
 	return 0;
