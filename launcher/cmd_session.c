@@ -215,7 +215,7 @@ static void print_table(const struct session_info *v, size_t n, bool all)
 
 		if (v[i].state == SESSION_ENDED && !all)
 			continue;
-		if (v[i].init.pid > 0 && v[i].state == SESSION_RUNNING)
+		if (v[i].init.pid > 0 && (v[i].state == SESSION_RUNNING || v[i].state == SESSION_RETAINED))
 			snprintf(pid, sizeof(pid), "%d", (int)v[i].init.pid);
 		short_time(v[i].created, created, sizeof(created));
 		short_time(v[i].state == SESSION_ENDED ? "" : v[i].expires, expires,

@@ -17,7 +17,8 @@
 
 #define SESSION_JSON_MAX (64 * 1024)
 
-static const char *const state_names[] = {"starting", "running", "ended", "stale"};
+static const char *const state_names[] = {"starting", "running", "retained", "ended",
+						   "stale"};
 
 const char *session_state_name(enum session_state s)
 {
@@ -124,6 +125,47 @@ static void add_str_or_null(cJSON *o, const char *key, const char *s)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* Each lease and endpoint names its session, owner and generation, so a
+ * client that found it (ps --json) can check it is the one it meant. */
+static void add_leases(cJSON *o, const struct session_info *i)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "leases");
+
+	for (size_t k = 0; a && k < i->n_leases; k++) {
+		const struct session_lease *l = &i->leases[k];
+		cJSON *e = cJSON_CreateObject();
+
+		if (!e)
+			return;
+		cJSON_AddStringToObject(e, "service", l->service);
+		cJSON_AddStringToObject(e, "session", i->id);
+		cJSON_AddNumberToObject(e, "owner_uid", i->owner);
+		cJSON_AddNumberToObject(e, "generation", i->generation);
+		cJSON_AddNumberToObject(e, "pid", l->pid);
+		add_str_or_null(e, "expires", l->expires);
+		cJSON_AddStringToObject(e, "state", l->state);
+		add_str_or_null(e, "ended", l->ended);
+		cJSON_AddItemToArray(a, e);
+	}
+}
+
+static void add_endpoints(cJSON *o, const struct session_info *i)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "endpoints");
+
+	for (size_t k = 0; a && k < i->n_endpoints; k++) {
+		cJSON *e = cJSON_CreateObject();
+
+		if (!e)
+			return;
+		cJSON_AddStringToObject(e, "host", i->endpoints[k].host);
+		cJSON_AddNumberToObject(e, "sandbox", i->endpoints[k].sandbox);
+		cJSON_AddStringToObject(e, "session", i->id);
+		cJSON_AddNumberToObject(e, "generation", i->generation);
+		cJSON_AddItemToArray(a, e);
+	}
+}
+
 char *session_info_json(const struct session_info *i)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -146,6 +188,8 @@ char *session_info_json(const struct session_info *i)
 	}
 	cJSON_AddStringToObject(o, "policy_sha256", i->policy_sha256);
 	cJSON_AddBoolToObject(o, "detached", i->detached);
+	add_leases(o, i);
+	add_endpoints(o, i);
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	return text;
@@ -198,6 +242,54 @@ static int get_proc(const cJSON *o, const char *key, bool nullable, struct proc_
 	return 0;
 }
 
+/* "leases" and "endpoints" may be missing (entries of older versions). */
+static int parse_leases(const cJSON *o, struct session_info *out, struct err *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "leases"), *e;
+	double pid;
+	int rc;
+
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > SESSION_LEASES_MAX)
+		return err_set(err, EINVAL, "session.json: leases: expected an array");
+	cJSON_ArrayForEach(e, a)
+	{
+		struct session_lease *l = &out->leases[out->n_leases++];
+
+		if ((rc = get_str(e, "service", false, l->service, sizeof(l->service), err)) < 0 ||
+		    (rc = get_num(e, "pid", 0, INT32_MAX, &pid, err)) < 0 ||
+		    (rc = get_str(e, "expires", true, l->expires, sizeof(l->expires), err)) < 0 ||
+		    (rc = get_str(e, "state", false, l->state, sizeof(l->state), err)) < 0 ||
+		    (rc = get_str(e, "ended", true, l->ended, sizeof(l->ended), err)) < 0)
+			return rc;
+		l->pid = (pid_t)pid;
+	}
+	return 0;
+}
+
+static int parse_endpoints(const cJSON *o, struct session_info *out, struct err *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "endpoints"), *e;
+	double port;
+	int rc;
+
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > SESSION_ENDPOINTS_MAX)
+		return err_set(err, EINVAL, "session.json: endpoints: expected an array");
+	cJSON_ArrayForEach(e, a)
+	{
+		struct session_endpoint *p = &out->endpoints[out->n_endpoints++];
+
+		if ((rc = get_str(e, "host", false, p->host, sizeof(p->host), err)) < 0 ||
+		    (rc = get_num(e, "sandbox", 1, 65535, &port, err)) < 0)
+			return rc;
+		p->sandbox = (uint16_t)port;
+	}
+	return 0;
+}
+
 static int parse_fields(const cJSON *o, struct session_info *out, struct err *err)
 {
 	char state[16];
@@ -221,10 +313,14 @@ static int parse_fields(const cJSON *o, struct session_info *out, struct err *er
 	out->owner = (uid_t)owner;
 	out->generation = (unsigned)gen;
 	out->detached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "detached"));
+	if ((rc = parse_leases(o, out, err)) < 0 || (rc = parse_endpoints(o, out, err)) < 0)
+		return rc;
 	if (strcmp(state, "starting") == 0)
 		out->state = SESSION_STARTING;
 	else if (strcmp(state, "running") == 0)
 		out->state = SESSION_RUNNING;
+	else if (strcmp(state, "retained") == 0)
+		out->state = SESSION_RETAINED;
 	else if (strcmp(state, "ended") == 0)
 		out->state = SESSION_ENDED;
 	else
@@ -458,7 +554,8 @@ int session_list(const struct registry *reg, struct session_info **out, size_t *
 
 static bool live(const struct session_info *i)
 {
-	return i->state == SESSION_STARTING || i->state == SESSION_RUNNING;
+	return i->state == SESSION_STARTING || i->state == SESSION_RUNNING ||
+	       i->state == SESSION_RETAINED;
 }
 
 int session_find(const struct registry *reg, const char *what, struct session_info *out,

@@ -28,8 +28,27 @@ struct proc_id {
 enum session_state {
 	SESSION_STARTING, /* registered, the sandbox is being built */
 	SESSION_RUNNING,  /* the workload was started */
+	SESSION_RETAINED, /* the main command ended; leased services run on */
 	SESSION_ENDED,	  /* over; status and ending are valid */
 	SESSION_STALE,	  /* not ended, but its supervisor is gone (not stored) */
+};
+
+#define SESSION_LEASES_MAX    16
+#define SESSION_ENDPOINTS_MAX 16
+
+/* A service of the policy with its lease (policy "services"). */
+struct session_lease {
+	char service[SESSION_NAME_MAX + 1];
+	pid_t pid;	  /* as seen inside the sandbox; 0 until started */
+	char expires[32]; /* ISO 8601 UTC; "" without a lease */
+	char state[16];	  /* "starting", "running", "retained", "ended" */
+	char ended[32];	  /* state "ended": "exit N", "signal N", "lease-expired", "stopped" */
+};
+
+/* A port forward (policy "ports"), as bound on the host. */
+struct session_endpoint {
+	char host[64];	   /* "127.0.0.1:40123" or "[::1]:40123" */
+	uint16_t sandbox;  /* the port inside the sandbox */
 };
 
 /* What session.json holds. */
@@ -47,6 +66,10 @@ struct session_info {
 	char ended[24]; /* SESSION_ENDED: how, as in the record ("exit", "stopped", ...) */
 	char policy_sha256[65];
 	bool detached;
+	struct session_lease leases[SESSION_LEASES_MAX];
+	size_t n_leases;
+	struct session_endpoint endpoints[SESSION_ENDPOINTS_MAX];
+	size_t n_endpoints;
 };
 
 /* The caller's registry directory, opened. */

@@ -449,6 +449,14 @@ void policy_free(struct policy *p)
 	free_strv(p->protect, p->n_protect);
 	free_rules(p->seccomp_allow, p->n_seccomp_allow);
 	free_rules(p->seccomp_deny, p->n_seccomp_deny);
+	for (size_t i = 0; i < p->n_services; i++) {
+		free(p->services[i].name);
+		free_strv(p->services[i].argv, p->services[i].argc);
+	}
+	free(p->services);
+	for (size_t i = 0; i < p->n_ports; i++)
+		free(p->ports[i].host_addr);
+	free(p->ports);
 	free(p->landlock_tcp_bind);
 	free(p->landlock_tcp_connect);
 	free(p);

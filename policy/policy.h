@@ -82,6 +82,25 @@ enum policy_landlock_mode {
 	POLICY_LANDLOCK_REQUIRED,    /* no Landlock on this kernel: exit 125 */
 };
 
+/* "services": started by paddock-init before the main command; each may
+ * outlive it until its lease ends (docs/sessions.md). */
+struct policy_service {
+	char *name;	  /* [A-Za-z0-9_.-]{1,64}, unique in the policy */
+	char **argv;	  /* NULL-terminated, argv[0] non-empty */
+	size_t argc;
+	uint64_t lease_ms; /* from the service's start; 0 = ends with the main command */
+	size_t index;	  /* position in "services", for error messages */
+};
+
+/* "ports": the supervisor listens on the host's loopback and relays each
+ * connection into the sandbox's network namespace. */
+struct policy_port {
+	char *host_addr;       /* "127.0.0.1" or "::1" (loopback only) */
+	uint16_t host_port;    /* 0 = "auto": the sandbox port if free, else any free port */
+	uint16_t sandbox_port; /* 1-65535, inside the sandbox, on its loopback */
+	size_t index;	       /* position in "ports", for error messages */
+};
+
 struct policy_rlimit_value {
 	bool set;
 	uint64_t value; /* POLICY_UNLIMITED for "unlimited" */
@@ -121,6 +140,10 @@ struct policy {
 	size_t n_landlock_tcp_bind;
 	uint16_t *landlock_tcp_connect; /* ports that may be connected to */
 	size_t n_landlock_tcp_connect;
+	struct policy_service *services; /* "services", in policy order */
+	size_t n_services;
+	struct policy_port *ports; /* "ports", in policy order */
+	size_t n_ports;
 	char sha256[65]; /* lower-case hex SHA-256 of the exact input bytes */
 };
 
