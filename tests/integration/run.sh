@@ -13,6 +13,8 @@ user=paddock-test
 user2=paddock-test2
 uid2='' gid2='' other_id='' other_dir='' other_init='' other_start='' other_socket=''
 other_error='' other_ws='' other_link_dir=''
+# Concurrent runs (several checkouts on one machine) need distinct names.
+other_name=${PADDOCK_IT_OTHER_NAME:-other}
 
 add_user() {
 	if ! id "$1" >/dev/null 2>&1; then
@@ -32,9 +34,9 @@ start_other() {
 	chmod 0755 "$other_ws"
 	chown "$uid2:$gid2" "$other_ws"
 	# A run that was killed may have left the second user's session.
-	run2 "$PWD/build/paddock" stop --grace 0s other >/dev/null 2>&1 || true
-	run2 "$PWD/build/paddock" rm other >/dev/null 2>&1 || true
-	if ! other_id=$(run2 "$PWD/build/paddock" run --detach --name other --ttl 30m \
+	run2 "$PWD/build/paddock" stop --grace 0s "$other_name" >/dev/null 2>&1 || true
+	run2 "$PWD/build/paddock" rm "$other_name" >/dev/null 2>&1 || true
+	if ! other_id=$(run2 "$PWD/build/paddock" run --detach --name "$other_name" --ttl 30m \
 		-- sleep 100000 2>&1); then
 		other_error="paddock run --detach as $user2: $other_id"
 		other_id=''
