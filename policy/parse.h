@@ -16,6 +16,9 @@ int policy_parse_mounts(const cJSON *arr, struct policy *p, struct err *err);
 int policy_parse_seccomp(const cJSON *obj, struct policy *p, struct policy_parse_info *info,
 			 struct err *err);
 
+/* Walk the "services" array into p->services. */
+int policy_parse_services(const cJSON *arr, struct policy *p, struct err *err);
+
 /* Walk the "landlock" object into p->landlock_*. */
 int policy_parse_landlock(const cJSON *obj, struct policy *p, struct err *err);
 

@@ -547,6 +547,35 @@ static int check_landlock(const struct policy *p, struct err *err)
 	return r;
 }
 
+/* A lease is bounded by the session's own time limit, and paddock-init
+ * tells a service's processes from the rest by their session id, which it
+ * reads from the sandbox's /proc. */
+static int check_services(const struct policy *p, struct err *err)
+{
+	bool proc = false;
+
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if (p->mounts[i].type == POLICY_MOUNT_PROC && strcmp(p->mounts[i].target, "/proc") == 0)
+			proc = true;
+	for (size_t i = 0; i < p->n_services; i++) {
+		const struct policy_service *sv = &p->services[i];
+
+		if (!sv->lease_ms)
+			continue;
+		if (p->ttl_ms && sv->lease_ms > p->ttl_ms)
+			return err_set(err, EINVAL,
+				       "services[%zu].lease: longer than limits.ttl; a lease "
+				       "never outlives its session",
+				       i);
+		if (!proc)
+			return err_set(err, EINVAL,
+				       "services[%zu].lease: needs a \"proc\" mount at /proc "
+				       "(paddock-init finds a service's processes there)",
+				       i);
+	}
+	return 0;
+}
+
 int policy_validate(struct policy *p, const struct policy_parse_info *info,
 		    const struct policy_vars *vars, struct err *err)
 {
@@ -569,5 +598,7 @@ int policy_validate(struct policy *p, const struct policy_parse_info *info,
 		r = check_seccomp(p, info, err);
 	if (r >= 0)
 		r = check_landlock(p, err);
+	if (r >= 0)
+		r = check_services(p, err);
 	return r < 0 ? r : 0;
 }
