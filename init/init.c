@@ -33,6 +33,7 @@
 #include "../include/exitcodes.h"
 #include "../include/initproto.h"
 #include "../include/log.h"
+#include "init.h"
 
 #ifndef PADDOCK_VERSION
 #define PADDOCK_VERSION "0.1.0"
@@ -40,32 +41,6 @@
 
 #define GRACE_MS_DEFAULT 2000
 #define GRACE_MS_MAX	 (30L * 24 * 3600 * 1000) /* the policy's limit for limits.grace */
-#define COMM_MAX	 64
-#define KILLED_MAX	 256
-
-enum phase {
-	RUNNING,     /* the workload runs, nothing asked us to stop */
-	TERMINATING, /* SIGTERM sent, grace timer armed */
-	KILLING,     /* grace expired, SIGKILL sent */
-};
-
-struct init {
-	int ctl;	 /* control socket, -1 without --control-fd */
-	bool ctl_closed; /* EOF or a hard error: stop polling it */
-	long grace_ms;	 /* SIGTERM -> SIGKILL delay */
-	bool pid1;	 /* we are PID 1 of our own pid namespace */
-	pid_t self;	 /* getpid() */
-	int sfd;	 /* signalfd for every blocked signal */
-	int tfd;	 /* grace timer */
-	sigset_t orig_mask;
-	pid_t wpid;  /* the workload, also its process group id */
-	bool reaped; /* wstatus is valid */
-	int wstatus;
-	bool no_children; /* waitpid() said ECHILD */
-	enum phase phase;
-	pid_t killed[KILLED_MAX]; /* already reported as "kill" */
-	unsigned nkilled;
-};
 
 /* Synchronous fault signals stay unblocked: blocking them would not stop the
  * kernel from killing us on a real fault (force_sig_fault), it would only
@@ -77,7 +52,7 @@ static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SI
 	(BIT(SIGINT) | BIT(SIGTERM) | BIT(SIGHUP) | BIT(SIGQUIT) | BIT(SIGUSR1) | BIT(SIGUSR2) | \
 	 BIT(SIGWINCH) | BIT(SIGCONT) | BIT(SIGALRM))
 
-__attribute__((format(printf, 1, 2))) static void complain(const char *fmt, ...)
+void complain(const char *fmt, ...)
 {
 	int saved = errno; /* for %m */
 	va_list ap;
@@ -93,7 +68,7 @@ __attribute__((format(printf, 1, 2))) static void complain(const char *fmt, ...)
 /* One protocol message per packet. A blocking send on purpose: "exit" and
  * "done" are the contract, so when the supervisor is slow init waits for it
  * rather than dropping reports; a dead supervisor gives EPIPE, not a hang. */
-__attribute__((format(printf, 2, 3))) static void say(struct init *in, const char *fmt, ...)
+void say(struct init *in, const char *fmt, ...)
 {
 	char msg[INITPROTO_MAX + 1];
 	va_list ap;
@@ -136,14 +111,9 @@ static int read_small(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-struct proc {
-	char state;
-	int ppid, pgrp;
-	char comm[COMM_MAX + 1];
-};
-
-/* /proc/PID/stat fields 3-5 (state, ppid, pgrp) and a printable comm. */
-static int read_proc(pid_t pid, struct proc *p)
+/* /proc/PID/stat fields 3-6 (state, ppid, pgrp, session) and a printable
+ * comm. */
+int read_proc(pid_t pid, struct proc *p)
 {
 	char path[64], buf[1024];
 	const char *s;
@@ -155,7 +125,7 @@ static int read_proc(pid_t pid, struct proc *p)
 		return r;
 	/* comm may hold ')' and blanks; the fields after the last ')' do not. */
 	s = strrchr(buf, ')');
-	if (!s || sscanf(s + 1, " %c %d %d", &p->state, &p->ppid, &p->pgrp) != 3)
+	if (!s || sscanf(s + 1, " %c %d %d %d", &p->state, &p->ppid, &p->pgrp, &p->sid) != 4)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	if (read_small(path, p->comm, sizeof(p->comm)) < 0)
@@ -169,7 +139,7 @@ static int read_proc(pid_t pid, struct proc *p)
 
 /* /proc must be the procfs of our own pid namespace, or its pids are not ours
  * to report (a host /proc seen from PID 1 would list host processes). */
-static bool proc_is_ours(pid_t self)
+bool proc_is_ours(pid_t self)
 {
 	char buf[32];
 	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
@@ -181,7 +151,7 @@ static bool proc_is_ours(pid_t self)
 }
 
 /* Says "kill" once per pid: in the no-pidns mode sweep() repeats. */
-static bool first_kill(struct init *in, pid_t pid)
+bool first_kill(struct init *in, pid_t pid)
 {
 	for (unsigned i = 0; i < in->nkilled; i++)
 		if (in->killed[i] == pid)
@@ -269,9 +239,10 @@ static void shutdown_begin(struct init *in)
 	struct itimerspec t = {
 	    .it_value = {.tv_sec = in->grace_ms / 1000, .tv_nsec = in->grace_ms % 1000 * 1000000}};
 
-	if (in->phase != RUNNING)
+	if (in->phase >= TERMINATING)
 		return;
 	in->phase = TERMINATING;
+	services_tick(in); /* disarms the services' own deadlines */
 	if (in->no_children)
 		return;
 	sweep(in, SIGTERM);
@@ -292,8 +263,10 @@ static void reap(struct init *in)
 	int st;
 
 	while ((p = waitpid(-1, &st, WNOHANG)) > 0 || (p < 0 && errno == EINTR)) {
-		if (p != in->wpid || in->reaped)
+		if (p != in->wpid || in->reaped) {
+			services_reaped(in, p, st);
 			continue;
+		}
 		in->reaped = true;
 		in->wstatus = st;
 		if (WIFSIGNALED(st))
@@ -337,6 +310,8 @@ static void on_signals(struct init *in)
 	 * children to us (subreaper), so those are found and killed here. */
 	if (in->phase == KILLING && !in->pid1 && !in->no_children)
 		sweep(in, SIGKILL);
+	if (in->phase == SHEDDING && in->shed_killing)
+		services_sweep_others(in, SIGKILL);
 }
 
 static int parse_num(const char *s, long max, long *out)
@@ -365,6 +340,7 @@ static void on_control(struct init *in, short revents)
 	 * without POLLHUP is not an EOF, just an empty message. */
 	if ((n == 0 && (revents & POLLHUP)) || (n < 0 && errno == ECONNRESET)) {
 		in->ctl_closed = true;
+		services_mark(in, "stopped");
 		shutdown_begin(in);
 		return;
 	}
@@ -375,14 +351,16 @@ static void on_control(struct init *in, short revents)
 	}
 	buf[n > INITPROTO_MAX ? INITPROTO_MAX : n] = '\0';
 	if (strcmp(buf, "stop") == 0) {
+		services_mark(in, "stopped");
 		shutdown_begin(in);
 		return;
 	}
 	/* "stop MS": this shutdown's grace period (paddock stop --grace);
 	 * one already under way keeps its own. */
 	if (strncmp(buf, "stop ", 5) == 0 && parse_num(buf + 5, GRACE_MS_MAX, &grace) == 0) {
-		if (in->phase == RUNNING)
+		if (in->phase < TERMINATING)
 			in->grace_ms = grace;
+		services_mark(in, "stopped");
 		shutdown_begin(in);
 		return;
 	}
@@ -404,18 +382,75 @@ static __attribute__((noreturn)) void finish(struct init *in)
 	exit(code);
 }
 
+static void arm_ms(int tfd, long ms)
+{
+	struct itimerspec t = {.it_value = {.tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000}};
+
+	/* An all-zero it_value would disarm the timer: 0 means "now". */
+	if (ms == 0)
+		t.it_value.tv_nsec = 1;
+	if (timerfd_settime(tfd, 0, &t, NULL) < 0)
+		complain("timerfd_settime: %m");
+}
+
+/* The workload ended. Without a running leased service the sandbox ends;
+ * with one, everything else does (SHEDDING: SIGTERM, SIGKILL after the
+ * grace period) and then only the services are left (RETAINED), until
+ * their leases end, "stop", or the supervisor's loss. */
+static void workload_ended(struct init *in)
+{
+	if (in->phase == RUNNING) {
+		services_mark(in, "main-ended");
+		if (!in->pid1 || !services_retainable(in)) {
+			shutdown_begin(in);
+			return;
+		}
+		in->phase = SHEDDING;
+		services_sweep_others(in, SIGTERM);
+		arm_ms(in->tfd, in->grace_ms);
+	}
+	if (in->phase == SHEDDING && services_sweep_others(in, 0) == 0) {
+		in->phase = RETAINED;
+		arm_ms(in->tfd, 0);
+		(void)read(in->tfd, &(uint64_t){0}, sizeof(uint64_t));
+		say(in, "retained");
+	}
+	if (in->phase == RETAINED && !services_running(in))
+		shutdown_begin(in);
+}
+
+/* The grace timer: of the shutdown, or of the shedding after the
+ * workload's end (then swept again every 100 ms until nothing is left:
+ * the rest may have parents other than init, whose end we never see). */
+static void grace_over(struct init *in)
+{
+	if (in->phase == SHEDDING) {
+		in->shed_killing = true;
+		services_sweep_others(in, SIGKILL);
+		arm_ms(in->tfd, 100);
+		return;
+	}
+	if (in->phase == TERMINATING) {
+		in->phase = KILLING;
+		sweep(in, SIGKILL);
+	}
+}
+
 static __attribute__((noreturn)) void loop(struct init *in)
 {
 	for (;;) {
-		struct pollfd p[3] = {
+		bool grace = in->phase == TERMINATING || in->phase == SHEDDING;
+		struct pollfd p[4] = {
 		    {.fd = in->sfd, .events = POLLIN},
 		    {.fd = in->ctl >= 0 && !in->ctl_closed ? in->ctl : -1, .events = POLLIN},
-		    {.fd = in->phase == TERMINATING ? in->tfd : -1, .events = POLLIN},
+		    {.fd = grace ? in->tfd : -1, .events = POLLIN},
+		    {.fd = in->nsvc ? in->svc_tfd : -1, .events = POLLIN},
 		};
+		uint64_t ticks;
 
 		if (in->phase != RUNNING && in->no_children)
 			finish(in);
-		if (poll(p, 3, -1) < 0) {
+		if (poll(p, 4, -1) < 0) {
 			if (errno != EINTR)
 				complain("poll: %m");
 			continue;
@@ -424,12 +459,13 @@ static __attribute__((noreturn)) void loop(struct init *in)
 			on_signals(in);
 		if (p[1].revents)
 			on_control(in, p[1].revents);
-		if (p[2].revents) { /* grace expired; tfd is not polled again */
-			in->phase = KILLING;
-			sweep(in, SIGKILL);
-		}
+		if (p[2].revents && read(in->tfd, &ticks, sizeof(ticks)) > 0)
+			grace_over(in);
+		if (in->nsvc && ((p[3].revents && read(in->svc_tfd, &ticks, sizeof(ticks)) > 0) ||
+				 p[0].revents))
+			services_tick(in);
 		if (in->reaped)
-			shutdown_begin(in);
+			workload_ended(in);
 	}
 }
 
@@ -500,7 +536,8 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 	if (in->sfd < 0)
 		return err_sys(err, errno, "signalfd");
 	in->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (in->tfd < 0)
+	in->svc_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (in->tfd < 0 || in->svc_tfd < 0)
 		return err_sys(err, errno, "timerfd_create");
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return err_sys(err, errno, "pipe2");
@@ -543,10 +580,14 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 
 static void usage(void)
 {
-	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--] CMD [ARG]...\n"
+	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--service NAME LEASE_MS ARGC "
+	      "ARG...]... [--] CMD [ARG]...\n"
 	      "Run CMD as the init of a paddock sandbox; see paddock-init(8).\n"
 	      "  --control-fd N  report to, and obey, the SOCK_SEQPACKET socket N (N >= 3)\n"
 	      "  --grace MS      SIGTERM-to-SIGKILL delay in milliseconds (default 2000)\n"
+	      "  --service NAME LEASE_MS ARGC ARG...\n"
+	      "                  start ARG... first, in a session of its own; with LEASE_MS\n"
+	      "                  above 0 it outlives CMD until LEASE_MS after its start\n"
 	      "  --help, --version\n",
 	      stdout);
 }
@@ -557,6 +598,7 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 	static const struct option opts[] = {
 	    {"control-fd", required_argument, NULL, 'c'},
 	    {"grace", required_argument, NULL, 'g'},
+	    {"service", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -577,6 +619,10 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 			if (parse_num(optarg, GRACE_MS_MAX, &v) < 0)
 				return err_set(err, EINVAL, "bad --grace '%s'", optarg);
 			in->grace_ms = v;
+			break;
+		case 's':
+			if (services_add(in, optarg, argc, argv, &optind, err) < 0)
+				return -EINVAL;
 			break;
 		case 'h':
 			usage();
@@ -608,7 +654,8 @@ const char *__asan_default_options(void)
 
 int main(int argc, char **argv)
 {
-	struct init in = {.ctl = -1, .grace_ms = GRACE_MS_DEFAULT, .sfd = -1, .tfd = -1};
+	struct init in = {
+	    .ctl = -1, .grace_ms = GRACE_MS_DEFAULT, .sfd = -1, .tfd = -1, .svc_tfd = -1};
 	struct err err = {0};
 	int pipefd[2] = {-1, -1};
 	int r, cmd = 0;
@@ -622,8 +669,11 @@ int main(int argc, char **argv)
 		in.pid1 = in.self == 1;
 		r = setup(&in, pipefd, &err);
 	}
-	if (r >= 0)
+	if (r >= 0) {
+		/* Before the workload, which may want to use them. */
+		services_start(&in);
 		r = spawn(&in, argv + cmd, pipefd, &err);
+	}
 	if (r < 0) {
 		fprintf(stderr, "paddock-init: %s\n", err.msg);
 		return EXIT_LAUNCHER;

@@ -1,0 +1,100 @@
+/* paddock-init's shared state (init.c) and its services (services.c).
+ * libc only. */
+#pragma once
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../include/err.h"
+
+#define COMM_MAX     64
+#define KILLED_MAX   256
+#define SERVICES_MAX 16
+
+enum service_state {
+	SVC_NEW,     /* declared, not started */
+	SVC_RUNNING, /* its leader runs */
+	SVC_ENDING,  /* SIGTERM sent to its session; SIGKILL at kill_at */
+	SVC_ENDED,   /* its leader was reaped and reported */
+};
+
+/* A service of the policy: its leader is started in a session of its own
+ * (setsid), and its processes are that session's members. */
+struct service {
+	char *name;
+	char **argv;
+	long lease_ms;	   /* 0: ends with the workload */
+	pid_t pid;	   /* the leader; also its session and group id */
+	enum service_state state;
+	int64_t lease_end; /* CLOCK_MONOTONIC ms; 0 without a lease */
+	int64_t kill_at;   /* SVC_ENDING: when SIGKILL follows */
+	const char *cause; /* reported with its end: "exited", "lease-expired", ... */
+};
+
+enum phase {
+	RUNNING,     /* the workload runs, nothing asked us to stop */
+	SHEDDING,    /* the workload ended, leased services run: the rest ends */
+	RETAINED,    /* only leased services (and their sessions) are left */
+	TERMINATING, /* SIGTERM sent, grace timer armed */
+	KILLING,     /* grace expired, SIGKILL sent */
+};
+
+struct init {
+	int ctl;	 /* control socket, -1 without --control-fd */
+	bool ctl_closed; /* EOF or a hard error: stop polling it */
+	long grace_ms;	 /* SIGTERM -> SIGKILL delay */
+	bool pid1;	 /* we are PID 1 of our own pid namespace */
+	pid_t self;	 /* getpid() */
+	int sfd;	 /* signalfd for every blocked signal */
+	int tfd;	 /* grace timer */
+	sigset_t orig_mask;
+	pid_t wpid;  /* the workload, also its process group id */
+	bool reaped; /* wstatus is valid */
+	int wstatus;
+	bool no_children; /* waitpid() said ECHILD */
+	enum phase phase;
+	pid_t killed[KILLED_MAX]; /* already reported as "kill" */
+	unsigned nkilled;
+	/* services.c */
+	struct service svc[SERVICES_MAX];
+	unsigned nsvc;
+	int svc_tfd;	   /* the next lease or service grace deadline */
+	bool shed_killing; /* SHEDDING: the grace period is over, SIGKILL */
+};
+
+struct proc {
+	char state;
+	int ppid, pgrp, sid;
+	char comm[COMM_MAX + 1];
+};
+
+void say(struct init *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int read_proc(pid_t pid, struct proc *p);
+bool proc_is_ours(pid_t self);
+/* Says "kill" once per pid. */
+bool first_kill(struct init *in, pid_t pid);
+int64_t now_ms(void);
+
+/* services.c */
+/* "--service NAME LEASE_MS ARGC ARG..." at argv[*i] (NAME is optarg):
+ * *i moves past it. */
+int services_add(struct init *in, const char *name, int argc, char **argv, int *i,
+		 struct err *err);
+/* Fork every service (before the workload), reporting each. */
+void services_start(struct init *in);
+/* A reaped child: true if it was a service's leader (then reported). */
+bool services_reaped(struct init *in, pid_t pid, int status);
+/* A leased service is still running: the workload's end does not end it. */
+bool services_retainable(const struct init *in);
+/* Signal every process of the sandbox outside the running leased
+ * services' sessions (PID 1 only); returns how many there were. With
+ * sig 0 they are only counted. */
+int services_sweep_others(struct init *in, int sig);
+/* The sandbox ends: services not already ending are marked with cause. */
+void services_mark(struct init *in, const char *cause);
+/* svc_tfd fired, or the state changed: act on passed deadlines, re-arm. */
+void services_tick(struct init *in);
+bool services_running(const struct init *in);
