@@ -409,6 +409,10 @@ static void workload_ended(struct init *in)
 		services_sweep_others(in, SIGTERM);
 		arm_ms(in->tfd, in->grace_ms);
 	}
+	/* Zombies are not counted: reap ours first, so that every service
+	 * that ended is reported before "retained". */
+	if (in->phase == SHEDDING)
+		reap(in);
 	if (in->phase == SHEDDING && services_sweep_others(in, 0) == 0) {
 		in->phase = RETAINED;
 		arm_ms(in->tfd, 0);

@@ -173,8 +173,11 @@ static int each_proc(struct init *in, bool (*pick)(const struct init *, const st
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 1 || read_proc((pid_t)pid, &p) < 0 || p.state == 'Z' ||
-		    p.state == 'X' || !pick(in, &p, arg))
+		if (*end || pid <= 1 || read_proc((pid_t)pid, &p) < 0 || !pick(in, &p, arg))
+			continue;
+		/* A zombie is gone, but one of ours counts until reap() has
+		 * reported it (a service's end comes before "retained"). */
+		if ((p.state == 'Z' || p.state == 'X') && (sig || p.ppid != in->self))
 			continue;
 		count++;
 		if (!sig)

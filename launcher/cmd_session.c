@@ -206,6 +206,21 @@ static void short_time(const char *iso, char *buf, size_t size)
 		snprintf(buf, size, "%.19sZ", iso);
 }
 
+/* One line per service under its session: who holds the lease (owner uid,
+ * session generation), until when, and its state. */
+static void print_leases(const struct session_info *i)
+{
+	for (size_t k = 0; k < i->n_leases; k++) {
+		const struct session_lease *l = &i->leases[k];
+		char expires[32];
+
+		short_time(l->expires, expires, sizeof(expires));
+		printf("  lease %-20s  owner %u  gen %u  pid %d  expires %s  %s%s%s\n", l->service,
+		       (unsigned)i->owner, i->generation, (int)l->pid, expires, l->state,
+		       l->ended[0] ? " " : "", l->ended);
+	}
+}
+
 static void print_table(const struct session_info *v, size_t n, bool all)
 {
 	printf("%-12s  %-20s  %4s  %-8s  %8s  %-20s  %s\n", "ID", "NAME", "GEN", "STATE", "PID",
@@ -223,6 +238,7 @@ static void print_table(const struct session_info *v, size_t n, bool all)
 		printf("%-12s  %-20s  %4u  %-8s  %8s  %-20s  %s\n", v[i].id,
 		       v[i].name[0] ? v[i].name : "-", v[i].generation,
 		       session_state_name(v[i].state), pid, created, expires);
+		print_leases(&v[i]);
 	}
 }
 

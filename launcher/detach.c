@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,8 +38,27 @@ void detach_report_started(struct run *r)
 {
 	char line[SESSION_ID_LEN + 16];
 
+	if (!r->opt->detach)
+		return; /* a foreground run with leases reports at "retained" */
 	snprintf(line, sizeof(line), "started %s\n", r->session ? r->session->info.id : "?");
 	report(r, line);
+}
+
+void retain_report(struct run *r, int status)
+{
+	char line[32];
+	int null;
+
+	snprintf(line, sizeof(line), "retained %d\n", status);
+	report(r, line);
+	/* The caller has its status and its terminal back: what the
+	 * supervisor could still say is in the record and the session. */
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 1);
+		dup2(null, 2);
+		close(null);
+	}
 }
 
 void detach_report_exit(struct run *r, int status)
@@ -135,6 +157,81 @@ int detach_start(struct run *r, int *status, struct err *err)
 	}
 	close(sv[1]);
 	*status = wait_report(sv[0], pid);
+	close(sv[0]);
+	return 1;
+}
+
+/* The foreground side of retain_start(): signals sent to us by a process
+ * (kill(1), a harness) go on to the supervisor; those of the terminal
+ * (si_code SI_KERNEL) reach it directly, as it shares our process group. */
+static int retain_wait(int fd, pid_t pid)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	cleanup_close int sfd = -1;
+	char buf[64];
+	size_t n = 0;
+	int status = EXIT_LAUNCHER;
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n)) {
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+		struct signalfd_siginfo si;
+		ssize_t k;
+
+		if (poll(p, 2, -1) < 0)
+			continue;
+		while (sfd >= 0 && read(sfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_code != SI_KERNEL)
+				kill(pid, (int)si.ssi_signo); /* unreaped: still our child */
+		if (!p[0].revents)
+			continue;
+		k = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = '\0';
+	if (sscanf(buf, "retained %d", &status) == 1)
+		return status; /* it supervises the leases on */
+	if (sscanf(buf, "exit %d", &status) != 1) {
+		fputs("paddock: the supervisor ended without a report\n", stderr);
+		status = EXIT_LAUNCHER;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+int retain_start(struct run *r, int *status, struct err *err)
+{
+	int sv[2];
+	pid_t pid;
+	int rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, errno, "socketpair");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = err_sys(err, errno, "fork");
+		close(sv[0]);
+		close(sv[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		r->report_fd = sv[1];
+		return 0;
+	}
+	close(sv[1]);
+	*status = retain_wait(sv[0], pid);
 	close(sv[0]);
 	return 1;
 }

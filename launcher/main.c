@@ -336,7 +336,12 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 static int run_main(int argc, char **argv)
 {
 	struct options o;
-	struct run r = {.init_fd = -1, .ctl = -1, .pidfd = -1, .report_fd = -1, .caller_err = -1};
+	struct run r = {.init_fd = -1,
+			.ctl = -1,
+			.pidfd = -1,
+			.report_fd = -1,
+			.caller_err = -1,
+			.record_fd = -1};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0};
 	cleanup_close int record_fd = -1;
@@ -375,6 +380,20 @@ static int run_main(int argc, char **argv)
 		options_free(&o);
 		return 0;
 	}
+	if (rc >= 0) {
+		r.record_fd = record_fd;
+		services_init(&r);
+	}
+	/* Leased services outlive the main command: the caller gets its
+	 * status at the main command's end from a supervisor that goes on. */
+	if (rc >= 0 && !o.detach && services_leased(r.policy)) {
+		rc = retain_start(&r, &status, &err);
+		if (rc > 0) {
+			run_free(&r);
+			options_free(&o);
+			return status;
+		}
+	}
 	if (rc >= 0)
 		rc = open_session(&r, &session, &err);
 	if (rc >= 0) {
@@ -404,6 +423,7 @@ static int run_main(int argc, char **argv)
 	log_debug("survivors checked");
 	r.placeholders_left = mounts_protect_release(&r.protect);
 	log_debug("placeholders released");
+	r.over = true;
 	if (record_fd >= 0 && record_write(&r, record_fd, &err) < 0) {
 		fprintf(stderr, "paddock: %s\n", err.msg);
 		if (rc >= 0)
@@ -412,7 +432,8 @@ static int run_main(int argc, char **argv)
 	/* The session's waiters learn the status now. A foreground run's
 	 * entry goes (its caller has the status), and so does a detached
 	 * run's that never started (its caller never got the id). */
-	session_finish(&session, r.status, ending_name(r.ending), !o.detach || r.report_fd >= 0);
+	session_finish(&session, r.status, ending_name(r.ending),
+		       (!o.detach && !r.retained) || r.report_fd >= 0);
 	out = message_stream(&r);
 	if (rc < 0)
 		fprintf(out, "paddock: %s\n", r.err.msg);

@@ -203,6 +203,38 @@ static cJSON *survivors(const struct run *r)
 	return a;
 }
 
+/* Each service with its lease: who holds it (session, owner, generation),
+ * until when, and how it ended. */
+static cJSON *services(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < r->n_services; i++) {
+		const struct session_lease *l = &r->services[i];
+		cJSON *s = cJSON_CreateObject();
+
+		if (!s)
+			break;
+		cJSON_AddStringToObject(s, "name", l->service);
+		if (r->session) {
+			cJSON_AddStringToObject(s, "session", r->session->info.id);
+			cJSON_AddNumberToObject(s, "generation", r->session->info.generation);
+		}
+		cJSON_AddNumberToObject(s, "owner_uid", r->uid_out);
+		cJSON_AddNumberToObject(s, "pid", l->pid);
+		cJSON_AddNumberToObject(s, "lease_ms", (double)l->lease_ms);
+		if (l->started[0])
+			cJSON_AddStringToObject(s, "started", l->started);
+		if (l->expires[0])
+			cJSON_AddStringToObject(s, "expires", l->expires);
+		cJSON_AddStringToObject(s, "state", l->state);
+		if (l->ended[0])
+			cJSON_AddStringToObject(s, "ended", l->ended);
+		cJSON_AddItemToArray(a, s);
+	}
+	return a;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -259,6 +291,14 @@ static cJSON *build(const struct run *r)
 	if (r->exec_errno)
 		cJSON_AddStringToObject(o, "exec_error", strerror(r->exec_errno));
 	cJSON_AddNumberToObject(o, "status", r->status);
+	/* "retained": written at the main command's end while leased
+	 * services run on; rewritten as "final" when the sandbox is over. */
+	cJSON_AddStringToObject(o, "phase", r->retained && !r->over ? "retained" : "final");
+	if (r->retained) {
+		iso_time(&r->t_main_end, t, sizeof(t));
+		cJSON_AddStringToObject(o, "main_end", t);
+	}
+	cJSON_AddItemToObject(o, "services", services(r));
 	cJSON_AddItemToObject(o, "killed", killed(r));
 	cJSON_AddItemToObject(o, "survivors", survivors(r));
 	cJSON_AddNumberToObject(o, "placeholders_left", r->placeholders_left);

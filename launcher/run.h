@@ -57,6 +57,16 @@ struct run {
 	size_t n_survivors;
 	int placeholders_left;
 	char child_error[INITPROTO_MAX + 1];
+	/* services (policy "services"), as paddock-init reports them; after
+	 * "retained" the main command's outcome above is final and only
+	 * leased services run on */
+	struct session_lease services[SESSION_LEASES_MAX];
+	size_t n_services;
+	bool retained;
+	bool services_stop_sent; /* stop or TTL after the main command's end */
+	bool over;		 /* the sandbox is gone: the final record */
+	struct timespec t_main_end;
+	int record_fd; /* --record: written at "retained" and at the end */
 	struct err err; /* a launcher error after the start, for the record */
 };
 
@@ -67,6 +77,8 @@ int sandbox_protect(struct run *r, struct err *err);
 
 /* supervise.c: wait for the end, forwarding signals and enforcing the TTL. */
 int sandbox_supervise(struct run *r, struct err *err);
+/* The main command's ending and status from init's report. */
+void sandbox_conclude_main(struct run *r);
 /* Processes still in the sandbox's namespaces, from outside. */
 int sandbox_find_survivors(struct run *r);
 
@@ -90,6 +102,24 @@ int cmd_ps(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
+
+/* services.c: the supervisor's side of services and leases. */
+void services_init(struct run *r);
+/* A "service-..." message from init: true if it was one. */
+bool services_message(struct run *r, const char *m);
+/* init said "retained": the main command's outcome is final; the session,
+ * the record and a waiting foreground process learn it now. */
+void services_retained(struct run *r);
+/* A leased service keeps the session after the main command. */
+bool services_leased(const struct policy *p);
+
+/* detach.c: a foreground paddock run whose policy has leased services
+ * returns when the main command ends, while the supervisor keeps the
+ * leases: like detach_start(), the supervisor is forked first (keeping the
+ * caller's stdio), and the foreground forwards signals to it and waits
+ * for "retained N" or "exit N". */
+int retain_start(struct run *r, int *status, struct err *err);
+void retain_report(struct run *r, int status);
 
 /* record.c */
 int record_write(const struct run *r, int fd, struct err *err);

@@ -142,6 +142,8 @@ static void add_leases(cJSON *o, const struct session_info *i)
 		cJSON_AddNumberToObject(e, "owner_uid", i->owner);
 		cJSON_AddNumberToObject(e, "generation", i->generation);
 		cJSON_AddNumberToObject(e, "pid", l->pid);
+		cJSON_AddNumberToObject(e, "lease_ms", (double)l->lease_ms);
+		add_str_or_null(e, "started", l->started);
 		add_str_or_null(e, "expires", l->expires);
 		cJSON_AddStringToObject(e, "state", l->state);
 		add_str_or_null(e, "ended", l->ended);
@@ -182,7 +184,7 @@ char *session_info_json(const struct session_info *i)
 	cJSON_AddStringToObject(o, "created", i->created);
 	add_str_or_null(o, "expires", i->expires);
 	cJSON_AddStringToObject(o, "state", session_state_name(i->state));
-	if (i->state == SESSION_ENDED) {
+	if (i->state == SESSION_ENDED || i->state == SESSION_RETAINED) {
 		cJSON_AddNumberToObject(o, "status", i->status);
 		cJSON_AddStringToObject(o, "ended", i->ended);
 	}
@@ -246,7 +248,7 @@ static int get_proc(const cJSON *o, const char *key, bool nullable, struct proc_
 static int parse_leases(const cJSON *o, struct session_info *out, struct err *err)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "leases"), *e;
-	double pid;
+	double pid, lease;
 	int rc;
 
 	if (!a)
@@ -259,11 +261,14 @@ static int parse_leases(const cJSON *o, struct session_info *out, struct err *er
 
 		if ((rc = get_str(e, "service", false, l->service, sizeof(l->service), err)) < 0 ||
 		    (rc = get_num(e, "pid", 0, INT32_MAX, &pid, err)) < 0 ||
+		    (rc = get_num(e, "lease_ms", 0, 9007199254740992.0, &lease, err)) < 0 ||
+		    (rc = get_str(e, "started", true, l->started, sizeof(l->started), err)) < 0 ||
 		    (rc = get_str(e, "expires", true, l->expires, sizeof(l->expires), err)) < 0 ||
 		    (rc = get_str(e, "state", false, l->state, sizeof(l->state), err)) < 0 ||
 		    (rc = get_str(e, "ended", true, l->ended, sizeof(l->ended), err)) < 0)
 			return rc;
 		l->pid = (pid_t)pid;
+		l->lease_ms = (uint64_t)lease;
 	}
 	return 0;
 }
@@ -325,7 +330,7 @@ static int parse_fields(const cJSON *o, struct session_info *out, struct err *er
 		out->state = SESSION_ENDED;
 	else
 		return err_set(err, EINVAL, "session.json: state: unknown \"%s\"", state);
-	if (out->state != SESSION_ENDED)
+	if (out->state != SESSION_ENDED && out->state != SESSION_RETAINED)
 		return 0;
 	if ((rc = get_num(o, "status", 0, 255, &status, err)) < 0 ||
 	    (rc = get_str(o, "ended", false, out->ended, sizeof(out->ended), err)) < 0)

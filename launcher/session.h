@@ -40,6 +40,8 @@ enum session_state {
 struct session_lease {
 	char service[SESSION_NAME_MAX + 1];
 	pid_t pid;	  /* as seen inside the sandbox; 0 until started */
+	uint64_t lease_ms; /* 0: ends with the main command */
+	char started[32]; /* ISO 8601 UTC; "" until started */
 	char expires[32]; /* ISO 8601 UTC; "" without a lease */
 	char state[16];	  /* "starting", "running", "retained", "ended" */
 	char ended[32];	  /* state "ended": "exit N", "signal N", "lease-expired", "stopped" */
@@ -62,8 +64,8 @@ struct session_info {
 	char created[32];    /* ISO 8601 UTC */
 	char expires[32];    /* "" without a time limit */
 	enum session_state state;
-	int status;	/* SESSION_ENDED: paddock run's exit status */
-	char ended[24]; /* SESSION_ENDED: how, as in the record ("exit", "stopped", ...) */
+	int status;	/* SESSION_ENDED, _RETAINED: paddock run's exit status */
+	char ended[24]; /* SESSION_ENDED, _RETAINED: how, as in the record ("exit", ...) */
 	char policy_sha256[65];
 	bool detached;
 	struct session_lease leases[SESSION_LEASES_MAX];
@@ -82,6 +84,7 @@ struct registry {
 struct session_client {
 	int fd;
 	bool waiting; /* sent "wait" or "stop": answered at the end */
+	bool stopping; /* sent "stop": not answered before the very end */
 	bool refused; /* not the owner: its request gets an error */
 };
 
@@ -160,6 +163,8 @@ int session_remove(const struct registry *reg, const char *id);
  * control socket listens. */
 int session_create(struct session *s, struct registry *reg, const char *name, bool detached,
 		   const char *policy_sha256, struct err *err);
+/* Now + after_ms, UTC, ISO 8601 with milliseconds ("...T03:04:05.678Z"). */
+void session_iso_time(uint64_t after_ms, char *buf, size_t size);
 /* Set info.expires to now + ttl_ms (written with the next session_write()). */
 void session_expires(struct session *s, uint64_t ttl_ms);
 /* Write session.json atomically (temp file, fsync, rename). */
@@ -172,6 +177,10 @@ int session_open_output(struct session *s, struct err *err);
 size_t session_pollfds(const struct session *s, struct pollfd *pfd, size_t max);
 void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
 		   struct session_request *req);
+/* The main command ended and leased services run on: session.json in
+ * state "retained" with its status; "wait" is answered now ("stop" still
+ * at the end). */
+void session_retained(struct session *s, int status, const char *ending);
 /* The end: session.json in state "ended" with status and ending, every
  * waiter answered "status N ENDING", the socket closed; with remove, the
  * entry is removed. Frees nothing else; safe on a zeroed session. */

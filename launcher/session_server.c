@@ -3,7 +3,8 @@
  * (<session dir>/control, SOCK_SEQPACKET, one request per connection):
  *
  *   "info"          -> the session.json text
- *   "wait"          -> "status N ENDING" once the session has ended
+ *   "wait"          -> "status N ENDING" once the session has ended, or
+ *                      its main command did while leased services run on
  *   "stop [MS]"     -> ends the session now (grace MS, default the
  *                      policy's), then answers like "wait"
  *   anything else   -> "error ..."
@@ -26,7 +27,7 @@
 
 #include "../include/cleanup.h"
 
-static void iso_time(uint64_t after_ms, char *buf, size_t size)
+void session_iso_time(uint64_t after_ms, char *buf, size_t size)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -46,7 +47,7 @@ static void iso_time(uint64_t after_ms, char *buf, size_t size)
 
 void session_expires(struct session *s, uint64_t ttl_ms)
 {
-	iso_time(ttl_ms, s->info.expires, sizeof(s->info.expires));
+	session_iso_time(ttl_ms, s->info.expires, sizeof(s->info.expires));
 }
 
 int session_write(struct session *s, struct err *err)
@@ -243,7 +244,7 @@ int session_create(struct session *s, struct registry *reg, const char *name, bo
 	s->info.state = SESSION_STARTING;
 	s->info.detached = detached;
 	snprintf(s->info.policy_sha256, sizeof(s->info.policy_sha256), "%s", policy_sha256);
-	iso_time(0, s->info.created, sizeof(s->info.created));
+	session_iso_time(0, s->info.created, sizeof(s->info.created));
 	rc = create(s, name, err);
 	if (rc < 0)
 		discard(s);
@@ -316,7 +317,31 @@ static void refuse(const struct session *s, int fd)
 	reply(fd, msg);
 }
 
-/* One request: "info" is answered at once, "wait" and "stop" at the end. */
+/* A waiter of a session whose main command ended gets its status now. */
+static void answer_retained(struct session *s, size_t i)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "status %d %s", s->info.status, s->info.ended);
+	reply(s->clients[i].fd, msg);
+	drop(s, i);
+}
+
+void session_retained(struct session *s, int status, const char *ending)
+{
+	if (s->dirfd < 0)
+		return;
+	s->info.state = SESSION_RETAINED;
+	s->info.status = status;
+	snprintf(s->info.ended, sizeof(s->info.ended), "%s", ending);
+	(void)session_write(s, NULL);
+	for (size_t i = s->n_clients; i-- > 0;)
+		if (s->clients[i].waiting && !s->clients[i].stopping)
+			answer_retained(s, i);
+}
+
+/* One request: "info" is answered at once, "wait" and "stop" at the end
+ * ("wait" at the main command's end when leased services run on). */
 static void request(struct session *s, size_t i, const char *m, struct session_request *req)
 {
 	char *end;
@@ -329,8 +354,11 @@ static void request(struct session *s, size_t i, const char *m, struct session_r
 		drop(s, i);
 	} else if (strcmp(m, "wait") == 0) {
 		s->clients[i].waiting = true;
+		if (s->info.state == SESSION_RETAINED)
+			answer_retained(s, i);
 	} else if (strcmp(m, "stop") == 0 || strncmp(m, "stop ", 5) == 0) {
 		s->clients[i].waiting = true;
+		s->clients[i].stopping = true;
 		req->stop = true;
 		if (m[4] == ' ') {
 			errno = 0;

@@ -247,33 +247,56 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 	return 0;
 }
 
+/* paddock-init's argv: its options, each service as "--service NAME
+ * LEASE_MS ARGC ARG...", then "--" and the workload. Heap: we are a copy
+ * of the launcher after clone3, and exec next. */
+static char **init_argv(const struct run *r)
+{
+	const struct policy *p = r->policy;
+	size_t n = 0, total = 8, i;
+	char **argv;
+
+	for (i = 0; r->opt->argv[i]; i++)
+		total++;
+	for (size_t k = 0; k < p->n_services; k++)
+		total += 4 + p->services[k].argc;
+	argv = calloc(total, sizeof(*argv));
+	if (!argv)
+		return NULL;
+	argv[n++] = "paddock-init";
+	argv[n++] = "--control-fd";
+	argv[n++] = "3";
+	argv[n++] = "--grace";
+	if (asprintf(&argv[n++], "%llu", (unsigned long long)p->grace_ms) < 0)
+		return NULL;
+	for (size_t k = 0; k < p->n_services; k++) {
+		const struct policy_service *sv = &p->services[k];
+
+		argv[n++] = "--service";
+		argv[n++] = sv->name;
+		if (asprintf(&argv[n++], "%llu", (unsigned long long)sv->lease_ms) < 0 ||
+		    asprintf(&argv[n++], "%zu", sv->argc) < 0)
+			return NULL;
+		for (size_t j = 0; j < sv->argc; j++)
+			argv[n++] = sv->argv[j];
+	}
+	argv[n++] = "--";
+	for (i = 0; r->opt->argv[i]; i++)
+		argv[n++] = r->opt->argv[i];
+	return argv;
+}
+
 static void child(struct run *r, int ctl)
 {
-	char grace[32];
-	char *argv_init[64];
-	size_t n = 0, i;
 	struct err err = {0};
 	char msg[INITPROTO_MAX];
+	/* Before the setup: after the seccomp filter, only the exec. */
+	char **argv = init_argv(r);
 
-	snprintf(grace, sizeof(grace), "%llu", (unsigned long long)r->policy->grace_ms);
-	argv_init[n++] = "paddock-init";
-	argv_init[n++] = "--control-fd";
-	argv_init[n++] = "3";
-	argv_init[n++] = "--grace";
-	argv_init[n++] = grace;
-	argv_init[n++] = "--";
-	if (child_setup(r, &ctl, &err) == 0) {
-		char **argv;
-
-		/* Arguments past the fixed slots go through a heap copy. */
-		for (i = 0; r->opt->argv[i]; i++)
-			;
-		argv = calloc(n + i + 1, sizeof(*argv));
-		if (argv) {
-			memcpy(argv, argv_init, n * sizeof(*argv));
-			memcpy(argv + n, r->opt->argv, i * sizeof(*argv));
-			fexecve(4, argv, r->env);
-		}
+	if (!argv)
+		err_set(&err, ENOMEM, "out of memory");
+	else if (child_setup(r, &ctl, &err) == 0) {
+		fexecve(4, argv, r->env);
 		err_sys(&err, errno, "exec paddock-init");
 	}
 	/* A longer message is cut to one protocol packet. */

@@ -81,6 +81,10 @@ static void handle_message(struct run *r, const char *m)
 		add_killed(r, m + 5, SIGKILL);
 	} else if (strcmp(m, "done") == 0) {
 		r->done = true;
+	} else if (strcmp(m, "retained") == 0) {
+		services_retained(r);
+	} else {
+		services_message(r, m);
 	}
 }
 
@@ -127,7 +131,7 @@ static void end_now(struct run *r, int kill_tfd, bool has_grace, uint64_t grace_
 
 static void expire(struct run *r, int kill_tfd)
 {
-	if (r->stopped)
+	if (r->stopped || r->services_stop_sent)
 		return; /* already ending, with the grace paddock stop asked for */
 	r->expired = true;
 	end_now(r, kill_tfd, false, 0);
@@ -137,8 +141,17 @@ static void expire(struct run *r, int kill_tfd)
  * ending, is not "stopped": init is finishing, and the stop waits for it. */
 static void stop(struct run *r, int kill_tfd, const struct session_request *req)
 {
-	if (r->expired || r->stopped || r->wl_reported)
+	if (r->expired || r->stopped || r->services_stop_sent)
 		return;
+	if (r->wl_reported) {
+		/* The main command is over; what a stop still ends is the
+		 * leased services. The main command's outcome stays. */
+		if (!services_leased(r->policy))
+			return;
+		r->services_stop_sent = true;
+		end_now(r, kill_tfd, req->has_grace, req->grace_ms);
+		return;
+	}
 	r->stopped = true;
 	end_now(r, kill_tfd, req->has_grace, req->grace_ms);
 }
@@ -156,6 +169,21 @@ static void started(struct run *r)
 		(void)session_write(r->session, NULL);
 	}
 	detach_report_started(r);
+}
+
+/* The main command's outcome from init's report (r->wl_*). */
+void sandbox_conclude_main(struct run *r)
+{
+	if (!r->retained && (r->expired || r->stopped)) {
+		r->ending = r->expired ? ENDING_EXPIRED : ENDING_STOPPED;
+		r->status = exit_status_for(r->ending, r->wl_signaled ? r->wl_code : -1);
+	} else if (r->wl_signaled) {
+		r->ending = ENDING_SIGNAL;
+		r->status = exit_status_for(r->ending, r->wl_code);
+	} else {
+		r->ending = ENDING_EXIT;
+		r->status = exit_status_for(r->ending, r->wl_code);
+	}
 }
 
 static void conclude(struct run *r, const siginfo_t *si)
@@ -181,16 +209,7 @@ static void conclude(struct run *r, const siginfo_t *si)
 		r->wl_signaled = si->si_status > 128 && si->si_status < 128 + 65;
 		r->wl_code = r->wl_signaled ? si->si_status - 128 : si->si_status;
 	}
-	if (r->expired || r->stopped) {
-		r->ending = r->expired ? ENDING_EXPIRED : ENDING_STOPPED;
-		r->status = exit_status_for(r->ending, r->wl_signaled ? r->wl_code : -1);
-	} else if (r->wl_signaled) {
-		r->ending = ENDING_SIGNAL;
-		r->status = exit_status_for(r->ending, r->wl_code);
-	} else {
-		r->ending = ENDING_EXIT;
-		r->status = exit_status_for(r->ending, r->wl_code);
-	}
+	sandbox_conclude_main(r);
 }
 
 int sandbox_supervise(struct run *r, struct err *err)
