@@ -90,7 +90,7 @@ $(B)/init-musl/%.o: init/%.c
 	musl-gcc $(filter-out -g,$(CFLAGS)) -MMD -MP -c -o $@ $<
 
 $(B)/paddock-init: $(INIT_SRC:init/%.c=$(B)/init-musl/%.o)
-	$(CC) -nostdlib -static-pie -Wl,-z,relro,-z,now -o $@ $(MUSL_LIB)/rcrt1.o \
+	$(CC) -nostdlib -static-pie -s -Wl,-z,relro,-z,now -o $@ $(MUSL_LIB)/rcrt1.o \
 		$(MUSL_LIB)/crti.o $$($(CC) -print-file-name=crtbeginS.o) $^ -L$(MUSL_LIB) -lc \
 		$$($(CC) -print-libgcc-file-name) $$($(CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o
 else
