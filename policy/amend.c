@@ -35,7 +35,8 @@ static int check_port(const char *s, struct err *err)
 	char *end;
 	unsigned long v;
 
-	if (!colon || colon == s || !colon[1])
+	/* "127.0.0.1:8080" is HOST:PORT without the sandbox's port. */
+	if (!colon || colon == s || !colon[1] || !memchr(s, ':', (size_t)(colon - s)))
 		return err_set(err, EINVAL,
 			       "--port %s: expected HOST:PORT:SANDBOXPORT (e.g. 127.0.0.1:8080:80, "
 			       "127.0.0.1:auto:80, [::1]:8080:80)",

@@ -562,7 +562,7 @@ Test(ports, bad_port_arguments_are_one_line_errors)
 {
 	static const char *const bad[][2] = {
 	    {"8080", "expected HOST:PORT:SANDBOXPORT"},
-	    {"127.0.0.1:8080", "only 127.0.0.1 or [::1] (loopback) may be published"},
+	    {"127.0.0.1:8080", "expected HOST:PORT:SANDBOXPORT"},
 	    {"0.0.0.0:8080:80", "only 127.0.0.1 or [::1] (loopback) may be published"},
 	    {"192.0.2.1:8080:80", "only 127.0.0.1 or [::1] (loopback) may be published"},
 	    {"localhost:8080:80", "only 127.0.0.1 or [::1] (loopback) may be published"},
