@@ -109,10 +109,11 @@ static int bind_one(struct run *r, const struct policy_port *pp, struct err *err
 		return err_set(err, EADDRINUSE, "ports[%zu]: %s is in use; nothing started",
 			       pp->index, shown);
 	if (fd == -EACCES)
-		return err_set(err, EACCES,
-			       "ports[%zu]: %s: permission denied (a port below "
-			       "net.ipv4.ip_unprivileged_port_start needs privilege); nothing started",
-			       pp->index, shown);
+		return err_set(
+		    err, EACCES,
+		    "ports[%zu]: %s: permission denied (a port below "
+		    "net.ipv4.ip_unprivileged_port_start needs privilege); nothing started",
+		    pp->index, shown);
 	if (fd < 0)
 		return err_sys(err, fd, "ports[%zu]: %s", pp->index, shown);
 	l->fd = fd;

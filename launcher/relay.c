@@ -208,8 +208,10 @@ static void relay_loop(struct relay *rl)
 		for (size_t i = 0; i < rl->n_l; i++)
 			pfd[n++] = (struct pollfd){.fd = rl->l[i].fd, .events = POLLIN};
 		for (size_t i = 0; i < rl->n_c; i++) {
-			pfd[n++] = (struct pollfd){.fd = rl->c[i].fd[0], .events = want(&rl->c[i], 0)};
-			pfd[n++] = (struct pollfd){.fd = rl->c[i].fd[1], .events = want(&rl->c[i], 1)};
+			pfd[n++] =
+			    (struct pollfd){.fd = rl->c[i].fd[0], .events = want(&rl->c[i], 0)};
+			pfd[n++] =
+			    (struct pollfd){.fd = rl->c[i].fd[1], .events = want(&rl->c[i], 1)};
 		}
 		if (poll(pfd, n, -1) < 0)
 			continue; /* EINTR; nothing else can fail with valid fds */
@@ -217,7 +219,8 @@ static void relay_loop(struct relay *rl)
 		 * last moves into its slot) does not skip any. */
 		n_c = rl->n_c;
 		for (size_t i = n_c; i-- > 0;) {
-			short ev0 = pfd[rl->n_l + 2 * i].revents, ev1 = pfd[rl->n_l + 2 * i + 1].revents;
+			short ev0 = pfd[rl->n_l + 2 * i].revents,
+			      ev1 = pfd[rl->n_l + 2 * i + 1].revents;
 
 			if ((ev0 || ev1) && !conn_step(&rl->c[i], ev0, ev1))
 				conn_close(rl, i);

@@ -245,8 +245,8 @@ int policy_amend(const char *buf, size_t len, const struct policy_additions *add
 	int r;
 
 	/* Nothing to add: the very same bytes, so the digest does not move. */
-	if (!add || (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd &&
-		     !add->n_ports))
+	if (!add ||
+	    (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd && !add->n_ports))
 		return copy_out(buf, len, out, out_len, err);
 	r = check_args(add, err);
 	if (r >= 0)

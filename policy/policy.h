@@ -192,7 +192,7 @@ struct policy_additions {
 	size_t n_protect;
 	const char *const *setenv; /* "K=V", added to environment.set (replacing K) */
 	size_t n_setenv;
-	const char *cwd; /* replaces "cwd" when not NULL */
+	const char *cwd;	  /* replaces "cwd" when not NULL */
 	const char *const *ports; /* "HOST:PORT:SANDBOXPORT", appended to "ports" */
 	size_t n_ports;
 };

@@ -500,8 +500,9 @@ Test(ports, a_restart_under_the_same_name_is_a_new_generation_and_the_old_endpoi
 	p2 = free_port();
 	id2 = serve_detached(&s, "web", 8080, h_fmt("127.0.0.1:%d:8080", p2), NULL, m2);
 	cr_assert_str_neq(id2, id1);
-	cr_assert_str_eq(js(&s, id2, "(d['endpoints'][0]['generation'], d['endpoints'][0]['session'])"),
-			 h_fmt("[2, \"%s\"]", id2));
+	cr_assert_str_eq(
+	    js(&s, id2, "(d['endpoints'][0]['generation'], d['endpoints'][0]['session'])"),
+	    h_fmt("[2, \"%s\"]", id2));
 	cr_assert_not_null(await_marker("127.0.0.1", p2, m2, 5000));
 	cr_assert(refused("127.0.0.1", p1), "the first generation's endpoint answers");
 	stop(&s, id2);
@@ -590,8 +591,8 @@ Test(ports, bad_port_arguments_are_one_line_errors)
 		  h_fmt("127.0.0.1:%d:80", port), "--port", h_fmt("127.0.0.1:%d:81", port), "--",
 		  "sh", "-c", "touch started");
 	assert_one_line_error(&p, h_fmt("ports[2].host: 127.0.0.1:%d is already published by "
-					 "ports[1]",
-					 port));
+					"ports[1]",
+					port));
 	H_PADDOCK(&p, s.w.ws, "run", "--weaken", "host-net", "--port", "127.0.0.1:auto:80", "--",
 		  "sh", "-c", "touch started");
 	cr_assert_eq(p.status, 125, H_SHOW(&p));

@@ -413,7 +413,7 @@ Test(plan, protect_messages_round_trip_and_refuse_garbage)
 
 Test(args, ports_are_collected_in_order)
 {
-	char *argv[] = {"run", "--port", "127.0.0.1:auto:8080", "--port", "[::1]:9000:80", "--",
+	char *argv[] = {"run",	"--port", "127.0.0.1:auto:8080", "--port", "[::1]:9000:80", "--",
 			"true", NULL};
 	struct options o;
 	struct err err = {0};

@@ -1340,8 +1340,9 @@ Test(policy, ports_are_parsed_in_order)
 
 Test(policy, ports_errors)
 {
-	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.2:80\", \"sandbox\": 80}]}",
-		       "ports[0].host: only 127.0.0.1 or [::1] (loopback) may be published");
+	expect_invalid(
+	    "{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.2:80\", \"sandbox\": 80}]}",
+	    "ports[0].host: only 127.0.0.1 or [::1] (loopback) may be published");
 	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"[::2]:80\", \"sandbox\": 80}]}",
 		       "ports[0].host: only 127.0.0.1 or [::1]");
 	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": 8080, \"sandbox\": 80}]}",
