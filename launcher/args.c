@@ -54,6 +54,7 @@ void options_free(struct options *o)
 	free(o->binds);
 	free(o->protect);
 	free(o->setenv);
+	free(o->ports);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -118,6 +119,7 @@ enum {
 	OPT_INIT,
 	OPT_DETACH,
 	OPT_NAME,
+	OPT_PORT,
 };
 
 static const struct option long_opts[] = {
@@ -135,6 +137,7 @@ static const struct option long_opts[] = {
     {"explain", no_argument, NULL, 'E'},
     {"detach", no_argument, NULL, OPT_DETACH},
     {"name", required_argument, NULL, OPT_NAME},
+    {"port", required_argument, NULL, OPT_PORT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -156,6 +159,10 @@ static const char run_usage[] =
     "      --protect PATH     add a protected path (read-only, cannot be created)\n"
     "      --setenv NAME=VAL  set a variable in the workload's environment\n"
     "      --cwd DIR          working directory inside the sandbox\n"
+    "      --port HOST:PORT:SANDBOXPORT\n"
+    "                         forward HOST:PORT on the host's loopback (127.0.0.1\n"
+    "                         or [::1]; PORT \"auto\": SANDBOXPORT if free, else any)\n"
+    "                         to SANDBOXPORT on the sandbox's loopback (repeatable)\n"
     "      --init PATH        the paddock-init binary to use\n"
     "      --explain          print the effective sandbox and exit; starts nothing\n"
     "      --detach           print the session id once the workload started and\n"
@@ -219,6 +226,11 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_SETENV:
 			r = add_str(&o->setenv, &o->n_setenv, optarg, err);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_PORT:
+			r = add_str(&o->ports, &o->n_ports, optarg, err);
 			if (r < 0)
 				return r;
 			break;

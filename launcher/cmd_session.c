@@ -221,12 +221,28 @@ static void print_leases(const struct session_info *i)
 	}
 }
 
+/* "127.0.0.1:40123->8080,[::1]:8080->8080", or "-". */
+static void ports_text(const struct session_info *v, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	snprintf(buf, size, "-");
+	for (size_t i = 0; i < v->n_endpoints && off < size; i++) {
+		int n = snprintf(buf + off, size - off, "%s%s->%u", i ? "," : "",
+				 v->endpoints[i].host, v->endpoints[i].sandbox);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
 static void print_table(const struct session_info *v, size_t n, bool all)
 {
-	printf("%-12s  %-20s  %4s  %-8s  %8s  %-20s  %s\n", "ID", "NAME", "GEN", "STATE", "PID",
-	       "CREATED", "EXPIRES");
+	printf("%-12s  %-20s  %4s  %-8s  %8s  %-20s  %-20s  %s\n", "ID", "NAME", "GEN", "STATE",
+	       "PID", "CREATED", "EXPIRES", "PORTS");
 	for (size_t i = 0; i < n; i++) {
-		char pid[16] = "-", created[32], expires[32];
+		char pid[16] = "-", created[32], expires[32], ports[SESSION_ENDPOINTS_MAX * 80];
 
 		if (v[i].state == SESSION_ENDED && !all)
 			continue;
@@ -235,9 +251,11 @@ static void print_table(const struct session_info *v, size_t n, bool all)
 		short_time(v[i].created, created, sizeof(created));
 		short_time(v[i].state == SESSION_ENDED ? "" : v[i].expires, expires,
 			   sizeof(expires));
-		printf("%-12s  %-20s  %4u  %-8s  %8s  %-20s  %s\n", v[i].id,
+		ports_text(&v[i], ports, sizeof(ports));
+		printf("%-12s  %-20s  %4u  %-8s  %8s  %-20s  %-20s  %s\n", v[i].id,
 		       v[i].name[0] ? v[i].name : "-", v[i].generation,
-		       session_state_name(v[i].state), pid, created, expires);
+		       session_state_name(v[i].state), pid, created, expires,
+		       v[i].state == SESSION_ENDED ? "-" : ports);
 		print_leases(&v[i]);
 	}
 }

@@ -74,6 +74,25 @@ static void landlock_lines(const struct landlock_info *l, FILE *f)
 			l->scoped & 2 ? " signal" : "");
 }
 
+/* As asked for: nothing is bound by --explain. */
+static void ports_lines(const struct policy *p, FILE *f)
+{
+	char host[64];
+
+	if (p->n_ports == 0) {
+		fputs("ports: none\n", f);
+		return;
+	}
+	fputs("ports (host loopback -> sandbox loopback, relayed from its network namespace):\n",
+	      f);
+	for (size_t i = 0; i < p->n_ports; i++) {
+		policy_port_host_format(host, sizeof(host), p->ports[i].host_addr,
+					p->ports[i].host_port);
+		fprintf(f, "  %s -> %u%s\n", host, p->ports[i].sandbox_port,
+			p->ports[i].host_port ? "" : " (auto: the sandbox port if free, else any)");
+	}
+}
+
 void explain_print(const struct run *r, FILE *f)
 {
 	const char *w[WEAKEN_COUNT + 1];
@@ -108,6 +127,7 @@ void explain_print(const struct run *r, FILE *f)
 		fputs("seccomp: none\n", f);
 	}
 	landlock_lines(&r->landlock, f);
+	ports_lines(r->policy, f);
 	fprintf(f, "limits: ttl %llu ms, grace %llu ms", (unsigned long long)r->policy->ttl_ms,
 		(unsigned long long)r->policy->grace_ms);
 	for (int i = 0; i < POLICY_RLIMIT_COUNT; i++) {

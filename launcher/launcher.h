@@ -37,6 +37,8 @@ struct options {
 	const char **setenv;
 	size_t n_setenv;
 	const char *cwd;
+	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
+	size_t n_ports;
 	bool explain;	  /* print the effective sandbox, start nothing */
 	bool detach;	  /* print the session id once started; supervise in the background */
 	const char *name; /* the session's name, NULL: unnamed */

@@ -117,6 +117,8 @@ static int load_policy(struct run *r, struct err *err)
 	    .setenv = o->setenv,
 	    .n_setenv = o->n_setenv,
 	    .cwd = o->cwd,
+	    .ports = o->ports,
+	    .n_ports = o->n_ports,
 	};
 	cleanup_free char *file = NULL, *eff = NULL;
 	unsigned char digest[SHA256_DIGEST_LEN];
@@ -239,6 +241,7 @@ static FILE *message_stream(struct run *r)
 
 static void run_free(struct run *r)
 {
+	ports_stop(r);
 	seccomp_info_free(&r->seccomp_info);
 	landlock_info_free(&r->landlock);
 	policy_free(r->policy);
@@ -325,9 +328,14 @@ static int prepare(struct run *r, int *record_fd, struct err *err)
 	} else {
 		r->landlock.abi = landlock_abi(); /* recorded even when not applied */
 	}
-	if (r->opt->explain)
-		return 0;
+	rc = ports_check(r, err);
+	if (rc < 0 || r->opt->explain)
+		return rc;
 	log_debug("filters built");
+	/* Host ports before the sandbox: a busy one means nothing starts. */
+	rc = ports_bind(r, err);
+	if (rc < 0)
+		return rc;
 	rc = sandbox_prepare_init(r, err);
 	log_debug("init copied");
 	return rc;
@@ -341,7 +349,8 @@ static int run_main(int argc, char **argv)
 			.pidfd = -1,
 			.report_fd = -1,
 			.caller_err = -1,
-			.record_fd = -1};
+			.record_fd = -1,
+			.ports = {.relay_pidfd = -1}};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0};
 	cleanup_close int record_fd = -1;
@@ -402,6 +411,8 @@ static int run_main(int argc, char **argv)
 		if (rc >= 0)
 			rc = sandbox_protect(&r, &err);
 		log_debug("protected paths prepared");
+		if (rc >= 0)
+			rc = ports_start(&r, &err);
 		if (rc < 0 && r.pidfd >= 0) {
 			/* The child waits for "go"; it must not outlive us. */
 			pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0);
@@ -412,6 +423,8 @@ static int run_main(int argc, char **argv)
 	if (rc >= 0)
 		rc = sandbox_supervise(&r, &err);
 	log_debug("sandbox ended");
+	/* The endpoints end with the session, before anyone learns it ended. */
+	ports_stop(&r);
 	if (rc < 0) {
 		r.ending = ENDING_LAUNCHER_ERROR;
 		r.status = EXIT_LAUNCHER;

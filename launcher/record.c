@@ -235,6 +235,27 @@ static cJSON *services(const struct run *r)
 	return a;
 }
 
+/* The endpoints as bound, each with its session and generation, as in
+ * session.json: a client can tell which session it reached. */
+static cJSON *endpoints(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && r->session && i < r->session->info.n_endpoints; i++) {
+		const struct session_endpoint *e = &r->session->info.endpoints[i];
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "host", e->host);
+		cJSON_AddNumberToObject(o, "sandbox", e->sandbox);
+		cJSON_AddStringToObject(o, "session", r->session->info.id);
+		cJSON_AddNumberToObject(o, "generation", r->session->info.generation);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -270,6 +291,7 @@ static cJSON *build(const struct run *r)
 		cJSON_AddNumberToObject(x, "generation", r->session->info.generation);
 		cJSON_AddBoolToObject(x, "detached", r->session->info.detached);
 	}
+	cJSON_AddItemToObject(o, "endpoints", endpoints(r));
 	x = cJSON_AddObjectToObject(o, "ids");
 	cJSON_AddNumberToObject(x, "uid_inside", r->uid_in);
 	cJSON_AddNumberToObject(x, "uid_outside", r->uid_out);

@@ -19,6 +19,22 @@ struct survivor {
 	char comm[64];
 };
 
+/* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,
+ * in policy order. */
+struct port_listener {
+	int fd;		  /* on the host's loopback; -1 once handed to the relay */
+	int family;	  /* AF_INET or AF_INET6: the sandbox side uses the same */
+	uint16_t sandbox; /* the port inside the sandbox */
+};
+
+struct ports {
+	struct port_listener l[POLICY_PORTS_MAX];
+	struct session_endpoint endpoints[POLICY_PORTS_MAX]; /* as bound */
+	size_t n;
+	pid_t relay_pid; /* 0: no relay */
+	int relay_pidfd;
+};
+
 struct run {
 	const struct options *opt;
 	const char *policy_label; /* file path, or "(built-in agent policy)" */
@@ -40,6 +56,7 @@ struct run {
 	ino_t pidns, userns; /* of the sandbox, read at start */
 	struct timespec t_start, t_end;
 	struct session *session; /* NULL with --explain */
+	struct ports ports;
 	/* --detach: the socket to the waiting foreground process, and the
 	 * caller's stderr kept for errors until the workload has started */
 	int report_fd, caller_err;
@@ -74,6 +91,24 @@ struct run {
 int sandbox_prepare_init(struct run *r, struct err *err);
 int sandbox_start(struct run *r, struct err *err);
 int sandbox_protect(struct run *r, struct err *err);
+
+/* ports.c. ports_check(): a policy with ports needs the sandbox's own
+ * network namespace (-EINVAL, err set). ports_bind(): before anything
+ * starts, every host listener bound and listening, r->ports.endpoints
+ * filled; a busy fixed port is -EADDRINUSE with err "ports[N]: ADDR is in
+ * use; nothing started" (never shared: no SO_REUSEPORT). ports_start():
+ * once r->pidfd exists, fork the relay, wait for its set-up report and
+ * give it the listeners (closed here); the endpoints go into the session.
+ * ports_stop(): kill the relay by pidfd and reap exactly it, close any
+ * listener left; safe to call at any point and more than once. */
+int ports_check(const struct run *r, struct err *err);
+int ports_bind(struct run *r, struct err *err);
+int ports_start(struct run *r, struct err *err);
+void ports_stop(struct run *r);
+/* relay.c: the relay child's body (never returns). It reports its set-up
+ * on report: nothing and EOF when ready, else the error text. */
+__attribute__((noreturn)) void ports_relay(struct port_listener *l, size_t n, int sandbox_pidfd,
+					   pid_t parent, int report);
 
 /* supervise.c: wait for the end, forwarding signals and enforcing the TTL. */
 int sandbox_supervise(struct run *r, struct err *err);

@@ -1,4 +1,4 @@
-/* Command-line additions (--bind, --protect, --setenv, --cwd) applied to the
+/* Command-line additions (--bind, --protect, --setenv, --cwd, --port) applied to the
  * policy text, so that the effective policy is one JSON document whose
  * digest covers them. Argument syntax is checked here; whether the paths
  * are valid is left to policy_load_buffer() on the result. */
@@ -21,6 +21,37 @@ static const char *shown(const char *s, char buf[QUOTE_MAX])
 	memmove(buf, buf + 1, n - 2);
 	buf[n - 2] = '\0';
 	return buf;
+}
+
+/* --port HOST:PORT:SANDBOXPORT: the host side is checked here too, so that
+ * the message names the argument rather than a "ports[N]" the caller never
+ * wrote. */
+static int check_port(const char *s, struct err *err)
+{
+	char buf[QUOTE_MAX];
+	const char *colon = s ? strrchr(s, ':') : NULL, *addr, *why;
+	cleanup_free char *host = NULL;
+	uint16_t port;
+	char *end;
+	unsigned long v;
+
+	/* "127.0.0.1:8080" is HOST:PORT without the sandbox's port. */
+	if (!colon || colon == s || !colon[1] || !memchr(s, ':', (size_t)(colon - s)))
+		return err_set(err, EINVAL,
+			       "--port %s: expected HOST:PORT:SANDBOXPORT (e.g. 127.0.0.1:8080:80, "
+			       "127.0.0.1:auto:80, [::1]:8080:80)",
+			       shown(s ? s : "", buf));
+	host = strndup(s, (size_t)(colon - s));
+	if (!host)
+		return err_set(err, ENOMEM, "out of memory");
+	if (policy_port_host_parse(host, &addr, &port, &why) < 0)
+		return err_set(err, EINVAL, "--port %s: %s", shown(s, buf), why);
+	errno = 0;
+	v = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end || errno || v == 0 || v > 65535)
+		return err_set(err, EINVAL, "--port %s: the sandbox port must be 1 to 65535",
+			       shown(s, buf));
+	return 0;
 }
 
 static int check_args(const struct policy_additions *add, struct err *err)
@@ -48,6 +79,12 @@ static int check_args(const struct policy_additions *add, struct err *err)
 	for (size_t i = 0; i < add->n_protect; i++)
 		if (!add->protect[i])
 			return err_set(err, EINVAL, "--protect: missing path");
+	for (size_t i = 0; i < add->n_ports; i++) {
+		int r = check_port(add->ports[i], err);
+
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -141,6 +178,31 @@ static int put_string(cJSON *obj, const char *key, const char *value, struct err
 	return 0;
 }
 
+static cJSON *port_item(const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	cleanup_free char *host = strndup(spec, (size_t)(colon - spec));
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+
+	if (!host || !o || !cJSON_AddStringToObject(o, "host", host) ||
+	    !cJSON_AddNumberToObject(o, "sandbox", (double)strtoul(colon + 1, NULL, 10)))
+		return NULL;
+	return take_ptr(&o);
+}
+
+static int add_ports(cJSON *root, const struct policy_additions *add, struct err *err)
+{
+	cJSON *ports = NULL;
+	int r;
+
+	if (add->n_ports == 0)
+		return 0;
+	r = container(root, "ports", "ports", cJSON_Array, &ports, err);
+	for (size_t i = 0; r >= 0 && i < add->n_ports; i++)
+		r = append(ports, port_item(add->ports[i]), err);
+	return r;
+}
+
 static int add_setenv(cJSON *root, const struct policy_additions *add, struct err *err)
 {
 	cJSON *env = NULL, *set = NULL;
@@ -183,7 +245,8 @@ int policy_amend(const char *buf, size_t len, const struct policy_additions *add
 	int r;
 
 	/* Nothing to add: the very same bytes, so the digest does not move. */
-	if (!add || (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd))
+	if (!add ||
+	    (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd && !add->n_ports))
 		return copy_out(buf, len, out, out_len, err);
 	r = check_args(add, err);
 	if (r >= 0)
@@ -198,6 +261,8 @@ int policy_amend(const char *buf, size_t len, const struct policy_additions *add
 		r = add_setenv(root, add, err);
 	if (r >= 0 && add->cwd)
 		r = put_string(root, "cwd", add->cwd, err);
+	if (r >= 0)
+		r = add_ports(root, add, err);
 	if (r < 0)
 		return r;
 	text = cJSON_PrintUnformatted(root);

@@ -334,7 +334,8 @@ static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_i
 {
 	static const char *const keys[] = {
 	    "version", "namespaces", "hostname", "user",    "cwd",	"network", "environment",
-	    "mounts",  "protect",    "limits",	 "seccomp", "landlock", "services", NULL};
+	    "mounts",  "protect",    "limits",	 "seccomp", "landlock", "services", "ports",
+	    NULL};
 	const cJSON *it;
 	int r;
 
@@ -370,6 +371,8 @@ static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_i
 		r = policy_parse_landlock(it, p, err);
 	if (r >= 0 && (it = member(root, "services")))
 		r = policy_parse_services(it, p, err);
+	if (r >= 0 && (it = member(root, "ports")))
+		r = policy_parse_ports(it, p, err);
 	return r < 0 ? r : 0;
 }
 

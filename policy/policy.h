@@ -92,6 +92,8 @@ struct policy_service {
 	size_t index;	  /* position in "services", for error messages */
 };
 
+#define POLICY_PORTS_MAX 16 /* entries of "ports" */
+
 /* "ports": the supervisor listens on the host's loopback and relays each
  * connection into the sandbox's network namespace. */
 struct policy_port {
@@ -190,7 +192,9 @@ struct policy_additions {
 	size_t n_protect;
 	const char *const *setenv; /* "K=V", added to environment.set (replacing K) */
 	size_t n_setenv;
-	const char *cwd; /* replaces "cwd" when not NULL */
+	const char *cwd;	  /* replaces "cwd" when not NULL */
+	const char *const *ports; /* "HOST:PORT:SANDBOXPORT", appended to "ports" */
+	size_t n_ports;
 };
 
 /* Return in *out (malloc'd, NUL-terminated, length in *out_len) the JSON
@@ -200,6 +204,15 @@ struct policy_additions {
  * the JSON problem, -ENOMEM. */
 int policy_amend(const char *buf, size_t len, const struct policy_additions *add, char **out,
 		 size_t *out_len, struct err *err);
+
+/* The host side of a port forward: "127.0.0.1:PORT", "127.0.0.1:auto",
+ * "[::1]:PORT" or "[::1]:auto". On success *addr is "127.0.0.1" or "::1"
+ * (static strings) and *port 1-65535, or 0 for "auto". -EINVAL with *why
+ * (static, no path) for any other text: only loopback may be published. */
+int policy_port_host_parse(const char *s, const char **addr, uint16_t *port, const char **why);
+/* addr and port as "127.0.0.1:8080" or "[::1]:8080" ("...:auto" for port
+ * 0) into buf; returns what snprintf() returns. */
+int policy_port_host_format(char *buf, size_t size, const char *addr, uint16_t port);
 
 /* Names for records and --explain. */
 const char *policy_mount_type_name(enum policy_mount_type t);

@@ -40,6 +40,12 @@
  *   nested       in a child: unshare(CLONE_NEWUSER|CLONE_NEWNS), map the
  *                ids, then mount a tmpfs on /tmp:
  *                nested.unshare=OK|ERRNO, nested.mount=OK|ERRNO|SKIPPED
+ *   serve:PORT:MARKER
+ *                a TCP server on 127.0.0.1:PORT and [::1]:PORT (when the
+ *                sandbox has IPv6) that never returns: prints
+ *                "serve:PORT:MARKER=listening" (or the errno), then answers
+ *                every connection, each in a child, with "MARKER\n", reads
+ *                until the client's EOF and answers "N\n", the bytes read
  *
  * Plain libc and kernel headers, no dependencies; exits 0 unless it cannot
  * read /proc (1) or an argument is unknown (2). */
@@ -55,6 +61,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -677,6 +686,86 @@ static void print_nested(void)
 		waitpid(pid, &ws, 0);
 }
 
+static void serve_one(int c, const char *marker)
+{
+	char buf[65536], line[32];
+	unsigned long long total = 0;
+	ssize_t n;
+
+	if (dprintf(c, "%s\n", marker) < 0)
+		_exit(1);
+	while ((n = read(c, buf, sizeof(buf))) > 0)
+		total += (unsigned long long)n;
+	snprintf(line, sizeof(line), "%llu\n", total);
+	(void)!write(c, line, strlen(line));
+	_exit(0);
+}
+
+static int listen_loopback(int family, int port)
+{
+	struct sockaddr_in in4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	in6.sin6_addr = in6addr_loopback;
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if ((family == AF_INET ? bind(fd, (struct sockaddr *)&in4, sizeof(in4))
+			       : bind(fd, (struct sockaddr *)&in6, sizeof(in6))) < 0 ||
+	    listen(fd, 64) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void serve(const char *key, const char *spec)
+{
+	int port = atoi(spec);
+	const char *marker = strchr(spec, ':');
+	struct pollfd pfd[2];
+	int n = 0, fd;
+
+	if (port <= 0 || port > 65535 || !marker) {
+		printf("%s=UNKNOWN-REQUEST\n", key);
+		exit(2);
+	}
+	marker++;
+	fd = listen_loopback(AF_INET, port);
+	if (fd < 0) {
+		result(key, 0);
+		exit(1);
+	}
+	pfd[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	fd = listen_loopback(AF_INET6, port); /* optional: no IPv6, no [::1] */
+	if (fd >= 0)
+		pfd[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	printf("%s=listening\n", key);
+	fflush(stdout);
+	signal(SIGCHLD, SIG_IGN); /* children are reaped by the kernel */
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		if (poll(pfd, (nfds_t)n, -1) < 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			int c;
+
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			c = accept4(pfd[i].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (c < 0)
+				continue;
+			if (fork() == 0)
+				serve_one(c, marker);
+			close(c);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0;
@@ -751,6 +840,8 @@ int main(int argc, char **argv)
 			print_calls();
 		} else if (IS("nested") && !colon) {
 			print_nested();
+		} else if (IS("serve") && colon) {
+			serve(a, v);
 		} else {
 			printf("%s=UNKNOWN-REQUEST\n", a);
 			rc = 2;

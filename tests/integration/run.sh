@@ -7,12 +7,18 @@
 # As root, a second test user "paddock-test2" owns a detached session for
 # the whole run (test_sessions.c checks paddock-test cannot act on it); its
 # identity reaches the tests in PADDOCK_TEST_UID2/GID2 and
-# PADDOCK_TEST_OTHER_*. Not as root, those tests skip.
+# PADDOCK_TEST_OTHER_*. It also owns a second detached session that forwards
+# a fixed loopback port to a probe server in its sandbox (test_ports.c
+# checks paddock-test can neither take the port over nor disturb it):
+# PADDOCK_TEST_OTHER_PORT* (port, marker, paddock-init's pid and start
+# time). Not as root, those tests skip.
 set -eu
 user=paddock-test
 user2=paddock-test2
 uid2='' gid2='' other_id='' other_dir='' other_init='' other_start='' other_socket=''
 other_error='' other_ws='' other_link_dir=''
+other_port='' other_port_id='' other_port_marker='' other_port_init='' other_port_start=''
+other_port_error=''
 # Concurrent runs (several checkouts on one machine) need distinct names.
 other_name=${PADDOCK_IT_OTHER_NAME:-other}
 
@@ -55,6 +61,46 @@ start_other() {
 	other_socket=$other_link_dir/control
 }
 
+# The second user's port forward: a fixed port that was free a moment ago,
+# relayed to the probe serving 8080 in its sandbox; ready once it answers.
+start_other_port() {
+	probe_dir=$PWD/build/tests/helpers
+	if [ ! -x "$probe_dir/probe" ]; then
+		other_port_error="$probe_dir/probe is missing (make build/tests/helpers/probe)"
+		return 0
+	fi
+	run2 "$PWD/build/paddock" stop --grace 0s "$other_name-port" >/dev/null 2>&1 || true
+	run2 "$PWD/build/paddock" rm "$other_name-port" >/dev/null 2>&1 || true
+	other_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	other_port_marker=other-port-$$-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+	if ! other_port_id=$(run2 "$PWD/build/paddock" run --detach --name "$other_name-port" \
+		--ttl 30m --ro-bind "$probe_dir:/probe" --port "127.0.0.1:$other_port:8080" \
+		-- /probe/probe "serve:8080:$other_port_marker" 2>&1); then
+		other_port_error="paddock run --detach --port as $user2: $other_port_id"
+		other_port_id=''
+		return 0
+	fi
+	other_port_dir=/tmp/paddock-$uid2/$other_port_id
+	other_port_init=$(json_field "$other_port_dir/session.json" "d['init']['pid']")
+	other_port_start=$(json_field "$other_port_dir/session.json" "d['init']['start_time']")
+	if ! python3 - "$other_port" "$other_port_marker" <<'PY'
+import socket, sys, time
+for _ in range(100):
+    try:
+        with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2) as c:
+            c.shutdown(socket.SHUT_WR)
+            if c.recv(200).decode().startswith(sys.argv[2] + "\n"):
+                sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.05)
+sys.exit(1)
+PY
+	then
+		other_port_error="$user2's forward on 127.0.0.1:$other_port does not answer"
+	fi
+}
+
 stop_other() {
 	if [ -n "$other_id" ]; then
 		# Still running after all tests, as the second user sees it.
@@ -64,6 +110,15 @@ stop_other() {
 		fi
 		run2 "$PWD/build/paddock" stop --grace 0s "$other_id" || status=1
 		run2 "$PWD/build/paddock" rm "$other_id" || status=1
+	fi
+	if [ -n "$other_port_id" ]; then
+		if ! run2 "$PWD/build/paddock" ps | grep -q "^$other_port_id .* running "; then
+			echo "run.sh: $user2's session $other_port_id did not survive the tests" >&2
+			status=1
+		fi
+		run2 "$PWD/build/paddock" stop --grace 0s "$other_port_id" || status=1
+		run2 "$PWD/build/paddock" rm "$other_port_id" || status=1
+		other_port_id=''
 	fi
 	[ -z "$other_link_dir" ] || rm -rf "$other_link_dir"
 	[ -z "$other_ws" ] || rm -rf "$other_ws"
@@ -77,6 +132,7 @@ if [ "$(id -u)" = 0 ]; then
 	uid2=$(id -u "$user2")
 	gid2=$(id -g "$user2")
 	start_other
+	start_other_port
 	run() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --reset-env \
 		env PATH=/usr/bin:/bin HOME=/tmp MUST_WORK="${MUST_WORK:-}" \
 		PADDOCK_TEST_ROOT="$PWD" PADDOCK_TEST_UID2="$uid2" PADDOCK_TEST_GID2="$gid2" \
@@ -84,7 +140,12 @@ if [ "$(id -u)" = 0 ]; then
 		PADDOCK_TEST_OTHER_INIT_PID="$other_init" \
 		PADDOCK_TEST_OTHER_INIT_START="$other_start" \
 		PADDOCK_TEST_OTHER_SOCKET="$other_socket" \
-		PADDOCK_TEST_OTHER_ERROR="$other_error" "$@"; }
+		PADDOCK_TEST_OTHER_ERROR="$other_error" \
+		PADDOCK_TEST_OTHER_PORT="$other_port" \
+		PADDOCK_TEST_OTHER_PORT_MARKER="$other_port_marker" \
+		PADDOCK_TEST_OTHER_PORT_INIT_PID="$other_port_init" \
+		PADDOCK_TEST_OTHER_PORT_INIT_START="$other_port_start" \
+		PADDOCK_TEST_OTHER_PORT_ERROR="$other_port_error" "$@"; }
 else
 	run() { PADDOCK_TEST_ROOT="$PWD" "$@"; }
 fi

@@ -410,3 +410,18 @@ Test(plan, protect_messages_round_trip_and_refuse_garbage)
 	mounts_plan_free(&b);
 	policy_free(p);
 }
+
+Test(args, ports_are_collected_in_order)
+{
+	char *argv[] = {"run",	"--port", "127.0.0.1:auto:8080", "--port", "[::1]:9000:80", "--",
+			"true", NULL};
+	struct options o;
+	struct err err = {0};
+
+	cr_assert_eq(parse(&o, &err, argv), 0, "%s", err.msg);
+	cr_assert_eq(o.n_ports, 2);
+	cr_expect_str_eq(o.ports[0], "127.0.0.1:auto:8080");
+	cr_expect_str_eq(o.ports[1], "[::1]:9000:80");
+	cr_expect_str_eq(o.argv[0], "true");
+	options_free(&o);
+}

@@ -1303,3 +1303,183 @@ Test(policy, empty_input_and_no_vars)
 	cr_expect_eq(policy_load_buffer("{\"version\":1}", 13, NULL, &p, &err), 0, "%s", err.msg);
 	policy_free(p);
 }
+
+/* ---- ports ---- */
+
+Test(policy, ports_are_parsed_in_order)
+{
+	struct policy *p = expect_valid("{\"version\": 1, \"ports\": ["
+					"{\"host\": \"127.0.0.1:8080\", \"sandbox\": 80},"
+					"{\"sandbox\": 3000, \"host\": \"[::1]:auto\"},"
+					"{\"host\": \"127.0.0.1:auto\", \"sandbox\": 65535}]}");
+
+	cr_assert_eq(p->n_ports, 3);
+	cr_expect_str_eq(p->ports[0].host_addr, "127.0.0.1");
+	cr_expect_eq(p->ports[0].host_port, 8080);
+	cr_expect_eq(p->ports[0].sandbox_port, 80);
+	cr_expect_str_eq(p->ports[1].host_addr, "::1");
+	cr_expect_eq(p->ports[1].host_port, 0);
+	cr_expect_eq(p->ports[1].sandbox_port, 3000);
+	cr_expect_eq(p->ports[1].index, 1);
+	cr_expect_eq(p->ports[2].host_port, 0);
+	cr_expect_eq(p->ports[2].sandbox_port, 65535);
+	policy_free(p);
+	p = expect_valid("{\"version\": 1, \"ports\": []}");
+	cr_expect_eq(p->n_ports, 0);
+	policy_free(p);
+	/* The same address and port: refused; auto twice, or the same port
+	 * on both loopbacks: fine. */
+	p = expect_valid("{\"version\": 1, \"ports\": ["
+			 "{\"host\": \"127.0.0.1:auto\", \"sandbox\": 80},"
+			 "{\"host\": \"127.0.0.1:auto\", \"sandbox\": 80},"
+			 "{\"host\": \"127.0.0.1:80\", \"sandbox\": 80},"
+			 "{\"host\": \"[::1]:80\", \"sandbox\": 80}]}");
+	cr_expect_eq(p->n_ports, 4);
+	policy_free(p);
+}
+
+Test(policy, ports_errors)
+{
+	expect_invalid(
+	    "{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.2:80\", \"sandbox\": 80}]}",
+	    "ports[0].host: only 127.0.0.1 or [::1] (loopback) may be published");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"[::2]:80\", \"sandbox\": 80}]}",
+		       "ports[0].host: only 127.0.0.1 or [::1]");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": 8080, \"sandbox\": 80}]}",
+		       "ports[0].host: must be a string");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:80\", \"sandbox\": "
+		       "\"80\"}]}",
+		       "ports[0].sandbox: must be an integer from 1 to 65535");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:80\", \"sandbox\": "
+		       "65536}]}",
+		       "ports[0].sandbox: must be an integer from 1 to 65535");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:80\", \"sandbox\": "
+		       "8.5}]}",
+		       "ports[0].sandbox: must be an integer from 1 to 65535");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"sandbox\": 80}]}",
+		       "ports[0]: missing key \"host\"");
+	expect_invalid("{\"version\": 1, \"ports\": [\"127.0.0.1:80:80\"]}",
+		       "ports[0]: must be an object");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:80\", \"host\": "
+		       "\"127.0.0.1:81\", \"sandbox\": 80}]}",
+		       "ports[0]: duplicate key \"host\"");
+	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"[::1]:80\", \"sandbox\": 80}, "
+		       "{\"host\": \"[::1]:80\", \"sandbox\": 81}]}",
+		       "ports[1].host: [::1]:80 is already published by ports[0]");
+}
+
+Test(policy, port_host_parse)
+{
+	static const struct {
+		const char *s;
+		const char *addr; /* NULL: invalid */
+		uint16_t port;
+		const char *why;
+	} cases[] = {
+	    {"127.0.0.1:1", "127.0.0.1", 1, NULL},
+	    {"127.0.0.1:65535", "127.0.0.1", 65535, NULL},
+	    {"127.0.0.1:auto", "127.0.0.1", 0, NULL},
+	    {"[::1]:8080", "::1", 8080, NULL},
+	    {"[::1]:auto", "::1", 0, NULL},
+	    {"127.0.0.1:0", NULL, 0, "1 to 65535"},
+	    {"127.0.0.1:65536", NULL, 0, "1 to 65535"},
+	    {"127.0.0.1:080080", NULL, 0, "1 to 65535"},
+	    {"127.0.0.1:-1", NULL, 0, "1 to 65535"},
+	    {"127.0.0.1: 80", NULL, 0, "1 to 65535"},
+	    {"127.0.0.1:", NULL, 0, "1 to 65535"},
+	    {"127.0.0.1:AUTO", NULL, 0, "1 to 65535"},
+	    {"0.0.0.0:80", NULL, 0, "loopback"},
+	    {"127.1:80", NULL, 0, "loopback"},
+	    {"127.0.0.10:80", NULL, 0, "loopback"},
+	    {"localhost:80", NULL, 0, "loopback"},
+	    {"[::]:80", NULL, 0, "loopback"},
+	    {"[0:0:0:0:0:0:0:1]:80", NULL, 0, "loopback"},
+	    {"[::1]80", NULL, 0, "expected"},
+	    {"[::1:80", NULL, 0, "expected"},
+	    {"::1:80", NULL, 0, "expected"},
+	    {"8080", NULL, 0, "expected"},
+	    {":8080", NULL, 0, "expected"},
+	    {"", NULL, 0, "expected"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *addr = NULL, *why = NULL;
+		uint16_t port = 1234;
+		int r = policy_port_host_parse(cases[i].s, &addr, &port, &why);
+
+		if (cases[i].addr) {
+			cr_expect_eq(r, 0, "%s: %d", cases[i].s, r);
+			cr_expect_str_eq(addr, cases[i].addr, "%s", cases[i].s);
+			cr_expect_eq(port, cases[i].port, "%s: %u", cases[i].s, port);
+		} else {
+			cr_expect_eq(r, -EINVAL, "%s: %d", cases[i].s, r);
+			cr_expect(why && strstr(why, cases[i].why), "%s: %s", cases[i].s,
+				  why ? why : "(null)");
+		}
+	}
+}
+
+Test(policy, port_host_format)
+{
+	char buf[64];
+
+	policy_port_host_format(buf, sizeof(buf), "127.0.0.1", 8080);
+	cr_expect_str_eq(buf, "127.0.0.1:8080");
+	policy_port_host_format(buf, sizeof(buf), "::1", 65535);
+	cr_expect_str_eq(buf, "[::1]:65535");
+	policy_port_host_format(buf, sizeof(buf), "::1", 0);
+	cr_expect_str_eq(buf, "[::1]:auto");
+	policy_port_host_format(buf, sizeof(buf), "127.0.0.1", 0);
+	cr_expect_str_eq(buf, "127.0.0.1:auto");
+}
+
+Test(policy, amend_ports)
+{
+	const char *specs[] = {"127.0.0.1:auto:8080", "[::1]:9000:80"};
+	struct policy_additions add = {.ports = specs, .n_ports = 2};
+	struct err err = {0};
+	char *out = amend("{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:1\", \"sandbox\": "
+			  "1}]}",
+			  &add, 0, &err);
+	struct policy *p = expect_valid(out);
+
+	cr_assert_eq(p->n_ports, 3);
+	cr_expect_str_eq(p->ports[1].host_addr, "127.0.0.1");
+	cr_expect_eq(p->ports[1].host_port, 0);
+	cr_expect_eq(p->ports[1].sandbox_port, 8080);
+	cr_expect_str_eq(p->ports[2].host_addr, "::1");
+	cr_expect_eq(p->ports[2].host_port, 9000);
+	cr_expect_eq(p->ports[2].sandbox_port, 80);
+	cr_expect_eq(p->ports[2].index, 2);
+	policy_free(p);
+	free(out);
+}
+
+Test(policy, amend_bad_ports)
+{
+	static const char *const bad[][2] = {
+	    {"8080", "--port 8080: expected HOST:PORT:SANDBOXPORT"},
+	    {"127.0.0.1:8080", "--port 127.0.0.1:8080: expected HOST:PORT:SANDBOXPORT"},
+	    {"127.0.0.1:8080:", "expected HOST:PORT:SANDBOXPORT"},
+	    {":80", "expected HOST:PORT:SANDBOXPORT"},
+	    {"", "expected HOST:PORT:SANDBOXPORT"},
+	    {"0.0.0.0:80:80", "--port 0.0.0.0:80:80: only 127.0.0.1 or [::1] (loopback)"},
+	    {"[::1]:0:80", "the port must be 1 to 65535"},
+	    {"127.0.0.1:80:0", "--port 127.0.0.1:80:0: the sandbox port must be 1 to 65535"},
+	    {"127.0.0.1:80:65536", "the sandbox port must be 1 to 65535"},
+	    {"127.0.0.1:80:-1", "the sandbox port must be 1 to 65535"},
+	    {"127.0.0.1:80:8x", "the sandbox port must be 1 to 65535"},
+	    {"127.0.0.1:80: 8", "the sandbox port must be 1 to 65535"},
+	    {"127.0.0.1:80:99999999999999999999", "the sandbox port must be 1 to 65535"},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *specs[] = {bad[i][0]};
+		struct policy_additions add = {.ports = specs, .n_ports = 1};
+		struct err err = {0};
+
+		amend("{\"version\": 1}", &add, -EINVAL, &err);
+		cr_expect(strstr(err.msg, bad[i][1]), "%s:\n  got  %s\n  want %s", bad[i][0],
+			  err.msg, bad[i][1]);
+	}
+}
