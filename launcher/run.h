@@ -64,11 +64,32 @@ struct run {
 int sandbox_prepare_init(struct run *r, struct err *err);
 int sandbox_start(struct run *r, struct err *err);
 int sandbox_protect(struct run *r, struct err *err);
+/* CLONE_NEW* for the POLICY_NS_* bits ns. */
+unsigned long sandbox_ns_flags(unsigned ns);
+/* The hardening of every process that enters the sandbox, in the
+ * sandbox's namespaces (after the mounts, or after setns(2) into them),
+ * as its last steps before execve: cwd (resolved in the root), rlimits,
+ * setsid, only fds 0-2 and keep (moved to 3, 4, ...; keep[] is updated;
+ * the first n_inherit stay open across execve, the others become
+ * close-on-exec), no capabilities, no_new_privs, Landlock, an empty signal
+ * mask, seccomp. -errno with err set; the process is then half-hardened
+ * and must only report and _exit(). */
+int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep,
+		   size_t n_inherit, struct err *err);
 
 /* supervise.c: wait for the end, forwarding signals and enforcing the TTL. */
 int sandbox_supervise(struct run *r, struct err *err);
 /* Processes still in the sandbox's namespaces, from outside. */
 int sandbox_find_survivors(struct run *r);
+
+/* exec.c: paddock exec, the supervisor's side. Runs req's command in the
+ * sandbox for the client on fd (docs/sessions.md), or answers it "error
+ * ...". Takes fd and req (closed and freed). Returns at once: the command
+ * is run and waited for by a helper process that is not the supervisor's
+ * child, so the supervisor never reaps anything but its own. */
+void exec_spawn(struct run *r, int fd, struct session_exec *req);
+/* cmd_exec.c: paddock exec (argv from the command word on). */
+int cmd_exec(int argc, char **argv);
 
 /* detach.c: paddock run --detach. detach_start() forks; in the child (the
  * supervisor-to-be: new session, stdin /dev/null, no inherited fds but
@@ -90,6 +111,14 @@ int cmd_ps(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
+/* Open the caller's registry into reg and find the session (an id or a
+ * name), removing a stale one (-ESRCH). err says what is wrong. */
+int cmd_lookup(struct registry *reg, const char *what, struct session_info *info,
+	       struct err *err);
+/* Connect to the session's control socket, whose listener must be the
+ * registered supervisor with the caller's uid (SO_PEERCRED): the fd, or
+ * -errno with err set. */
+int cmd_dial(const struct registry *reg, const struct session_info *info, struct err *err);
 
 /* record.c */
 int record_write(const struct run *r, int fd, struct err *err);

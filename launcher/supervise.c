@@ -255,6 +255,8 @@ int sandbox_supervise(struct run *r, struct err *err)
 			session_serve(r->session, pfd + 5, n, &req);
 			if (req.stop)
 				stop(r, kill_tfd, &req);
+			if (req.exec)
+				exec_spawn(r, req.exec_fd, &req.exec_req);
 		}
 		if (pfd[0].revents & POLLIN)
 			break;
