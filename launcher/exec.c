@@ -13,9 +13,14 @@
  * and reports its end to the client.
  *
  * Lifetime: the command is a process of the session. When the session
- * ends (stop, TTL, the main command done) paddock-init signals every
- * process of its pid namespace, and its own exit kills what is left
- * (pid_namespaces(7)); the client then learns "signal 15" or "signal 9".
+ * starts to end (stop, TTL, the main command done) the supervisor closes
+ * the pipe every helper watches, and the helper sends its command SIGTERM
+ * (paddock-init's own SIGTERM does not reach it: the command has a
+ * Landlock domain of its own, and signal scoping, ABI 6, keeps one domain
+ * from signalling another's processes). The exit of paddock-init at the
+ * end of the grace period kills whatever is left in the pid namespace,
+ * the command's descendants included (pid_namespaces(7)); the client then
+ * learns "signal 15" or "signal 9" (exit 143 or 137).
  * When the client goes away (its socket hangs up) the command is
  * SIGKILLed: nothing outlives its owner (docker exec lets it run on). */
 #include "run.h"
@@ -113,11 +118,12 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 	_exit(EXIT_LAUNCHER);
 }
 
-/* The helper's setup: only the client's socket (fd 3), the pidfd (fd 4)
- * and the client's stdio (0-2), then the sandbox's namespaces. */
+/* The helper's setup: only the client's socket (fd 3), the pidfd (fd 4),
+ * the session's end pipe (fd 5) and the client's stdio (0-2), then the
+ * sandbox's namespaces. */
 static int enter(const struct run *r, int *sock, struct session_exec *x, struct err *err)
 {
-	int keep[5] = {*sock, r->pidfd, x->stdio[0], x->stdio[1], x->stdio[2]};
+	int keep[6] = {*sock, r->pidfd, r->exec_end[0], x->stdio[0], x->stdio[1], x->stdio[2]};
 	int rc;
 
 	/* Not dumpable: from here on we hold fds of the host (the client's
@@ -131,17 +137,18 @@ static int enter(const struct run *r, int *sock, struct session_exec *x, struct 
 		return err_sys(err, errno, "prctl(PR_SET_DUMPABLE)");
 	/* Nothing else of the supervisor's may reach the sandbox: its
 	 * registry, policy and record fds, other clients (CVE-2024-21626). */
-	rc = fds_keep_only(keep, 5, err);
+	rc = fds_keep_only(keep, 6, err);
 	if (rc < 0)
 		return rc;
 	for (int i = 0; i < 3; i++)
-		if (dup2(3 + 2 + i, i) < 0)
+		if (dup2(6 + i, i) < 0)
 			return err_sys(err, errno, "dup2");
-	if (close_range(5, ~0U, 0) < 0)
+	if (close_range(6, ~0U, 0) < 0)
 		return err_sys(err, errno, "close_range");
 	*sock = 3;
-	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0 || fcntl(4, F_SETFD, FD_CLOEXEC) < 0)
-		return err_sys(err, errno, "cloexec");
+	for (int fd = 3; fd < 6; fd++)
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+			return err_sys(err, errno, "cloexec");
 	for (int i = 0; i < 3; i++)
 		x->stdio[i] = -1; /* now 0-2 */
 	/* Exactly the sandbox's namespaces, through the pidfd of its PID 1:
@@ -159,21 +166,22 @@ static int enter(const struct run *r, int *sock, struct session_exec *x, struct 
 }
 
 /* The client's requests until the command ends: "signal N". A hang-up
- * kills the command. */
-static void relay(int sock, int pidfd)
+ * kills the command; the session's end (EOF on end_fd) terminates it. */
+static void relay(int sock, int pidfd, int end_fd)
 {
-	bool client = true;
+	bool client = true, ending = false;
 
 	for (;;) {
-		struct pollfd p[2] = {
+		struct pollfd p[3] = {
 		    {.fd = pidfd, .events = POLLIN},
 		    {.fd = client ? sock : -1, .events = POLLIN},
+		    {.fd = ending ? -1 : end_fd, .events = POLLIN},
 		};
 		char buf[32];
 		ssize_t n;
 		int sig;
 
-		if (poll(p, 2, -1) < 0) {
+		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
@@ -181,6 +189,12 @@ static void relay(int sock, int pidfd)
 		}
 		if (p[0].revents)
 			return;
+		if (p[2].revents) {
+			/* Only the supervisor writes, and it never does: this
+			 * is the hang-up of its close. */
+			ending = true;
+			pidfd_send_signal(pidfd, SIGTERM, NULL, 0);
+		}
 		if (!p[1].revents)
 			continue;
 		n = recv(sock, buf, sizeof(buf) - 1, MSG_DONTWAIT);
@@ -247,7 +261,7 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock,
 		say(sock, "%s", buf);
 		_exit(0);
 	}
-	relay(sock, pidfd);
+	relay(sock, pidfd, 5);
 	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
 		_exit(EXIT_LAUNCHER);
 	if (si.si_code == CLD_EXITED)
@@ -296,6 +310,16 @@ static const char *refusal(const struct run *r, const struct session_exec *x, ch
 	return NULL;
 }
 
+bool exec_session_ending(struct run *r)
+{
+	if (!r->exec_end_open)
+		return false;
+	close(r->exec_end[0]);
+	close(r->exec_end[1]);
+	r->exec_end_open = false;
+	return true;
+}
+
 void exec_spawn(struct run *r, int fd, struct session_exec *req)
 {
 	char why[160];
@@ -303,6 +327,12 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req)
 	pid_t pid;
 	int ws;
 
+	if (!no && !r->exec_end_open) {
+		if (pipe2(r->exec_end, O_CLOEXEC) < 0)
+			no = strerror(errno);
+		else
+			r->exec_end_open = true;
+	}
 	if (no) {
 		say(fd, "error %s", no);
 	} else if ((pid = fork()) < 0) {

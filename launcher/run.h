@@ -56,6 +56,10 @@ struct run {
 	struct survivor *survivors;
 	size_t n_survivors;
 	int placeholders_left;
+	/* paddock exec (exec.c): its helpers watch exec_end[0]; the
+	 * supervisor closes both ends when the session starts to end. */
+	int exec_end[2];
+	bool exec_end_open;
 	char child_error[INITPROTO_MAX + 1];
 	struct err err; /* a launcher error after the start, for the record */
 };
@@ -88,6 +92,12 @@ int sandbox_find_survivors(struct run *r);
  * is run and waited for by a helper process that is not the supervisor's
  * child, so the supervisor never reaps anything but its own. */
 void exec_spawn(struct run *r, int fd, struct session_exec *req);
+/* The session is ending (stop, expiry, the workload's end): every exec'd
+ * command gets SIGTERM from its helper. paddock-init cannot signal them:
+ * each is in a Landlock domain of its own, and with signal scoping (ABI 6)
+ * one domain cannot signal another's processes. True the first time, when
+ * any command was exec'd (the supervisor must then end PID 1 itself). */
+bool exec_session_ending(struct run *r);
 /* cmd_exec.c: paddock exec (argv from the command word on). */
 int cmd_exec(int argc, char **argv);
 
