@@ -114,17 +114,12 @@ static int parse(struct cmd *c, int argc, char **argv, struct err *err)
 
 /* -------------------------------------------------------------- requests */
 
-/* One request over the session's control socket, and its one reply. The
- * peer must be the session's supervisor: SO_PEERCRED names the process
- * that listens, which must be the registered one with the caller's uid. */
-static int ask(const struct registry *reg, const struct session_info *info, const char *req,
-	       char *reply, size_t size, struct err *err)
+int cmd_dial(const struct registry *reg, const struct session_info *info, struct err *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	cleanup_close int dfd = -1, fd = -1;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	ssize_t n;
 
 	dfd = openat(reg->fd, info->id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -137,6 +132,18 @@ static int ask(const struct registry *reg, const struct session_info *info, cons
 	    cred.pid != info->supervisor.pid || cred.uid != getuid())
 		return err_set(err, EPERM, "session %s: its control socket is not its supervisor's",
 			       info->id);
+	return take_fd(&fd);
+}
+
+/* One request over the session's control socket, and its one reply. */
+static int ask(const struct registry *reg, const struct session_info *info, const char *req,
+	       char *reply, size_t size, struct err *err)
+{
+	cleanup_close int fd = cmd_dial(reg, info, err);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
 		return err_sys(err, errno, "session %s: control socket", info->id);
 	do
@@ -150,8 +157,7 @@ static int ask(const struct registry *reg, const struct session_info *info, cons
 	return 0;
 }
 
-/* Open the registry and find the session, cleaning a stale one up. */
-static int lookup(struct registry *reg, const char *what, struct session_info *info,
+int cmd_lookup(struct registry *reg, const char *what, struct session_info *info,
 		  struct err *err)
 {
 	int rc = session_registry_open(reg, false, err);
@@ -341,7 +347,7 @@ int cmd_stop(int argc, char **argv)
 		return rc > 0 ? 0 : fail("%s", err.msg);
 	if (c.has_grace)
 		snprintf(req, sizeof(req), "stop %llu", (unsigned long long)c.grace_ms);
-	rc = lookup(&reg, c.args[0], &info, &err);
+	rc = cmd_lookup(&reg, c.args[0], &info, &err);
 	if (rc >= 0)
 		rc = until_ended(&reg, &info, req, &status, &err);
 	session_registry_close(&reg);
@@ -365,7 +371,7 @@ int cmd_wait(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : fail("%s", err.msg);
-	rc = lookup(&reg, c.args[0], &info, &err);
+	rc = cmd_lookup(&reg, c.args[0], &info, &err);
 	if (rc >= 0)
 		rc = until_ended(&reg, &info, "wait", &status, &err);
 	session_registry_close(&reg);
@@ -391,7 +397,7 @@ int cmd_rm(int argc, char **argv)
 	for (int i = 0; i < c.n_args; i++) {
 		struct session_info info;
 
-		rc = lookup(&reg, c.args[i], &info, &err);
+		rc = cmd_lookup(&reg, c.args[i], &info, &err);
 		session_registry_close(&reg);
 		if (rc == -ESRCH)
 			continue; /* stale: removed by lookup() */

@@ -35,6 +35,8 @@ static const char usage[] =
     "  stop [--grace DUR] ID|NAME          end a session and wait until it has ended\n"
     "  wait ID|NAME                        wait for a session; exit with its status\n"
     "  rm ID|NAME...                       remove ended sessions from the registry\n"
+    "  exec [OPTION]... ID|NAME [--] CMD [ARG]...\n"
+    "                                      run CMD in a running session (paddock exec --help)\n"
     "  help                                show this help\n"
     "\n"
     "Options:\n"
@@ -484,6 +486,8 @@ int main(int argc, char **argv)
 		return cmd_wait(argc - 1, argv + 1);
 	if (strcmp(argv[1], "rm") == 0)
 		return cmd_rm(argc - 1, argv + 1);
+	if (strcmp(argv[1], "exec") == 0)
+		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage, stdout);

@@ -73,6 +73,10 @@ struct run {
 	struct survivor *survivors;
 	size_t n_survivors;
 	int placeholders_left;
+	/* paddock exec (exec.c): its helpers watch exec_end[0]; the
+	 * supervisor closes both ends when the session starts to end. */
+	int exec_end[2];
+	bool exec_end_open;
 	char child_error[INITPROTO_MAX + 1];
 	/* services (policy "services"), as paddock-init reports them; after
 	 * "retained" the main command's outcome above is final and only
@@ -91,6 +95,18 @@ struct run {
 int sandbox_prepare_init(struct run *r, struct err *err);
 int sandbox_start(struct run *r, struct err *err);
 int sandbox_protect(struct run *r, struct err *err);
+/* CLONE_NEW* for the POLICY_NS_* bits ns. */
+unsigned long sandbox_ns_flags(unsigned ns);
+/* The hardening of every process that enters the sandbox, in the
+ * sandbox's namespaces (after the mounts, or after setns(2) into them),
+ * as its last steps before execve: cwd (resolved in the root), rlimits,
+ * setsid, only fds 0-2 and keep (moved to 3, 4, ...; keep[] is updated;
+ * the first n_inherit stay open across execve, the others become
+ * close-on-exec), no capabilities, no_new_privs, Landlock, an empty signal
+ * mask, seccomp. -errno with err set; the process is then half-hardened
+ * and must only report and _exit(). */
+int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep,
+		   size_t n_inherit, struct err *err);
 
 /* ports.c. ports_check(): a policy with ports needs the sandbox's own
  * network namespace (-EINVAL, err set). ports_bind(): before anything
@@ -117,6 +133,21 @@ void sandbox_conclude_main(struct run *r);
 /* Processes still in the sandbox's namespaces, from outside. */
 int sandbox_find_survivors(struct run *r);
 
+/* exec.c: paddock exec, the supervisor's side. Runs req's command in the
+ * sandbox for the client on fd (docs/sessions.md), or answers it "error
+ * ...". Takes fd and req (closed and freed). Returns at once: the command
+ * is run and waited for by a helper process that is not the supervisor's
+ * child, so the supervisor never reaps anything but its own. */
+void exec_spawn(struct run *r, int fd, struct session_exec *req);
+/* The session is ending (stop, expiry, the workload's end): every exec'd
+ * command gets SIGTERM from its helper. paddock-init cannot signal them:
+ * each is in a Landlock domain of its own, and with signal scoping (ABI 6)
+ * one domain cannot signal another's processes. True the first time, when
+ * any command was exec'd (the supervisor must then end PID 1 itself). */
+bool exec_session_ending(struct run *r);
+/* cmd_exec.c: paddock exec (argv from the command word on). */
+int cmd_exec(int argc, char **argv);
+
 /* detach.c: paddock run --detach. detach_start() forks; in the child (the
  * supervisor-to-be: new session, stdin /dev/null, no inherited fds but
  * 0-2) it returns 0 with r->report_fd set; in the foreground process it
@@ -137,6 +168,14 @@ int cmd_ps(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
+/* Open the caller's registry into reg and find the session (an id or a
+ * name), removing a stale one (-ESRCH). err says what is wrong. */
+int cmd_lookup(struct registry *reg, const char *what, struct session_info *info,
+	       struct err *err);
+/* Connect to the session's control socket, whose listener must be the
+ * registered supervisor with the caller's uid (SO_PEERCRED): the fd, or
+ * -errno with err set. */
+int cmd_dial(const struct registry *reg, const struct session_info *info, struct err *err);
 
 /* services.c: the supervisor's side of services and leases. */
 void services_init(struct run *r);

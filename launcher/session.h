@@ -17,6 +17,7 @@
 #define SESSION_NAME_MAX    64
 #define SESSION_CLIENTS_MAX 16
 #define SESSION_REPLY_MAX   8192 /* one control-socket packet */
+#define SESSION_EXEC_MAX    65536 /* one "exec" request, all its fields included */
 
 /* A process as the kernel names it for good: pid plus start time (field 22
  * of /proc/PID/stat, clock ticks since boot). A bare pid may be reused. */
@@ -98,11 +99,28 @@ struct session {
 	size_t n_clients;
 };
 
-/* A stop asked for over the control socket. */
+/* An "exec" request (encoding: session_server.c). The strings point into
+ * buf; argv is NULL-terminated with argc >= 1 entries. */
+struct session_exec {
+	char *buf;	  /* a copy of the packet */
+	const char *cwd;  /* NULL: the policy's */
+	const char **env; /* "NAME=VALUE" additions, replacing the same names */
+	size_t n_env;
+	char **argv;
+	size_t argc;
+	int stdio[3]; /* the client's fds 0, 1 and 2 (SCM_RIGHTS); -1 when absent */
+};
+
+/* What the control socket asks of the supervisor's loop: a stop, or an
+ * exec, whose connection exec_fd is then the caller's (taken out of the
+ * session's clients), as is exec_req. */
 struct session_request {
 	bool stop;
 	bool has_grace;
 	uint64_t grace_ms;
+	bool exec;
+	int exec_fd;
+	struct session_exec exec_req;
 };
 
 /* ---- pure helpers (unit-tested) */
@@ -119,6 +137,20 @@ const char *session_state_name(enum session_state s);
  * every field's type and range: -EINVAL with err set. */
 char *session_info_json(const struct session_info *info);
 int session_info_parse(const char *text, size_t len, struct session_info *out, struct err *err);
+
+/* The "exec" request packet for cwd (NULL: the policy's), env additions
+ * ("NAME=VALUE") and argv (NULL-terminated, at least one word): *out
+ * malloc'd, *len bytes. -E2BIG past SESSION_EXEC_MAX, -EINVAL without a
+ * command, -ENOMEM; err set. */
+int session_exec_encode(const char *cwd, const char *const *env, size_t n_env, char *const *argv,
+			char **out, size_t *len, struct err *err);
+/* And back: every field checked (known tag, an absolute cwd at most once,
+ * env entries NAME=VALUE with a valid name, at least one argument, every
+ * field NUL-terminated). -EINVAL, -E2BIG or -ENOMEM with err set; on
+ * success free *out with session_exec_free(). */
+int session_exec_decode(const char *pkt, size_t len, struct session_exec *out, struct err *err);
+/* Frees the copies and closes the stdio fds; safe on a zeroed or failed one. */
+void session_exec_free(struct session_exec *x);
 
 /* ---- processes */
 

@@ -7,6 +7,20 @@
  *                      its main command did while leased services run on
  *   "stop [MS]"     -> ends the session now (grace MS, default the
  *                      policy's), then answers like "wait"
+ *   "exec" NUL FIELD NUL FIELD NUL ...
+ *                   -> paddock exec (exec.c): runs a command in the
+ *                      session. FIELD is "cwd=DIR" (at most once, absolute;
+ *                      default the policy's cwd), "env=NAME=VALUE" (any
+ *                      number, replacing NAME in the policy's environment)
+ *                      or "arg=WORD" (argv in order, at least one). Every
+ *                      field ends with a NUL, so the packet does; at most
+ *                      SESSION_EXEC_MAX bytes (else "error argument list too
+ *                      long"). The client's fds 0, 1 and 2 come along as
+ *                      SCM_RIGHTS. Refused: "error ...". Else the helper
+ *                      process that runs the command answers once it ends:
+ *                      "exit N", "signal N", "exec-error ERRNO" or
+ *                      "error MSG" (a setup step failed); meanwhile the
+ *                      client may send "signal N" to have N delivered.
  *   anything else   -> "error ..."
  *
  * Every peer's uid (SO_PEERCRED) must be the owner's, whatever the modes of
@@ -375,14 +389,97 @@ static void request(struct session *s, size_t i, const char *m, struct session_r
 	}
 }
 
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* One packet and the fds that came with it (up to 3, close-on-exec; any
+ * more are dropped by the kernel with MSG_CTRUNC). *trunc: the packet was
+ * longer than size. */
+static ssize_t recv_request(int fd, char *buf, size_t size, int *fds, size_t *nfds, bool *trunc)
+{
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	*nfds = 0;
+	if (n < 0)
+		return n;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k; j++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(c) + j * sizeof(int), sizeof(int));
+			if (*nfds < 3)
+				fds[(*nfds)++] = f;
+			else
+				close(f);
+		}
+	}
+	/* More fds than an exec request carries: none of them is used. */
+	if (mh.msg_flags & MSG_CTRUNC) {
+		close_fds(fds, *nfds);
+		*nfds = 0;
+	}
+	*trunc = mh.msg_flags & MSG_TRUNC;
+	return n;
+}
+
+/* "exec": the connection and the decoded request go to the supervisor's
+ * loop (req), out of the client list; errors are answered here. */
+static void exec_request(struct session *s, size_t i, const char *buf, size_t n, bool trunc,
+			 int *fds, size_t nfds, struct session_request *req)
+{
+	struct err err = {0};
+	struct session_exec x;
+	char msg[sizeof(err.msg) + 8];
+	int rc;
+
+	if (trunc)
+		rc = err_set(&err, E2BIG, "argument list too long");
+	else if (nfds != 3)
+		rc = err_set(&err, EBADF, "exec request: not exactly the client's fds 0, 1 and 2");
+	else
+		rc = session_exec_decode(buf, n, &x, &err);
+	if (rc < 0) {
+		close_fds(fds, nfds);
+		snprintf(msg, sizeof(msg), "error %s", err.msg);
+		reply(s->clients[i].fd, msg);
+		drop(s, i);
+		return;
+	}
+	memcpy(x.stdio, fds, sizeof(x.stdio));
+	req->exec = true;
+	req->exec_fd = s->clients[i].fd;
+	req->exec_req = x;
+	s->clients[i] = s->clients[--s->n_clients];
+}
+
 static void read_request(struct session *s, size_t i, struct session_request *req)
 {
-	char buf[64];
-	ssize_t n = recv(s->clients[i].fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	/* The supervisor is single-threaded; an exec request may be long. */
+	static char buf[SESSION_EXEC_MAX + 1];
+	int fds[3];
+	size_t nfds = 0;
+	bool trunc = false;
+	ssize_t n = recv_request(s->clients[i].fd, buf, SESSION_EXEC_MAX, fds, &nfds, &trunc);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
+		close_fds(fds, nfds);
 		drop(s, i);
 		return;
 	}
@@ -391,10 +488,17 @@ static void read_request(struct session *s, size_t i, struct session_request *re
 	 * unread data resets the connection, and the peer would never see
 	 * the error (unix_release_sock()). */
 	if (s->clients[i].refused) {
+		close_fds(fds, nfds);
 		refuse(s, s->clients[i].fd);
 		drop(s, i);
 		return;
 	}
+	/* "exec" ends with a NUL, where its fields start. */
+	if (strcmp(buf, "exec") == 0) {
+		exec_request(s, i, buf, (size_t)n, trunc, fds, nfds, req);
+		return;
+	}
+	close_fds(fds, nfds);
 	request(s, i, buf, req);
 }
 
@@ -420,7 +524,7 @@ static void accept_all(struct session *s)
 void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
 		   struct session_request *req)
 {
-	*req = (struct session_request){0};
+	*req = (struct session_request){.exec_fd = -1};
 	if (n == 0)
 		return;
 	/* Clients by fd: handling one reorders the array. */
@@ -432,7 +536,7 @@ void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
 				continue;
 			if (s->clients[i].waiting)
 				drop(s, i); /* a waiter hung up */
-			else
+			else if (!req->exec) /* one exec per round; the next finds the rest */
 				read_request(s, i, req);
 			break;
 		}
@@ -468,6 +572,11 @@ static void answer_late(struct session *s, const char *status)
 			reply(fd, text ? text : "error out of memory");
 		} else if (strcmp(buf, "wait") == 0 || strncmp(buf, "stop", 4) == 0) {
 			reply(fd, status);
+		} else if (strcmp(buf, "exec") == 0) {
+			/* recv() without a control buffer: the kernel drops the
+			 * fds that came with it. */
+			snprintf(buf, sizeof(buf), "error session %s has ended", s->info.id);
+			reply(fd, buf);
 		} else {
 			reply(fd, "error unknown request");
 		}

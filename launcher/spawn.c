@@ -82,7 +82,7 @@ int sandbox_prepare_init(struct run *r, struct err *err)
 	return 0;
 }
 
-static unsigned long clone_flags(unsigned ns)
+unsigned long sandbox_ns_flags(unsigned ns)
 {
 	unsigned long f = 0;
 
@@ -168,7 +168,6 @@ static int wait_go(int ctl, struct err *err)
 static int child_setup(struct run *r, int *ctl, struct err *err)
 {
 	const struct policy *p = r->policy;
-	sigset_t mask;
 	int keep[2];
 	int rc;
 
@@ -197,31 +196,47 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 			return rc;
 	}
 	log_debug("child: net up");
+	/* Only 0-2, the control socket (init's fd 3) and init's memfd (fd 4,
+	 * close-on-exec) survive. */
+	keep[0] = *ctl;
+	keep[1] = r->init_fd;
+	rc = sandbox_harden(r, p->cwd, keep, 2, 1, err);
+	*ctl = keep[0];
+	return rc;
+}
+
+/* The same for the workload's init and for every paddock exec command
+ * (exec.c): an ordered checklist, each step with its reason. */
+int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep,
+		   size_t n_inherit, struct err *err)
+{
+	sigset_t mask;
+	int rc;
+
 	/* The cwd is inside the new root (CVE-2024-21626 leaked a host cwd).
 	 * Resolved in the root and without magic links: "/proc/self/fd/N"
 	 * would otherwise follow an fd inherited from the caller out to the
 	 * host, before those fds are closed below. */
-	rc = enter_cwd(p->cwd, err);
+	rc = enter_cwd(cwd, err);
 	if (rc < 0)
 		return rc;
-	rc = set_rlimits(p, err);
+	rc = set_rlimits(r->policy, err);
 	if (rc < 0)
 		return rc;
 	/* A new session without a controlling terminal: TIOCSTI into the
 	 * caller's terminal is impossible (CVE-2017-5226). */
 	if (!(r->opt->weaken & WEAKEN_NO_NEW_SESSION) && setsid() < 0)
 		return err_sys(err, errno, "setsid");
-	/* Only 0-2, the control socket (init's fd 3) and init's memfd (fd 4,
-	 * close-on-exec) survive; every other inherited fd, including ones
-	 * libraries opened in the launcher, is closed (CVE-2024-21626). */
-	keep[0] = *ctl;
-	keep[1] = r->init_fd;
-	rc = fds_keep_only(keep, 2, err);
+	/* Every other inherited fd goes, including ones libraries opened in
+	 * the launcher (CVE-2024-21626). */
+	rc = fds_keep_only(keep, n_keep, err);
 	if (rc < 0)
 		return rc;
-	*ctl = 3;
-	if (fcntl(4, F_SETFD, FD_CLOEXEC) < 0)
-		return err_sys(err, errno, "cloexec");
+	for (size_t i = 0; i < n_keep; i++) {
+		keep[i] = 3 + (int)i;
+		if (i >= n_inherit && fcntl(keep[i], F_SETFD, FD_CLOEXEC) < 0)
+			return err_sys(err, errno, "cloexec");
+	}
 	rc = caps_drop_all(err);
 	log_debug("child: caps dropped");
 	if (rc < 0)
@@ -234,17 +249,15 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 		if (rc < 0)
 			return rc;
 	}
-	/* The supervisor blocks the signals it forwards; init must start
-	 * with an empty mask so the workload inherits one. */
+	/* The supervisor blocks the signals it forwards; what we exec must
+	 * start with an empty mask so the workload inherits one. */
 	sigemptyset(&mask);
 	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
 		return err_sys(err, errno, "sigprocmask");
 	/* seccomp last: the filter would refuse the mount, namespace and
-	 * capability calls above. It allows execveat, the next call. */
-	rc = seccomp_apply_bpf(&r->seccomp_info, err);
-	if (rc < 0)
-		return rc;
-	return 0;
+	 * capability calls above. It allows execve and execveat, the next
+	 * call. */
+	return seccomp_apply_bpf(&r->seccomp_info, err);
 }
 
 /* paddock-init's argv: its options, each service as "--service NAME
@@ -319,7 +332,7 @@ int sandbox_start(struct run *r, struct err *err)
 		return err_sys(err, errno, "socketpair");
 	r->ctl = sv[0];
 	peer = sv[1];
-	args.flags = clone_flags(r->namespaces) | CLONE_PIDFD;
+	args.flags = sandbox_ns_flags(r->namespaces) | CLONE_PIDFD;
 	args.pidfd = (uintptr_t)&pidfd;
 	args.exit_signal = SIGCHLD;
 	pid = sys_clone3(&args);

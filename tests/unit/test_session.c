@@ -2,6 +2,7 @@
  * parsing, session.json both ways, the "stopped" ending, and the run
  * options --detach and --name. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -220,4 +221,107 @@ Test(session, run_options)
 	cr_assert_eq(parse(&o, &err, missing), -EINVAL);
 	cr_assert(strstr(err.msg, "needs an argument"), "%s", err.msg);
 	options_free(&o);
+}
+
+/* ------------------------------------------------------ exec requests */
+
+Test(session, exec_request_round_trip)
+{
+	const char *env[] = {"FOO=bar=baz", "HOME=/tmp"};
+	char *argv[] = {"sh", "-c", "echo hi", "", NULL};
+	struct session_exec x;
+	struct err err = {0};
+	char *pkt = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(session_exec_encode("/work dir", env, 2, argv, &pkt, &len, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(memcmp(pkt, "exec\0cwd=/work dir\0env=FOO=bar=baz\0", 35), 0);
+	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(x.cwd, "/work dir");
+	cr_assert_eq(x.n_env, 2);
+	cr_assert_str_eq(x.env[0], "FOO=bar=baz");
+	cr_assert_str_eq(x.env[1], "HOME=/tmp");
+	cr_assert_eq(x.argc, 4);
+	cr_assert_str_eq(x.argv[2], "echo hi");
+	cr_assert_str_eq(x.argv[3], "");
+	cr_assert_null(x.argv[4]);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(x.stdio[i], -1);
+	session_exec_free(&x);
+	cr_assert_null(x.buf);
+	free(pkt);
+
+	/* No cwd, no env. */
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0);
+	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
+	cr_assert_null(x.cwd);
+	cr_assert_eq(x.n_env, 0);
+	session_exec_free(&x);
+	free(pkt);
+}
+
+Test(session, exec_request_limits)
+{
+	char *big = malloc(SESSION_EXEC_MAX);
+	char *argv[] = {"echo", big, NULL}, *none[] = {NULL};
+	struct err err = {0};
+	char *pkt = NULL;
+	size_t len = 0;
+
+	cr_assert_not_null(big);
+	memset(big, 'x', SESSION_EXEC_MAX - 1);
+	big[SESSION_EXEC_MAX - 1] = '\0';
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), -E2BIG);
+	cr_assert(strstr(err.msg, "argument list too long"), "%s", err.msg);
+	/* Exactly at the limit is fine. */
+	big[SESSION_EXEC_MAX - sizeof("exec") - 2 * 4 - sizeof("echo") - 1] = '\0';
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(len, (size_t)SESSION_EXEC_MAX);
+	free(pkt);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, none, &pkt, &len, &err), -EINVAL);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, NULL, &pkt, &len, &err), -EINVAL);
+	free(big);
+}
+
+#define DEC(lit, expect_rc, expect_msg)                                                      \
+	do {                                                                                 \
+		struct session_exec x_;                                                      \
+		struct err e_ = {0};                                                         \
+		int rc_ = session_exec_decode(lit, sizeof(lit) - 1, &x_, &e_);               \
+		cr_assert_eq(rc_, expect_rc, "%s: %d %s", #lit, rc_, e_.msg);                \
+		cr_assert(strstr(e_.msg, expect_msg), "%s: %s", #lit, e_.msg);               \
+		cr_assert_null(x_.buf);                                                      \
+	} while (0)
+
+Test(session, exec_request_malformed)
+{
+	char *huge = calloc(1, SESSION_EXEC_MAX + 2);
+	struct session_exec x;
+	struct err err = {0};
+
+	DEC("", -EINVAL, "not an exec request");
+	DEC("exec", -EINVAL, "not an exec request");
+	DEC("info\0arg=true\0", -EINVAL, "not an exec request");
+	DEC("exec\0arg=true", -EINVAL, "not NUL-terminated");
+	DEC("exec\0", -EINVAL, "no command");
+	DEC("exec\0cwd=/\0env=A=b\0", -EINVAL, "no command");
+	DEC("exec\0arg=\0", -EINVAL, "no command");
+	DEC("exec\0\0arg=true\0", -EINVAL, "unknown field 0");
+	DEC("exec\0arg=true\0ARG=x\0", -EINVAL, "unknown field 1");
+	DEC("exec\0cwd=rel\0arg=true\0", -EINVAL, "not absolute");
+	DEC("exec\0cwd=/a\0cwd=/b\0arg=true\0", -EINVAL, "more than one cwd");
+	DEC("exec\0env=NOEQUALS\0arg=true\0", -EINVAL, "not NAME=VALUE");
+	DEC("exec\0env=1BAD=x\0arg=true\0", -EINVAL, "not NAME=VALUE");
+	DEC("exec\0env==x\0arg=true\0", -EINVAL, "not NAME=VALUE");
+	cr_assert_not_null(huge);
+	memcpy(huge, "exec\0arg=x", 10);
+	cr_assert_eq(session_exec_decode(huge, SESSION_EXEC_MAX + 1, &x, &err), -E2BIG);
+	cr_assert(strstr(err.msg, "argument list too long"));
+	free(huge);
+	/* A zeroed request frees to nothing and closes no fd (not fd 0). */
+	memset(&x, 0, sizeof(x));
+	session_exec_free(&x);
+	cr_assert_eq(fcntl(0, F_GETFD) >= 0 || errno != EBADF, true);
 }

@@ -1,0 +1,356 @@
+/* paddock exec, the supervisor's side: a command run in a live session.
+ *
+ * The supervisor forks once, and that child forks the helper and exits at
+ * once: the supervisor reaps only its own child by pid (never
+ * waitpid(-1), which could take paddock-init's status from the pidfd
+ * wait), and the helper is nobody's zombie of ours. The helper makes
+ * itself non-dumpable, keeps only the client's socket and stdio, joins
+ * the sandbox's namespaces through the pidfd of its PID 1 (setns(2), all
+ * at once, the user namespace first), and forks the command's process,
+ * which is then inside the sandbox's pid namespace: it gets the same
+ * hardening as the workload (sandbox_harden()) and execs the command.
+ * The helper waits for it by pidfd, forwards the client's "signal N",
+ * and reports its end to the client.
+ *
+ * Lifetime: the command is a process of the session. When the session
+ * starts to end (stop, TTL, the main command done) the supervisor closes
+ * the pipe every helper watches, and the helper sends its command SIGTERM
+ * (paddock-init's own SIGTERM does not reach it: the command has a
+ * Landlock domain of its own, and signal scoping, ABI 6, keeps one domain
+ * from signalling another's processes). The exit of paddock-init at the
+ * end of the grace period kills whatever is left in the pid namespace,
+ * the command's descendants included (pid_namespaces(7)); the client then
+ * learns "signal 15" or "signal 9" (exit 143 or 137).
+ * When the client goes away (its socket hangs up) the command is
+ * SIGKILLed: nothing outlives its owner (docker exec lets it run on). */
+#include "run.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../include/exitcodes.h"
+#include "../include/sys.h"
+
+extern char **environ;
+
+/* One message on the client's socket, or the error pipe (not a socket). */
+static void say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int fd, const char *fmt, ...)
+{
+	char msg[sizeof(((struct err *)0)->msg) + 16];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	/* MSG_NOSIGNAL: a client that left must not kill us. */
+	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL) < 0 && errno == ENOTSOCK)
+		(void)!write(fd, msg, strlen(msg));
+}
+
+/* The policy's environment with the request's additions, replacing the
+ * same names. Only in the command's process, which execs or exits. */
+static char **merged_env(char *const *base, const char *const *add, size_t n_add)
+{
+	size_t n = 0, k;
+	char **env;
+
+	while (base && base[n])
+		n++;
+	env = calloc(n + n_add + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	memcpy(env, base, n * sizeof(*env));
+	for (size_t i = 0; i < n_add; i++) {
+		size_t len = strcspn(add[i], "=") + 1; /* the name and its '=' */
+
+		for (k = 0; k < n && strncmp(env[k], add[i], len) != 0; k++)
+			;
+		env[k] = (char *)add[i];
+		if (k == n)
+			n++;
+	}
+	return env;
+}
+
+/* The command's process: in the sandbox's namespaces (pid included), a
+ * child of the helper. Never returns. */
+static __attribute__((noreturn)) void command(const struct run *r, struct session_exec *x,
+					      int errfd)
+{
+	struct err err = {0};
+	int keep[1] = {errfd};
+	char **env;
+	int e;
+
+	/* Killed with the helper: it holds the client's connection and our
+	 * only handle. Our parent is outside our pid namespace, so getppid()
+	 * is 0 while it lives; a reparented process sees PID 1. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != 0)
+		_exit(EXIT_LAUNCHER);
+	env = merged_env(r->env, x->env, x->n_env);
+	if (!env) {
+		err_set(&err, ENOMEM, "out of memory");
+	} else if (sandbox_harden(r, x->cwd ? x->cwd : r->policy->cwd, keep, 1, 0, &err) >= 0) {
+		/* execvp(3) searches the PATH of the environment it runs in:
+		 * the command's, as paddock-init's execvp does for the
+		 * workload. */
+		environ = env;
+		execvp(x->argv[0], x->argv);
+		e = errno;
+		say(keep[0], "exec-error %d", e);
+		_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	}
+	say(keep[0], "error %s", err.msg);
+	_exit(EXIT_LAUNCHER);
+}
+
+/* The helper's setup: only the client's socket (fd 3), the pidfd (fd 4),
+ * the session's end pipe (fd 5) and the client's stdio (0-2), then the
+ * sandbox's namespaces. */
+static int enter(const struct run *r, int *sock, struct session_exec *x, struct err *err)
+{
+	int keep[6] = {*sock, r->pidfd, r->exec_end[0], x->stdio[0], x->stdio[1], x->stdio[2]};
+	int rc;
+
+	/* Not dumpable: from here on we hold fds of the host (the client's
+	 * socket and stdio) and, after setns, sit in the sandbox's user
+	 * namespace with its uid. ptrace(2), /proc/PID/fd and /proc/PID/exe
+	 * of a non-dumpable process need CAP_SYS_PTRACE in the user
+	 * namespace of its mm, which no sandbox process has (CVE-2019-5736,
+	 * CVE-2016-9962). The command's process inherits this until its
+	 * execve. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return err_sys(err, errno, "prctl(PR_SET_DUMPABLE)");
+	/* Nothing else of the supervisor's may reach the sandbox: its
+	 * registry, policy and record fds, other clients (CVE-2024-21626). */
+	rc = fds_keep_only(keep, 6, err);
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < 3; i++)
+		if (dup2(6 + i, i) < 0)
+			return err_sys(err, errno, "dup2");
+	if (close_range(6, ~0U, 0) < 0)
+		return err_sys(err, errno, "close_range");
+	*sock = 3;
+	for (int fd = 3; fd < 6; fd++)
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+			return err_sys(err, errno, "cloexec");
+	for (int i = 0; i < 3; i++)
+		x->stdio[i] = -1; /* now 0-2 */
+	/* Exactly the sandbox's namespaces, through the pidfd of its PID 1:
+	 * the kernel joins the user namespace first, so the rest is joined
+	 * with the capabilities we hold there as its owner (setns(2)). The
+	 * pid namespace applies to our children only. */
+	if (setns(4, (int)sandbox_ns_flags(r->namespaces)) < 0)
+		return err_sys(err, errno, "setns into the sandbox");
+	close(4);
+	/* setns(CLONE_NEWNS) put our root and cwd at the sandbox's root;
+	 * sandbox_harden() resolves the cwd from there (RESOLVE_IN_ROOT). */
+	if (chdir("/") < 0)
+		return err_sys(err, errno, "chdir /");
+	return 0;
+}
+
+/* The client's requests until the command ends: "signal N". A hang-up
+ * kills the command; the session's end (EOF on end_fd) terminates it. */
+static void relay(int sock, int pidfd, int end_fd)
+{
+	bool client = true, ending = false;
+
+	for (;;) {
+		struct pollfd p[3] = {
+		    {.fd = pidfd, .events = POLLIN},
+		    {.fd = client ? sock : -1, .events = POLLIN},
+		    {.fd = ending ? -1 : end_fd, .events = POLLIN},
+		};
+		char buf[32];
+		ssize_t n;
+		int sig;
+
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+			return;
+		}
+		if (p[0].revents)
+			return;
+		if (p[2].revents) {
+			/* Only the supervisor writes, and it never does: this
+			 * is the hang-up of its close. */
+			ending = true;
+			pidfd_send_signal(pidfd, SIGTERM, NULL, 0);
+		}
+		if (!p[1].revents)
+			continue;
+		n = recv(sock, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			/* The client is gone: so is its command. */
+			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+			client = false;
+			continue;
+		}
+		buf[n] = '\0';
+		/* ESRCH: it just ended; the pidfd tells us next. */
+		if (sscanf(buf, "signal %d", &sig) == 1 && sig > 0 && sig < NSIG)
+			pidfd_send_signal(pidfd, sig, NULL, 0);
+	}
+}
+
+/* The helper: never returns. */
+static __attribute__((noreturn)) void helper(const struct run *r, int sock,
+					     struct session_exec *x)
+{
+	struct sys_clone_args args = {0};
+	struct err err = {0};
+	char buf[sizeof(err.msg) + 16];
+	siginfo_t si = {0};
+	int pipefd[2], pidfd = -1;
+	ssize_t n;
+	long pid;
+
+	if (enter(r, &sock, x, &err) < 0) {
+		say(sock, "error %s", err.msg);
+		_exit(EXIT_LAUNCHER);
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		say(sock, "error pipe: %s", strerror(errno));
+		_exit(EXIT_LAUNCHER);
+	}
+	args.flags = CLONE_PIDFD;
+	args.pidfd = (uintptr_t)&pidfd;
+	args.exit_signal = SIGCHLD;
+	pid = sys_clone3(&args);
+	if (pid == 0) {
+		close(pipefd[0]);
+		command(r, x, pipefd[1]);
+	}
+	if (pid < 0) {
+		/* ENOMEM: the pid namespace has no init any more (fork(2)). */
+		if (pid == -ENOMEM)
+			say(sock, "error session %s has ended", r->session->info.id);
+		else
+			say(sock, "error clone3: %s", strerror((int)-pid));
+		_exit(EXIT_LAUNCHER);
+	}
+	close(pipefd[1]);
+	/* Close-on-exec: EOF means the exec succeeded; else one report. */
+	do
+		n = read(pipefd[0], buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n > 0) {
+		buf[n] = '\0';
+		waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
+		say(sock, "%s", buf);
+		_exit(0);
+	}
+	relay(sock, pidfd, 5);
+	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
+		_exit(EXIT_LAUNCHER);
+	if (si.si_code == CLD_EXITED)
+		say(sock, "exit %d", si.si_status);
+	else
+		say(sock, "signal %d", si.si_status);
+	_exit(0);
+}
+
+/* Why an exec request is refused, or NULL. */
+static const char *refusal(const struct run *r, const struct session_exec *x, char *buf,
+			   size_t size)
+{
+	const char *id = r->session->info.id;
+
+	/* Without a pid namespace nothing would end the command with the
+	 * session: the supervisor can only kill its direct child then. */
+	if (!(r->namespaces & POLICY_NS_PID)) {
+		snprintf(buf, size,
+			 "session %s has no pid namespace (--weaken no-pidns); exec would escape "
+			 "its lifetime",
+			 id);
+		return buf;
+	}
+	if (!r->started) {
+		snprintf(buf, size, "session %s is still starting", id);
+		return buf;
+	}
+	if (r->wl_reported || r->expired || r->stopped) {
+		snprintf(buf, size, "session %s is ending", id);
+		return buf;
+	}
+	for (int i = 0; i < 3; i++) {
+		struct stat st;
+		int fl = fcntl(x->stdio[i], F_GETFL);
+
+		/* A directory (or O_PATH) fd would be a way out of the new
+		 * root: fchdir(0); chdir("..") (CVE-2024-21626). */
+		if (fl < 0 || (fl & O_PATH) || fstat(x->stdio[i], &st) < 0 ||
+		    S_ISDIR(st.st_mode)) {
+			snprintf(buf, size,
+				 "fd %d of the client is a directory or an O_PATH fd; refused", i);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+bool exec_session_ending(struct run *r)
+{
+	if (!r->exec_end_open)
+		return false;
+	close(r->exec_end[0]);
+	close(r->exec_end[1]);
+	r->exec_end_open = false;
+	return true;
+}
+
+void exec_spawn(struct run *r, int fd, struct session_exec *req)
+{
+	char why[160];
+	const char *no = r->session ? refusal(r, req, why, sizeof(why)) : "no session";
+	pid_t pid;
+	int ws;
+
+	if (!no && !r->exec_end_open) {
+		if (pipe2(r->exec_end, O_CLOEXEC) < 0)
+			no = strerror(errno);
+		else
+			r->exec_end_open = true;
+	}
+	if (no) {
+		say(fd, "error %s", no);
+	} else if ((pid = fork()) < 0) {
+		say(fd, "error fork: %s", strerror(errno));
+	} else if (pid == 0) {
+		/* The helper's parent exits at once: the helper is reparented
+		 * away from the supervisor (to the host's init or subreaper),
+		 * which reaps it; the supervisor never has to. */
+		pid = fork();
+		if (pid == 0)
+			helper(r, fd, req);
+		if (pid < 0)
+			say(fd, "error fork: %s", strerror(errno));
+		_exit(0);
+	} else {
+		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fd);
+	session_exec_free(req);
+}

@@ -1,0 +1,560 @@
+/* Integration: paddock exec - a command run in a live session, as an
+ * unprivileged user, checked from outside where possible: the exec'd
+ * process is found in the host's /proc (by a marker in its argv, and in
+ * the session's pid namespace) and compared with the session's PID 1.
+ *
+ * Every test has its own registry (XDG_RUNTIME_DIR in its temporary tree)
+ * and its processes carry its markers: h_fini SIGKILLs them by pid even
+ * when an assertion failed. The two-user test needs run.sh as root (the
+ * second user's session, PADDOCK_TEST_OTHER_*); without it, it skips. */
+#include "harness.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+TestSuite(exec, .init = h_init, .fini = h_fini, .timeout = 90);
+
+struct s_world {
+	struct h_world w;
+	char *xdg, *reg;
+};
+
+static struct s_world s_world(void)
+{
+	struct s_world s;
+
+	s.w = h_world();
+	s.xdg = h_mkdir(s.w.base, "xdg", 0700);
+	s.reg = h_join(s.xdg, "paddock");
+	cr_assert_eq(setenv("XDG_RUNTIME_DIR", s.xdg, 1), 0);
+	return s;
+}
+
+static const char *js(const struct s_world *s, const char *id, const char *expr)
+{
+	return h_json(h_fmt("%s/%s/session.json", s->reg, id), expr);
+}
+
+/* paddock run --detach [EXTRA...] -- sh -c SCRIPT MARKER, with the probe
+ * at /probe: the id. extra is NULL-terminated (may be NULL). */
+static const char *detach(const struct s_world *s, const char *const *extra, const char *script,
+			  const char *marker)
+{
+	const char *args[32] = {"run", "--detach", "--ro-bind",
+				h_fmt("%s:/probe", h_helpers_dir())};
+	size_t n = 4;
+	struct h_proc p;
+
+	for (; extra && *extra; extra++)
+		args[n++] = *extra;
+	args[n++] = "--";
+	args[n++] = "sh";
+	args[n++] = "-c";
+	args[n++] = script;
+	args[n++] = marker;
+	args[n] = NULL;
+	h_run_paddock(&p, s->w.ws, args);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_eq(strlen(p.out_text), 13, "one line, the id: " H_FMT, H_ARGS(&p));
+	return h_fmt("%.12s", p.out_text);
+}
+
+/* Field 22 of /proc/PID/stat, 0 when the process is gone or a zombie. */
+static unsigned long long start_time(pid_t pid)
+{
+	char *stat = h_read_file(h_fmt("/proc/%d/stat", (int)pid), NULL);
+	const char *p = stat ? strrchr(stat, ')') : NULL;
+	unsigned long long v = 0;
+
+	if (!p || p[2] == 'Z' || p[2] == 'X')
+		return 0;
+	for (int field = 3; field <= 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		v = strtoull(p + 1, NULL, 10);
+	return v;
+}
+
+static const char *ns_link(pid_t pid, const char *ns)
+{
+	char buf[128];
+	ssize_t n = readlink(h_fmt("/proc/%d/ns/%s", (int)pid, ns), buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return h_fmt("(%s)", strerror(errno));
+	return h_fmt("%.*s", (int)n, buf);
+}
+
+static pid_t init_pid(const struct s_world *s, const char *id)
+{
+	return atoi(js(s, id, "d['init']['pid']"));
+}
+
+/* Host processes carrying marker inside the session's pid namespace
+ * (which leaves out the paddock exec client, whose argv holds it too);
+ * waits up to 5 s for at least want of them. */
+static size_t in_session(pid_t init, const char *marker, size_t want, pid_t *out,
+			 unsigned long long *starts)
+{
+	const char *pidns = ns_link(init, "pid");
+	size_t n = 0;
+
+	for (int i = 0; i < 250; i++) {
+		pid_t pids[64];
+		size_t found = h_marker_pids(marker, pids, 64);
+
+		n = 0;
+		for (size_t k = 0; k < found; k++) {
+			if (strcmp(ns_link(pids[k], "pid"), pidns) != 0)
+				continue;
+			starts[n] = start_time(pids[k]);
+			if (starts[n])
+				out[n++] = pids[k];
+		}
+		if (n >= want)
+			break;
+		h_sleep_ms(20);
+	}
+	return n;
+}
+
+static void assert_one_line_error(const struct h_proc *p, const char *expect)
+{
+	cr_assert_eq(p->status, 125, H_SHOW(p));
+	cr_assert_eq(h_count_lines(p->err_text), 1, "one line: " H_FMT, H_ARGS(p));
+	cr_assert(strncmp(p->err_text, "paddock: ", 9) == 0, H_SHOW(p));
+	cr_assert(h_contains(p->err_text, expect), "expected \"%s\": " H_FMT, expect, H_ARGS(p));
+}
+
+static bool gone_within(pid_t pid, unsigned long long start, int ms)
+{
+	for (int waited = 0; waited <= ms; waited += 20) {
+		if (start_time(pid) != start)
+			return true;
+		h_sleep_ms(20);
+	}
+	return false;
+}
+
+/* ------------------------------------------------------ inside the session */
+
+Test(exec, runs_in_the_sessions_namespaces_seen_from_outside)
+{
+	static const char *const nss[] = {"pid", "user", "mnt", "net", "ipc", "uts", "cgroup"};
+	struct s_world s = s_world();
+	const char *m = h_marker(), *m2 = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	pid_t init = init_pid(&s, id), pid;
+	unsigned long long start;
+	struct h_proc e, p;
+
+	H_PADDOCK_START(&e, s.w.ws, "exec", id, "--", "sleep", "300", m2);
+	cr_assert_eq(in_session(init, m2, 1, &pid, &start), 1, "no exec'd process in the session");
+	for (size_t i = 0; i < sizeof(nss) / sizeof(nss[0]); i++) {
+		cr_assert_str_eq(ns_link(pid, nss[i]), ns_link(init, nss[i]), "%s namespace",
+				 nss[i]);
+		cr_assert_str_neq(ns_link(pid, nss[i]), ns_link(getpid(), nss[i]),
+				  "%s namespace is the host's", nss[i]);
+	}
+	/* The same root (the sandbox's), and nothing of the host's open. */
+	cr_assert_str_eq(h_read_file(h_fmt("/proc/%d/mountinfo", (int)pid), NULL),
+			 h_read_file(h_fmt("/proc/%d/mountinfo", (int)init), NULL));
+	cr_assert_str_eq(h_list_dir(h_fmt("/proc/%d/fd", (int)pid)), "0\n1\n2\n");
+	/* Its parent is not the supervisor: the helper, itself nobody's
+	 * child of ours. */
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	h_wait(&e, 10000);
+	cr_assert(e.status == 137 || e.status == 143, H_SHOW(&e));
+	cr_assert(gone_within(pid, start, 3000), "the exec'd process outlived the session");
+}
+
+Test(exec, gets_the_workloads_hardening_environment_and_cwd)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	char real[PATH_MAX];
+	struct h_proc p;
+
+	cr_assert_not_null(realpath(s.w.ws, real));
+	setenv("PADDOCK_TEST_HOST_ONLY", "leak", 1);
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "/probe/probe", "w:/usr/paddock-new",
+		  "w:/etc/paddock-new", "w:/tmp/ok");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "CapEff"), "0000000000000000", H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "CapBnd"), "0000000000000000", H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "NoNewPrivs"), "1", H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "Seccomp"), "2", H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "uid"), h_fmt("%u", (unsigned)getuid()), H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "fds"), "0,1,2", H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "w:/usr/paddock-new"), "EROFS", H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "w:/etc/paddock-new"), "EROFS", H_SHOW(&p));
+	cr_assert_str_eq(h_kv(p.out_text, "w:/tmp/ok"), "OK", H_SHOW(&p));
+
+	/* The policy's environment (cleared, its PATH and HOME), the
+	 * policy's cwd; --setenv adds and replaces. */
+	H_PADDOCK(&p, s.w.ws, "exec", id, "sh", "-c",
+		  "echo \"home=$HOME path=$PATH foo=$FOO host=${PADDOCK_TEST_HOST_ONLY-unset}\"; "
+		  "echo cwd=$(pwd); echo to-stderr >&2");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "home=/home/sandbox path=/usr/local/bin:/usr/bin:/bin "
+					 "foo= host=unset\n"),
+		  H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, h_fmt("cwd=%s\n", real)), H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "to-stderr\n", H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "exec", "--setenv", "FOO=bar=baz", "--setenv", "HOME=/tmp", "--cwd",
+		  "/tmp", id, "--", "sh", "-c", "echo \"home=$HOME foo=$FOO\"; echo cwd=$(pwd)");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "home=/tmp foo=bar=baz\ncwd=/tmp\n", H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* Landlock: the command gets a domain of its own (it is created from
+ * outside), so with signal scoping (ABI 6) it cannot signal the workload's
+ * processes, PID 1 included, though it has their uid in their namespaces;
+ * without Landlock (the control: --weaken no-landlock) it can. */
+Test(exec, landlock_applies_to_the_exec_command)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker();
+	const char *weak[] = {"--weaken", "no-landlock", NULL};
+	long abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1UL);
+	const char *ids[2];
+
+	if (abi < 6)
+		h_skip("Landlock ABI %ld has no signal scope", abi);
+	ids[0] = detach(&s, NULL, "exec sleep 300 $0", m);
+	ids[1] = detach(&s, weak, "exec sleep 300 $0", m);
+	for (int i = 0; i < 2; i++) {
+		struct h_proc p;
+
+		H_PADDOCK(&p, s.w.ws, "exec", ids[i], "--", "sh", "-c",
+			  "kill -0 1 && echo signalled");
+		if (i == 0) {
+			cr_assert_neq(p.status, 0, H_SHOW(&p));
+			cr_assert(h_contains(p.err_text, "Operation not permitted"), H_SHOW(&p));
+		} else {
+			cr_assert_eq(p.status, 0, H_SHOW(&p));
+			cr_assert_str_eq(p.out_text, "signalled\n", H_SHOW(&p));
+		}
+		H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", ids[i]);
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+	}
+}
+
+Test(exec, exit_statuses_are_the_commands)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	struct h_proc p;
+
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", "echo three; exit 3");
+	cr_assert_eq(p.status, 3, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "three\n", H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", "kill -TERM $$");
+	cr_assert_eq(p.status, 143, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", "kill -KILL $$");
+	cr_assert_eq(p.status, 137, H_SHOW(&p));
+	h_write_file(h_join(s.w.ws, "notexec"), "echo ran\n", 0644);
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "./notexec");
+	cr_assert_eq(p.status, 126, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "paddock: ./notexec: Permission denied\n", H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "/nonexistent/cmd");
+	cr_assert_eq(p.status, 127, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "paddock: /nonexistent/cmd: No such file or directory\n",
+			 H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "exec", id, "no-such-command-paddock");
+	cr_assert_eq(p.status, 127, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* SIGINT to the client reaches the command; a client that dies takes its
+ * command with it. */
+Test(exec, signals_are_passed_on_and_the_command_dies_with_its_client)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker(), *m2 = h_marker(), *m3 = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	pid_t init = init_pid(&s, id), pid;
+	unsigned long long start;
+	struct h_proc e, p;
+
+	H_PADDOCK_START(&e, s.w.ws, "exec", id, "--", "sleep", "300", m2);
+	cr_assert_eq(in_session(init, m2, 1, &pid, &start), 1);
+	cr_assert_eq(kill(e.pid, SIGINT), 0);
+	h_wait(&e, 10000);
+	cr_assert_eq(e.status, 130, H_SHOW(&e));
+	cr_assert(gone_within(pid, start, 3000));
+
+	H_PADDOCK_START(&e, s.w.ws, "exec", id, "--", "sleep", "300", m3);
+	cr_assert_eq(in_session(init, m3, 1, &pid, &start), 1);
+	cr_assert_eq(kill(e.pid, SIGKILL), 0);
+	h_wait(&e, 10000);
+	cr_assert(gone_within(pid, start, 3000), "the command outlived its client");
+	/* The session itself runs on. */
+	cr_assert_str_eq(js(&s, id, "d['state']"), "\"running\"");
+	cr_assert_neq(start_time(init), 0);
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* ------------------------------------------------ ending with the session */
+
+/* An exec'd command, its background child and a double-forked setsid
+ * descendant: all in the session, all gone once stop returns. */
+static void exec_tree(const struct s_world *s, const char *id, const char *m2, struct h_proc *e,
+		      pid_t *pids, unsigned long long *starts)
+{
+	H_PADDOCK_START(e, s->w.ws, "exec", id, "--", "sh", "-c",
+			"(setsid sleep 300 $0 &); sleep 300 $0 & exec sleep 300 $0", m2);
+	cr_assert_eq(in_session(init_pid(s, id), m2, 3, pids, starts), 3,
+		     "the exec'd command did not start its sleeps");
+}
+
+Test(exec, stop_ends_exec_processes_seen_from_outside)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker(), *m2 = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	pid_t pids[64];
+	unsigned long long starts[64];
+	struct h_proc e, p;
+
+	exec_tree(&s, id, m2, &e, pids, starts);
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "1s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	for (int k = 0; k < 3; k++)
+		cr_assert(gone_within(pids[k], starts[k], 4000), "process %d outlived the stop",
+			  (int)pids[k]);
+	h_wait(&e, 10000);
+	cr_assert(e.status == 143 || e.status == 137, H_SHOW(&e));
+	cr_assert_str_eq(e.err_text, "", H_SHOW(&e));
+}
+
+Test(exec, expiry_and_the_workloads_end_end_exec_processes)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker(), *m2 = h_marker(), *m3 = h_marker();
+	const char *ttl[] = {"--ttl", "2s", NULL};
+	const char *id = detach(&s, ttl, "exec sleep 300 $0", m);
+	const char *id2;
+	pid_t pids[64];
+	unsigned long long starts[64];
+	struct h_proc e;
+
+	exec_tree(&s, id, m2, &e, pids, starts);
+	h_wait(&e, 15000);
+	cr_assert(e.status == 143 || e.status == 137, H_SHOW(&e));
+	cr_assert_lt(e.secs, 8.0, H_SHOW(&e));
+	for (int k = 0; k < 3; k++)
+		cr_assert(gone_within(pids[k], starts[k], 5000), "process %d outlived the TTL",
+			  (int)pids[k]);
+	cr_assert_str_eq(js(&s, id, "d['ended']"), "\"expired\"");
+
+	/* The main command's end ends them too. */
+	id2 = detach(&s, NULL, "sleep 2", m);
+	exec_tree(&s, id2, m3, &e, pids, starts);
+	h_wait(&e, 15000);
+	cr_assert(e.status == 143 || e.status == 137, H_SHOW(&e));
+	for (int k = 0; k < 3; k++)
+		cr_assert(gone_within(pids[k], starts[k], 5000),
+			  "process %d outlived the workload", (int)pids[k]);
+	cr_assert_str_eq(js(&s, id2, "(d['ended'], d['status'])"), "[\"exit\", 0]");
+}
+
+/* --------------------------------------------------------------- refusals */
+
+Test(exec, bad_inputs_and_dead_sessions_are_one_line_errors_and_start_nothing)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker(), *m2 = h_marker();
+	const char *weak[] = {"--weaken", "no-pidns", NULL};
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	const char *ended = detach(&s, NULL, "exit 0", m);
+	const char *nopid = detach(&s, weak, "exec sleep 300 $0", m);
+	pid_t pids[8];
+	struct h_proc p;
+
+	H_PADDOCK(&p, s.w.ws, "exec", "0123456789ab", "--", "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, "no such session: 0123456789ab");
+	H_PADDOCK(&p, s.w.ws, "exec", "nosuchname", "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, "no such session: nosuchname");
+	H_PADDOCK(&p, s.w.ws, "exec");
+	assert_one_line_error(&p, "no session given");
+	H_PADDOCK(&p, s.w.ws, "exec", id);
+	assert_one_line_error(&p, "no command given");
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--");
+	assert_one_line_error(&p, "no command given");
+	H_PADDOCK(&p, s.w.ws, "exec", "--setenv", "FOO", id, "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, "--setenv FOO: expected NAME=VALUE");
+	H_PADDOCK(&p, s.w.ws, "exec", "--setenv", "1X=y", id, "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, "--setenv 1X=y: invalid variable name");
+	H_PADDOCK(&p, s.w.ws, "exec", "--cwd", "tmp", id, "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, "--cwd tmp: not an absolute path");
+	H_PADDOCK(&p, s.w.ws, "exec", "--cwd");
+	assert_one_line_error(&p, "needs an argument");
+	H_PADDOCK(&p, s.w.ws, "exec", "--grace", "1s", id, "true");
+	assert_one_line_error(&p, "unknown option");
+	/* Checked inside: a cwd that does not exist there. */
+	H_PADDOCK(&p, s.w.ws, "exec", "--cwd", "/nonexistent", id, "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, "cwd /nonexistent: No such file or directory");
+	/* A directory as stdin would be a way out of the root. */
+	H_CMD(&p, s.w.ws, "/bin/sh", "-c", "exec \"$0\" exec \"$1\" sh -c 'echo ran' <\"$2\"",
+	      h_paddock(), id, s.w.base);
+	assert_one_line_error(&p, "fd 0 of the client is a directory");
+	/* An ended session, and one without a pid namespace. */
+	for (int i = 0; i < 250 && !h_contains(js(&s, ended, "d['state']"), "ended"); i++)
+		h_sleep_ms(20);
+	H_PADDOCK(&p, s.w.ws, "exec", ended, "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, h_fmt("session %s has ended", ended));
+	H_PADDOCK(&p, s.w.ws, "exec", nopid, "sh", "-c", "echo ran", m2);
+	assert_one_line_error(&p, h_fmt("session %s has no pid namespace (--weaken no-pidns); "
+					"exec would escape its lifetime",
+					nopid));
+	/* Too long for one request. */
+	{
+		char *big = h_keep(malloc(70000));
+
+		memset(big, 'x', 69999);
+		big[69999] = '\0';
+		H_PADDOCK(&p, s.w.ws, "exec", id, "echo", big);
+		assert_one_line_error(&p, "argument list too long");
+	}
+	cr_assert_eq(h_marker_pids(m2, pids, 8), 0, "something ran");
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", nopid);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* A raw request on our own socket that paddock exec would never send. */
+static const char *raw_request(const char *socket_path, const char *pkt, size_t len, bool fds)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	int stdio[3] = {0, 1, 2};
+	struct iovec iov = {.iov_base = (void *)pkt, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	char reply[512];
+	ssize_t n;
+
+	cr_assert_geq(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", socket_path);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "connect %s: %s",
+		     socket_path, strerror(errno));
+	if (fds) {
+		struct cmsghdr *c;
+
+		memset(u.buf, 0, sizeof(u.buf));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(stdio));
+		memcpy(CMSG_DATA(c), stdio, sizeof(stdio));
+	}
+	cr_assert_geq(sendmsg(fd, &mh, MSG_NOSIGNAL), 0, "sendmsg: %s", strerror(errno));
+	n = recv(fd, reply, sizeof(reply) - 1, 0);
+	close(fd);
+	cr_assert_gt(n, 0, "no reply");
+	return h_fmt("%.*s", (int)n, reply);
+}
+
+#define PKT(s) (s), sizeof(s) - 1
+
+Test(exec, malformed_requests_are_refused_by_the_supervisor)
+{
+	struct s_world s = s_world();
+	const char *m = h_marker(), *m2 = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	const char *sock = h_fmt("%s/%s/control", s.reg, id);
+	const char *mk = h_fmt("exec%carg=sleep%carg=300%carg=%s%c", 0, 0, 0, m2, 0);
+	pid_t pids[8];
+	struct h_proc p;
+
+	cr_assert(h_contains(raw_request(sock, PKT("exec\0arg=true"), true),
+			     "error exec request: the last field is not NUL-terminated"));
+	cr_assert(h_contains(raw_request(sock, PKT("exec\0cwd=/\0"), true), "no command"));
+	cr_assert(h_contains(raw_request(sock, PKT("exec\0bogus\0arg=true\0"), true),
+			     "unknown field"));
+	cr_assert(h_contains(raw_request(sock, PKT("exec\0env=A\0arg=true\0"), true),
+			     "not NAME=VALUE"));
+	cr_assert(h_contains(raw_request(sock, PKT("exec\0cwd=x\0arg=true\0"), true),
+			     "not absolute"));
+	/* Without the three fds, a well-formed request is refused too. */
+	cr_assert(h_contains(raw_request(sock, mk, 5 + 10 + 8 + 4 + strlen(m2) + 1, false),
+			     "not exactly the client's fds 0, 1 and 2"));
+	cr_assert_eq(h_marker_pids(m2, pids, 8), 0, "something ran");
+	/* And the session still serves. */
+	H_PADDOCK(&p, s.w.ws, "exec", id, "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* --------------------------------------------------------------- two users */
+
+/* The other user's processes on the host, by /proc owner. */
+static size_t count_uid(uid_t uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+		    stat(h_fmt("/proc/%s", e->d_name), &st) == 0 && st.st_uid == uid)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+Test(exec, another_users_session_cannot_be_entered)
+{
+	struct s_world s = s_world();
+	const char *uid2 = getenv("PADDOCK_TEST_UID2");
+	const char *err = getenv("PADDOCK_TEST_OTHER_ERROR");
+	const char *id, *sock, *pkt;
+	pid_t init;
+	unsigned long long init_start;
+	size_t before;
+	struct h_proc p;
+
+	if (!uid2 || !uid2[0])
+		h_skip("needs run.sh as root (a second test user)");
+	cr_assert(!err || !err[0], "run.sh could not start the other user's session: %s", err);
+	id = getenv("PADDOCK_TEST_OTHER_ID");
+	sock = getenv("PADDOCK_TEST_OTHER_SOCKET");
+	init = atoi(getenv("PADDOCK_TEST_OTHER_INIT_PID") ?: "0");
+	init_start = strtoull(getenv("PADDOCK_TEST_OTHER_INIT_START") ?: "0", NULL, 10);
+	cr_assert(id && sock && init);
+	cr_assert_eq(start_time(init), init_start, "the other user's session is not running");
+	before = count_uid((uid_t)atoi(uid2));
+
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", "echo ran");
+	assert_one_line_error(&p, h_fmt("no such session: %s", id));
+	/* Past the directory and socket modes (run.sh's 0666 hard link of
+	 * its socket): SO_PEERCRED. */
+	pkt = h_fmt("exec%carg=sh%carg=-c%carg=echo ran%c", 0, 0, 0, 0);
+	cr_assert_str_eq(raw_request(sock, pkt, 5 + 7 + 7 + 13, true),
+			 h_fmt("error session %s belongs to uid %s", id, uid2));
+	h_sleep_ms(200);
+	cr_assert_eq(count_uid((uid_t)atoi(uid2)), before, "a process of the other user appeared");
+	cr_assert_eq(start_time(init), init_start, "the other user's session was ended");
+}
