@@ -489,6 +489,12 @@ static __attribute__((noreturn)) void child(struct init *in, char **cmd, int err
 	if (fg > 0 && fg == getpgid(getppid()))
 		(void)tcsetpgrp(STDIN_FILENO, getpid());
 	sigprocmask(SIG_SETMASK, &in->orig_mask, NULL);
+	e = enter_landlock(in);
+	if (e < 0) {
+		e = LANDLOCK_FAILED | -e;
+		(void)!write(errfd, &e, sizeof(e));
+		_exit(EXIT_LAUNCHER);
+	}
 	execvp(cmd[0], cmd);
 	e = errno;
 	(void)!write(errfd, &e, sizeof(e));
@@ -509,6 +515,13 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 		fl = fcntl(in->ctl, F_GETFD);
 		if (fl < 0 || fcntl(in->ctl, F_SETFD, fl | FD_CLOEXEC) < 0)
 			return err_sys(err, errno, "control fd %d", in->ctl);
+	}
+	/* Likewise the ruleset: what init starts enters its domain and then
+	 * has no use for it. */
+	if (in->landlock_fd >= 0) {
+		fl = fcntl(in->landlock_fd, F_GETFD);
+		if (fl < 0 || fcntl(in->landlock_fd, F_SETFD, fl | FD_CLOEXEC) < 0)
+			return err_sys(err, errno, "landlock fd %d", in->landlock_fd);
 	}
 	/* Not dumpable: the workload runs with our uid in our user namespace
 	 * without capabilities, so this alone keeps it from ptrace()ing us,
@@ -571,7 +584,9 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 		n = read(pipefd[0], &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	close(pipefd[0]);
-	if (n == sizeof(e))
+	if (n == sizeof(e) && (e & LANDLOCK_FAILED))
+		say(in, "error landlock: restrict_self: %s", strerror(e & ~LANDLOCK_FAILED));
+	else if (n == sizeof(e))
 		say(in, "exec-error %d", e);
 	else
 		say(in, "started %d", (int)pid);
@@ -584,11 +599,12 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 
 static void usage(void)
 {
-	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--service NAME LEASE_MS ARGC "
+	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--service NAME LEASE_MS ARGC "
 	      "ARG...]... [--] CMD [ARG]...\n"
 	      "Run CMD as the init of a paddock sandbox; see paddock-init(8).\n"
 	      "  --control-fd N  report to, and obey, the SOCK_SEQPACKET socket N (N >= 3)\n"
 	      "  --grace MS      SIGTERM-to-SIGKILL delay in milliseconds (default 2000)\n"
+	      "  --landlock-fd N enter the Landlock ruleset N in every process started\n"
 	      "  --service NAME LEASE_MS ARGC ARG...\n"
 	      "                  start ARG... first, in a session of its own; with LEASE_MS\n"
 	      "                  above 0 it outlives CMD until LEASE_MS after its start\n"
@@ -603,6 +619,7 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 	    {"control-fd", required_argument, NULL, 'c'},
 	    {"grace", required_argument, NULL, 'g'},
 	    {"service", required_argument, NULL, 's'},
+	    {"landlock-fd", required_argument, NULL, 'l'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -623,6 +640,11 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 			if (parse_num(optarg, GRACE_MS_MAX, &v) < 0)
 				return err_set(err, EINVAL, "bad --grace '%s'", optarg);
 			in->grace_ms = v;
+			break;
+		case 'l':
+			if (parse_num(optarg, INT32_MAX, &v) < 0 || v < 3)
+				return err_set(err, EINVAL, "bad --landlock-fd '%s'", optarg);
+			in->landlock_fd = (int)v;
 			break;
 		case 's':
 			if (services_add(in, optarg, argc, argv, &optind, err) < 0)
@@ -659,7 +681,12 @@ const char *__asan_default_options(void)
 int main(int argc, char **argv)
 {
 	struct init in = {
-	    .ctl = -1, .grace_ms = GRACE_MS_DEFAULT, .sfd = -1, .tfd = -1, .svc_tfd = -1};
+	    .ctl = -1,
+	    .landlock_fd = -1,
+	    .grace_ms = GRACE_MS_DEFAULT,
+	    .sfd = -1,
+	    .tfd = -1,
+	    .svc_tfd = -1};
 	struct err err = {0};
 	int pipefd[2] = {-1, -1};
 	int r, cmd = 0;

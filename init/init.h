@@ -43,6 +43,7 @@ enum phase {
 
 struct init {
 	int ctl;	 /* control socket, -1 without --control-fd */
+	int landlock_fd; /* --landlock-fd: a ruleset for what init starts, or -1 */
 	bool ctl_closed; /* EOF or a hard error: stop polling it */
 	long grace_ms;	 /* SIGTERM -> SIGKILL delay */
 	bool pid1;	 /* we are PID 1 of our own pid namespace */
@@ -77,6 +78,12 @@ bool proc_is_ours(pid_t self);
 /* Says "kill" once per pid. */
 bool first_kill(struct init *in, pid_t pid);
 int64_t now_ms(void);
+/* In a child of init before its execvp: the sandbox's Landlock domain
+ * (--landlock-fd). 0, or -errno. */
+int enter_landlock(const struct init *in);
+/* The child's report through its close-on-exec pipe: errno of the failed
+ * execvp, or LANDLOCK_FAILED | errno when the domain could not be entered. */
+#define LANDLOCK_FAILED 0x10000
 
 /* services.c */
 /* "--service NAME LEASE_MS ARGC ARG..." at argv[*i] (NAME is optarg):

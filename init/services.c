@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,6 +26,15 @@
 /* While a service's session is being killed, how often it is swept again
  * (members can fork until the SIGKILL reaches them). */
 #define RESWEEP_MS 100
+
+int enter_landlock(const struct init *in)
+{
+	/* landlock_restrict_self(2); no_new_privs is inherited from the
+	 * launcher, which set it before exec'ing us. */
+	if (in->landlock_fd >= 0 && syscall(SYS_landlock_restrict_self, in->landlock_fd, 0) < 0)
+		return -errno;
+	return 0;
+}
 
 int64_t now_ms(void)
 {
@@ -76,6 +86,12 @@ static __attribute__((noreturn)) void service_child(struct init *in, struct serv
 	 * and job control of the workload's group does not reach it. */
 	setsid();
 	sigprocmask(SIG_SETMASK, &in->orig_mask, NULL);
+	e = enter_landlock(in);
+	if (e < 0) {
+		e = LANDLOCK_FAILED | -e;
+		(void)!write(errfd, &e, sizeof(e));
+		_exit(EXIT_LAUNCHER);
+	}
 	execvp(sv->argv[0], sv->argv);
 	e = errno;
 	(void)!write(errfd, &e, sizeof(e));
@@ -108,7 +124,10 @@ static void start_one(struct init *in, struct service *sv)
 	if (pid < 0 || n == sizeof(e)) {
 		/* The failed child is reaped as an ended service: not reported. */
 		sv->state = SVC_ENDED;
-		say(in, "service-ended %s exec-error %d", sv->name, e);
+		if (e & LANDLOCK_FAILED)
+			say(in, "service-ended %s landlock-error %d", sv->name, e & ~LANDLOCK_FAILED);
+		else
+			say(in, "service-ended %s exec-error %d", sv->name, e);
 		return;
 	}
 	sv->state = SVC_RUNNING;

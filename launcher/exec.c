@@ -104,7 +104,7 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 	env = merged_env(r->env, x->env, x->n_env);
 	if (!env) {
 		err_set(&err, ENOMEM, "out of memory");
-	} else if (sandbox_harden(r, x->cwd ? x->cwd : r->policy->cwd, keep, 1, 0, &err) >= 0) {
+	} else if (sandbox_harden(r, x->cwd ? x->cwd : r->policy->cwd, keep, 1, 0, true, &err) >= 0) {
 		/* execvp(3) searches the PATH of the environment it runs in:
 		 * the command's, as paddock-init's execvp does for the
 		 * workload. */
@@ -290,6 +290,11 @@ static const char *refusal(const struct run *r, const struct session_exec *x, ch
 		snprintf(buf, size, "session %s is still starting", id);
 		return buf;
 	}
+	if (r->retained) {
+		snprintf(buf, size,
+			 "session %s: its main command has ended (only leased services run on)", id);
+		return buf;
+	}
 	if (r->wl_reported || r->expired || r->stopped) {
 		snprintf(buf, size, "session %s is ending", id);
 		return buf;
@@ -308,16 +313,6 @@ static const char *refusal(const struct run *r, const struct session_exec *x, ch
 		}
 	}
 	return NULL;
-}
-
-bool exec_session_ending(struct run *r)
-{
-	if (!r->exec_end_open)
-		return false;
-	close(r->exec_end[0]);
-	close(r->exec_end[1]);
-	r->exec_end_open = false;
-	return true;
 }
 
 void exec_spawn(struct run *r, int fd, struct session_exec *req)

@@ -386,7 +386,7 @@ static int add_stdio_rules(int ruleset, uint64_t handled, struct err *err)
 	return 0;
 }
 
-int landlock_apply(const struct landlock_info *info, struct err *err)
+int landlock_ruleset(const struct landlock_info *info, struct err *err)
 {
 	/* The full struct whatever the ABI: the fields an older kernel does
 	 * not know are zero, because prepare set them only for the ABI that
@@ -400,7 +400,7 @@ int landlock_apply(const struct landlock_info *info, struct err *err)
 	int r;
 
 	if (!info->enabled)
-		return 0;
+		return err_set(err, EINVAL, "landlock: not enabled");
 	ruleset = sys_landlock_create_ruleset(&attr, sizeof(attr), 0);
 	if (ruleset < 0)
 		return err_sys(err, ruleset, "landlock: create ruleset (ABI %d)", info->abi);
@@ -422,6 +422,19 @@ int landlock_apply(const struct landlock_info *info, struct err *err)
 		if (r < 0)
 			return r;
 	}
+	return take_fd(&ruleset);
+}
+
+int landlock_apply(const struct landlock_info *info, struct err *err)
+{
+	cleanup_close int ruleset = -1;
+	int r;
+
+	if (!info->enabled)
+		return 0;
+	ruleset = landlock_ruleset(info, err);
+	if (ruleset < 0)
+		return ruleset;
 	/* Enforced on this thread and inherited by every descendant across
 	 * execve; a domain can only be narrowed further, never lifted. The
 	 * kernel demands no_new_privs (set by caps_drop_all()) so that an

@@ -142,6 +142,10 @@ int landlock_prepare(const struct policy *p, const struct mount_plan *plan,
 		     struct landlock_info *info, struct err *err);
 /* Child, after pivot_root and no_new_privs, before seccomp. */
 int landlock_apply(const struct landlock_info *info, struct err *err);
+/* The ruleset of info, built but not enforced: an fd for
+ * landlock_restrict_self(2), which paddock-init calls in each process it
+ * starts (the workload, the services), or -errno with err set. */
+int landlock_ruleset(const struct landlock_info *info, struct err *err);
 void landlock_info_free(struct landlock_info *info);
 /* The running kernel's Landlock ABI version, 0 when there is none. */
 int landlock_abi(void);

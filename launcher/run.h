@@ -73,8 +73,8 @@ struct run {
 	struct survivor *survivors;
 	size_t n_survivors;
 	int placeholders_left;
-	/* paddock exec (exec.c): its helpers watch exec_end[0]; the
-	 * supervisor closes both ends when the session starts to end. */
+	/* paddock exec (exec.c): its helpers watch exec_end[0] and end
+	 * their command when the supervisor is gone (EOF). */
 	int exec_end[2];
 	bool exec_end_open;
 	char child_error[INITPROTO_MAX + 1];
@@ -102,11 +102,12 @@ unsigned long sandbox_ns_flags(unsigned ns);
  * as its last steps before execve: cwd (resolved in the root), rlimits,
  * setsid, only fds 0-2 and keep (moved to 3, 4, ...; keep[] is updated;
  * the first n_inherit stay open across execve, the others become
- * close-on-exec), no capabilities, no_new_privs, Landlock, an empty signal
+ * close-on-exec), no capabilities, no_new_privs, Landlock (with
+ * apply_landlock; paddock-init applies it to what it starts), an empty signal
  * mask, seccomp. -errno with err set; the process is then half-hardened
  * and must only report and _exit(). */
 int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep,
-		   size_t n_inherit, struct err *err);
+		   size_t n_inherit, bool apply_landlock, struct err *err);
 
 /* ports.c. ports_check(): a policy with ports needs the sandbox's own
  * network namespace (-EINVAL, err set). ports_bind(): before anything
@@ -139,12 +140,6 @@ int sandbox_find_survivors(struct run *r);
  * is run and waited for by a helper process that is not the supervisor's
  * child, so the supervisor never reaps anything but its own. */
 void exec_spawn(struct run *r, int fd, struct session_exec *req);
-/* The session is ending (stop, expiry, the workload's end): every exec'd
- * command gets SIGTERM from its helper. paddock-init cannot signal them:
- * each is in a Landlock domain of its own, and with signal scoping (ABI 6)
- * one domain cannot signal another's processes. True the first time, when
- * any command was exec'd (the supervisor must then end PID 1 itself). */
-bool exec_session_ending(struct run *r);
 /* cmd_exec.c: paddock exec (argv from the command word on). */
 int cmd_exec(int argc, char **argv);
 

@@ -168,7 +168,8 @@ static int wait_go(int ctl, struct err *err)
 static int child_setup(struct run *r, int *ctl, struct err *err)
 {
 	const struct policy *p = r->policy;
-	int keep[2];
+	int keep[3];
+	size_t n = 0;
 	int rc;
 
 	/* Killed if the launcher dies (it holds the only handle on us). */
@@ -178,6 +179,7 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 	rc = wait_go(*ctl, err);
 	if (rc < 0)
 		return rc;
+	keep[n++] = *ctl;
 	log_debug("child: go");
 	rc = mounts_apply(&r->plan, receive_protect, ctl, err);
 	log_debug("child: mounted");
@@ -196,11 +198,22 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 			return rc;
 	}
 	log_debug("child: net up");
-	/* Only 0-2, the control socket (init's fd 3) and init's memfd (fd 4,
-	 * close-on-exec) survive. */
-	keep[0] = *ctl;
-	keep[1] = r->init_fd;
-	rc = sandbox_harden(r, p->cwd, keep, 2, 1, err);
+	/* Landlock is built here, in the new root its rules are anchored
+	 * in, and enforced by paddock-init in each process it starts (the
+	 * workload, the services), not on init itself: a domain-less init
+	 * can signal every process of the sandbox, paddock exec's included,
+	 * which have domains of their own (signal scoping, ABI 6), while
+	 * none of them can signal init. */
+	if (r->landlock.enabled) {
+		rc = landlock_ruleset(&r->landlock, err);
+		if (rc < 0)
+			return rc;
+		keep[n++] = rc;
+	}
+	/* Only 0-2, the control socket (init's fd 3), the ruleset (fd 4,
+	 * with Landlock) and init's memfd (close-on-exec) survive. */
+	keep[n++] = r->init_fd;
+	rc = sandbox_harden(r, p->cwd, keep, n, n - 1, false, err);
 	*ctl = keep[0];
 	return rc;
 }
@@ -208,7 +221,7 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 /* The same for the workload's init and for every paddock exec command
  * (exec.c): an ordered checklist, each step with its reason. */
 int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep,
-		   size_t n_inherit, struct err *err)
+		   size_t n_inherit, bool apply_landlock, struct err *err)
 {
 	sigset_t mask;
 	int rc;
@@ -243,7 +256,7 @@ int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_kee
 		return rc;
 	/* Landlock needs no_new_privs (set above) or CAP_SYS_ADMIN, and the
 	 * rules are anchored on paths of the new root. */
-	if (r->landlock.enabled) {
+	if (r->landlock.enabled && apply_landlock) {
 		rc = landlock_apply(&r->landlock, err);
 		log_debug("child: landlock applied");
 		if (rc < 0)
@@ -266,7 +279,7 @@ int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_kee
 static char **init_argv(const struct run *r)
 {
 	const struct policy *p = r->policy;
-	size_t n = 0, total = 8, i;
+	size_t n = 0, total = 10, i;
 	char **argv;
 
 	for (i = 0; r->opt->argv[i]; i++)
@@ -282,6 +295,10 @@ static char **init_argv(const struct run *r)
 	argv[n++] = "--grace";
 	if (asprintf(&argv[n++], "%llu", (unsigned long long)p->grace_ms) < 0)
 		return NULL;
+	if (r->landlock.enabled) {
+		argv[n++] = "--landlock-fd";
+		argv[n++] = "4"; /* child_setup()'s order */
+	}
 	for (size_t k = 0; k < p->n_services; k++) {
 		const struct policy_service *sv = &p->services[k];
 
@@ -309,7 +326,7 @@ static void child(struct run *r, int ctl)
 	if (!argv)
 		err_set(&err, ENOMEM, "out of memory");
 	else if (child_setup(r, &ctl, &err) == 0) {
-		fexecve(4, argv, r->env);
+		fexecve(r->landlock.enabled ? 5 : 4, argv, r->env);
 		err_sys(&err, errno, "exec paddock-init");
 	}
 	/* A longer message is cut to one protocol packet. */

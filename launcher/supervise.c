@@ -277,13 +277,6 @@ int sandbox_supervise(struct run *r, struct err *err)
 			if (req.exec)
 				exec_spawn(r, req.exec_fd, &req.exec_req);
 		}
-		/* paddock exec's commands are out of init's reach (exec.c):
-		 * after the workload's end PID 1 goes after the grace period
-		 * at the latest, as on stop and expiry, and the pid namespace
-		 * with it. */
-		if ((r->wl_reported || r->expired || r->stopped) && exec_session_ending(r) &&
-		    !r->expired && !r->stopped)
-			arm(kill_tfd, r->policy->grace_ms + KILL_MARGIN_MS);
 		if (pfd[0].revents & POLLIN)
 			break;
 	}
