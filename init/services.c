@@ -106,7 +106,11 @@ static void start_one(struct init *in, struct service *sv)
 	close(fd[0]);
 	sv->pid = pid;
 	if (pid < 0 || n == sizeof(e)) {
-		/* The failed child is reaped as an ended service: not reported. */
+		/* Reaped now: the failed child only has _exit() left to do, and
+		 * until then a shutdown sweep would report it as a leftover
+		 * ("term 2 paddock-init") when the workload ends quickly. */
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		sv->state = SVC_ENDED;
 		say(in, "service-ended %s exec-error %d", sv->name, e);
 		return;
