@@ -267,6 +267,12 @@ static int parse_leases(const cJSON *o, struct session_info *out, struct err *er
 		    (rc = get_str(e, "state", false, l->state, sizeof(l->state), err)) < 0 ||
 		    (rc = get_str(e, "ended", true, l->ended, sizeof(l->ended), err)) < 0)
 			return rc;
+		/* The states the supervisor writes; like the session's own
+		 * state, anything else is not an entry of ours. */
+		if (strcmp(l->state, "starting") != 0 && strcmp(l->state, "running") != 0 &&
+		    strcmp(l->state, "retained") != 0 && strcmp(l->state, "ended") != 0)
+			return err_set(err, EINVAL, "session.json: leases: state: unknown \"%s\"",
+				       l->state);
 		l->pid = (pid_t)pid;
 		l->lease_ms = (uint64_t)lease;
 	}
