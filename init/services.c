@@ -43,8 +43,7 @@ static int parse_long(const char *s, long max, long *out)
 	return s[0] >= '0' && s[0] <= '9' && !errno && !*end && *out <= max ? 0 : -EINVAL;
 }
 
-int services_add(struct init *in, const char *name, int argc, char **argv, int *i,
-		 struct err *err)
+int services_add(struct init *in, const char *name, int argc, char **argv, int *i, struct err *err)
 {
 	struct service *sv = &in->svc[in->nsvc];
 	long lease, n;
@@ -67,8 +66,7 @@ int services_add(struct init *in, const char *name, int argc, char **argv, int *
 	return 0;
 }
 
-static __attribute__((noreturn)) void service_child(struct init *in, struct service *sv,
-						    int errfd)
+static __attribute__((noreturn)) void service_child(struct init *in, struct service *sv, int errfd)
 {
 	int e;
 

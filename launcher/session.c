@@ -17,8 +17,7 @@
 
 #define SESSION_JSON_MAX (64 * 1024)
 
-static const char *const state_names[] = {"starting", "running", "retained", "ended",
-						   "stale"};
+static const char *const state_names[] = {"starting", "running", "retained", "ended", "stale"};
 
 const char *session_state_name(enum session_state s)
 {
@@ -255,8 +254,7 @@ static int parse_leases(const cJSON *o, struct session_info *out, struct err *er
 		return 0;
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > SESSION_LEASES_MAX)
 		return err_set(err, EINVAL, "session.json: leases: expected an array");
-	cJSON_ArrayForEach(e, a)
-	{
+	cJSON_ArrayForEach(e, a) {
 		struct session_lease *l = &out->leases[out->n_leases++];
 
 		if ((rc = get_str(e, "service", false, l->service, sizeof(l->service), err)) < 0 ||
@@ -289,8 +287,7 @@ static int parse_endpoints(const cJSON *o, struct session_info *out, struct err 
 		return 0;
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > SESSION_ENDPOINTS_MAX)
 		return err_set(err, EINVAL, "session.json: endpoints: expected an array");
-	cJSON_ArrayForEach(e, a)
-	{
+	cJSON_ArrayForEach(e, a) {
 		struct session_endpoint *p = &out->endpoints[out->n_endpoints++];
 
 		if ((rc = get_str(e, "host", false, p->host, sizeof(p->host), err)) < 0 ||

@@ -23,9 +23,9 @@ struct v_world {
 };
 
 /* A unix-socket server answering argv[2] to every connection on argv[1]. */
-#define SERVER                                                                            \
+#define SERVER                                                                                \
 	"\"/usr/bin/python3\", \"-c\", \"import socket,sys\\ns=socket.socket(socket.AF_UNIX)" \
-	"\\ns.bind(sys.argv[1])\\ns.listen(8)\\nwhile 1:\\n c=s.accept()[0]\\n "             \
+	"\\ns.bind(sys.argv[1])\\ns.listen(8)\\nwhile 1:\\n c=s.accept()[0]\\n "              \
 	"c.sendall(sys.argv[2].encode())\\n c.close()\""
 
 /* The policy: /usr, /bin, /lib, /proc, the workspace read-write, limits
@@ -42,18 +42,22 @@ static struct v_world v_world(const char *lease, bool extras, const char *limits
 	v.marker = h_marker();
 	v.sock = h_join(v.w.ws, "svc.sock");
 	v.policy = h_join(v.w.base, "p.json");
-	svc = h_fmt("{\"name\": \"web\", \"argv\": [" SERVER ", \"%s\", \"%s\"], \"lease\": \"%s\"}",
-		    v.sock, v.marker, lease);
+	svc =
+	    h_fmt("{\"name\": \"web\", \"argv\": [" SERVER ", \"%s\", \"%s\"], \"lease\": \"%s\"}",
+		  v.sock, v.marker, lease);
 	if (extras)
-		svc = h_fmt("%s, {\"name\": \"plain\", \"argv\": [\"sleep\", \"300\", \"%s\"]},"
-			    " {\"name\": \"broken\", \"argv\": [\"/paddock-test-no-such-command\"]}",
-			    svc, v.marker);
+		svc =
+		    h_fmt("%s, {\"name\": \"plain\", \"argv\": [\"sleep\", \"300\", \"%s\"]},"
+			  " {\"name\": \"broken\", \"argv\": [\"/paddock-test-no-such-command\"]}",
+			  svc, v.marker);
 	h_write_file(
 	    v.policy,
 	    h_fmt("{\"version\": 1, \"mounts\": ["
 		  "{\"type\": \"bind\", \"source\": \"/usr\", \"mode\": \"ro\"},"
-		  "{\"type\": \"bind\", \"source\": \"/bin\", \"mode\": \"ro\", \"symlink\": \"copy\"},"
-		  "{\"type\": \"bind\", \"source\": \"/lib\", \"mode\": \"ro\", \"symlink\": \"copy\"},"
+		  "{\"type\": \"bind\", \"source\": \"/bin\", \"mode\": \"ro\", \"symlink\": "
+		  "\"copy\"},"
+		  "{\"type\": \"bind\", \"source\": \"/lib\", \"mode\": \"ro\", \"symlink\": "
+		  "\"copy\"},"
 		  "{\"type\": \"bind\", \"source\": \"/lib64\", \"mode\": \"ro\", \"symlink\": "
 		  "\"copy\", \"optional\": true},"
 		  "{\"type\": \"proc\", \"target\": \"/proc\"},"
@@ -87,7 +91,8 @@ static int answers(const struct v_world *v)
 		cr_assert(e == ECONNREFUSED || e == ENOENT, "connect: %s", strerror(e));
 		return 0;
 	}
-	while (len < (ssize_t)sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += n;
 	close(fd);
 	buf[len] = '\0';
@@ -117,7 +122,8 @@ static const char *service_pidns(const struct v_world *v)
 
 	for (size_t i = 0; i < n; i++) {
 		const char *cmd = h_read_file(h_fmt("/proc/%d/cmdline", (int)pids[i]), NULL);
-		ssize_t len = readlink(h_fmt("/proc/%d/ns/pid", (int)pids[i]), buf, sizeof(buf) - 1);
+		ssize_t len =
+		    readlink(h_fmt("/proc/%d/ns/pid", (int)pids[i]), buf, sizeof(buf) - 1);
 
 		if (len <= 0 || !cmd || strncmp(cmd, "/usr/bin/python3", 16) != 0)
 			continue;
@@ -223,7 +229,8 @@ Test(services, foreground_run_returns_and_the_lease_runs_out)
 	cr_assert_eq(run.status, 7, H_SHOW(&run));
 	id = retained_id(&run);
 	/* "service-started" means exec'd, not listening: give python a moment. */
-	cr_assert(answers_within(&v, 1, 10), "the service does not answer after the run: " H_SHOW(&run));
+	cr_assert(answers_within(&v, 1, 10),
+		  "the service does not answer after the run: " H_SHOW(&run));
 	cr_assert_eq(marked_sleeps(&v), 0, "the main command's detached descendant survived");
 	cr_assert_lt(h_now() - t0, 3.5, "the run did not return well before the lease's end");
 	ns = service_pidns(&v);
@@ -233,9 +240,10 @@ Test(services, foreground_run_returns_and_the_lease_runs_out)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, h_fmt("\n%s ", id)), H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, " retained "), H_SHOW(&p));
-	cr_assert(h_contains(p.out_text, h_fmt("  lease web                   owner %u  gen 1  pid ",
-					       (unsigned)getuid())),
-		  H_SHOW(&p));
+	cr_assert(
+	    h_contains(p.out_text, h_fmt("  lease web                   owner %u  gen 1  pid ",
+					 (unsigned)getuid())),
+	    H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "Z  retained\n"), H_SHOW(&p));
 	H_PADDOCK(&p, v.w.ws, "ps", "--json");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
@@ -243,7 +251,8 @@ Test(services, foreground_run_returns_and_the_lease_runs_out)
 	cr_assert_str_eq(
 	    h_json(h_join(v.w.base, "ps.json"),
 		   "[(s['state'], s['status'], [(l['service'], l['session'], l['owner_uid'], "
-		   "l['generation'], l['lease_ms'], l['state'], l['expires'] is not None, l['pid'] > 1)"
+		   "l['generation'], l['lease_ms'], l['state'], l['expires'] is not None, l['pid'] "
+		   "> 1)"
 		   " for l in s['leases']]) for s in d]"),
 	    h_fmt("[[\"retained\", 7, [[\"web\", \"%s\", %u, 1, 4000, \"retained\", true, true]]]]",
 		  id, (unsigned)getuid()));
@@ -266,7 +275,8 @@ Test(services, foreground_run_returns_and_the_lease_runs_out)
 	cr_assert_eq(answers(&v), 0, "the service outlived its lease by far");
 	cr_assert_geq(t_last - t0, 2.0, "the service ended long before its 4 s lease");
 	cr_assert(ns_empty_within(ns, 10), "a process of the session is left");
-	for (double end = h_now() + 10; h_now() < end && strcmp(rec(&v, "d['phase']"), "\"final\"");)
+	for (double end = h_now() + 10;
+	     h_now() < end && strcmp(rec(&v, "d['phase']"), "\"final\"");)
 		h_sleep_ms(100);
 	cr_assert_str_eq(rec(&v, "(d['phase'], d['ended'], d['status'])"),
 			 "[\"final\", \"exit\", 7]");
@@ -302,7 +312,8 @@ Test(services, stop_in_the_retained_phase)
 	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
 	cr_assert_eq(answers(&v), 0, "the service outlived paddock stop");
 	cr_assert(ns_empty_within(ns, 5), "a process of the session is left");
-	for (double end = h_now() + 10; h_now() < end && strcmp(rec(&v, "d['phase']"), "\"final\"");)
+	for (double end = h_now() + 10;
+	     h_now() < end && strcmp(rec(&v, "d['phase']"), "\"final\"");)
 		h_sleep_ms(100);
 	cr_assert_str_eq(rec(&v, "(d['phase'], d['ended'], d['status'])"),
 			 "[\"final\", \"exit\", 3]");
@@ -337,10 +348,12 @@ Test(services, ttl_ends_leased_services)
 	ns = service_pidns(&v);
 	cr_assert(answers_within(&v, 0, 10), "the TTL did not end the service");
 	cr_assert(ns_empty_within(ns, 5), "a process of the session is left");
-	for (double end = h_now() + 10; h_now() < end && strcmp(rec(&v, "d['phase']"), "\"final\"");)
+	for (double end = h_now() + 10;
+	     h_now() < end && strcmp(rec(&v, "d['phase']"), "\"final\"");)
 		h_sleep_ms(100);
-	cr_assert_str_eq(rec(&v, "(d['phase'], d['ended'], d['status'], d['services'][0]['ended'])"),
-			 "[\"final\", \"exit\", 4, \"expired signal:15\"]");
+	cr_assert_str_eq(
+	    rec(&v, "(d['phase'], d['ended'], d['status'], d['services'][0]['ended'])"),
+	    "[\"final\", \"exit\", 4, \"expired signal:15\"]");
 }
 
 /* --detach with a leased service: wait returns the main command's status

@@ -581,8 +581,8 @@ Test(init, cwd)
  * the workload in a session of its own; leased ones outlive the workload
  * as PID 1 ("retained"), the rest end with it. */
 
-#define LEFTOVER                                                                          \
-	"setsid sleep 30 & p=$!; "                                                        \
+#define LEFTOVER                   \
+	"setsid sleep 30 & p=$!; " \
 	"while [ \"$(cat /proc/$p/comm 2>/dev/null)\" != sleep ]; do sleep 0.01; done; "
 
 /* init's host pid under unshare (its only child), once it runs. */
@@ -717,8 +717,8 @@ Test(init, service_retained_until_lease_end_pid1)
 		R.nmsgs--;
 	}
 	assert_msgs(WANT("service-started web [0-9]*", "started [0-9]*", "exit 7",
-			 "term [0-9]* sleep", "retained", "service-ended web lease-expired signal:15",
-			 "done"));
+			 "term [0-9]* sleep", "retained",
+			 "service-ended web lease-expired signal:15", "done"));
 	cr_assert_str_neq(R.msgs[3], svc, "the service was swept with the workload");
 	cr_assert_eq(ns_procs(init, pids, sids, 8), 0, "a process outlived init");
 }
@@ -809,7 +809,8 @@ Test(init, service_bad_arguments)
 	/* 17 services: one too many. */
 	snprintf(cmd, sizeof(cmd), "%s", INIT);
 	for (int i = 0; i < 17; i++)
-		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " --service s%d 0 1 true", i);
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " --service s%d 0 1 true",
+			 i);
 	strcat(cmd, " -- true 2>/dev/null");
 	cr_assert_eq(WEXITSTATUS(system(cmd)), 125);
 	/* 16 are fine; so is a lease of 30 days, the longest. */

@@ -1351,17 +1351,18 @@ Test(policy, services_edges)
 	cr_expect_eq(p->n_services, 0);
 	policy_free(p);
 	p = NULL;
-	cr_assert_eq(load_str("{\"version\":1,\"mounts\":[{\"type\":\"proc\",\"target\":\"/proc\"}],"
-			      "\"services\":[{\"name\":\"a\",\"argv\":[\"x\"],\"lease\":\"720h\"}]}",
-			      &p, &err),
-		     0, "%s", err.msg);
+	cr_assert_eq(
+	    load_str("{\"version\":1,\"mounts\":[{\"type\":\"proc\",\"target\":\"/proc\"}],"
+		     "\"services\":[{\"name\":\"a\",\"argv\":[\"x\"],\"lease\":\"720h\"}]}",
+		     &p, &err),
+	    0, "%s", err.msg);
 	cr_expect_eq(p->services[0].lease_ms, 30ULL * 24 * 3600 * 1000);
 	policy_free(p);
 	p = NULL;
 	/* Without a lease no /proc is needed. */
-	cr_assert_eq(load_str("{\"version\":1,\"services\":[{\"name\":\"a\",\"argv\":[\"x\"]}]}", &p,
-			      &err),
-		     0, "%s", err.msg);
+	cr_assert_eq(
+	    load_str("{\"version\":1,\"services\":[{\"name\":\"a\",\"argv\":[\"x\"]}]}", &p, &err),
+	    0, "%s", err.msg);
 	policy_free(p);
 	p = NULL;
 	strcpy(json, "{\"version\":1,\"services\":[");
@@ -1379,9 +1380,9 @@ Test(policy, services_edges)
 Test(policy, services_refusals_are_fixtures)
 {
 	static const char *const names[] = {
-	    "argv-empty", "argv-missing", "argv-not-string", "argv0-empty", "lease-bad",
-	    "lease-no-proc", "lease-over-ttl", "lease-zero", "name-bad", "name-dup",
-	    "not-array", "too-many", "unknown-key",
+	    "argv-empty",    "argv-missing",   "argv-not-string", "argv0-empty", "lease-bad",
+	    "lease-no-proc", "lease-over-ttl", "lease-zero",	  "name-bad",	 "name-dup",
+	    "not-array",     "too-many",       "unknown-key",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -240,13 +240,13 @@ Test(session, json_round_trip_with_leases)
 					      .started = "2026-01-02T03:04:05.678Z",
 					      .expires = "2026-01-02T03:09:05.678Z",
 					      .state = "retained"};
-	in.leases[1] = (struct session_lease){
-	    .service = "db", .pid = 3, .started = "2026-01-02T03:04:05.679Z", .state = "ended",
-	    .ended = "main-ended signal:15"};
-	in.leases[2] = (struct session_lease){.service = "bad",
-					      .lease_ms = 1000,
+	in.leases[1] = (struct session_lease){.service = "db",
+					      .pid = 3,
+					      .started = "2026-01-02T03:04:05.679Z",
 					      .state = "ended",
-					      .ended = "exec-error 2"};
+					      .ended = "main-ended signal:15"};
+	in.leases[2] = (struct session_lease){
+	    .service = "bad", .lease_ms = 1000, .state = "ended", .ended = "exec-error 2"};
 	text = session_info_json(&in);
 	cr_assert_not_null(text);
 	cr_assert(strstr(text, "\"state\":\t\"retained\""), "%s", text);
@@ -290,7 +290,8 @@ Test(session, json_leases_refused)
 	char many[8192];
 
 	cr_assert_eq(session_info_parse(LEASE(LEASE_OK "\"state\":\"running\""),
-					strlen(LEASE(LEASE_OK "\"state\":\"running\"")), &out, &err),
+					strlen(LEASE(LEASE_OK "\"state\":\"running\"")), &out,
+					&err),
 		     0, "%s", err.msg);
 	bad_json(GOOD_HEAD "\"state\":\"running\",\"leases\":{}}", "leases");
 	bad_json(GOOD_HEAD "\"state\":\"running\",\"leases\":[1]}", "service");
@@ -315,7 +316,9 @@ Test(session, json_leases_refused)
 		       "\"expires\":null,\"ended\":null,\"state\":\"running\""),
 		 "started");
 	bad_json(LEASE("\"service\":\"web\",\"pid\":2,\"lease_ms\":1,\"started\":null,"
-		       "\"expires\":\"" "0123456789012345678901234567890123456789" "\","
+		       "\"expires\":\""
+		       "0123456789012345678901234567890123456789"
+		       "\","
 		       "\"ended\":null,\"state\":\"running\""),
 		 "expires");
 	/* At most SESSION_LEASES_MAX. */
