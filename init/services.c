@@ -53,8 +53,7 @@ static int parse_long(const char *s, long max, long *out)
 	return s[0] >= '0' && s[0] <= '9' && !errno && !*end && *out <= max ? 0 : -EINVAL;
 }
 
-int services_add(struct init *in, const char *name, int argc, char **argv, int *i,
-		 struct err *err)
+int services_add(struct init *in, const char *name, int argc, char **argv, int *i, struct err *err)
 {
 	struct service *sv = &in->svc[in->nsvc];
 	long lease, n;
@@ -77,8 +76,7 @@ int services_add(struct init *in, const char *name, int argc, char **argv, int *
 	return 0;
 }
 
-static __attribute__((noreturn)) void service_child(struct init *in, struct service *sv,
-						    int errfd)
+static __attribute__((noreturn)) void service_child(struct init *in, struct service *sv, int errfd)
 {
 	int e;
 
@@ -122,7 +120,11 @@ static void start_one(struct init *in, struct service *sv)
 	close(fd[0]);
 	sv->pid = pid;
 	if (pid < 0 || n == sizeof(e)) {
-		/* The failed child is reaped as an ended service: not reported. */
+		/* Reaped now: the failed child only has _exit() left to do, and
+		 * until then a shutdown sweep would report it as a leftover
+		 * ("term 2 paddock-init") when the workload ends quickly. */
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		sv->state = SVC_ENDED;
 		if (e & LANDLOCK_FAILED)
 			say(in, "service-ended %s landlock-error %d", sv->name, e & ~LANDLOCK_FAILED);

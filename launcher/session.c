@@ -17,8 +17,7 @@
 
 #define SESSION_JSON_MAX (64 * 1024)
 
-static const char *const state_names[] = {"starting", "running", "retained", "ended",
-						   "stale"};
+static const char *const state_names[] = {"starting", "running", "retained", "ended", "stale"};
 
 const char *session_state_name(enum session_state s)
 {
@@ -255,8 +254,7 @@ static int parse_leases(const cJSON *o, struct session_info *out, struct err *er
 		return 0;
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > SESSION_LEASES_MAX)
 		return err_set(err, EINVAL, "session.json: leases: expected an array");
-	cJSON_ArrayForEach(e, a)
-	{
+	cJSON_ArrayForEach(e, a) {
 		struct session_lease *l = &out->leases[out->n_leases++];
 
 		if ((rc = get_str(e, "service", false, l->service, sizeof(l->service), err)) < 0 ||
@@ -267,6 +265,12 @@ static int parse_leases(const cJSON *o, struct session_info *out, struct err *er
 		    (rc = get_str(e, "state", false, l->state, sizeof(l->state), err)) < 0 ||
 		    (rc = get_str(e, "ended", true, l->ended, sizeof(l->ended), err)) < 0)
 			return rc;
+		/* The states the supervisor writes; like the session's own
+		 * state, anything else is not an entry of ours. */
+		if (strcmp(l->state, "starting") != 0 && strcmp(l->state, "running") != 0 &&
+		    strcmp(l->state, "retained") != 0 && strcmp(l->state, "ended") != 0)
+			return err_set(err, EINVAL, "session.json: leases: state: unknown \"%s\"",
+				       l->state);
 		l->pid = (pid_t)pid;
 		l->lease_ms = (uint64_t)lease;
 	}
@@ -283,8 +287,7 @@ static int parse_endpoints(const cJSON *o, struct session_info *out, struct err 
 		return 0;
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > SESSION_ENDPOINTS_MAX)
 		return err_set(err, EINVAL, "session.json: endpoints: expected an array");
-	cJSON_ArrayForEach(e, a)
-	{
+	cJSON_ArrayForEach(e, a) {
 		struct session_endpoint *p = &out->endpoints[out->n_endpoints++];
 
 		if ((rc = get_str(e, "host", false, p->host, sizeof(p->host), err)) < 0 ||

@@ -148,10 +148,12 @@ static void need_init(bool pid1)
 }
 
 /* Starts init (as PID 1 under unshare when pid1) with our socket as fd 7;
- * grace may be NULL; capture puts the workload's stdout on R.out. */
-static void start(bool pid1, const char *grace, bool capture, const char *const *cmd)
+ * grace may be NULL; opts (NULL or NULL-terminated) go before "--";
+ * capture puts the workload's stdout on R.out. */
+static void start_opts(bool pid1, const char *grace, bool capture, const char *const *opts,
+		       const char *const *cmd)
 {
-	const char *argv[32];
+	const char *argv[64];
 	int sv[2], out[2] = {-1, -1}, n = 0;
 
 	need_init(pid1);
@@ -166,8 +168,10 @@ static void start(bool pid1, const char *grace, bool capture, const char *const 
 		argv[n++] = "--grace";
 		argv[n++] = grace;
 	}
+	while (opts && *opts && n < 48)
+		argv[n++] = *opts++;
 	argv[n++] = "--";
-	while (*cmd && n < 31)
+	while (*cmd && n < 63)
 		argv[n++] = *cmd++;
 	argv[n] = NULL;
 
@@ -202,6 +206,11 @@ static void start(bool pid1, const char *grace, bool capture, const char *const 
 	}
 	R.pidfd = pidfd_open(R.pid, 0);
 	cr_assert_geq(R.pidfd, 0);
+}
+
+static void start(bool pid1, const char *grace, bool capture, const char *const *cmd)
+{
+	start_opts(pid1, grace, capture, NULL, cmd);
 }
 
 /* The next message, or NULL at EOF or when the deadline passes. */
@@ -268,10 +277,12 @@ static void assert_msgs(const char *const *want)
 
 	for (i = 0; want[i]; i++) {
 		cr_assert_lt(i, R.nmsgs, "message %d missing, want \"%s\"", i, want[i]);
-		cr_assert_eq(fnmatch(want[i], R.msgs[i], 0), 0, "message %d is \"%s\", want \"%s\"",
-			     i, R.msgs[i], want[i]);
+		cr_assert_eq(fnmatch(want[i], R.msgs[i], 0), 0,
+			     "message %d is \"%s\", want \"%s\" (%d in all, last \"%s\")", i,
+			     R.msgs[i], want[i], R.nmsgs, R.msgs[R.nmsgs - 1]);
 	}
-	cr_assert_eq(i, R.nmsgs, "unexpected message \"%s\"", R.nmsgs > i ? R.msgs[i] : "");
+	cr_assert_eq(i, R.nmsgs, "unexpected message \"%s\" (then \"%s\", %d in all)",
+		     R.nmsgs > i ? R.msgs[i] : "", R.nmsgs > i + 1 ? R.msgs[i + 1] : "", R.nmsgs);
 }
 
 #define CMD(...)  ((const char *const[]){__VA_ARGS__, NULL})
@@ -564,4 +575,250 @@ Test(init, cwd)
 	cr_assert_str_eq(got, "/");
 	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
 	cr_assert_eq(finish(), 143);
+}
+
+/* Services (--service NAME LEASE_MS ARGC ARG...): each is started before
+ * the workload in a session of its own; leased ones outlive the workload
+ * as PID 1 ("retained"), the rest end with it. */
+
+#define LEFTOVER                   \
+	"setsid sleep 30 & p=$!; " \
+	"while [ \"$(cat /proc/$p/comm 2>/dev/null)\" != sleep ]; do sleep 0.01; done; "
+
+/* init's host pid under unshare (its only child), once it runs. */
+static pid_t init_host_pid(void)
+{
+	char path[64];
+	pid_t pid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", R.pid, R.pid);
+	f = fopen(path, "re");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%d", &pid), 1);
+	fclose(f);
+	return pid;
+}
+
+/* Live descendants of init (all of its pid namespace: orphans there go to
+ * init), from the host's /proc by ppid: their host pids and session ids.
+ * Not by /proc/PID/ns/pid: a process with full capabilities in its user
+ * namespace is not ptrace-readable here when our own capability sets are
+ * not a superset (cap_ptrace_access_check), which hides its ns links. */
+static int ns_procs(pid_t init, pid_t *pids, int *sids, int max)
+{
+	static struct {
+		int pid, ppid, sid;
+		char state;
+	} all[4096];
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300];
+	int n = 0, count = 0;
+	FILE *f;
+
+	cr_assert_not_null(d);
+	while (n < 4096 && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !(f = fopen(path, "re")))
+			continue;
+		if (fscanf(f, "%d (%*[^)]) %c %d %*d %d", &all[n].pid, &all[n].state, &all[n].ppid,
+			   &all[n].sid) == 4)
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++) {
+		int up = all[i].ppid;
+
+		if (all[i].state == 'Z' || all[i].state == 'X')
+			continue;
+		for (int depth = 0; depth < 32 && up > 1 && up != init; depth++) {
+			int j = 0;
+
+			while (j < n && all[j].pid != up)
+				j++;
+			up = j < n ? all[j].ppid : 0;
+		}
+		if (up == init && count < max) {
+			pids[count] = all[i].pid;
+			sids[count++] = all[i].sid;
+		}
+	}
+	return count;
+}
+
+/* Services start before the workload, in order; without a lease they end
+ * with it ("main-ended"), SIGTERMed in the shutdown. */
+static void services_end_with_workload(bool pid1)
+{
+	start_opts(pid1, NULL, false,
+		   CMD("--service", "a", "0", "2", "sleep", "30", "--service", "b", "0", "2",
+		       "sleep", "30"),
+		   CMD("sh", "-c", "exit 3"));
+	cr_assert_eq(finish(), 3);
+	assert_msgs(WANT("service-started a [0-9]*", "service-started b [0-9]*", "started [0-9]*",
+			 "exit 3", "term [0-9]* sleep", "term [0-9]* sleep",
+			 "service-ended [ab] main-ended signal:15",
+			 "service-ended [ab] main-ended signal:15", "done"));
+	cr_assert_neq(strcmp(R.msgs[6] + 14, R.msgs[7] + 14), 0, "one service reported twice");
+}
+
+Test(init, services_end_with_workload)
+{
+	services_end_with_workload(false);
+}
+
+Test(init, services_end_with_workload_pid1)
+{
+	services_end_with_workload(true);
+}
+
+/* A lease that runs out while the workload runs ends its service only. */
+Test(init, service_lease_expires_pid1)
+{
+	start_opts(true, NULL, false, CMD("--service", "web", "300", "2", "sleep", "30"),
+		   CMD("sleep", "30"));
+	expect_msg("service-ended web lease-expired signal:15");
+	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
+	cr_assert_eq(finish(), 143);
+	assert_msgs(WANT("service-started web [0-9]*", "started [0-9]*",
+			 "service-ended web lease-expired signal:15", "term [0-9]* sleep",
+			 "signal 15", "done"));
+}
+
+/* Retention: the workload's detached leftover (setsid) is SIGTERMed, the
+ * leased service and its own child (same session) live on, alone in the
+ * namespace, until the lease ends; init exits with the workload's status. */
+Test(init, service_retained_until_lease_end_pid1)
+{
+	pid_t pids[8], init;
+	int sids[8], n = 0;
+	char svc[32];
+
+	start_opts(true, NULL, false,
+		   CMD("--service", "web", "2500", "3", "sh", "-c", "sleep 30 & exec sleep 31"),
+		   CMD("sh", "-c", LEFTOVER "exit 7"));
+	snprintf(svc, sizeof(svc), "term %s sleep",
+		 expect_msg("service-started web *") + strlen("service-started web "));
+	init = init_host_pid();
+	expect_msg("retained");
+	/* The service's child may still be forking: wait for both. */
+	while (left_ms() > 0 && (n = ns_procs(init, pids, sids, 8)) != 2)
+		usleep(10000);
+	cr_assert_eq(n, 2, "%d processes retained, want the service and its child", n);
+	cr_assert_eq(sids[0], sids[1], "not one session");
+	cr_assert(sids[0] == pids[0] || sids[0] == pids[1], "not the service's session");
+	cr_assert_eq(finish(), 7);
+	/* The leader's end is reported first; its child, signalled with it,
+	 * may still be dying when the shutdown sweep looks (then "term"). */
+	while (R.nmsgs > 7 && fnmatch("term [0-9]* sleep", R.msgs[R.nmsgs - 2], 0) == 0) {
+		memmove(R.msgs[R.nmsgs - 2], R.msgs[R.nmsgs - 1], sizeof(R.msgs[0]));
+		R.nmsgs--;
+	}
+	assert_msgs(WANT("service-started web [0-9]*", "started [0-9]*", "exit 7",
+			 "term [0-9]* sleep", "retained",
+			 "service-ended web lease-expired signal:15", "done"));
+	cr_assert_str_neq(R.msgs[3], svc, "the service was swept with the workload");
+	cr_assert_eq(ns_procs(init, pids, sids, 8), 0, "a process outlived init");
+}
+
+/* "stop" in the retained phase ends the service ("stopped"); the exit
+ * status stays the workload's. */
+Test(init, service_stopped_when_retained_pid1)
+{
+	start_opts(true, NULL, false, CMD("--service", "web", "30000", "2", "sleep", "30"),
+		   CMD("sh", "-c", "exit 4"));
+	expect_msg("retained");
+	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
+	cr_assert_eq(finish(), 4);
+	assert_msgs(WANT("service-started web [0-9]*", "started [0-9]*", "exit 4", "retained",
+			 "term [0-9]* sleep", "service-ended web stopped signal:15", "done"));
+}
+
+/* Without a pid namespace nothing is retained: a leased service ends with
+ * the workload. */
+Test(init, service_not_retained_without_pidns)
+{
+	start_opts(false, NULL, false, CMD("--service", "web", "30000", "2", "sleep", "30"),
+		   CMD("sh", "-c", "exit 4"));
+	cr_assert_eq(finish(), 4);
+	assert_msgs(WANT("service-started web [0-9]*", "started [0-9]*", "exit 4",
+			 "term [0-9]* sleep", "service-ended web main-ended signal:15", "done"));
+}
+
+/* A service that cannot be executed is reported; the workload still runs. */
+static void service_exec_error(bool pid1)
+{
+	start_opts(pid1, NULL, true,
+		   CMD("--service", "web", "0", "1", "paddock-test-no-such-command"),
+		   CMD("sh", "-c", "echo ok"));
+	expect_line("ok\n");
+	cr_assert_eq(finish(), 0);
+	assert_msgs(WANT("service-ended web exec-error 2", "started [0-9]*", "exit 0", "done"));
+}
+
+Test(init, service_exec_error)
+{
+	service_exec_error(false);
+}
+
+Test(init, service_exec_error_pid1)
+{
+	service_exec_error(true);
+}
+
+/* Bad --service arguments: exit 125 with one line on stderr, nothing run. */
+Test(init, service_bad_arguments)
+{
+	static const char *const bad[] = {
+	    "--service",
+	    "--service web",
+	    "--service web 0",
+	    "--service web 0 1",
+	    "--service web 0 1 true",
+	    "--service web x 1 true -- true",
+	    "--service web -1 1 true -- true",
+	    "--service web 2592000001 1 true -- true",
+	    "--service web 0 0 -- true",
+	    "--service web 0 257 true -- true",
+	    "--service web 0 9 true -- true",
+	    "--service '' 0 1 true -- true",
+	    "--service 'a b' 0 1 true -- true",
+	};
+	char cmd[1024], out[512];
+
+	need_init(false);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len = 0, n;
+		FILE *f;
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "%s %s 2>&1", INIT, bad[i]);
+		f = popen(cmd, "re");
+		cr_assert_not_null(f);
+		while ((n = fread(out + len, 1, sizeof(out) - 1 - len, f)) > 0)
+			len += n;
+		out[len] = '\0';
+		st = pclose(f);
+		cr_assert_eq(WEXITSTATUS(st), 125, "%s: status %d", bad[i], WEXITSTATUS(st));
+		cr_assert(len > 0 && out[len - 1] == '\n' && !memchr(out, '\n', len - 1),
+			  "%s: not one line: \"%s\"", bad[i], out);
+		cr_assert_eq(strncmp(out, "paddock-init: ", 14), 0, "%s: \"%s\"", bad[i], out);
+	}
+	/* 17 services: one too many. */
+	snprintf(cmd, sizeof(cmd), "%s", INIT);
+	for (int i = 0; i < 17; i++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " --service s%d 0 1 true",
+			 i);
+	strcat(cmd, " -- true 2>/dev/null");
+	cr_assert_eq(WEXITSTATUS(system(cmd)), 125);
+	/* 16 are fine; so is a lease of 30 days, the longest. */
+	*strstr(cmd, " --service s16") = '\0';
+	strcat(cmd, " --service long 2592000000 1 true -- sh -c 'exit 5'");
+	strcat(cmd, " 2>/dev/null");
+	cr_assert_eq(WEXITSTATUS(system(cmd)), 125, "17 again: %s", cmd);
+	*strstr(cmd, " --service s15") = '\0';
+	strcat(cmd, " --service long 2592000000 1 true -- sh -c 'exit 5'");
+	cr_assert_eq(WEXITSTATUS(system(cmd)), 5, "16: %s", cmd);
 }

@@ -1483,3 +1483,93 @@ Test(policy, amend_bad_ports)
 			  err.msg, bad[i][1]);
 	}
 }
+
+/* ---- services ---- */
+
+Test(policy, services_fixture_parsed)
+{
+	static const char *const web[] = {"/usr/bin/python3", "-m", "http.server", "8080", NULL};
+	struct err err = {0};
+	struct policy *p = NULL;
+	size_t len;
+	char *buf = slurp("tests/data/valid/services.json", &len);
+	int r = policy_load_buffer(buf, len, &vars, &p, &err);
+
+	free(buf);
+	cr_assert_eq(r, 0, "%s", err.msg);
+	cr_assert_eq(p->n_services, 4);
+	cr_expect_str_eq(p->services[0].name, "web");
+	cr_expect_eq(p->services[0].argc, 4);
+	for (size_t i = 0; i < 5; i++)
+		if (web[i])
+			cr_expect_str_eq(p->services[0].argv[i], web[i], "argv[%zu]", i);
+		else
+			cr_expect_null(p->services[0].argv[i], "argv not NULL-terminated");
+	cr_expect_eq(p->services[0].lease_ms, 5 * 60 * 1000);
+	cr_expect_str_eq(p->services[1].name, "db.1_x-y");
+	cr_expect_eq(p->services[1].argc, 1);
+	cr_expect_str_eq(p->services[1].argv[0], "redis-server");
+	cr_expect_null(p->services[1].argv[1]);
+	cr_expect_eq(p->services[1].lease_ms, 0, "no lease: ends with the main command");
+	cr_expect_str_eq(p->services[2].name, "long");
+	cr_expect_eq(p->services[2].lease_ms, p->ttl_ms, "a lease as long as the TTL is fine");
+	cr_expect_eq(p->services[3].lease_ms, 500);
+	for (size_t i = 0; i < 4; i++)
+		cr_expect_eq(p->services[i].index, i);
+	policy_free(p);
+}
+
+/* Without services the policy has none; a lease needs no TTL; 16 is the
+ * most. */
+Test(policy, services_edges)
+{
+	struct err err = {0};
+	struct policy *p = NULL;
+	char json[4096];
+
+	cr_assert_eq(load_str("{\"version\":1}", &p, &err), 0, "%s", err.msg);
+	cr_expect_eq(p->n_services, 0);
+	policy_free(p);
+	p = NULL;
+	cr_assert_eq(
+	    load_str("{\"version\":1,\"mounts\":[{\"type\":\"proc\",\"target\":\"/proc\"}],"
+		     "\"services\":[{\"name\":\"a\",\"argv\":[\"x\"],\"lease\":\"720h\"}]}",
+		     &p, &err),
+	    0, "%s", err.msg);
+	cr_expect_eq(p->services[0].lease_ms, 30ULL * 24 * 3600 * 1000);
+	policy_free(p);
+	p = NULL;
+	/* Without a lease no /proc is needed. */
+	cr_assert_eq(
+	    load_str("{\"version\":1,\"services\":[{\"name\":\"a\",\"argv\":[\"x\"]}]}", &p, &err),
+	    0, "%s", err.msg);
+	policy_free(p);
+	p = NULL;
+	strcpy(json, "{\"version\":1,\"services\":[");
+	for (int i = 0; i < 16; i++)
+		snprintf(json + strlen(json), sizeof(json) - strlen(json),
+			 "%s{\"name\":\"s%d\",\"argv\":[\"x\"]}", i ? "," : "", i);
+	strcat(json, "]}");
+	cr_assert_eq(load_str(json, &p, &err), 0, "16 services: %s", err.msg);
+	cr_expect_eq(p->n_services, 16);
+	policy_free(p);
+}
+
+/* Every services-*.json refusal is in the fixture table, which the
+ * directory test walks; checked here by name so none is lost. */
+Test(policy, services_refusals_are_fixtures)
+{
+	static const char *const names[] = {
+	    "argv-empty",    "argv-missing",   "argv-not-string", "argv0-empty", "lease-bad",
+	    "lease-no-proc", "lease-over-ttl", "lease-zero",	  "name-bad",	 "name-dup",
+	    "not-array",     "too-many",       "unknown-key",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "tests/data/invalid/services-%s.json", names[i]);
+		cr_assert_eq(access(path, R_OK), 0, "%s is missing", path);
+		check_invalid(path);
+	}
+}

@@ -325,3 +325,113 @@ Test(session, exec_request_malformed)
 	session_exec_free(&x);
 	cr_assert_eq(fcntl(0, F_GETFD) >= 0 || errno != EBADF, true);
 }
+
+/* The main command ended, a leased service runs on: state "retained" with
+ * the main command's status, and each lease as ps and wait read it back. */
+Test(session, json_round_trip_with_leases)
+{
+	struct session_info in = sample(), out;
+	struct err err = {0};
+	char *text;
+
+	in.state = SESSION_RETAINED;
+	in.status = 7;
+	snprintf(in.ended, sizeof(in.ended), "exit");
+	in.n_leases = 3;
+	in.leases[0] = (struct session_lease){.service = "web",
+					      .pid = 2,
+					      .lease_ms = 300000,
+					      .started = "2026-01-02T03:04:05.678Z",
+					      .expires = "2026-01-02T03:09:05.678Z",
+					      .state = "retained"};
+	in.leases[1] = (struct session_lease){.service = "db",
+					      .pid = 3,
+					      .started = "2026-01-02T03:04:05.679Z",
+					      .state = "ended",
+					      .ended = "main-ended signal:15"};
+	in.leases[2] = (struct session_lease){
+	    .service = "bad", .lease_ms = 1000, .state = "ended", .ended = "exec-error 2"};
+	text = session_info_json(&in);
+	cr_assert_not_null(text);
+	cr_assert(strstr(text, "\"state\":\t\"retained\""), "%s", text);
+	cr_assert(strstr(text, "\"status\":\t7"), "%s", text);
+	/* Each lease names its session, owner and generation. */
+	cr_assert(strstr(text, "\"session\":\t\"0123456789ab\""), "%s", text);
+	cr_assert(strstr(text, "\"owner_uid\":\t1000"), "%s", text);
+	cr_assert(strstr(text, "\"generation\":\t3"), "%s", text);
+	cr_assert_eq(session_info_parse(text, strlen(text), &out, &err), 0, "%s", err.msg);
+	same(&in, &out, text);
+	cr_assert_eq(out.n_leases, 3, "%s", text);
+	for (size_t k = 0; k < 3; k++) {
+		const struct session_lease *a = &in.leases[k], *b = &out.leases[k];
+
+		cr_assert_str_eq(a->service, b->service, "%s", text);
+		cr_assert_eq(a->pid, b->pid, "%s", text);
+		cr_assert_eq(a->lease_ms, b->lease_ms, "%s", text);
+		cr_assert_str_eq(a->started, b->started, "%s", text);
+		cr_assert_str_eq(a->expires, b->expires, "%s", text);
+		cr_assert_str_eq(a->state, b->state, "%s", text);
+		cr_assert_str_eq(a->ended, b->ended, "%s", text);
+	}
+	free(text);
+
+	/* An entry without "leases" (older versions) has none. */
+	cr_assert_eq(session_info_parse(GOOD_HEAD "\"state\":\"running\"}",
+					strlen(GOOD_HEAD "\"state\":\"running\"}"), &out, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(out.n_leases, 0);
+}
+
+#define LEASE(fields) GOOD_HEAD "\"state\":\"running\",\"leases\":[{" fields "}]}"
+#define LEASE_OK                                                                             \
+	"\"service\":\"web\",\"pid\":2,\"lease_ms\":1000,\"started\":null,\"expires\":null," \
+	"\"ended\":null,"
+
+Test(session, json_leases_refused)
+{
+	struct session_info out;
+	struct err err = {0};
+	char many[8192];
+
+	cr_assert_eq(session_info_parse(LEASE(LEASE_OK "\"state\":\"running\""),
+					strlen(LEASE(LEASE_OK "\"state\":\"running\"")), &out,
+					&err),
+		     0, "%s", err.msg);
+	bad_json(GOOD_HEAD "\"state\":\"running\",\"leases\":{}}", "leases");
+	bad_json(GOOD_HEAD "\"state\":\"running\",\"leases\":[1]}", "service");
+	bad_json(LEASE("\"pid\":2,\"lease_ms\":1,\"started\":null,\"expires\":null,"
+		       "\"ended\":null,\"state\":\"running\""),
+		 "service");
+	bad_json(LEASE("\"service\":7,\"pid\":2,\"lease_ms\":1,\"started\":null,"
+		       "\"expires\":null,\"ended\":null,\"state\":\"running\""),
+		 "service");
+	bad_json(LEASE("\"service\":\"web\",\"pid\":-1,\"lease_ms\":1,\"started\":null,"
+		       "\"expires\":null,\"ended\":null,\"state\":\"running\""),
+		 "pid");
+	bad_json(LEASE("\"service\":\"web\",\"pid\":2,\"lease_ms\":1.5,\"started\":null,"
+		       "\"expires\":null,\"ended\":null,\"state\":\"running\""),
+		 "lease_ms");
+	bad_json(LEASE("\"service\":\"web\",\"pid\":2,\"started\":null,"
+		       "\"expires\":null,\"ended\":null,\"state\":\"running\""),
+		 "lease_ms");
+	bad_json(LEASE(LEASE_OK "\"state\":null"), "state");
+	bad_json(LEASE(LEASE_OK "\"state\":\"zombie\""), "state");
+	bad_json(LEASE("\"service\":\"web\",\"pid\":2,\"lease_ms\":1,\"started\":7,"
+		       "\"expires\":null,\"ended\":null,\"state\":\"running\""),
+		 "started");
+	bad_json(LEASE("\"service\":\"web\",\"pid\":2,\"lease_ms\":1,\"started\":null,"
+		       "\"expires\":\""
+		       "0123456789012345678901234567890123456789"
+		       "\","
+		       "\"ended\":null,\"state\":\"running\""),
+		 "expires");
+	/* At most SESSION_LEASES_MAX. */
+	snprintf(many, sizeof(many), "%s\"state\":\"running\",\"leases\":[", GOOD_HEAD);
+	for (int i = 0; i <= SESSION_LEASES_MAX; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 "%s{" LEASE_OK "\"state\":\"running\"}", i ? "," : "");
+	strcat(many, "]}");
+	bad_json(many, "leases");
+	/* A retained session has the main command's status. */
+	bad_json(GOOD_HEAD "\"state\":\"retained\"}", "status");
+}
