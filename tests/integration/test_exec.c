@@ -347,7 +347,7 @@ Test(exec, expiry_and_the_workloads_end_end_exec_processes)
 	const char *id2;
 	pid_t pids[64];
 	unsigned long long starts[64];
-	struct h_proc e;
+	struct h_proc e, w;
 
 	exec_tree(&s, id, m2, &e, pids, starts);
 	h_wait(&e, 15000);
@@ -356,6 +356,8 @@ Test(exec, expiry_and_the_workloads_end_end_exec_processes)
 	for (int k = 0; k < 3; k++)
 		cr_assert(gone_within(pids[k], starts[k], 5000), "process %d outlived the TTL",
 			  (int)pids[k]);
+	/* The session's end is written after its last process is gone. */
+	H_PADDOCK(&w, s.w.ws, "wait", id);
 	cr_assert_str_eq(js(&s, id, "d['ended']"), "\"expired\"");
 
 	/* The main command's end ends them too. */
@@ -366,6 +368,7 @@ Test(exec, expiry_and_the_workloads_end_end_exec_processes)
 	for (int k = 0; k < 3; k++)
 		cr_assert(gone_within(pids[k], starts[k], 5000),
 			  "process %d outlived the workload", (int)pids[k]);
+	H_PADDOCK(&w, s.w.ws, "wait", id2);
 	cr_assert_str_eq(js(&s, id2, "(d['ended'], d['status'])"), "[\"exit\", 0]");
 }
 
