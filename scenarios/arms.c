@@ -277,7 +277,16 @@ int record_get(const char *path, const char *key, char *out, size_t n)
 	root = cJSON_ParseWithLength(buf, (size_t)r);
 	if (!root)
 		return -EINVAL;
-	v = cJSON_GetObjectItemCaseSensitive(root, key);
+	/* A dotted path: "init.pid". */
+	v = root;
+	for (const char *k = key; v && *k;) {
+		char part[64];
+		size_t len = strcspn(k, ".");
+
+		snprintf(part, sizeof(part), "%.*s", (int)len, k);
+		v = cJSON_GetObjectItemCaseSensitive(v, part);
+		k += len + (k[len] == '.');
+	}
 	r = 0;
 	if (cJSON_IsString(v))
 		snprintf(out, n, "%s", v->valuestring);
@@ -314,4 +323,41 @@ bool docker_unavailable(const struct eval_ctx *ctx, struct result *r)
 	snprintf(why, sizeof(why), "no Docker engine: %s", ctx->subj->docker_reason);
 	result_not_executed(r, why);
 	return true;
+}
+
+bool paddock_has_exec(const struct eval_ctx *ctx, char *why, size_t n)
+{
+	char *argv[] = {(char *)ctx->paddock, "exec", "--help", NULL};
+	int st = -1;
+
+	if (run_argv(ctx, ctx->drop, argv, NULL, 10000, &st) == 0 && st == 0)
+		return true;
+	snprintf(why, n, "the paddock under test has no 'paddock exec' ('paddock exec --help' exit %d)",
+		 st);
+	return false;
+}
+
+bool paddock_accepts_policy(const struct eval_ctx *ctx, const char *json, const char *what,
+			    char *why, size_t n)
+{
+	char dir[] = "/tmp/paddock-eval-probe.XXXXXX", path[64], out[1024] = "";
+	char *argv[] = {(char *)ctx->paddock, "run", "--explain", "--policy", path, "--workspace",
+			dir, NULL};
+	int st = -1;
+	bool ok;
+
+	if (!mkdtemp(dir)) {
+		snprintf(why, n, "mkdtemp: %s", strerror(errno));
+		return false;
+	}
+	chmod(dir, 0755);
+	snprintf(path, sizeof(path), "%s/policy.json", dir);
+	ok = fixture_write(ctx, path, json, 0644) == 0 &&
+	     run_capture(ctx, ctx->drop, argv, out, sizeof(out), 10000, &st) == 0 && st == 0;
+	unlink(path);
+	rmdir(dir);
+	if (!ok)
+		snprintf(why, n, "the paddock under test refuses a policy with %s (--explain exit %d)",
+			 what, st);
+	return ok;
 }

@@ -76,3 +76,12 @@ void log_path(const struct eval_ctx *ctx, const struct result *r, const char *na
 /* The run-level knob: docker arm when no engine. Returns true and fills r
  * with NOT EXECUTED when docker cannot run. */
 bool docker_unavailable(const struct eval_ctx *ctx, struct result *r);
+
+/* Feature probes of the paddock under test, so that a case whose feature
+ * is missing reports NOT EXECUTED instead of guessing. Each returns true
+ * when available and otherwise fills why. */
+bool paddock_has_exec(const struct eval_ctx *ctx, char *why, size_t n);
+/* `paddock run --explain` accepts this policy text (a policy using
+ * "services" or "ports"). */
+bool paddock_accepts_policy(const struct eval_ctx *ctx, const char *json, const char *what,
+			    char *why, size_t n);
