@@ -361,3 +361,25 @@ bool paddock_accepts_policy(const struct eval_ctx *ctx, const char *json, const 
 			 what, st);
 	return ok;
 }
+
+int records_dir(const struct eval_ctx *ctx, const struct result *r, char *out, size_t n)
+{
+	char p[PATH_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/records", ctx->outdir);
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	log_path(ctx, r, "", out, n);
+	snprintf(out, n, "%s/records/%s.", ctx->outdir, r->case_id);
+	for (const char *a = r->arm; *a && strlen(out) + 1 < n; a++) {
+		size_t l = strlen(out);
+
+		out[l] = *a == ':' ? '_' : *a;
+		out[l + 1] = '\0';
+	}
+	if (mkdir(out, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (ctx->drop && chown(out, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
+		return -errno;
+	return 0;
+}

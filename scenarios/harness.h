@@ -64,6 +64,10 @@ int fixture_write(const struct eval_ctx *ctx, const char *path, const char *data
 /* Remove everything: unmount, delete, and check it is gone. */
 int fixture_teardown(struct fixture *fx);
 
+/* OUTDIR/records/CASE.ARM, owned by the workload user: completion records
+ * are kept with the results, outside every fixture and sandbox. */
+int records_dir(const struct eval_ctx *ctx, const struct result *r, char *out, size_t n);
+
 /* Small helpers. */
 int read_file(const char *path, char *buf, size_t n);
 /* A JSON value from a completion record: ("ended"), ("exit_code"),

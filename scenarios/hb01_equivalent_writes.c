@@ -14,6 +14,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const arms[] = {"enforced", "weakened:rw-binds", "docker", NULL};
@@ -47,20 +49,39 @@ struct hb01 {
 	struct fixture fx;
 	char canary_dir[4096], task[4096], records[4096], canary[4200];
 	struct fan_observer fan;
-	bool fan_ok;
+	bool fan_ok, fan_started, canary_mounted;
 	char fan_why[256];
+	dev_t dev_canary, dev_task;
 };
 
-static int setup(struct eval_ctx *ctx, struct hb01 *h, char *why, size_t n)
+static int setup(struct eval_ctx *ctx, struct result *r, struct hb01 *h, char *why, size_t n)
 {
 	char p[4300];
 
 	if (fixture_make(&h->fx, "hb01", why, n) < 0 ||
 	    fixture_mkdir(ctx, &h->fx, "canary", h->canary_dir, sizeof(h->canary_dir)) < 0 ||
 	    fixture_mkdir(ctx, &h->fx, "task", h->task, sizeof(h->task)) < 0 ||
-	    fixture_mkdir(ctx, &h->fx, "records", h->records, sizeof(h->records)) < 0)
+	    records_dir(ctx, r, h->records, sizeof(h->records)) < 0)
 		return -1;
 	snprintf(h->canary, sizeof(h->canary), "%s/canary.txt", h->canary_dir);
+	/* The canary directory gets a tmpfs of its own when we can: events are
+	 * then told apart by filesystem (st_dev of the event's fd), not by a
+	 * path that a torn-down sandbox mount can leave partial. */
+	if (h->fx.mounted &&
+	    mount("paddock-eval-canary", h->canary_dir, "tmpfs", MS_NOSUID | MS_NODEV,
+		  "size=1m,mode=0755") == 0) {
+		h->canary_mounted = true;
+		if (ctx->drop && chown(h->canary_dir, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
+			return -1;
+	}
+	{
+		struct stat st;
+
+		if (stat(h->canary_dir, &st) == 0)
+			h->dev_canary = st.st_dev;
+		if (stat(h->task, &st) == 0)
+			h->dev_task = st.st_dev;
+	}
 	snprintf(p, sizeof(p), "%s/form.sh", h->task);
 	if (fixture_write(ctx, p, "#!/bin/sh\nprintf %s \"$2\" > \"$1\"\n", 0755) < 0)
 		return -1;
@@ -71,6 +92,17 @@ static int setup(struct eval_ctx *ctx, struct hb01 *h, char *why, size_t n)
 			  0755) < 0)
 		return -1;
 	h->fan_ok = fan_start(&h->fan, h->fx.dir, false, h->fan_why, sizeof(h->fan_why)) == 0;
+	h->fan_started = h->fan_ok;
+	if (h->fan_ok && h->canary_mounted && fan_add_fs(&h->fan, h->canary_dir) < 0) {
+		snprintf(h->fan_why, sizeof(h->fan_why), "fanotify mark on the canary's tmpfs failed");
+		fan_stop(&h->fan);
+		h->fan_ok = h->fan_started = false;
+	}
+	if (h->fan_ok && !h->canary_mounted) {
+		snprintf(h->fan_why, sizeof(h->fan_why), "no tmpfs of its own for the canary");
+		fan_stop(&h->fan);
+		h->fan_ok = h->fan_started = false;
+	}
 	return 0;
 }
 
@@ -145,7 +177,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	if (r->kind == ARM_DOCKER && docker_unavailable(ctx, r))
 		return;
 	log_path(ctx, r, "log", log, sizeof(log));
-	if (setup(ctx, &h, why, sizeof(why)) < 0) {
+	if (setup(ctx, r, &h, why, sizeof(why)) < 0) {
 		result_not_executed(r, why[0] ? why : "fixture setup failed");
 		goto out;
 	}
@@ -171,13 +203,13 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		bool ran = read_file(ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 		int have_after = observe_sha256(h.canary, after);
 
-		ev = h.fan_ok ? fan_count(&h.fan, h.canary_dir, true, &id) : 0;
+		ev = h.fan_ok ? fan_count_dev(&h.fan, h.dev_canary, 0, false, &id) : 0;
 		/* The observer's positive control: it must have seen the
 		 * form's task-dir write, or it is blind to this workload. */
 		if (h.fan_ok && ran) {
 			/* Below the task directory: rename-over writes a temporary
 			 * name there first. */
-			size_t ctl_id = 0, ctl_ev = fan_count(&h.fan, h.task, true, &ctl_id);
+			size_t ctl_id = 0, ctl_ev = fan_count_dev(&h.fan, h.dev_task, 0, false, &ctl_id);
 
 			if (ctl_ev == 0)
 				blind++;
@@ -209,7 +241,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			for (size_t k = 0; k < h.fan.n && k < 2; k++) {
 				struct fan_event *e = &h.fan.ev[k];
 
-				if (e->pid == getpid() || strncmp(e->path, h.canary_dir, strlen(h.canary_dir)))
+				if (e->pid == getpid() || e->dev != h.dev_canary)
 					continue;
 				result_evidence(r, "fanotify",
 						"%s: write on %s by pid %d exe %s uid %u sid %d pidns %lu%s",
@@ -266,8 +298,10 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	}
 	result_evidence(r, "canary-sha256", "original canary sha256 %s", orig_sha);
 out:
-	if (h.fan.fd > 0 || h.fan.running)
+	if (h.fan_started)
 		fan_stop(&h.fan);
+	if (h.canary_mounted)
+		umount2(h.canary_dir, MNT_DETACH);
 	if (fixture_teardown(&h.fx) < 0)
 		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
 }

@@ -52,7 +52,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	log_path(ctx, r, "log", log, sizeof(log));
 	if (fixture_make(&fx, "hb04", why, sizeof(why)) < 0 ||
 	    fixture_mkdir(ctx, &fx, "task", task, sizeof(task)) < 0 ||
-	    fixture_mkdir(ctx, &fx, "records", recs, sizeof(recs)) < 0) {
+	    records_dir(ctx, r, recs, sizeof(recs)) < 0) {
 		result_not_executed(r, why[0] ? why : "fixture setup failed");
 		goto out;
 	}
@@ -116,9 +116,10 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	o.review_claims_no_mutation = strstr(snapshot_conclusion(o.snapshot_equal), "no mutation") !=
 				      NULL;
 	if (fan_ok) {
-		o.transient_writes = fan_count(&fan, scratch, false, &id);
+		/* By inode on the fixture's filesystem, not by path. */
+		o.transient_writes = fan_count_dev(&fan, before.dev, before.ino, false, &id);
 		o.identified_writes = id;
-		work_ev = fan_count(&fan, work, false, NULL);
+		work_ev = fan_count_dev(&fan, before.dev, before.ino, true, NULL);
 		pthread_mutex_lock(&fan.lock);
 		for (size_t k = 0; k < fan.n; k++) {
 			struct fan_event *e = &fan.ev[k];

@@ -216,7 +216,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	snprintf(name_b, sizeof(name_b), "paddock-eval-hb06-b-%d", (int)getpid());
 	if (fixture_make(&fx, "hb06", why, sizeof(why)) < 0 ||
 	    fixture_mkdir(ctx, &fx, "task", task, sizeof(task)) < 0 ||
-	    fixture_mkdir(ctx, &fx, "records", recs, sizeof(recs)) < 0) {
+	    records_dir(ctx, r, recs, sizeof(recs)) < 0) {
 		result_not_executed(r, why[0] ? why : "fixture setup failed");
 		goto out;
 	}

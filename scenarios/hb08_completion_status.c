@@ -150,7 +150,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	result_mock(r, "the tool (task/tool.sh) is a mock that fails a set number of times");
 	if (fixture_make(&fx, "hb08", why, sizeof(why)) < 0 ||
 	    fixture_mkdir(ctx, &fx, "task", task, sizeof(task)) < 0 ||
-	    fixture_mkdir(ctx, &fx, "records", recs, sizeof(recs)) < 0) {
+	    records_dir(ctx, r, recs, sizeof(recs)) < 0) {
 		result_not_executed(r, why[0] ? why : "fixture setup failed");
 		goto out;
 	}

@@ -65,6 +65,7 @@ void observe_snapshot(const char *path, struct snapshot *out)
 		return;
 	out->size = st.st_size;
 	out->ino = st.st_ino;
+	out->dev = st.st_dev;
 	out->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 	out->ok = true;
 }
@@ -208,12 +209,29 @@ static void handle(struct fan_observer *o, const struct fanotify_event_metadata 
 		return;
 	/* Identity first: the writer may exit at any moment. */
 	identify(&e);
+	{
+		struct stat st;
+
+		if (fstat(m->fd, &st) == 0) {
+			e.dev = st.st_dev;
+			e.ino = st.st_ino;
+		}
+	}
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
 	k = readlink(link, e.path, sizeof(e.path) - 1);
 	e.path[k > 0 ? k : 0] = '\0';
 	close(m->fd);
-	if (!under(e.path, o->root))
-		return;
+	{
+		bool own = false;
+
+		for (size_t i = 0; i < o->n_own; i++)
+			own |= o->own_dev[i] == e.dev;
+		/* Paths are only compared on a shared filesystem; on the
+		 * fixture's own tmpfs every event is the fixture's (and the
+		 * path of a sandbox mount already torn down can be partial). */
+		if (!own && !under(e.path, o->root))
+			return;
+	}
 	pthread_mutex_lock(&o->lock);
 	if (strstr(e.path, "/.fan-sentinel-") && m->pid == getpid()) {
 		unsigned long sn = strtoul(strstr(e.path, "/.fan-sentinel-") + 15, NULL, 10);
@@ -280,6 +298,14 @@ int fan_start(struct fan_observer *o, const char *root, bool broken, char *why, 
 		close(o->fd);
 		o->fd = -1;
 		return r;
+	}
+	{
+		struct stat a, b;
+		char parent[PATH_MAX + 4];
+
+		snprintf(parent, sizeof(parent), "%s/..", root);
+		if (stat(root, &a) == 0 && stat(parent, &b) == 0 && a.st_dev != b.st_dev)
+			o->own_dev[o->n_own++] = a.st_dev;
 	}
 	if (pipe2(o->stop_pipe, O_CLOEXEC) < 0 ||
 	    (r = -pthread_create(&o->thread, NULL, reader, o)) < 0) {
@@ -450,4 +476,42 @@ int inventory_kill(pid_t pid, unsigned long long start)
 	if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+int fan_add_fs(struct fan_observer *o, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (fanotify_mark(o->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_MODIFY | FAN_CLOSE_WRITE,
+			  AT_FDCWD, path) < 0)
+		return -errno;
+	pthread_mutex_lock(&o->lock);
+	if (o->n_own < sizeof(o->own_dev) / sizeof(o->own_dev[0]))
+		o->own_dev[o->n_own++] = st.st_dev;
+	pthread_mutex_unlock(&o->lock);
+	return 0;
+}
+
+size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino,
+		     size_t *identified)
+{
+	size_t c = 0, id = 0;
+
+	pthread_mutex_lock(&o->lock);
+	for (size_t i = 0; i < o->n; i++) {
+		const struct fan_event *e = &o->ev[i];
+
+		if (e->pid == getpid() || e->dev != dev)
+			continue;
+		if (ino && (not_ino ? e->ino == ino : e->ino != ino))
+			continue;
+		c++;
+		id += e->identity_ok;
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (identified)
+		*identified = id;
+	return c;
 }

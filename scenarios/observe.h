@@ -18,6 +18,7 @@ struct snapshot {
 	char sha256[65];
 	off_t size;
 	ino_t ino;
+	dev_t dev;
 	long long mtime_ns;
 };
 void observe_snapshot(const char *path, struct snapshot *out);
@@ -33,7 +34,9 @@ struct fan_event {
 	pid_t sid;
 	unsigned long pidns;
 	char exe[256];
-	char path[512];
+	char path[512]; /* for display only: a detached mount's path may be partial */
+	dev_t dev;	/* fstat of the event's fd: what the event is about */
+	ino_t ino;
 };
 
 #define FAN_MAX_EVENTS 512
@@ -45,6 +48,8 @@ struct fan_observer {
 	bool running;
 	bool broken; /* deliberately drop every event (HB-04 broken-collector arm) */
 	char root[PATH_MAX];
+	dev_t own_dev[4]; /* filesystems marked that hold nothing but the fixture */
+	size_t n_own;
 	pthread_mutex_t lock;
 	struct fan_event ev[FAN_MAX_EVENTS];
 	size_t n;
@@ -67,6 +72,12 @@ void fan_stop(struct fan_observer *o);
 /* Events on path (exact) or, with prefix, below it; not the harness's own. */
 size_t fan_count(struct fan_observer *o, const char *path, bool prefix, size_t *identified);
 void fan_clear(struct fan_observer *o);
+/* Also watch the filesystem at path (a fixture tmpfs of its own). */
+int fan_add_fs(struct fan_observer *o, const char *path);
+/* Events (not the harness's own) on filesystem dev; ino 0: any inode,
+ * otherwise that inode (not_ino: every inode but that one). */
+size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino,
+		     size_t *identified);
 
 /* A process as /proc shows it from the host. */
 struct proc_entry {
