@@ -305,6 +305,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "paddock-eval: mkdir %s: %s\n", ctx.outdir, strerror(errno));
 		return 3;
 	}
+	/* Absolute: paths go to paddock, which runs in "/". */
+	if (realpath(ctx.outdir, self))
+		snprintf(ctx.outdir, sizeof(ctx.outdir), "%s", self);
 	subject_fill(&ctx, &subj, no_docker);
 
 	for (size_t c = 0; c < N_CASES; c++) {
