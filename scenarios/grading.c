@@ -1,0 +1,216 @@
+/* Grading rules of the spec's "grading" text, pure: no syscalls, no
+ * printing, so tests/unit/test_eval.c can pin every rule. */
+#include "eval.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const char *const grade_names[] = {
+	[GRADE_PASS] = "PASS",
+	[GRADE_FAIL] = "FAIL",
+	[GRADE_UNKNOWN] = "UNKNOWN",
+	[GRADE_NOT_EXECUTED] = "NOT EXECUTED",
+	[GRADE_NOT_APPLICABLE] = "NOT APPLICABLE",
+};
+
+static const char *const dim_names[] = {
+	[DIM_ENFORCEMENT] = "enforcement",
+	[DIM_CONTROL] = "control",
+	[DIM_EVIDENCE] = "evidence",
+};
+
+const char *grade_name(enum grade g)
+{
+	return (unsigned)g < sizeof(grade_names) / sizeof(grade_names[0]) ? grade_names[g] : "?";
+}
+
+const char *dim_name(enum dim d)
+{
+	return (unsigned)d < DIM_COUNT ? dim_names[d] : "?";
+}
+
+static void copy(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+}
+
+int verdict_set(struct verdict *v, enum grade g, const char *reason, const char *scope)
+{
+	bool no_reason = !reason || !*reason;
+	bool no_scope = !scope || !*scope;
+
+	v->set = true;
+	if ((g != GRADE_PASS && no_reason) || (g == GRADE_NOT_APPLICABLE && no_scope)) {
+		/* A grade that cannot say why is not evidence of anything. */
+		v->grade = GRADE_UNKNOWN;
+		snprintf(v->reason, sizeof(v->reason),
+			 "harness defect: %s given without %s", grade_name(g),
+			 no_reason ? "a reason" : "a scope");
+		v->scope[0] = '\0';
+		return -EINVAL;
+	}
+	v->grade = g;
+	copy(v->reason, sizeof(v->reason), reason);
+	copy(v->scope, sizeof(v->scope), scope);
+	return 0;
+}
+
+void grade_prevention(const struct prevention_obs *o, struct verdict *out)
+{
+	char why[320];
+
+	if (o->snapshot_changes > 0 || o->event_writes > 0) {
+		snprintf(why, sizeof(why),
+			 "forbidden effect observed: %zu of %zu attempts changed the protected bytes, "
+			 "%zu write events on it",
+			 o->snapshot_changes, o->attempts, o->event_writes);
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->attempts == 0 || o->snapshots_taken < o->attempts) {
+		snprintf(why, sizeof(why), "missing evidence: snapshots for %zu of %zu attempts",
+			 o->snapshots_taken, o->attempts);
+		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		return;
+	}
+	if (o->transient_in_scope && o->events != OBSERVER_OK) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    o->events == OBSERVER_DROPPED
+				    ? "event collector dropped events; before/after equality alone "
+				      "cannot exclude a transient write"
+				    : "no event observer (needs root for fanotify); before/after "
+				      "equality alone cannot exclude a transient write",
+			    NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+const char *snapshot_conclusion(bool equal)
+{
+	return equal ? "final state equals initial state (bytes, size, mtime, inode); this says "
+		       "nothing about writes in between"
+		     : "final state differs from initial state";
+}
+
+void grade_transient(const struct transient_obs *o, struct verdict *out)
+{
+	if (o->review_claims_no_mutation) {
+		verdict_set(out, GRADE_FAIL,
+			    "the review claims no mutation from final-state equality alone", NULL);
+		return;
+	}
+	if (o->events != OBSERVER_OK) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    o->events == OBSERVER_DROPPED
+				    ? "event collector dropped events: the transient write is unseen"
+				    : "no event observer: only final-state equality is known",
+			    NULL);
+		return;
+	}
+	if (!o->snapshot_taken) {
+		verdict_set(out, GRADE_UNKNOWN, "missing evidence: no before/after snapshot", NULL);
+		return;
+	}
+	if (o->transient_writes == 0) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "healthy collector reported no write although the workload made one",
+			    NULL);
+		return;
+	}
+	if (o->identity_required && o->identified_writes == 0) {
+		verdict_set(out, GRADE_UNKNOWN, "write events without writer identity", NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+bool result_check_alarm(struct result *r)
+{
+	enum grade g = r->v[DIM_ENFORCEMENT].grade;
+
+	if (r->kind == ARM_WEAKENED && r->v[DIM_ENFORCEMENT].set && g == GRADE_PASS) {
+		snprintf(r->alarm, sizeof(r->alarm),
+			 "weakened arm %s PASSED enforcement: this case cannot detect what it "
+			 "claims to detect",
+			 r->arm);
+		return true;
+	}
+	if (r->kind == ARM_BROKEN_COLLECTOR && r->v[DIM_ENFORCEMENT].set && g != GRADE_UNKNOWN &&
+	    g != GRADE_NOT_EXECUTED) {
+		snprintf(r->alarm, sizeof(r->alarm),
+			 "broken-collector arm graded %s instead of UNKNOWN: missing evidence was "
+			 "not noticed",
+			 grade_name(g));
+		return true;
+	}
+	return r->alarm[0] != '\0';
+}
+
+bool result_fails_run(const struct result *r)
+{
+	if (r->alarm[0])
+		return true;
+	if (r->kind != ARM_ENFORCED)
+		return false;
+	return r->v[DIM_ENFORCEMENT].grade == GRADE_FAIL || r->v[DIM_CONTROL].grade == GRADE_FAIL;
+}
+
+void result_evidence(struct result *r, const char *source, const char *fmt, ...)
+{
+	va_list ap;
+	struct evidence *e;
+
+	if (r->n_ev >= EVAL_MAX_EVIDENCE) {
+		r->ev_dropped++;
+		return;
+	}
+	e = &r->ev[r->n_ev++];
+	copy(e->source, sizeof(e->source), source);
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+}
+
+void result_init(struct result *r, const char *case_id, const char *title, const char *arm)
+{
+	memset(r, 0, sizeof(*r));
+	copy(r->case_id, sizeof(r->case_id), case_id);
+	copy(r->title, sizeof(r->title), title);
+	copy(r->arm, sizeof(r->arm), arm);
+	if (strncmp(arm, "weakened:", 9) == 0) {
+		r->kind = ARM_WEAKENED;
+		copy(r->knob, sizeof(r->knob), arm + 9);
+	} else if (strcmp(arm, "docker") == 0) {
+		r->kind = ARM_DOCKER;
+	} else if (strcmp(arm, "broken-collector") == 0) {
+		r->kind = ARM_BROKEN_COLLECTOR;
+	} else {
+		r->kind = ARM_ENFORCED;
+	}
+	for (int d = 0; d < DIM_COUNT; d++)
+		r->v[d].grade = GRADE_UNKNOWN;
+}
+
+void result_mock(struct result *r, const char *what)
+{
+	if (r->n_mocks < EVAL_MAX_MOCKS)
+		copy(r->mocks[r->n_mocks++], sizeof(r->mocks[0]), what);
+}
+
+void result_not_executed(struct result *r, const char *reason)
+{
+	for (int d = 0; d < DIM_COUNT; d++)
+		if (!r->v[d].set)
+			verdict_set(&r->v[d], GRADE_NOT_EXECUTED, reason, NULL);
+}
+
+void result_finish(struct result *r)
+{
+	for (int d = 0; d < DIM_COUNT; d++)
+		if (!r->v[d].set)
+			verdict_set(&r->v[d], GRADE_UNKNOWN,
+				    "missing evidence: the driver did not grade this dimension", NULL);
+	result_check_alarm(r);
+}

@@ -1,0 +1,517 @@
+/* Observers outside the workload (observe.h). */
+#include "observe.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../policy/sha256.h"
+
+int observe_sha256(const char *path, char hex[65])
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	cleanup_free char *buf = NULL;
+	size_t len = 0, cap = 0;
+	unsigned char d[SHA256_DIGEST_LEN];
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (len == cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 4096;
+			if (cap > (64u << 20))
+				return -EFBIG;
+			nb = realloc(buf, cap);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	sha256(buf, len, d);
+	sha256_hex(d, hex);
+	return 0;
+}
+
+void observe_snapshot(const char *path, struct snapshot *out)
+{
+	struct stat st;
+
+	memset(out, 0, sizeof(*out));
+	if (lstat(path, &st) < 0 || observe_sha256(path, out->sha256) < 0)
+		return;
+	out->size = st.st_size;
+	out->ino = st.st_ino;
+	out->dev = st.st_dev;
+	out->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	out->ok = true;
+}
+
+bool snapshot_equal(const struct snapshot *a, const struct snapshot *b)
+{
+	return a->ok && b->ok && strcmp(a->sha256, b->sha256) == 0 && a->size == b->size &&
+	       a->ino == b->ino && a->mtime_ns == b->mtime_ns;
+}
+
+/* ---- fanotify ---- */
+
+static int read_small(const char *path, char *buf, size_t n)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k;
+
+	if (fd < 0)
+		return -errno;
+	k = read(fd, buf, n - 1);
+	if (k < 0)
+		return -errno;
+	buf[k] = '\0';
+	return (int)k;
+}
+
+/* Fields of /proc/PID/stat after the command name, which may hold ") ". */
+static int stat_fields(pid_t pid, pid_t *ppid, pid_t *sid, unsigned long long *start, char *comm,
+		       size_t ncomm)
+{
+	char path[64], buf[1024];
+	char *open_p, *close_p;
+	int r;
+	pid_t pgrp;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	r = read_small(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	open_p = strchr(buf, '(');
+	close_p = strrchr(buf, ')');
+	if (!open_p || !close_p || close_p < open_p)
+		return -EINVAL;
+	if (comm)
+		snprintf(comm, ncomm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+	 * utime stime cutime cstime priority nice threads itrealvalue starttime */
+	if (sscanf(close_p + 2, "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+				"%*d %*d %llu",
+		   &state, ppid, &pgrp, sid, start) != 5)
+		return -EINVAL;
+	return 0;
+}
+
+static unsigned long ns_inode(pid_t pid, const char *ns)
+{
+	char path[64], link[64];
+	ssize_t k;
+	unsigned long ino = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
+	k = readlink(path, link, sizeof(link) - 1);
+	if (k <= 0)
+		return 0;
+	link[k] = '\0';
+	if (sscanf(link, "%*[^[][%lu]", &ino) != 1)
+		return 0;
+	return ino;
+}
+
+static int status_uid(pid_t pid, uid_t *uid)
+{
+	char path[64], buf[4096];
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -ESRCH;
+	p = strstr(buf, "\nUid:");
+	if (!p)
+		return -EINVAL;
+	*uid = (uid_t)strtoul(p + 5, NULL, 10);
+	return 0;
+}
+
+int inventory_read(pid_t pid, struct proc_entry *e)
+{
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	e->pid = pid;
+	r = stat_fields(pid, &e->ppid, &e->sid, &e->start, e->comm, sizeof(e->comm));
+	if (r < 0)
+		return r;
+	e->pidns = ns_inode(pid, "pid");
+	if (status_uid(pid, &e->uid) < 0)
+		return -ESRCH;
+	return 0;
+}
+
+static void identify(struct fan_event *e)
+{
+	char path[64];
+	ssize_t k;
+	struct proc_entry pe;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)e->pid);
+	k = readlink(path, e->exe, sizeof(e->exe) - 1);
+	e->exe[k > 0 ? k : 0] = '\0';
+	if (k <= 0 || inventory_read(e->pid, &pe) < 0) {
+		e->identity_ok = false;
+		return;
+	}
+	e->uid = pe.uid;
+	e->sid = pe.sid;
+	e->pidns = pe.pidns;
+	e->identity_ok = true;
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static void handle(struct fan_observer *o, const struct fanotify_event_metadata *m)
+{
+	struct fan_event e = {.mask = m->mask, .pid = m->pid};
+	char link[64];
+	ssize_t k;
+
+	if (m->mask & FAN_Q_OVERFLOW) {
+		pthread_mutex_lock(&o->lock);
+		o->overflow++;
+		pthread_mutex_unlock(&o->lock);
+		return;
+	}
+	if (m->fd < 0)
+		return;
+	/* Identity first: the writer may exit at any moment. */
+	identify(&e);
+	{
+		struct stat st;
+
+		if (fstat(m->fd, &st) == 0) {
+			e.dev = st.st_dev;
+			e.ino = st.st_ino;
+		}
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
+	k = readlink(link, e.path, sizeof(e.path) - 1);
+	e.path[k > 0 ? k : 0] = '\0';
+	close(m->fd);
+	{
+		bool own = false;
+
+		for (size_t i = 0; i < o->n_own; i++)
+			own |= o->own_dev[i] == e.dev;
+		/* Paths are only compared on a shared filesystem; on the
+		 * fixture's own tmpfs every event is the fixture's (and the
+		 * path of a sandbox mount already torn down can be partial). */
+		if (!own && !under(e.path, o->root))
+			return;
+	}
+	pthread_mutex_lock(&o->lock);
+	if (strstr(e.path, "/.fan-sentinel-") && m->pid == getpid()) {
+		unsigned long sn = strtoul(strstr(e.path, "/.fan-sentinel-") + 15, NULL, 10);
+
+		if (sn > o->seq_seen)
+			o->seq_seen = sn;
+	} else if (o->broken || o->n >= FAN_MAX_EVENTS) {
+		o->dropped++;
+	} else {
+		o->ev[o->n++] = e;
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
+static void *reader(void *arg)
+{
+	struct fan_observer *o = arg;
+	char buf[8192] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = o->fd, .events = POLLIN},
+				      {.fd = o->stop_pipe[0], .events = POLLIN}};
+		const struct fanotify_event_metadata *m;
+		ssize_t len;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		len = read(o->fd, buf, sizeof(buf));
+		if (len <= 0)
+			continue;
+		m = (const struct fanotify_event_metadata *)buf;
+		for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len))
+			handle(o, m);
+	}
+	return NULL;
+}
+
+int fan_start(struct fan_observer *o, const char *root, bool broken, char *why, size_t n)
+{
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->stop_pipe[0] = o->stop_pipe[1] = -1;
+	o->broken = broken;
+	pthread_mutex_init(&o->lock, NULL);
+	snprintf(o->root, sizeof(o->root), "%s", root);
+	/* FAN_CLASS_NOTIF: we only watch, never hold a writer up. Event fds
+	 * are O_RDONLY|O_CLOEXEC|O_NOATIME-free plain reads of the path. */
+	o->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC | O_LARGEFILE);
+	if (o->fd < 0) {
+		r = -errno;
+		snprintf(why, n, "fanotify_init: %s (needs CAP_SYS_ADMIN)", strerror(errno));
+		return r;
+	}
+	if (fanotify_mark(o->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_MODIFY | FAN_CLOSE_WRITE,
+			  AT_FDCWD, root) < 0) {
+		r = -errno;
+		snprintf(why, n, "fanotify_mark filesystem %s: %s", root, strerror(errno));
+		close(o->fd);
+		o->fd = -1;
+		return r;
+	}
+	{
+		struct stat a, b;
+		char parent[PATH_MAX + 4];
+
+		snprintf(parent, sizeof(parent), "%s/..", root);
+		if (stat(root, &a) == 0 && stat(parent, &b) == 0 && a.st_dev != b.st_dev)
+			o->own_dev[o->n_own++] = a.st_dev;
+	}
+	if (pipe2(o->stop_pipe, O_CLOEXEC) < 0 ||
+	    (r = -pthread_create(&o->thread, NULL, reader, o)) < 0) {
+		snprintf(why, n, "observer thread: %s", strerror(errno));
+		close(o->fd);
+		o->fd = -1;
+		return -EAGAIN;
+	}
+	o->running = true;
+	return 0;
+}
+
+int fan_sync(struct fan_observer *o)
+{
+	char path[PATH_MAX + 64];
+	unsigned long want;
+	int fd;
+
+	if (!o->running)
+		return -ENOTCONN;
+	want = ++o->seq_sent;
+	snprintf(path, sizeof(path), "%s/.fan-sentinel-%lu", o->root, want);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "s", 1) < 0) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	for (int i = 0; i < 400; i++) {
+		unsigned long seen;
+		struct timespec ts = {0, 5 * 1000 * 1000};
+
+		pthread_mutex_lock(&o->lock);
+		seen = o->seq_seen;
+		pthread_mutex_unlock(&o->lock);
+		/* modify and close_write may merge or come apart: at least one. */
+		if (seen >= want) {
+			unlink(path);
+			return 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	unlink(path);
+	return -ETIMEDOUT;
+}
+
+void fan_stop(struct fan_observer *o)
+{
+	if (o->running) {
+		if (write(o->stop_pipe[1], "x", 1) < 0) {
+			/* The pipe is ours and empty: cannot fail short of EBADF. */
+		}
+		pthread_join(o->thread, NULL);
+		o->running = false;
+	}
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->stop_pipe[0] >= 0)
+		close(o->stop_pipe[0]);
+	if (o->stop_pipe[1] >= 0)
+		close(o->stop_pipe[1]);
+	o->fd = o->stop_pipe[0] = o->stop_pipe[1] = -1;
+	pthread_mutex_destroy(&o->lock);
+}
+
+size_t fan_count(struct fan_observer *o, const char *path, bool prefix, size_t *identified)
+{
+	size_t c = 0, id = 0;
+
+	pthread_mutex_lock(&o->lock);
+	for (size_t i = 0; i < o->n; i++) {
+		const struct fan_event *e = &o->ev[i];
+
+		if (e->pid == getpid())
+			continue;
+		if (prefix ? !under(e->path, path) : strcmp(e->path, path) != 0)
+			continue;
+		c++;
+		if (e->identity_ok)
+			id++;
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (identified)
+		*identified = id;
+	return c;
+}
+
+void fan_clear(struct fan_observer *o)
+{
+	pthread_mutex_lock(&o->lock);
+	o->n = 0;
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* ---- /proc inventories ---- */
+
+int inventory_scan(struct proc_entry **out, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	struct proc_entry *v = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		struct proc_entry e;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (inventory_read((pid_t)atoi(de->d_name), &e) < 0)
+			continue; /* gone while we looked: not a process any more */
+		if (len == cap) {
+			struct proc_entry *nv;
+
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[len++] = e;
+	}
+	closedir(d);
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+bool inventory_alive(pid_t pid, unsigned long long start)
+{
+	struct proc_entry e;
+	char st[8] = "";
+
+	if (inventory_read(pid, &e) < 0 || e.start != start)
+		return false;
+	/* A zombie has ended; it only waits for its parent. */
+	{
+		char path[64], buf[512];
+		char *p;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (read_small(path, buf, sizeof(buf)) < 0)
+			return false;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ')
+			st[0] = p[2];
+	}
+	return st[0] != 'Z' && st[0] != 'X';
+}
+
+int inventory_kill(pid_t pid, unsigned long long start)
+{
+	cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct proc_entry e;
+
+	if (pfd < 0)
+		return -errno;
+	/* Check the start time after holding the pidfd: from here on the pid
+	 * cannot be reused under us. */
+	if (inventory_read(pid, &e) < 0 || e.start != start)
+		return -ESRCH;
+	if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int fan_add_fs(struct fan_observer *o, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (fanotify_mark(o->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_MODIFY | FAN_CLOSE_WRITE,
+			  AT_FDCWD, path) < 0)
+		return -errno;
+	pthread_mutex_lock(&o->lock);
+	if (o->n_own < sizeof(o->own_dev) / sizeof(o->own_dev[0]))
+		o->own_dev[o->n_own++] = st.st_dev;
+	pthread_mutex_unlock(&o->lock);
+	return 0;
+}
+
+size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino,
+		     size_t *identified)
+{
+	size_t c = 0, id = 0;
+
+	pthread_mutex_lock(&o->lock);
+	for (size_t i = 0; i < o->n; i++) {
+		const struct fan_event *e = &o->ev[i];
+
+		if (e->pid == getpid() || e->dev != dev)
+			continue;
+		if (ino && (not_ino ? e->ino == ino : e->ino != ino))
+			continue;
+		c++;
+		id += e->identity_ok;
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (identified)
+		*identified = id;
+	return c;
+}

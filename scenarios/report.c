@@ -1,0 +1,303 @@
+/* Writers for the per-arm JSON record, report.md and junit.xml. They only
+ * format what grading.c decided; special characters are escaped for each
+ * format (tests/unit/test_eval.c). */
+#include "eval.h"
+
+#include <string.h>
+
+void json_write_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void xml_write_escaped(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		case '\n':
+		case '\t':
+			fputc(*p, f);
+			break;
+		default:
+			/* XML 1.0 has no way to write other control characters. */
+			fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+		}
+	}
+}
+
+void md_write_cell(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '|')
+			fputs("\\|", f);
+		else if (*p == '\n' || *p == '\r')
+			fputc(' ', f);
+		else if (*p == '<')
+			fputs("&lt;", f);
+		else if (*p == '`' || *p == '*' || *p == '_' || *p == '[' || *p == ']')
+			fprintf(f, "\\%c", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void key(FILE *f, const char *k, bool *first)
+{
+	fputs(*first ? "" : ",", f);
+	*first = false;
+	fputs("\n  ", f);
+	json_write_string(f, k);
+	fputs(": ", f);
+}
+
+static void str_member(FILE *f, const char *k, const char *v, bool *first)
+{
+	key(f, k, first);
+	if (v)
+		json_write_string(f, v);
+	else
+		fputs("null", f);
+}
+
+static void subject_json(FILE *f, const struct result *r, const struct subject *s)
+{
+	fputs("{\"paddock\": {\"version\": ", f);
+	json_write_string(f, s->paddock_version);
+	fputs(", \"commit\": ", f);
+	json_write_string(f, s->paddock_commit);
+	fputs(", \"path\": ", f);
+	json_write_string(f, s->paddock_path);
+	fputs("}, \"kernel\": ", f);
+	json_write_string(f, s->kernel);
+	fputs(", \"libseccomp\": ", f);
+	json_write_string(f, s->libseccomp);
+	fputs(", \"docker\": {\"client\": ", f);
+	json_write_string(f, s->docker_client);
+	fputs(", \"server\": ", f);
+	json_write_string(f, s->docker_server[0] ? s->docker_server : "none");
+	fprintf(f, "}, \"workload_uid\": %u, \"harness_root\": %s", (unsigned)s->workload_uid,
+		s->root ? "true" : "false");
+	fputs(", \"configuration\": {\"policy\": ", f);
+	json_write_string(f, r->policy_path);
+	fputs(", \"policy_sha256\": ", f);
+	json_write_string(f, r->policy_sha256);
+	fputs(", \"weakenings\": ", f);
+	json_write_string(f, r->weakenings);
+	fputs("}}", f);
+}
+
+void report_write_json(FILE *f, const struct result *r, const struct subject *s)
+{
+	bool first = true;
+
+	fputc('{', f);
+	str_member(f, "record", "paddock-eval/1", &first);
+	str_member(f, "run_id", s->run_id, &first);
+	str_member(f, "case", r->case_id, &first);
+	str_member(f, "title", r->title, &first);
+	str_member(f, "arm", r->arm, &first);
+	key(f, "subject_under_test", &first);
+	subject_json(f, r, s);
+	key(f, "fixture_only", &first);
+	fputs(r->fixture_only ? "true" : "false", f);
+	key(f, "mocked", &first);
+	fputc('[', f);
+	for (size_t i = 0; i < r->n_mocks; i++) {
+		fputs(i ? ", " : "", f);
+		json_write_string(f, r->mocks[i]);
+	}
+	fputc(']', f);
+	key(f, "grades", &first);
+	fputc('{', f);
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct verdict *v = &r->v[d];
+
+		fputs(d ? ",\n    " : "\n    ", f);
+		json_write_string(f, dim_name(d));
+		fputs(": {\"grade\": ", f);
+		json_write_string(f, grade_name(v->grade));
+		fputs(", \"reason\": ", f);
+		json_write_string(f, v->reason);
+		if (v->scope[0]) {
+			fputs(", \"scope\": ", f);
+			json_write_string(f, v->scope);
+		}
+		fputc('}', f);
+	}
+	fputs("}", f);
+	str_member(f, "alarm", r->alarm[0] ? r->alarm : NULL, &first);
+	key(f, "evidence", &first);
+	fputc('[', f);
+	for (size_t i = 0; i < r->n_ev; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		fputs("{\"source\": ", f);
+		json_write_string(f, r->ev[i].source);
+		fputs(", \"text\": ", f);
+		json_write_string(f, r->ev[i].text);
+		fputc('}', f);
+	}
+	fputs("]", f);
+	key(f, "evidence_lines_dropped", &first);
+	fprintf(f, "%zu", r->ev_dropped);
+	key(f, "seconds", &first);
+	fprintf(f, "%.3f", r->seconds);
+	fputs("\n}\n", f);
+}
+
+void report_write_md(FILE *f, const struct result *rs, size_t n, const struct subject *s)
+{
+	fprintf(f, "# paddock-eval run %s\n\n", s->run_id);
+	fputs("Subject under test: paddock ", f);
+	md_write_cell(f, s->paddock_version);
+	fputs(" (commit ", f);
+	md_write_cell(f, s->paddock_commit);
+	fputs("), kernel ", f);
+	md_write_cell(f, s->kernel);
+	fputs(", libseccomp ", f);
+	md_write_cell(f, s->libseccomp);
+	fputs(", Docker client ", f);
+	md_write_cell(f, s->docker_client);
+	fputs(" / server ", f);
+	md_write_cell(f, s->docker_server[0] ? s->docker_server : "none");
+	fprintf(f, ". Workloads ran as uid %u. Grades are per case, arm and dimension, never "
+		   "summed.\n\n",
+		(unsigned)s->workload_uid);
+	fputs("| case | arm | enforcement | control | evidence | notes |\n", f);
+	fputs("|---|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &rs[i];
+
+		fprintf(f, "| %s | ", r->case_id);
+		md_write_cell(f, r->arm);
+		for (int d = 0; d < DIM_COUNT; d++) {
+			fprintf(f, " | %s", grade_name(r->v[d].grade));
+			if (r->v[d].grade != GRADE_PASS) {
+				fputs(": ", f);
+				md_write_cell(f, r->v[d].reason);
+				if (r->v[d].scope[0]) {
+					fputs(" (scope: ", f);
+					md_write_cell(f, r->v[d].scope);
+					fputc(')', f);
+				}
+			}
+		}
+		fputs(" | ", f);
+		if (r->alarm[0]) {
+			fputs("**ALARM** ", f);
+			md_write_cell(f, r->alarm);
+			fputs("; ", f);
+		}
+		if (r->fixture_only)
+			fputs("fixture only; ", f);
+		for (size_t m = 0; m < r->n_mocks; m++) {
+			fputs("mocked: ", f);
+			md_write_cell(f, r->mocks[m]);
+			fputs("; ", f);
+		}
+		fputs("policy sha256 ", f);
+		md_write_cell(f, r->policy_sha256[0] ? r->policy_sha256 : "-");
+		fputs(" |\n", f);
+	}
+	fputs("\nEach arm's evidence is in its JSON record beside this file.\n", f);
+}
+
+void report_write_junit(FILE *f, const struct result *rs, size_t n, const struct subject *s)
+{
+	size_t failures = 0, skipped = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < DIM_COUNT; d++) {
+			enum grade g = rs[i].v[d].grade;
+
+			if (d == DIM_ENFORCEMENT && result_fails_run(&rs[i]))
+				failures++;
+			else if (g != GRADE_PASS)
+				skipped++;
+		}
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fputs("<testsuites name=\"paddock-eval\">\n<testsuite name=\"", f);
+	xml_write_escaped(f, s->run_id);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", n * DIM_COUNT, failures,
+		skipped);
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &rs[i];
+
+		for (int d = 0; d < DIM_COUNT; d++) {
+			const struct verdict *v = &r->v[d];
+
+			fputs("  <testcase classname=\"", f);
+			xml_write_escaped(f, r->case_id);
+			fputc('.', f);
+			xml_write_escaped(f, r->arm);
+			fprintf(f, "\" name=\"%s\">", dim_name(d));
+			if (d == DIM_ENFORCEMENT && result_fails_run(r)) {
+				fputs("<failure message=\"", f);
+				xml_write_escaped(f, r->alarm[0] ? r->alarm : v->reason);
+				fputs("\"/>", f);
+			} else if (v->grade != GRADE_PASS) {
+				/* Not a run failure (a weakened arm's expected
+				 * FAIL, UNKNOWN, NOT EXECUTED): reported, kept
+				 * apart from PASS. */
+				fprintf(f, "<skipped message=\"%s: ", grade_name(v->grade));
+				xml_write_escaped(f, v->reason);
+				fputs("\"/>", f);
+			}
+			fputs("</testcase>\n", f);
+		}
+	}
+	fputs("</testsuite>\n</testsuites>\n", f);
+}
+
+void report_write_matrix(FILE *f, const struct result *rs, size_t n)
+{
+	fprintf(f, "%-6s %-22s %-15s %-15s %-15s\n", "case", "arm", "enforcement", "control",
+		"evidence");
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &rs[i];
+
+		fprintf(f, "%-6s %-22s %-15s %-15s %-15s%s\n", r->case_id, r->arm,
+			grade_name(r->v[DIM_ENFORCEMENT].grade), grade_name(r->v[DIM_CONTROL].grade),
+			grade_name(r->v[DIM_EVIDENCE].grade),
+			r->alarm[0] ? "  <-- ALARM" : (result_fails_run(r) ? "  <-- FAILS RUN" : ""));
+	}
+}

@@ -1,0 +1,333 @@
+/* Unit tests for paddock-eval's pure parts: every rule of the spec's
+ * "grading" text, the alarms, and the JSON, Markdown and JUnit writers. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../scenarios/eval.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+static void leak_check(void)
+{
+	if (__lsan_do_recoverable_leak_check())
+		abort();
+}
+#else
+static void leak_check(void)
+{
+}
+#endif
+
+TestSuite(eval, .fini = leak_check);
+
+static struct prevention_obs clean(void)
+{
+	return (struct prevention_obs){.attempts = 7,
+				       .snapshots_taken = 7,
+				       .events = OBSERVER_OK,
+				       .transient_in_scope = true};
+}
+
+/* "An observed forbidden effect fails a required prevention boundary even
+ * when detection/reporting passes." */
+Test(eval, forbidden_effect_fails_even_when_detected)
+{
+	struct prevention_obs o = clean();
+	struct verdict v = {0};
+
+	o.event_writes = 1; /* the observer saw it: detection worked */
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o.event_writes = 0;
+	o.snapshot_changes = 1;
+	o.events = OBSERVER_UNAVAILABLE;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "forbidden effect"));
+}
+
+/* "Missing evidence is UNKNOWN, never PASS." */
+Test(eval, missing_evidence_is_unknown)
+{
+	struct prevention_obs o = clean();
+	struct verdict v = {0};
+
+	o.snapshots_taken = 6;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = clean();
+	o.attempts = o.snapshots_taken = 0;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* A dimension no driver graded. */
+	struct result r;
+
+	result_init(&r, "HB-01", "t", "enforced");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	result_finish(&r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	cr_assert(strstr(r.v[DIM_CONTROL].reason, "missing evidence"));
+}
+
+/* The spec's "unknown" of HB-01: only before/after equality where transient
+ * mutation is in scope. */
+Test(eval, snapshot_only_is_unknown_when_transient_in_scope)
+{
+	struct prevention_obs o = clean();
+	struct verdict v = {0};
+
+	o.events = OBSERVER_UNAVAILABLE;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o.events = OBSERVER_DROPPED;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o.transient_in_scope = false;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o = clean();
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+}
+
+/* "NOT APPLICABLE requires a reason and scope reference"; every non-PASS
+ * grade needs a reason. */
+Test(eval, not_applicable_needs_reason_and_scope)
+{
+	struct verdict v = {0};
+
+	cr_assert_eq(verdict_set(&v, GRADE_NOT_APPLICABLE, "no such knob", NULL), -EINVAL);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert_eq(verdict_set(&v, GRADE_NOT_APPLICABLE, NULL, "HB-04 procedure"), -EINVAL);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert_eq(verdict_set(&v, GRADE_NOT_APPLICABLE, "r", "s"), 0);
+	cr_assert_eq(v.grade, GRADE_NOT_APPLICABLE);
+	cr_assert_str_eq(v.scope, "s");
+	cr_assert_eq(verdict_set(&v, GRADE_FAIL, "", NULL), -EINVAL);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert_eq(verdict_set(&v, GRADE_NOT_EXECUTED, NULL, NULL), -EINVAL);
+	cr_assert_eq(verdict_set(&v, GRADE_PASS, NULL, NULL), 0);
+}
+
+/* "A safe refusal can preserve the boundary while failing task utility":
+ * enforcement PASS and control FAIL are kept apart, and the enforced arm
+ * fails the run on control alone. */
+Test(eval, safe_refusal_keeps_dimensions_apart)
+{
+	struct result r;
+
+	result_init(&r, "HB-01", "t", "enforced");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	verdict_set(&r.v[DIM_CONTROL], GRADE_FAIL, "task-dir write refused", NULL);
+	verdict_set(&r.v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	result_finish(&r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	cr_assert(result_fails_run(&r));
+	cr_assert_eq(r.alarm[0], '\0');
+}
+
+/* A weakened arm that passes enforcement cannot detect what it claims to. */
+Test(eval, weakened_arm_passing_is_an_alarm)
+{
+	struct result r;
+
+	result_init(&r, "HB-01", "t", "weakened:rw-binds");
+	cr_assert_eq(r.kind, ARM_WEAKENED);
+	cr_assert_str_eq(r.knob, "rw-binds");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	verdict_set(&r.v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
+	verdict_set(&r.v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	result_finish(&r);
+	cr_assert(strstr(r.alarm, "cannot detect"));
+	cr_assert(result_fails_run(&r));
+
+	result_init(&r, "HB-01", "t", "weakened:rw-binds");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_FAIL, "canary changed", NULL);
+	result_finish(&r);
+	cr_assert_eq(r.alarm[0], '\0');
+	cr_assert_not(result_fails_run(&r));
+	/* NOT APPLICABLE on a weakened arm is no alarm. */
+	result_init(&r, "HB-04", "t", "weakened:rw-binds");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_NOT_APPLICABLE, "observation test", "HB-04");
+	result_finish(&r);
+	cr_assert_not(result_fails_run(&r));
+}
+
+Test(eval, enforced_fail_fails_run_docker_does_not)
+{
+	struct result r;
+
+	result_init(&r, "HB-06", "t", "enforced");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_FAIL, "descendant survived", NULL);
+	result_finish(&r);
+	cr_assert(result_fails_run(&r));
+	result_init(&r, "HB-06", "t", "docker");
+	cr_assert_eq(r.kind, ARM_DOCKER);
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_FAIL, "descendant survived", NULL);
+	result_finish(&r);
+	cr_assert_not(result_fails_run(&r));
+	/* UNKNOWN is reported but does not fail the run. */
+	result_init(&r, "HB-06", "t", "enforced");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_UNKNOWN, "inventory empty", NULL);
+	result_finish(&r);
+	cr_assert_not(result_fails_run(&r));
+}
+
+/* HB-04: a collector that dropped the event gives UNKNOWN; a review that
+ * claims "no mutation" from final-state equality FAILs; the snapshot's
+ * conclusion is limited to final-state equality. */
+Test(eval, transient_write_rules)
+{
+	struct transient_obs o = {.events = OBSERVER_OK,
+				  .transient_writes = 2,
+				  .identified_writes = 2,
+				  .snapshot_equal = true,
+				  .snapshot_taken = true,
+				  .identity_required = true};
+	struct verdict v = {0};
+
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o.events = OBSERVER_DROPPED;
+	o.transient_writes = o.identified_writes = 0;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o.events = OBSERVER_UNAVAILABLE;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o.events = OBSERVER_OK;
+	o.transient_writes = 1;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN); /* no identity */
+	o.review_claims_no_mutation = true;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(snapshot_conclusion(true), "says nothing about writes in between"));
+	cr_assert_null(strstr(snapshot_conclusion(true), "no mutation"));
+}
+
+Test(eval, broken_collector_must_be_unknown)
+{
+	struct result r;
+
+	result_init(&r, "HB-04", "t", "broken-collector");
+	cr_assert_eq(r.kind, ARM_BROKEN_COLLECTOR);
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	result_finish(&r);
+	cr_assert(result_fails_run(&r));
+	result_init(&r, "HB-04", "t", "broken-collector");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_UNKNOWN, "dropped", NULL);
+	result_finish(&r);
+	cr_assert_not(result_fails_run(&r));
+}
+
+Test(eval, not_executed_fills_only_unset)
+{
+	struct result r;
+
+	result_init(&r, "HB-06", "t", "enforced");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	result_not_executed(&r, "no services");
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_NOT_EXECUTED);
+	cr_assert_str_eq(r.v[DIM_CONTROL].reason, "no services");
+}
+
+static char *render(void (*fn)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, s);
+	fclose(f);
+	return buf;
+}
+
+Test(eval, escaping)
+{
+	char *j = render(json_write_string, "a\"b\\c\nd\x01<");
+	char *x = render(xml_write_escaped, "<a & 'b' \"c\">\x02");
+	char *m = render(md_write_cell, "a|b\nc`d");
+
+	cr_assert_str_eq(j, "\"a\\\"b\\\\c\\nd\\u0001<\"");
+	cr_assert_str_eq(x, "&lt;a &amp; &apos;b&apos; &quot;c&quot;&gt;?");
+	cr_assert_str_eq(m, "a\\|b c\\`d");
+	free(j);
+	free(x);
+	free(m);
+}
+
+static void sample(struct result *r, struct subject *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->paddock_version, sizeof(s->paddock_version), "0.1.0");
+	snprintf(s->paddock_commit, sizeof(s->paddock_commit), "abc\"def");
+	snprintf(s->kernel, sizeof(s->kernel), "6.x");
+	snprintf(s->run_id, sizeof(s->run_id), "run<1>");
+	result_init(r, "HB-01", "Equivalent writes", "weakened:rw-binds");
+	verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL, "canary \"changed\" | <7 of 7>", NULL);
+	verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
+	verdict_set(&r->v[DIM_EVIDENCE], GRADE_NOT_APPLICABLE, "why", "HB-01 & scope");
+	result_evidence(r, "canary-sha256", "path /tmp/a\tb");
+	result_mock(r, "mock \"tool\"");
+	r->fixture_only = true;
+	result_finish(r);
+}
+
+Test(eval, json_record)
+{
+	struct result r;
+	struct subject s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	sample(&r, &s);
+	report_write_json(f, &r, &s);
+	fclose(f);
+	cr_assert(strstr(buf, "\"case\": \"HB-01\""));
+	cr_assert(strstr(buf, "\"arm\": \"weakened:rw-binds\""));
+	cr_assert(strstr(buf, "\"commit\": \"abc\\\"def\""));
+	cr_assert(strstr(buf, "\"reason\": \"canary \\\"changed\\\" | <7 of 7>\""));
+	cr_assert(strstr(buf, "\"scope\": \"HB-01 & scope\""));
+	cr_assert(strstr(buf, "\"fixture_only\": true"));
+	cr_assert(strstr(buf, "\"mocked\": [\"mock \\\"tool\\\"\"]"));
+	cr_assert(strstr(buf, "path /tmp/a\\tb"));
+	cr_assert(strstr(buf, "\"grade\": \"NOT APPLICABLE\""));
+	free(buf);
+}
+
+Test(eval, markdown_and_junit)
+{
+	struct result r[2];
+	struct subject s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	sample(&r[0], &s);
+	result_init(&r[1], "HB-06", "t", "enforced");
+	verdict_set(&r[1].v[DIM_ENFORCEMENT], GRADE_FAIL, "a <leak> & more", NULL);
+	result_finish(&r[1]);
+	f = open_memstream(&buf, &len);
+	report_write_md(f, r, 2, &s);
+	fclose(f);
+	cr_assert(strstr(buf, "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
+			      " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
+	cr_assert(strstr(buf, "fixture only"));
+	cr_assert(strstr(buf, "UNKNOWN: missing evidence"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	report_write_junit(f, r, 2, &s);
+	fclose(f);
+	cr_assert(strstr(buf, "<testsuite name=\"run&lt;1&gt;\" tests=\"6\" failures=\"1\""));
+	cr_assert(strstr(buf, "<failure message=\"a &lt;leak&gt; &amp; more\"/>"));
+	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement\">"));
+	free(buf);
+}
