@@ -14,6 +14,18 @@
  *   "kill PID COMM"      that process was still alive after the grace
  *                        period and got SIGKILL
  *   "done"               no process but init is left; init exits next
+ *   "service-started NAME PID"
+ *                        a service of --service was started
+ *   "service-ended NAME CAUSE exit:N|signal:N"
+ *                        its first process ended; CAUSE is exited,
+ *                        lease-expired, main-ended or stopped
+ *   "service-ended NAME exec-error ERRNO" (or landlock-error ERRNO)
+ *                        it could not be started
+ *   "retained"           the workload ended and everything but the leased
+ *                        services' sessions is gone; init goes on until
+ *                        they end (or "stop")
+ *   "error MSG"          a process init started could not enter the
+ *                        sandbox's Landlock domain (--landlock-fd)
  *
  * supervisor -> init:
  *   "stop"               end the sandbox: SIGTERM to every process in the
