@@ -77,6 +77,10 @@ int read_proc(pid_t pid, struct proc *p);
 bool proc_is_ours(pid_t self);
 /* Says "kill" once per pid. */
 bool first_kill(struct init *in, pid_t pid);
+/* procs.c: blanks and non-ASCII of s become '_' (one protocol word). */
+void printable(char *s);
+/* Reports ("term"/"kill") and signals what is left of the sandbox. */
+void sweep(struct init *in, int sig);
 int64_t now_ms(void);
 /* In a child of init before its execvp: the sandbox's Landlock domain
  * (--landlock-fd). 0, or -errno. */
