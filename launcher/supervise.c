@@ -130,6 +130,7 @@ static void expire(struct run *r, int kill_tfd)
 	if (r->stopped)
 		return; /* already ending, with the grace paddock stop asked for */
 	r->expired = true;
+	log_debug("ttl expired");
 	end_now(r, kill_tfd, false, 0);
 }
 
