@@ -64,6 +64,7 @@ else:
 L += ["", "Commands (`$WS` is the workspace, the current directory):", "", "```",
       "paddock  paddock run --policy contrib/policies/agent.json -- /bin/true",
       "unshare  unshare -Urmpfn --mount-proc /bin/true",
+      "paddock --version: exec, dynamic linking and exit of the launcher alone (no sandbox)",
       "bwrap    fdexec paddock.bpf 9 bwrap --unshare-all --die-with-parent --new-session \\",
       "           --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin ... \\",
       "           --proc /proc --dev /dev --tmpfs /tmp --tmpfs /home/sandbox \\",

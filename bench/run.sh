@@ -84,6 +84,7 @@ echo "bench: start-up (hyperfine, $runs runs each)" >&2
 inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startup.json" \
 	-n paddock "$P /bin/true" \
 	-n unshare "unshare -Urmpfn --mount-proc /bin/true" \
+	-n "paddock --version" "$top/build/paddock --version" \
 	-n bwrap "$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/true" \
 	-n "bwrap (no seccomp)" "$bw /bin/true" \
 	-n crun "$crun $work/bundle pdkbench-crun" \
