@@ -94,12 +94,14 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 docker_why=""
 if [ ! -x "$top/contrib/docker/engine.sh" ]; then
 	docker_why="contrib/docker/engine.sh is not in this tree (branch eval)"
-elif ! "$top/contrib/docker/engine.sh" up >"$work/out/engine.log" 2>&1; then
+elif ! "$top/contrib/docker/engine.sh" deps >"$work/out/engine.log" 2>&1 ||
+	! "$top/contrib/docker/engine.sh" up >>"$work/out/engine.log" 2>&1; then
 	docker_why="no Docker engine could run: $(tail -1 "$work/out/engine.log")"
 else
 	docker_up=1
-	image=$("$top/contrib/docker/engine.sh" image 2>>"$work/out/engine.log" | tail -1)
-	[ -n "$image" ] || docker_why="contrib/docker/engine.sh image gave no image"
+	image=${PADDOCK_EVAL_IMAGE:-paddock-eval:local}
+	"$top/contrib/docker/engine.sh" image >>"$work/out/engine.log" 2>&1 ||
+		docker_why="contrib/docker/engine.sh image failed: $(tail -1 "$work/out/engine.log")"
 fi
 if [ -z "$docker_why" ]; then
 	echo "bench: docker run (hyperfine, $druns runs each)" >&2
