@@ -2,7 +2,7 @@
 # make            build build/paddock and build/paddock-init
 # make test       deps, build, unit and integration tests
 # make demo       deps, build, a workload under contrib/policies/agent.json
-# make bench      start-up benchmark against unshare and bwrap
+# make bench      paddock against unshare, bwrap, crun, runc, docker, tini, catatonit
 # make SANITIZE=1 ASan + UBSan build (init becomes dynamic)
 
 VERSION := 0.1.0
@@ -156,9 +156,7 @@ $(B)/seccomp_bench: bench/seccomp_bench.c $(B)/libpaddock.a
 
 bench: deps
 	$(MAKE) all $(B)/seccomp_bench
-	@./bench/startup.sh
-	@{ echo; echo "## seccomp overhead (bench/seccomp_bench.c)"; echo; echo '```'; \
-	  $(B)/seccomp_bench; echo '```'; } | tee -a bench/results.md
+	@./bench/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

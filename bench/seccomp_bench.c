@@ -8,7 +8,9 @@
  * ioctl() loop shows a call that does run it, through the argument rules
  * that refuse TIOCSTI and TIOCLINUX (the longest path in the profile).
  *
- * Usage: seccomp_bench [N] (default 10000000), from the repository root. */
+ * Usage: seccomp_bench [N] (default 10000000), from the repository root.
+ * seccomp_bench --dump-bpf FILE writes the exported program (what the
+ * launcher loads) to FILE, for bwrap --seccomp in the start-up benchmark. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -96,6 +98,8 @@ int main(int argc, char **argv)
 	char *buf;
 	int fd, r;
 
+	if (argc == 3 && strcmp(argv[1], "--dump-bpf") == 0)
+		n = 1;
 	if (n <= 0 || !getcwd(cwd, sizeof(cwd))) {
 		fprintf(stderr, "usage: seccomp_bench [N], from the repository root\n");
 		return 2;
@@ -110,6 +114,23 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "seccomp_bench: %s: %s\n", POLICY, err.msg);
 		return 1;
+	}
+	if (argc == 3 && strcmp(argv[1], "--dump-bpf") == 0) {
+		FILE *f;
+
+		if (seccomp_build(p, &ctx, &info, &err) < 0 || !info.bpf) {
+			fprintf(stderr, "seccomp_bench: %s\n", err.msg);
+			return 1;
+		}
+		f = fopen(argv[2], "w");
+		if (!f || fwrite(info.bpf, 1, info.bpf_len, f) != info.bpf_len || fclose(f) != 0) {
+			perror(argv[2]);
+			return 1;
+		}
+		seccomp_release(ctx);
+		seccomp_info_free(&info);
+		policy_free(p);
+		return 0;
 	}
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	/* Warm up caches and the CPU's frequency before measuring. */

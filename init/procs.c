@@ -39,11 +39,16 @@ static int read_small(const char *path, char *buf, size_t size)
 }
 
 /* /proc/PID/stat fields 3-6 (state, ppid, pgrp, session) and a printable
- * comm. */
+ * comm, from one read: field 2 is the same task name /proc/PID/comm shows
+ * (both come from proc_task_name()), so a second open per process is not
+ * needed. The expiry path scans every process before it signals them, and
+ * with 1,000 processes that scan is most of the time from the deadline to
+ * the kill. */
 int read_proc(pid_t pid, struct proc *p)
 {
 	char path[64], buf[1024];
-	const char *s;
+	const char *open_paren, *s;
+	size_t len;
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -51,13 +56,16 @@ int read_proc(pid_t pid, struct proc *p)
 	if (r < 0)
 		return r;
 	/* comm may hold ')' and blanks; the fields after the last ')' do not. */
+	open_paren = strchr(buf, '(');
 	s = strrchr(buf, ')');
-	if (!s || sscanf(s + 1, " %c %d %d %d", &p->state, &p->ppid, &p->pgrp, &p->sid) != 4)
+	if (!open_paren || !s || s < open_paren ||
+	    sscanf(s + 1, " %c %d %d %d", &p->state, &p->ppid, &p->pgrp, &p->sid) != 4)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (read_small(path, p->comm, sizeof(p->comm)) < 0)
-		p->comm[0] = '\0';
-	p->comm[strcspn(p->comm, "\n")] = '\0';
+	len = (size_t)(s - open_paren - 1);
+	if (len > COMM_MAX)
+		len = COMM_MAX;
+	memcpy(p->comm, open_paren + 1, len);
+	p->comm[len] = '\0';
 	printable(p->comm);
 	if (!p->comm[0])
 		strcpy(p->comm, "?");

@@ -62,6 +62,7 @@ struct run {
 	int report_fd, caller_err;
 	/* outcome */
 	bool started, expired, stopped, done;
+	bool init_reaped; /* waitid() returned PID 1's status */
 	int exec_errno;
 	bool wl_reported;
 	bool wl_signaled;

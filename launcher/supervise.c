@@ -134,6 +134,7 @@ static void expire(struct run *r, int kill_tfd)
 	if (r->stopped || r->services_stop_sent)
 		return; /* already ending, with the grace paddock stop asked for */
 	r->expired = true;
+	log_debug("ttl expired");
 	end_now(r, kill_tfd, false, 0);
 }
 
@@ -282,6 +283,7 @@ int sandbox_supervise(struct run *r, struct err *err)
 	}
 	if (waitid(P_PIDFD, (id_t)r->pidfd, &si, WEXITED) < 0)
 		return err_sys(err, errno, "waitid");
+	r->init_reaped = true;
 	clock_gettime(CLOCK_REALTIME, &r->t_end);
 	drain(r, &ctl_open);
 	if (r->started && !announced)
@@ -327,9 +329,20 @@ static void read_comm(const char *pid, char *out, size_t size)
  * them with PID 1); without one, what is left is recorded, not hidden. */
 int sandbox_find_survivors(struct run *r)
 {
-	DIR *d = opendir("/proc");
+	DIR *d;
 	struct dirent *e;
 
+	/* With a pid namespace there is nothing to look for once PID 1 is
+	 * reaped: its exit runs zap_pid_ns_processes(), which SIGKILLs every
+	 * other process of the namespace (nested namespaces and processes that
+	 * entered by setns() included, they all hold a pid in it) and waits
+	 * until all of them are reaped, before PID 1 becomes a zombie its
+	 * parent can wait for (pid_namespaces(7), kernel/pid_namespace.c).
+	 * The scan read every process of the host (~1 ms on an idle machine,
+	 * more under load) after every run and could only find nothing. */
+	if ((r->namespaces & POLICY_NS_PID) && r->init_reaped)
+		return 0;
+	d = opendir("/proc");
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""make bench: turn the raw measurements of bench/run.sh into results.md.
+
+Usage: report.py OUTDIR RUNS DOCKER_RUNS REPS (markdown on stdout). Every
+number printed comes from OUTDIR; medians, and ratios only between numbers
+measured in the same run."""
+import json, os, re, statistics, sys
+
+out, runs, druns, reps = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+
+
+def read(name):
+    p = os.path.join(out, name)
+    return open(p).read() if os.path.exists(p) else ""
+
+
+def kv_rows(name):
+    rows = {}
+    for line in read(name).splitlines():
+        tool, _, rest = line.partition(" ")
+        rows.setdefault(tool, []).append(
+            {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.]+)", rest)})
+    return rows
+
+
+def med(rows, key):
+    return statistics.median(r[key] for r in rows)
+
+
+def hyper(name):
+    p = os.path.join(out, name)
+    if not os.path.exists(p):
+        return {}
+    return {r["command"]: statistics.median(r["times"]) * 1000
+            for r in json.load(open(p))["results"]}
+
+
+L = ["# Benchmark results", "",
+     "Written by `make bench` (bench/run.sh, bench/report.py); do not edit by hand. "
+     "Medians; every ratio compares numbers from the same run. Nothing here is a test.", "",
+     "## Machine", "", "```", read("machine.txt").rstrip(), "```", ""]
+
+st = hyper("startup.json")
+p = st["paddock"]
+L += ["## Start-up to exit of /bin/true", "",
+      f"One hyperfine run as the unprivileged user paddock-test, {runs} runs per command "
+      "after 10 warm-up runs, interleaved per command, `hyperfine -N` (no shell). All "
+      "commands run in one private mount namespace in which "
+      "`/sys/fs/cgroup/unified/cgroup.controllers` is masked (crun 1.8.1 refuses the "
+      "hybrid layout otherwise); the host is unchanged.", "",
+      "| command | median (ms) | this / paddock | paddock / this |", "|---|---|---|---|"]
+for name, ms in st.items():
+    L.append(f"| {name} | {ms:.2f} | {ms / p:.2f}x | {p / ms:.2f}x |")
+dk = hyper("docker.json")
+why = read("docker_why").strip()
+if dk:
+    L += ["", f"Docker, a second hyperfine run as root ({druns} runs each, 3 warm-up); "
+          "paddock is started through setpriv as paddock-test in this run:", "",
+          "| command | median (ms) | this / paddock |", "|---|---|---|"]
+    for name, ms in dk.items():
+        L.append(f"| {name} | {ms:.2f} | {ms / dk['paddock']:.2f}x |")
+else:
+    L += ["", f"docker run: not measured: {why}"]
+L += ["", "Commands (`$WS` is the workspace, the current directory):", "", "```",
+      "paddock  paddock run --policy contrib/policies/agent.json -- /bin/true",
+      "unshare  unshare -Urmpfn --mount-proc /bin/true",
+      "paddock --version: exec, dynamic linking and exit of the launcher alone (no sandbox)",
+      "bwrap    fdexec paddock.bpf 9 bwrap --unshare-all --die-with-parent --new-session \\",
+      "           --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin ... \\",
+      "           --proc /proc --dev /dev --tmpfs /tmp --tmpfs /home/sandbox \\",
+      "           --bind $WS $WS --chdir $WS --seccomp 9 /bin/true",
+      "         (paddock.bpf: paddock's default program, `seccomp_bench --dump-bpf`;",
+      "          fdexec: a static helper that opens it as fd 9 and execs)",
+      "crun     crun --root DIR --cgroup-manager=disabled run --bundle B ID",
+      "runc     runc --root DIR run --bundle B ID",
+      "         (B: bench/bundle.py, `crun spec --rootless` with the agent policy's",
+      "          namespaces and mounts, no seccomp)",
+      "docker   docker run --rm --network none IMAGE /bin/true", "```", ""]
+
+L += ["## seccomp (bench/seccomp_bench.c)", "", "```", read("seccomp.txt").rstrip(), "```", ""]
+
+rp = kv_rows("reap.txt")
+sizes = {l.split()[0]: l.split()[1:] for l in read("sizes.txt").splitlines()}
+L += ["## PID 1: reaping 10,000 orphans", "",
+      f"`unshare -Urpf --mount-proc INIT -- reaper 10000` as paddock-test, {reps} runs "
+      "per init, interleaved. bench/reaper.c makes 10,000 orphans of PID 1 blocked on a "
+      "pipe, releases them at once and waits until every pidfd reports POLLHUP "
+      "(reaped). wall: release to the last reaped; init CPU: PID 1's own CPU time over "
+      "that interval (/proc/1/schedstat); zombies and other processes left after it; "
+      "VmHWM of PID 1 (peak RSS). \"none\": the reaper's own children, reaped by "
+      "itself with waitpid() (no init involved, the reference).", "",
+      "| PID 1 | wall (ms) | init CPU (ms) | zombies left (max) | peak RSS (kB) | binary (bytes) |",
+      "|---|---|---|---|---|---|"]
+for name in ("paddock-init", "tini", "catatonit", "none"):
+    if name not in rp:
+        continue
+    r = rp[name]
+    size = sizes.get(name, ["-", ""])
+    hwm = f"{med(r, 'init_hwm_kb'):.0f}" if name != "none" else "-"
+    cpu = f"{med(r, 'init_cpu_ms'):.1f}" if name != "none" else "-"
+    L.append(f"| {name} | {med(r, 'reap_ms'):.1f} | {cpu} | "
+             f"{max(x['zombies'] + x['left'] for x in r):.0f} | {hwm} | "
+             f"{' '.join(size) if name != 'none' else '-'} |")
+if "tini-static" in sizes:
+    L.append(f"| (tini-static) | | | | | {' '.join(sizes['tini-static'])} |")
+L.append("")
+
+ex = kv_rows("expiry.txt")
+L += ["## Expiry: 1,000 descendants", "",
+      f"bench/expiry.c: 1,000 sleeping descendants, a third plain children, a third "
+      "setsid, a third double-forked (orphaned). The observer (root, outside) opens a "
+      "pidfd for each from the host's /proc once all run, then the deadline comes; "
+      "the end is the last pidfd reporting POLLHUP (reaped, gone from the host). "
+      f"{reps} runs each, median.", "",
+      "- floor: SIGKILL to the workload as PID 1 of a bare pid namespace "
+      "(`unshare -Urpf --mount-proc`);",
+      "- paddock: `paddock run --ttl 1s` with agent.json (grace 2s; the workload's "
+      "processes die on init's SIGTERM); the deadline is the supervisor's "
+      "\"ttl expired\" debug timestamp (CLOCK_MONOTONIC);",
+      "- bwrap: `bwrap --die-with-parent` with the start-up row's options; the deadline "
+      "is SIGKILL to bwrap's parent;",
+      "- docker: `docker stop -t 0` (timed from its start, client included).", "",
+      "| | deadline to last gone (ms) | / floor | processes | left after |",
+      "|---|---|---|---|---|"]
+floor = med(ex["floor"], "gone_ms") if "floor" in ex else None
+for name in ("floor", "paddock", "bwrap", "docker"):
+    if name not in ex:
+        if name == "docker":
+            L.append(f"| docker | not measured: {why} | | | |")
+        continue
+    m = med(ex[name], "gone_ms")
+    L.append(f"| {name} | {m:.1f} | {m / floor:.2f}x | {med(ex[name], 'n'):.0f} | "
+             f"{max(x['left'] for x in ex[name]):.0f} |")
+L.append("")
+
+rs = kv_rows("rss.txt")
+L += ["## Peak RSS of the process outside the sandbox", "",
+      "bench/rss.c samples VmHWM of the started process every millisecond during "
+      f"a `sleep 0.5` run ({reps} runs, median). For paddock this is the supervisor; "
+      "for the others their own outside process (bwrap's outer process, unshare, the "
+      "crun/runc process that waits for the container).", "",
+      "| tool | peak RSS (kB) |", "|---|---|"]
+for name, r in rs.items():
+    L.append(f"| {name} | {med(r, 'hwm_kb'):.0f} |")
+L.append("")
+
+ev = read("eval.txt").strip()
+L += ["## make eval", ""]
+if ev.startswith("not measured"):
+    L.append(ev)
+else:
+    secs, _, state = ev.partition(" ")
+    L.append(f"Wall time of `make eval` over all implemented cases: {float(secs):.1f} s ({state}).")
+L.append("")
+print("\n".join(L))

@@ -1,0 +1,193 @@
+#!/bin/sh
+# make bench: paddock against the tools it competes with, each measured in
+# the same run, medians and ratios written to bench/results.md. Not a test:
+# nothing here passes or fails on timing. See bench/README.md.
+#
+# BENCH_RUNS   start-up runs per command (default 200; docker: BENCH_DOCKER_RUNS, 30)
+# BENCH_REPS   repetitions of the init, expiry and RSS measurements (default 7)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+runs=${BENCH_RUNS:-200}
+druns=${BENCH_DOCKER_RUNS:-30}
+reps=${BENCH_REPS:-7}
+[ "$(id -u)" = 0 ] || { echo "bench: run as root (make bench)" >&2; exit 1; }
+
+# Tools from Debian, installed only when missing (apt-get update once).
+need="bubblewrap crun runc tini catatonit docker.io hyperfine busybox-static"
+missing=""
+for p in $need; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "bench: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# The rootless tools run as paddock-test, as tests/integration/run.sh does.
+user=paddock-test
+id "$user" >/dev/null 2>&1 || useradd --system --no-create-home \
+	--home-dir /nonexistent --shell /usr/sbin/nologin "$user"
+uid=$(id -u $user) gid=$(id -g $user)
+as="setpriv --reuid=$uid --regid=$gid --clear-groups"
+
+work=$(mktemp -d /tmp/paddock-bench.XXXXXX)
+docker_up=0
+cleanup() {
+	if [ "$docker_up" = 1 ]; then
+		docker rm -f pdkbench-expiry >/dev/null 2>&1 || true
+		"$top/contrib/docker/engine.sh" down >/dev/null 2>&1 || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+ws=$work/ws
+mkdir -p "$ws" "$work/out"
+chmod 0755 "$work"
+for h in reaper expiry rss fdexec; do
+	cc -O2 -Wall -Wextra -Werror -static -o "$ws/$h" "$top/bench/$h.c"
+done
+(cd "$top" && build/seccomp_bench --dump-bpf "$ws/paddock.bpf")
+: >"$work/empty"
+chown -R "$user:" "$work"
+cd "$ws"
+P="$top/build/paddock run --policy $top/contrib/policies/agent.json --"
+I="$top/build/paddock-init"
+
+# Minimal rootless OCI bundles (bench/bundle.py), as the test user.
+$as env HOME="$work" python3 "$top/bench/bundle.py" "$work/bundle" "$ws" /bin/true
+$as env HOME="$work" python3 "$top/bench/bundle.py" "$work/bundle-sleep" "$ws" /bin/sleep 0.5
+
+# crun 1.8.1 refuses a hybrid cgroup layout ("cgroups in hybrid mode not
+# supported") even with --cgroup-manager=disabled. Everything rootless runs
+# in a private mount namespace in which the cgroup2 controllers file is
+# masked by an empty file; the host's mount table is unchanged.
+mask=""
+if [ -e /sys/fs/cgroup/unified/cgroup.controllers ]; then
+	mask="mount --bind $work/empty /sys/fs/cgroup/unified/cgroup.controllers &&"
+fi
+inns() { unshare -m --propagation private sh -c "$mask exec \"\$@\"" sh "$@"; }
+
+bw="bwrap --unshare-all --die-with-parent --new-session \
+ --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin --symlink usr/sbin /sbin \
+ --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/lib32 /lib32 \
+ --proc /proc --dev /dev --tmpfs /tmp --tmpfs /home/sandbox \
+ --bind $ws $ws --chdir $ws"
+crun="crun --root $work/crun --cgroup-manager=disabled run --bundle"
+runc="runc --root $work/runc run --bundle"
+
+echo "bench: start-up (hyperfine, $runs runs each)" >&2
+inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startup.json" \
+	-n paddock "$P /bin/true" \
+	-n unshare "unshare -Urmpfn --mount-proc /bin/true" \
+	-n "paddock --version" "$top/build/paddock --version" \
+	-n bwrap "$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/true" \
+	-n "bwrap (no seccomp)" "$bw /bin/true" \
+	-n crun "$crun $work/bundle pdkbench-crun" \
+	-n runc "$runc $work/bundle pdkbench-runc" >&2
+
+# Docker runs as root, against an engine from contrib/docker/engine.sh.
+docker_why=""
+if [ ! -x "$top/contrib/docker/engine.sh" ]; then
+	docker_why="contrib/docker/engine.sh is not in this tree (branch eval)"
+elif ! "$top/contrib/docker/engine.sh" deps >"$work/out/engine.log" 2>&1 ||
+	! "$top/contrib/docker/engine.sh" up >>"$work/out/engine.log" 2>&1; then
+	docker_why="no Docker engine could run: $(tail -1 "$work/out/engine.log")"
+else
+	docker_up=1
+	image=${PADDOCK_EVAL_IMAGE:-paddock-eval:local}
+	"$top/contrib/docker/engine.sh" image >>"$work/out/engine.log" 2>&1 ||
+		docker_why="contrib/docker/engine.sh image failed: $(tail -1 "$work/out/engine.log")"
+fi
+if [ -z "$docker_why" ]; then
+	echo "bench: docker run (hyperfine, $druns runs each)" >&2
+	hyperfine -N --warmup 3 --runs "$druns" --export-json "$work/out/docker.json" \
+		-n paddock "$as $P /bin/true" \
+		-n "docker run" "docker run --rm --network none $image /bin/true" >&2
+fi
+echo "$docker_why" >"$work/out/docker_why"
+
+echo "bench: seccomp" >&2
+(cd "$top" && build/seccomp_bench) >"$work/out/seccomp.txt"
+
+echo "bench: PID 1 reaping 10,000 orphans ($reps runs each)" >&2
+for i in $(seq "$reps"); do
+	for init in "$I" /usr/bin/tini /usr/bin/catatonit none; do
+		if [ "$init" = none ]; then
+			line=$($as unshare -Urpf --mount-proc "$ws/reaper" 10000 direct)
+		else
+			line=$($as unshare -Urpf --mount-proc "$init" -- "$ws/reaper" 10000)
+		fi
+		echo "$(basename "$init") $line" >>"$work/out/reap.txt"
+	done
+done
+
+echo "bench: expiry of 1,000 descendants ($reps runs each)" >&2
+for i in $(seq "$reps"); do
+	echo "floor $("$ws/expiry" watch pid1 -- $as unshare -Urpf --mount-proc "$ws/expiry" load 1000)" \
+		>>"$work/out/expiry.txt"
+	echo "paddock $(inns "$ws/expiry" watch ttl -- $as env PADDOCK_DEBUG=1 $top/build/paddock run \
+		--policy "$top/contrib/policies/agent.json" --ttl 1s -- "$ws/expiry" load 1000)" \
+		>>"$work/out/expiry.txt"
+	echo "bwrap $("$ws/expiry" watch parent -- $as $bw "$ws/expiry" load 1000)" \
+		>>"$work/out/expiry.txt"
+	if [ -z "$docker_why" ]; then
+		echo "docker $("$ws/expiry" watch docker -- docker run --rm --network none \
+			--name pdkbench-expiry -v "$ws:/w:ro" "$image" /w/expiry load 1000)" \
+			>>"$work/out/expiry.txt"
+	fi
+done
+
+echo "bench: peak RSS of the outside process ($reps runs each)" >&2
+for i in $(seq "$reps"); do
+	for t in paddock unshare bwrap crun runc; do
+		case $t in
+		paddock) cmd="$P /bin/sleep 0.5" ;;
+		unshare) cmd="unshare -Urmpfn --mount-proc /bin/sleep 0.5" ;;
+		bwrap) cmd="$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/sleep 0.5" ;;
+		crun) cmd="$crun $work/bundle-sleep pdkbench-crun" ;;
+		runc) cmd="$runc $work/bundle-sleep pdkbench-runc" ;;
+		esac
+		# shellcheck disable=SC2086
+		echo "$t $(inns $as "$ws/rss" $cmd)" >>"$work/out/rss.txt"
+	done
+done
+
+echo "bench: make eval" >&2
+if grep -q '^eval:' "$top/Makefile"; then
+	s=$(date +%s.%N)
+	if (cd "$top" && make eval >"$work/out/eval.log" 2>&1); then
+		echo "$(echo "$(date +%s.%N) - $s" | bc) ok" >"$work/out/eval.txt"
+	else
+		echo "$(echo "$(date +%s.%N) - $s" | bc) failed" >"$work/out/eval.txt"
+	fi
+else
+	echo "not measured: make eval not available in this build" >"$work/out/eval.txt"
+fi
+
+{
+	echo "machine: $(nproc) vCPU, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+	echo "kernel: $(uname -r)"
+	echo "os: $(. /etc/os-release && echo "$PRETTY_NAME")"
+	echo "paddock: $("$top/build/paddock" --version)"
+	echo "bwrap: $(bwrap --version)"
+	echo "crun: $(crun --version | head -1)"
+	echo "runc: $(runc --version | head -1)"
+	echo "unshare: $(unshare --version)"
+	echo "tini: $(tini --version)"
+	echo "catatonit: $(catatonit --version)"
+	echo "docker: $(dockerd --version 2>/dev/null || echo none)"
+	echo "hyperfine: $(hyperfine --version)"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "cgroups: $(if [ -e /sys/fs/cgroup/unified ]; then echo hybrid; elif [ -e /sys/fs/cgroup/cgroup.controllers ]; then echo unified; else echo legacy; fi)"
+} >"$work/out/machine.txt"
+for f in "$I" /usr/bin/tini /usr/bin/tini-static /usr/bin/catatonit; do
+	echo "$(basename "$f") $(stat -c %s "$f") $(file -b "$f" | grep -q 'statically linked\|static-pie' && echo static || echo dynamic)"
+done >"$work/out/sizes.txt"
+echo "bench: cmd paddock=$P; bwrap=$bw; crun=$crun; runc=$runc" >"$work/out/commands.txt"
+python3 "$top/bench/report.py" "$work/out" "$runs" "$druns" "$reps" >"$top/bench/results.md"
+cat "$top/bench/results.md"
