@@ -407,6 +407,7 @@ static int run_main(int argc, char **argv)
 	}
 	if (rc >= 0)
 		rc = open_session(&r, &session, &err);
+	log_debug("session registered");
 	if (rc >= 0) {
 		block_forwarded();
 		rc = sandbox_start(&r, &err);

@@ -361,6 +361,7 @@ int sandbox_start(struct run *r, struct err *err)
 	}
 	r->pid = (pid_t)pid;
 	r->pidfd = pidfd;
+	log_debug("cloned");
 	clock_gettime(CLOCK_REALTIME, &r->t_start);
 	{
 		char path[64];
@@ -378,6 +379,7 @@ int sandbox_start(struct run *r, struct err *err)
 	rc = userns_write_maps(r->pid, r->uid_in, r->uid_out, r->gid_in, r->gid_out, err);
 	if (rc < 0)
 		return rc;
+	log_debug("maps written");
 	if (send(r->ctl, "go", 2, MSG_NOSIGNAL) != 2)
 		return err_sys(err, errno, "release the sandbox");
 	return 0;
