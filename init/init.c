@@ -331,7 +331,6 @@ static __attribute__((noreturn)) void loop(struct init *in)
 static __attribute__((noreturn)) void child(struct init *in, char **cmd, int errfd)
 {
 	pid_t fg = tcgetpgrp(STDIN_FILENO); /* -1 (ENOTTY) without a tty */
-	int e;
 
 	/* Own process group so that a "term"/"kill" of the group (no-pidns
 	 * mode) and job control address the workload and not init. */
@@ -342,17 +341,7 @@ static __attribute__((noreturn)) void child(struct init *in, char **cmd, int err
 	 * a failure just leaves the terminal where it was. */
 	if (fg > 0 && fg == getpgid(getppid()))
 		(void)tcsetpgrp(STDIN_FILENO, getpid());
-	sigprocmask(SIG_SETMASK, &in->orig_mask, NULL);
-	e = enter_landlock(in);
-	if (e < 0) {
-		e = LANDLOCK_FAILED | -e;
-		(void)!write(errfd, &e, sizeof(e));
-		_exit(EXIT_LAUNCHER);
-	}
-	execvp(cmd[0], cmd);
-	e = errno;
-	(void)!write(errfd, &e, sizeof(e));
-	_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	exec_child(in, cmd, errfd);
 }
 
 /* Everything that may fail before the workload exists; failing here is an

@@ -85,6 +85,9 @@ int64_t now_ms(void);
 /* In a child of init before its execvp: the sandbox's Landlock domain
  * (--landlock-fd). 0, or -errno. */
 int enter_landlock(const struct init *in);
+/* In a child of init: the original signal mask, the Landlock domain,
+ * execvp; a failure is written to errfd (below) and the child exits. */
+__attribute__((noreturn)) void exec_child(const struct init *in, char **argv, int errfd);
 /* The child's report through its close-on-exec pipe: errno of the failed
  * execvp, or LANDLOCK_FAILED | errno when the domain could not be entered. */
 #define LANDLOCK_FAILED 0x10000

@@ -27,6 +27,23 @@
  * (members can fork until the SIGKILL reaches them). */
 #define RESWEEP_MS 100
 
+void exec_child(const struct init *in, char **argv, int errfd)
+{
+	int e;
+
+	sigprocmask(SIG_SETMASK, &in->orig_mask, NULL);
+	e = enter_landlock(in);
+	if (e < 0) {
+		e = LANDLOCK_FAILED | -e;
+		(void)!write(errfd, &e, sizeof(e));
+		_exit(EXIT_LAUNCHER);
+	}
+	execvp(argv[0], argv);
+	e = errno;
+	(void)!write(errfd, &e, sizeof(e));
+	_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
 int enter_landlock(const struct init *in)
 {
 	/* landlock_restrict_self(2); no_new_privs is inherited from the
@@ -78,22 +95,10 @@ int services_add(struct init *in, const char *name, int argc, char **argv, int *
 
 static __attribute__((noreturn)) void service_child(struct init *in, struct service *sv, int errfd)
 {
-	int e;
-
 	/* Its own session and group: its processes are found by session id,
 	 * and job control of the workload's group does not reach it. */
 	setsid();
-	sigprocmask(SIG_SETMASK, &in->orig_mask, NULL);
-	e = enter_landlock(in);
-	if (e < 0) {
-		e = LANDLOCK_FAILED | -e;
-		(void)!write(errfd, &e, sizeof(e));
-		_exit(EXIT_LAUNCHER);
-	}
-	execvp(sv->argv[0], sv->argv);
-	e = errno;
-	(void)!write(errfd, &e, sizeof(e));
-	_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	exec_child(in, sv->argv, errfd);
 }
 
 static void start_one(struct init *in, struct service *sv)

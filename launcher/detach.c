@@ -93,13 +93,50 @@ static int become_supervisor(struct run *r, int fd, struct err *err)
 	return 0;
 }
 
+/* Fork the supervisor-to-be with a socket pair to report over: returns 0
+ * in the child (*fd its end), the child's pid in the parent (*fd ours), or
+ * -errno. */
+static pid_t fork_reporting(int *fd, struct err *err)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, errno, "socketpair");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		pid = err_sys(err, errno, "fork");
+		close(sv[0]);
+		close(sv[1]);
+		return pid;
+	}
+	close(sv[pid == 0 ? 0 : 1]);
+	*fd = sv[pid == 0 ? 1 : 0];
+	return pid;
+}
+
+/* The report "exit N" (else a complaint and 125), once the supervisor has
+ * ended: nothing of the run is left when the foreground returns. */
+static int final_status(const char *buf, pid_t pid)
+{
+	int status = EXIT_LAUNCHER;
+
+	if (sscanf(buf, "exit %d", &status) != 1) {
+		fputs("paddock: the supervisor ended without a report\n", stderr);
+		status = EXIT_LAUNCHER;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
 /* The foreground side: the supervisor's one line, then its exit if it
  * ended, so nothing of a failed run is left when we return. */
 static int wait_report(int fd, pid_t pid)
 {
 	char buf[128];
 	size_t n = 0;
-	int status = EXIT_LAUNCHER;
 
 	while (n < sizeof(buf) - 1) {
 		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
@@ -118,46 +155,30 @@ static int wait_report(int fd, pid_t pid)
 		printf("%s\n", buf + 8);
 		return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
 	}
-	if (sscanf(buf, "exit %d", &status) != 1) {
-		fputs("paddock: the supervisor ended without a report\n", stderr);
-		status = EXIT_LAUNCHER;
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return status;
+	return final_status(buf, pid);
 }
 
 int detach_start(struct run *r, int *status, struct err *err)
 {
-	int sv[2];
-	pid_t pid;
+	int fd = -1;
+	pid_t pid = fork_reporting(&fd, err);
 	int rc;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return err_sys(err, errno, "socketpair");
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		rc = err_sys(err, errno, "fork");
-		close(sv[0]);
-		close(sv[1]);
-		return rc;
-	}
+	if (pid < 0)
+		return pid;
 	if (pid == 0) {
-		close(sv[0]);
-		rc = become_supervisor(r, sv[1], err);
+		rc = become_supervisor(r, fd, err);
 		if (rc < 0) {
 			/* Still the caller's stderr. */
 			fprintf(stderr, "paddock: %s\n", err->msg);
-			r->report_fd = sv[1];
+			r->report_fd = fd;
 			detach_report_exit(r, EXIT_LAUNCHER);
 			_exit(EXIT_LAUNCHER);
 		}
 		return 0;
 	}
-	close(sv[1]);
-	*status = wait_report(sv[0], pid);
-	close(sv[0]);
+	*status = wait_report(fd, pid);
+	close(fd);
 	return 1;
 }
 
@@ -200,38 +221,21 @@ static int retain_wait(int fd, pid_t pid)
 	buf[n] = '\0';
 	if (sscanf(buf, "retained %d", &status) == 1)
 		return status; /* it supervises the leases on */
-	if (sscanf(buf, "exit %d", &status) != 1) {
-		fputs("paddock: the supervisor ended without a report\n", stderr);
-		status = EXIT_LAUNCHER;
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return status;
+	return final_status(buf, pid);
 }
 
 int retain_start(struct run *r, int *status, struct err *err)
 {
-	int sv[2];
-	pid_t pid;
-	int rc;
+	int fd = -1;
+	pid_t pid = fork_reporting(&fd, err);
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return err_sys(err, errno, "socketpair");
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		rc = err_sys(err, errno, "fork");
-		close(sv[0]);
-		close(sv[1]);
-		return rc;
-	}
+	if (pid < 0)
+		return pid;
 	if (pid == 0) {
-		close(sv[0]);
-		r->report_fd = sv[1];
+		r->report_fd = fd;
 		return 0;
 	}
-	close(sv[1]);
-	*status = retain_wait(sv[0], pid);
-	close(sv[0]);
+	*status = retain_wait(fd, pid);
+	close(fd);
 	return 1;
 }
