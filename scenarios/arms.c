@@ -33,8 +33,8 @@ void sleep_ms(int ms)
  * groups and gid while we still have CAP_SETGID, uid last (it drops every
  * capability). paddock is rootless; running it as root would test another
  * configuration than the one users get. */
-static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[], int out_fd,
-		       int in_fd)
+static void child_exec_as(uid_t uid, gid_t gid, bool drop, char *const argv[], int out_fd,
+			  int in_fd)
 {
 	if (in_fd >= 0)
 		dup2(in_fd, 0);
@@ -44,11 +44,8 @@ static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[]
 	}
 	if (chdir("/") < 0)
 		_exit(125);
-	if (drop && (setgroups(0, NULL) < 0 || setresgid(ctx->subj->workload_gid,
-							 ctx->subj->workload_gid,
-							 ctx->subj->workload_gid) < 0 ||
-		     setresuid(ctx->subj->workload_uid, ctx->subj->workload_uid,
-			       ctx->subj->workload_uid) < 0))
+	if (drop && (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		     setresuid(uid, uid, uid) < 0))
 		_exit(125);
 	if (drop) {
 		/* A clean environment like setpriv --reset-env: the registry
@@ -60,6 +57,12 @@ static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[]
 	}
 	execvp(argv[0], argv);
 	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[], int out_fd,
+		       int in_fd)
+{
+	child_exec_as(ctx->subj->workload_uid, ctx->subj->workload_gid, drop, argv, out_fd, in_fd);
 }
 
 static int wait_child(pid_t pid, int timeout_ms, int *status)
@@ -97,8 +100,8 @@ int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const ch
 	return wait_child(pid, timeout_ms, status);
 }
 
-int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char *buf, size_t n,
-		int timeout_ms, int *status)
+static int capture(const struct eval_ctx *ctx, bool drop, uid_t uid, gid_t gid,
+		   char *const argv[], char *buf, size_t n, int timeout_ms, int *status)
 {
 	int p[2];
 	size_t len = 0;
@@ -119,9 +122,10 @@ int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char 
 		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		int err = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
+		(void)ctx;
 		dup2(p[1], 1);
 		dup2(err, 2);
-		child_exec(ctx, drop, argv, -1, in);
+		child_exec_as(uid, gid, drop, argv, -1, in);
 	}
 	close(p[1]);
 	while (len + 1 < n && (k = read(p[0], buf + len, n - 1 - len)) != 0) {
@@ -136,6 +140,45 @@ int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char 
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		buf[--len] = '\0';
 	return wait_child(pid, timeout_ms, status);
+}
+
+int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char *buf, size_t n,
+		int timeout_ms, int *status)
+{
+	return capture(ctx, drop, ctx->subj->workload_uid, ctx->subj->workload_gid, argv, buf, n,
+		       timeout_ms, status);
+}
+
+int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
+		   char *buf, size_t n, int timeout_ms, int *status)
+{
+	return capture(ctx, true, uid, gid, argv, buf, n, timeout_ms, status);
+}
+
+int run_argv_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
+		const char *out_path, int timeout_ms, int *status)
+{
+	cleanup_close int fd = open(out_path ? out_path : "/dev/null",
+				    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	cleanup_close int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	pid_t pid;
+
+	(void)ctx;
+	if (fd < 0 || in < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child_exec_as(uid, gid, true, argv, fd, in);
+	return wait_child(pid, timeout_ms, status);
+}
+
+void session_json_path(uid_t owner, const char *id, char *out, size_t n)
+{
+	/* The registry of a caller without XDG_RUNTIME_DIR (child_exec clears
+	 * the environment): docs/sessions.md. */
+	snprintf(out, n, "/tmp/paddock-%u/%s/session.json", (unsigned)owner, id);
 }
 
 void argv_add(struct argv_buf *a, const char *s)

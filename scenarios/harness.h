@@ -39,6 +39,15 @@ int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const ch
 int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char *buf, size_t n,
 		int timeout_ms, int *status);
 
+/* The same as another user (HB-05's second owner); always drops. */
+int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
+		   char *buf, size_t n, int timeout_ms, int *status);
+int run_argv_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
+		const char *out_path, int timeout_ms, int *status);
+/* OWNER's registry entry of session ID (the workloads run without
+ * XDG_RUNTIME_DIR, so /tmp/paddock-UID). */
+void session_json_path(uid_t owner, const char *id, char *out, size_t n);
+
 /* `paddock run` argument vector for an arm: [paddock run --policy P
  * --workspace WS --record REC (--weaken KNOB)] + extra + [--] + cmd. */
 struct argv_buf {
