@@ -327,7 +327,11 @@ int record_get(const char *path, const char *key, char *out, size_t n)
 		size_t len = strcspn(k, ".");
 
 		snprintf(part, sizeof(part), "%.*s", (int)len, k);
-		v = cJSON_GetObjectItemCaseSensitive(v, part);
+		/* "endpoints.0.host": a number indexes an array. */
+		if (cJSON_IsArray(v) && len && strspn(part, "0123456789") == len)
+			v = cJSON_GetArrayItem(v, atoi(part));
+		else
+			v = cJSON_GetObjectItemCaseSensitive(v, part);
 		k += len + (k[len] == '.');
 	}
 	r = 0;

@@ -80,7 +80,8 @@ int records_dir(const struct eval_ctx *ctx, const struct result *r, char *out, s
 /* Small helpers. */
 int read_file(const char *path, char *buf, size_t n);
 /* A JSON value from a completion record: ("ended"), ("exit_code"),
- * ("survivors" length), via cJSON. Returns 0 and fills out. */
+ * ("survivors" length), via cJSON; a dotted path
+ * ("init.pid", "endpoints.0.host": numbers index arrays). Returns 0 and fills out. */
 int record_get(const char *path, const char *key, char *out, size_t n);
 void sleep_ms(int ms);
 /* Where this arm's logs go: OUTDIR/CASE.ARM.NAME */
