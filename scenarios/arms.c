@@ -309,30 +309,27 @@ int read_file(const char *path, char *buf, size_t n)
 	return (int)len;
 }
 
-int record_get(const char *path, const char *key, char *out, size_t n)
+int json_get(const char *text, size_t len, const char *key, char *out, size_t n)
 {
-	char buf[65536];
 	cJSON *root, *v;
-	int r = read_file(path, buf, sizeof(buf));
+	int r;
 
-	if (r < 0)
-		return r;
-	root = cJSON_ParseWithLength(buf, (size_t)r);
+	root = cJSON_ParseWithLength(text, len);
 	if (!root)
 		return -EINVAL;
 	/* A dotted path: "init.pid". */
 	v = root;
 	for (const char *k = key; v && *k;) {
 		char part[64];
-		size_t len = strcspn(k, ".");
+		size_t plen = strcspn(k, ".");
 
-		snprintf(part, sizeof(part), "%.*s", (int)len, k);
+		snprintf(part, sizeof(part), "%.*s", (int)plen, k);
 		/* "endpoints.0.host": a number indexes an array. */
-		if (cJSON_IsArray(v) && len && strspn(part, "0123456789") == len)
+		if (cJSON_IsArray(v) && plen && strspn(part, "0123456789") == plen)
 			v = cJSON_GetArrayItem(v, atoi(part));
 		else
 			v = cJSON_GetObjectItemCaseSensitive(v, part);
-		k += len + (k[len] == '.');
+		k += plen + (k[plen] == '.');
 	}
 	r = 0;
 	if (cJSON_IsString(v))
@@ -345,6 +342,47 @@ int record_get(const char *path, const char *key, char *out, size_t n)
 		snprintf(out, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	else
 		r = -ENOENT;
+	cJSON_Delete(root);
+	return r;
+}
+
+int record_get(const char *path, const char *key, char *out, size_t n)
+{
+	static __thread char buf[65536];
+	int r = read_file(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	return json_get(buf, (size_t)r, key, out, n);
+}
+
+int paddock_ps_entry(const struct eval_ctx *ctx, const char *id, char *out, size_t n)
+{
+	char *argv[] = {(char *)ctx->paddock, "ps", "--all", "--json", NULL};
+	static char buf[1 << 18];
+	cJSON *root, *e;
+	int st = -1, r = -ENOENT;
+
+	if (run_capture(ctx, ctx->drop, argv, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
+		return -EIO;
+	root = cJSON_Parse(buf);
+	if (!root)
+		return -EINVAL;
+	cJSON_ArrayForEach(e, root)
+	{
+		cJSON *i = cJSON_GetObjectItemCaseSensitive(e, "id");
+		char *txt;
+
+		if (!cJSON_IsString(i) || strcmp(i->valuestring, id) != 0)
+			continue;
+		txt = cJSON_PrintUnformatted(e);
+		if (txt) {
+			snprintf(out, n, "%s", txt);
+			free(txt);
+			r = 0;
+		}
+		break;
+	}
 	cJSON_Delete(root);
 	return r;
 }

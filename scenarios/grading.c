@@ -302,20 +302,20 @@ void grade_lease_control(const struct lease_obs *o, struct verdict *out)
 			    NULL);
 		return;
 	}
-	if (o->leak_checked && o->leaks_alive) {
-		snprintf(why, sizeof(why),
-			 "%zu leftover(s) of the main command lived on beside the service: a leak "
-			 "kept as if leased",
-			 o->leaks_alive);
-		verdict_set(out, GRADE_FAIL, why, NULL);
-		return;
-	}
 	if (o->probes_during && !o->ok_during) {
 		verdict_set(out, GRADE_FAIL,
 			    o->retained ? "the leased server was unreachable during its lease"
 					: "the leased server was gone after the main command ended "
 					  "(session not retained)",
 			    NULL);
+		return;
+	}
+	if (o->leak_checked && o->leaks_alive) {
+		snprintf(why, sizeof(why),
+			 "%zu leftover(s) of the main command still alive beside the leased "
+			 "service: a leak must not ride on a lease",
+			 o->leaks_alive);
+		verdict_set(out, GRADE_FAIL, why, NULL);
 		return;
 	}
 	if (o->probed_after && o->ok_after) {

@@ -83,6 +83,11 @@ int read_file(const char *path, char *buf, size_t n);
  * ("survivors" length), via cJSON; a dotted path
  * ("init.pid", "endpoints.0.host": numbers index arrays). Returns 0 and fills out. */
 int record_get(const char *path, const char *key, char *out, size_t n);
+/* The same over JSON text. */
+int json_get(const char *text, size_t len, const char *key, char *out, size_t n);
+/* This caller's entry of session ID in `paddock ps --all --json` (the
+ * object's JSON text). */
+int paddock_ps_entry(const struct eval_ctx *ctx, const char *id, char *out, size_t n);
 void sleep_ms(int ms);
 /* Where this arm's logs go: OUTDIR/CASE.ARM.NAME */
 void log_path(const struct eval_ctx *ctx, const struct result *r, const char *name, char *out,
