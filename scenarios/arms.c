@@ -100,8 +100,8 @@ int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const ch
 	return wait_child(pid, timeout_ms, status);
 }
 
-static int capture(const struct eval_ctx *ctx, bool drop, uid_t uid, gid_t gid,
-		   char *const argv[], char *buf, size_t n, int timeout_ms, int *status)
+static int capture(const struct eval_ctx *ctx, bool drop, uid_t uid, gid_t gid, char *const argv[],
+		   char *buf, size_t n, int timeout_ms, int *status)
 {
 	int p[2];
 	size_t len = 0;
@@ -149,8 +149,8 @@ int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char 
 		       timeout_ms, status);
 }
 
-int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
-		   char *buf, size_t n, int timeout_ms, int *status)
+int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[], char *buf,
+		   size_t n, int timeout_ms, int *status)
 {
 	return capture(ctx, true, uid, gid, argv, buf, n, timeout_ms, status);
 }
@@ -234,8 +234,8 @@ int fixture_make(struct fixture *fx, const char *case_id, char *why, size_t n)
 	return 0;
 }
 
-int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel,
-		  char *out, size_t n)
+int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel, char *out,
+		  size_t n)
 {
 	snprintf(out, n, "%s/%s", fx->dir, rel);
 	if (mkdir(out, 0755) < 0 && errno != EEXIST)
@@ -247,8 +247,8 @@ int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const ch
 
 int fixture_write(const struct eval_ctx *ctx, const char *path, const char *data, mode_t mode)
 {
-	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-				    mode);
+	cleanup_close int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	size_t len = strlen(data);
 
 	if (fd < 0)
@@ -368,8 +368,7 @@ int paddock_ps_entry(const struct eval_ctx *ctx, const char *id, char *out, size
 	root = cJSON_Parse(buf);
 	if (!root)
 		return -EINVAL;
-	cJSON_ArrayForEach(e, root)
-	{
+	cJSON_ArrayForEach(e, root) {
 		cJSON *i = cJSON_GetObjectItemCaseSensitive(e, "id");
 		char *txt;
 
@@ -417,7 +416,8 @@ bool paddock_has_exec(const struct eval_ctx *ctx, char *why, size_t n)
 
 	if (run_argv(ctx, ctx->drop, argv, NULL, 10000, &st) == 0 && st == 0)
 		return true;
-	snprintf(why, n, "the paddock under test has no 'paddock exec' ('paddock exec --help' exit %d)",
+	snprintf(why, n,
+		 "the paddock under test has no 'paddock exec' ('paddock exec --help' exit %d)",
 		 st);
 	return false;
 }
@@ -426,8 +426,8 @@ bool paddock_accepts_policy(const struct eval_ctx *ctx, const char *json, const 
 			    char *why, size_t n)
 {
 	char dir[] = "/tmp/paddock-eval-probe.XXXXXX", path[64], out[1024] = "";
-	char *argv[] = {(char *)ctx->paddock, "run", "--explain", "--policy", path, "--workspace",
-			dir, NULL};
+	char *argv[] = {(char *)ctx->paddock, "run", "--explain", "--policy", path,
+			"--workspace",	      dir,   NULL};
 	int st = -1;
 	bool ok;
 
@@ -442,7 +442,8 @@ bool paddock_accepts_policy(const struct eval_ctx *ctx, const char *json, const 
 	unlink(path);
 	rmdir(dir);
 	if (!ok)
-		snprintf(why, n, "the paddock under test refuses a policy with %s (--explain exit %d)",
+		snprintf(why, n,
+			 "the paddock under test refuses a policy with %s (--explain exit %d)",
 			 what, st);
 	return ok;
 }

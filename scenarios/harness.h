@@ -40,8 +40,8 @@ int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char 
 		int timeout_ms, int *status);
 
 /* The same as another user (HB-05's second owner); always drops. */
-int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
-		   char *buf, size_t n, int timeout_ms, int *status);
+int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[], char *buf,
+		   size_t n, int timeout_ms, int *status);
 int run_argv_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
 		const char *out_path, int timeout_ms, int *status);
 /* OWNER's registry entry of session ID (the workloads run without
@@ -67,8 +67,8 @@ struct fixture {
 };
 int fixture_make(struct fixture *fx, const char *case_id, char *why, size_t n);
 /* A directory or file inside, owned by the workload user. */
-int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel,
-		  char *out, size_t n);
+int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel, char *out,
+		  size_t n);
 int fixture_write(const struct eval_ctx *ctx, const char *path, const char *data, mode_t mode);
 /* Remove everything: unmount, delete, and check it is gone. */
 int fixture_teardown(struct fixture *fx);

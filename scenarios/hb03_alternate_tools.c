@@ -37,9 +37,9 @@ static const char *const arms[] = {"enforced", "weakened:host-fallback", NULL};
 #define MARK	 "HB03-MARKER"
 
 /* $1 canary, $2 link, $3 own control file, $4 marker, $5 done, $6 finish */
-#define SHELL_ADAPTER                                                                          \
+#define SHELL_ADAPTER                                                                             \
 	"for t in \"$1\" \"$2\"; do printf %s \"$4\" > \"$t\"; done; printf %s \"$4\" > \"$3\"; " \
-	"sleep 0.3; : > \"$5\"; i=0; while [ ! -e \"$6\" ] && [ $i -lt 250 ]; do sleep 0.1; "    \
+	"sleep 0.3; : > \"$5\"; i=0; while [ ! -e \"$6\" ] && [ $i -lt 250 ]; do sleep 0.1; "     \
 	"i=$((i+1)); done"
 
 static const char tool_py[] = "import sys,time\n"
@@ -120,15 +120,15 @@ static bool locate(struct result *r, struct hb03 *h, const char *who, const char
 		    !e->identity_ok)
 			continue;
 		found = true;
-		result_evidence(r, "fanotify",
-				"%s ran in %s: writer pid %d exe %s uid %u pidns %lu (session's "
-				"pidns %lu, host's %lu)",
-				who,
-				e->pidns == h->sandbox_ns ? "the sandbox (the session's pid namespace)"
-				: e->pidns == h->host_ns  ? "the HOST"
-							  : "an unknown pid namespace",
-				(int)e->pid, e->exe, (unsigned)e->uid, e->pidns, h->sandbox_ns,
-				h->host_ns);
+		result_evidence(
+		    r, "fanotify",
+		    "%s ran in %s: writer pid %d exe %s uid %u pidns %lu (session's "
+		    "pidns %lu, host's %lu)",
+		    who,
+		    e->pidns == h->sandbox_ns ? "the sandbox (the session's pid namespace)"
+		    : e->pidns == h->host_ns  ? "the HOST"
+					      : "an unknown pid namespace",
+		    (int)e->pid, e->exe, (unsigned)e->uid, e->pidns, h->sandbox_ns, h->host_ns);
 	}
 	pthread_mutex_unlock(&h->fan.lock);
 	if (!found)
@@ -224,7 +224,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	if (r->kind == ARM_WEAKENED) {
 		result_mock(r, "host-fallback is the file-tool adapter's mode (it runs on the host "
 			       "as the workload user); paddock itself runs unweakened");
-		snprintf(r->weakenings, sizeof(r->weakenings), "none in paddock; adapter host-fallback");
+		snprintf(r->weakenings, sizeof(r->weakenings),
+			 "none in paddock; adapter host-fallback");
 	}
 	if (setup(ctx, r, &h, why, sizeof(why)) < 0) {
 		result_not_executed(r, why[0] ? why : "fixture setup failed");
@@ -244,7 +245,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	o.attempts++;
 	o.snapshots_taken += observe_sha256(h.canary, after) == 0;
 	o.snapshot_changes += strcmp(before, after) != 0;
-	result_evidence(r, "canary-sha256", "shell adapter (canary path and workspace link): before "
+	result_evidence(r, "canary-sha256",
+			"shell adapter (canary path and workspace link): before "
 			"%.16s after %.16s%s",
 			before, after, strcmp(before, after) ? " CHANGED" : "");
 	/* File tool: the canary's path, then the workspace symlink. */
@@ -257,7 +259,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		o.attempts++;
 		o.snapshots_taken += observe_sha256(h.canary, after) == 0;
 		o.snapshot_changes += strcmp(before, after) != 0;
-		result_evidence(r, "canary-sha256", "file tool (%s) to %s: exit %d; before %.16s after "
+		result_evidence(r, "canary-sha256",
+				"file tool (%s) to %s: exit %d; before %.16s after "
 				"%.16s%s",
 				r->kind == ARM_WEAKENED ? "host-fallback" : "paddock exec",
 				t ? "the workspace link" : "the canary's path", st, before, after,
@@ -271,10 +274,11 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	}
 	o.event_writes = h.fan_ok ? fan_count_dev(&h.fan, h.dev_canary, 0, false, &id) : 0;
 	if (h.fan_ok)
-		result_evidence(r, "fanotify", "%zu write events on the canary's filesystem (%zu "
+		result_evidence(r, "fanotify",
+				"%zu write events on the canary's filesystem (%zu "
 				"identified); collector: %zu kept, %zu dropped, %zu overflows",
 				o.event_writes, id, h.fan.n, h.fan.dropped, h.fan.overflow);
-	o.events = !h.fan_ok ? OBSERVER_UNAVAILABLE
+	o.events = !h.fan_ok			       ? OBSERVER_UNAVAILABLE
 		   : (h.fan.dropped || h.fan.overflow) ? OBSERVER_DROPPED
 						       : OBSERVER_OK;
 	shell_ok = read_file(shell_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
@@ -285,7 +289,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		locate(r, &h, "file-tool adapter's canary write", h.canary);
 	grade_prevention(&o, &r->v[DIM_ENFORCEMENT]);
 	if (r->kind == ARM_WEAKENED && o.snapshot_changes == 0)
-		result_evidence(r, "alarm", "host-fallback did NOT change the canary: this case "
+		result_evidence(r, "alarm",
+				"host-fallback did NOT change the canary: this case "
 				"cannot detect the bypass it claims to detect");
 	if (shell_ok && tool_ok)
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
@@ -323,9 +328,9 @@ out:
 }
 
 const struct eval_case hb03_case = {
-	.id = "HB-03",
-	.title = "Alternate tools retain resource restrictions",
-	.policy = "hb03_policy.json",
-	.arms = arms,
-	.run = run,
+    .id = "HB-03",
+    .title = "Alternate tools retain resource restrictions",
+    .policy = "hb03_policy.json",
+    .arms = arms,
+    .run = run,
 };

@@ -48,11 +48,11 @@ static const char *const arms[] = {"enforced", "docker", NULL};
  * /usr is bound read-only (busybox nc also exists, but its -l -k flags vary
  * by build). */
 static const char server_py[] =
-	"import socket,sys\n"
-	"s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
-	"s.bind(('127.0.0.1',int(sys.argv[1]))); s.listen(64)\n"
-	"while True:\n"
-	"  c,_=s.accept(); c.sendall(sys.argv[2].encode()+b'\\n'); c.close()\n";
+    "import socket,sys\n"
+    "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
+    "s.bind(('127.0.0.1',int(sys.argv[1]))); s.listen(64)\n"
+    "while True:\n"
+    "  c,_=s.accept(); c.sendall(sys.argv[2].encode()+b'\\n'); c.close()\n";
 
 struct health {
 	int port;
@@ -246,7 +246,8 @@ static void step_fixed(struct eval_ctx *ctx, struct result *r, const char *recs,
 	o->fixed_in_use = in_log(log, "is in use; nothing started");
 	n = listed(ctx, name);
 	o->fixed_nothing = n == 0;
-	result_evidence(r, "exit", "A fixed 127.0.0.1:%d: status %d, \"in use\" line %s, sessions "
+	result_evidence(r, "exit",
+			"A fixed 127.0.0.1:%d: status %d, \"in use\" line %s, sessions "
 			"registered under its name %d",
 			P, o->fixed_status, o->fixed_in_use ? "printed" : "MISSING", n);
 }
@@ -283,13 +284,14 @@ static void step_auto(struct eval_ctx *ctx, struct result *r, int P, const char 
 		}
 	}
 	o->auto_marker = rc == 0;
-	result_evidence(r, "record", "A auto: session %s gen %s, endpoint %s names session %s gen "
+	result_evidence(r, "record",
+			"A auto: session %s gen %s, endpoint %s names session %s gen "
 			"%s; answer \"%s\" (A's marker %s)",
 			A->id, A->gen, A->host, sess_id, gen, got, mark_a);
 }
 
-static void step_stops(struct eval_ctx *ctx, struct result *r, const struct sess *B,
-		       uid_t uid_b, struct busy_port_obs *o)
+static void step_stops(struct eval_ctx *ctx, struct result *r, const struct sess *B, uid_t uid_b,
+		       struct busy_port_obs *o)
 {
 	const char *targets[] = {B->id, B->name};
 	char sock[512], reply[512] = "";
@@ -392,7 +394,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			break;
 		sleep_ms(50);
 	}
-	result_evidence(r, "record", "B: session %s owner uid %u gen %s init pid %s start %s "
+	result_evidence(r, "record",
+			"B: session %s owner uid %u gen %s init pid %s start %s "
 			"endpoint %s",
 			B.id, (unsigned)uid_b, B.gen, B.init_pid, B.init_start, B.host);
 	atomic_store(&h.stop, false);
@@ -421,13 +424,15 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		o.listeners = n > 0 ? (size_t)n : 0;
 		o.listener_is_b = n == 1 && uids[0] == uid_b;
 		result_evidence(r, "listeners", "127.0.0.1:%d: %d listening socket(s)%s%u", P, n,
-				n > 0 ? ", first created by uid " : "", n > 0 ? (unsigned)uids[0] : 0);
+				n > 0 ? ", first created by uid " : "",
+				n > 0 ? (unsigned)uids[0] : 0);
 	}
 	B2 = B;
 	o.b_read = sess_read(uid_b, &B2) == 0;
 	o.b_unchanged = o.b_read && sess_same(&B, &B2) &&
 			inventory_alive((pid_t)atoi(B.init_pid), strtoull(B.init_start, NULL, 10));
-	result_evidence(r, "record", "B after: state %s gen %s init pid %s start %s endpoint %s "
+	result_evidence(r, "record",
+			"B after: state %s gen %s init pid %s start %s endpoint %s "
 			"(%s)",
 			B2.state, B2.gen, B2.init_pid, B2.init_start, B2.host,
 			o.b_unchanged ? "unchanged, init alive" : "CHANGED");
@@ -437,7 +442,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
 	else
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "health checks, B's registry entry or the listener table missing", NULL);
+			    "health checks, B's registry entry or the listener table missing",
+			    NULL);
 out:
 	if (h.running) {
 		atomic_store(&h.stop, true);
@@ -456,9 +462,9 @@ out:
 }
 
 const struct eval_case hb05_case = {
-	.id = "HB-05",
-	.title = "A busy port does not transfer ownership",
-	.policy = "hb05_policy.json",
-	.arms = arms,
-	.run = run,
+    .id = "HB-05",
+    .title = "A busy port does not transfer ownership",
+    .policy = "hb05_policy.json",
+    .arms = arms,
+    .run = run,
 };

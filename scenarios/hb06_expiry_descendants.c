@@ -29,8 +29,7 @@
 
 static const char *const arms[] = {"enforced", "weakened:no-pidns", "docker", NULL};
 
-#define A_SCRIPT                                                                           \
-	"sleep 20 & ( setsid sh -c 'exec sleep 120' & ); sleep 0.2; : > \"$1/ready\"; wait"
+#define A_SCRIPT "sleep 20 & ( setsid sh -c 'exec sleep 120' & ); sleep 0.2; : > \"$1/ready\"; wait"
 
 struct inv {
 	struct proc_entry p[64];
@@ -90,7 +89,8 @@ static size_t detached_count(const struct inv *v, pid_t root)
 static void list(struct result *r, const char *what, const struct inv *v)
 {
 	for (size_t i = 0; i < v->n; i++)
-		result_evidence(r, "inventory", "%s: host pid %d start %llu comm %s uid %u sid %d "
+		result_evidence(r, "inventory",
+				"%s: host pid %d start %llu comm %s uid %u sid %d "
 				"pidns %lu ppid %d%s",
 				what, (int)v->p[i].pid, v->p[i].start, v->p[i].comm,
 				(unsigned)v->p[i].uid, (int)v->p[i].sid, v->p[i].pidns,
@@ -120,9 +120,9 @@ struct wl {
 	unsigned long pidns;
 };
 
-static int start_paddock(struct eval_ctx *ctx, struct result *r, const char *ws,
-			 const char *name, const char *ttl, const char *rec, bool weaken,
-			 const char *script, const char *arg, struct wl *w)
+static int start_paddock(struct eval_ctx *ctx, struct result *r, const char *ws, const char *name,
+			 const char *ttl, const char *rec, bool weaken, const char *script,
+			 const char *arg, struct wl *w)
 {
 	struct argv_buf a;
 	struct result tmp = *r;
@@ -145,8 +145,8 @@ static int start_paddock(struct eval_ctx *ctx, struct result *r, const char *ws,
 	argv_add(&a, arg);
 	if (run_capture(ctx, ctx->drop, a.v, w->id, sizeof(w->id), 30000, &st) < 0 || st != 0)
 		return -1;
-	snprintf(sj, sizeof(sj), "/tmp/paddock-%u/%s/session.json", (unsigned)ctx->subj->workload_uid,
-		 w->id);
+	snprintf(sj, sizeof(sj), "/tmp/paddock-%u/%s/session.json",
+		 (unsigned)ctx->subj->workload_uid, w->id);
 	if (record_get(sj, "init.pid", v, sizeof(v)) < 0)
 		return -1;
 	w->root = (pid_t)atoi(v);
@@ -158,8 +158,9 @@ static int start_paddock(struct eval_ctx *ctx, struct result *r, const char *ws,
 
 static int start_docker(struct eval_ctx *ctx, const char *name, const char *cmd, struct wl *w)
 {
-	char *argv[] = {"docker", "run", "-d", "--init", "--network", "none", "--name",
-			(char *)name, ctx->docker_image, "sh", "-c", (char *)cmd, NULL};
+	char *argv[] = {"docker", "run",       "-d",	     "--init",		"--network",
+			"none",	  "--name",    (char *)name, ctx->docker_image, "sh",
+			"-c",	  (char *)cmd, NULL};
 	char *insp[] = {"docker", "inspect", "-f", "{{.State.Pid}}", (char *)name, NULL};
 	char buf[128];
 	int st = -1;
@@ -210,7 +211,8 @@ static void lease_views(struct eval_ctx *ctx, struct result *r, const char *id, 
 	o->listed = owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
 	o->recorded = strcmp(phase, "retained") == 0 && rowner[0] &&
 		      (uid_t)atol(rowner) == ctx->subj->workload_uid && rgen[0] && rexp[0];
-	result_evidence(r, "inventory", "lease run after its main command: ps --json state %s, "
+	result_evidence(r, "inventory",
+			"lease run after its main command: ps --json state %s, "
 			"lease owner %s gen %s expires %s",
 			state[0] ? state : "(none)", owner, gen, exp);
 	result_evidence(r, "record", "lease run: phase %s, service owner %s gen %s expires %s",
@@ -219,15 +221,15 @@ static void lease_views(struct eval_ctx *ctx, struct result *r, const char *id, 
 
 /* The legitimate control: a leased server outlives its main command until
  * its lease ends, and nothing else of the main command does. */
-static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws,
-			  const char *task, const char *recs)
+static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws, const char *task,
+			  const char *recs)
 {
 	struct lease_obs o = {0};
 	struct result tmp = *r;
 	struct argv_buf a;
 	struct proc_entry leaks[8];
-	char rec[4300], sock[4300], token[32], name[96], id[64] = "", state[32] = "", ended[96] = "",
-							     sj[512], log[4300];
+	char rec[4300], sock[4300], token[32], name[96], id[64] = "", state[32] = "",
+							 ended[96] = "", sj[512], log[4300];
 	size_t nl = 0;
 	int st = -1;
 
@@ -255,7 +257,8 @@ static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws
 	argv_add(&a, "sh");
 	argv_add(&a, token);
 	o.ran = run_argv(ctx, ctx->drop, a.v, log, 30000, &st) == 0 && st == 0;
-	result_evidence(r, "exit", "lease run (policy hb06_lease_policy.json, lease 4s): paddock "
+	result_evidence(r, "exit",
+			"lease run (policy hb06_lease_policy.json, lease 4s): paddock "
 			"run returned %d at its main command's end",
 			st);
 	if (record_get(rec, "session.id", id, sizeof(id)) < 0)
@@ -273,13 +276,16 @@ static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws
 				nl = inventory_find_cmdline("sleep", token, leaks, 8);
 				o.leak_checked = true;
 				for (size_t k = 0; k < nl; k++)
-					o.leaks_alive += inventory_alive(leaks[k].pid, leaks[k].start);
+					o.leaks_alive +=
+					    inventory_alive(leaks[k].pid, leaks[k].start);
 			}
 			sleep_ms(300);
 		}
-		result_evidence(r, "client", "leased server: %zu of %zu probes answered after the main "
-				"command's end; the main command's detached \"sleep %s\": %zu alive",
-				o.ok_during, o.probes_during, token, o.leaks_alive);
+		result_evidence(
+		    r, "client",
+		    "leased server: %zu of %zu probes answered after the main "
+		    "command's end; the main command's detached \"sleep %s\": %zu alive",
+		    o.ok_during, o.probes_during, token, o.leaks_alive);
 		session_json_path(ctx->subj->workload_uid, id, sj, sizeof(sj));
 		for (int i = 0; i < 120; i++) {
 			if (record_get(sj, "state", state, sizeof(state)) == 0 &&
@@ -291,14 +297,17 @@ static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws
 		o.ok_after = o.probed_after && lease_probe(sock);
 		record_get(rec, "services.0.ended", ended, sizeof(ended));
 		o.ended_by_lease = strncmp(ended, "lease-expired", 13) == 0;
-		result_evidence(r, "client", "after the session ended (state %s): server %s; final "
+		result_evidence(r, "client",
+				"after the session ended (state %s): server %s; final "
 				"record: service ended \"%s\"",
 				state, o.ok_after ? "STILL ANSWERS" : "gone", ended);
 	}
 	grade_lease_control(&o, &r->v[DIM_CONTROL]);
 	if (r->kind == ARM_WEAKENED && r->v[DIM_CONTROL].grade != GRADE_PASS)
-		result_evidence(r, "note", "documented: without a pid namespace services are not "
-				"retained (docs/sessions.md); the control grade is what was observed");
+		result_evidence(
+		    r, "note",
+		    "documented: without a pid namespace services are not "
+		    "retained (docs/sessions.md); the control grade is what was observed");
 	if (r->kind == ARM_ENFORCED && o.retained && o.leaks_alive)
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
 			    "a leftover of the main command lived on in a retained session", NULL);
@@ -351,8 +360,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			result_not_executed(r, "docker run failed");
 			goto out;
 		}
-	} else if (start_paddock(ctx, r, fx.dir, name_b, "60s", NULL, false, "exec sleep 300",
-				 task, &B) < 0 ||
+	} else if (start_paddock(ctx, r, fx.dir, name_b, "60s", NULL, false, "exec sleep 300", task,
+				 &B) < 0 ||
 		   start_paddock(ctx, r, fx.dir, name_a, "3s", rec, true, A_SCRIPT, task, &A) < 0) {
 		result_not_executed(r, "paddock run --detach failed (see the log)");
 		goto out;
@@ -396,7 +405,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		if (record_get(rec, "survivors", v, sizeof(v)) == 0)
 			result_evidence(r, "record", "A survivors listed by paddock: %s", v);
 	}
-	result_evidence(r, "inventory", "A: %zu processes before, %zu detached descendants, %zu alive "
+	result_evidence(r, "inventory",
+			"A: %zu processes before, %zu detached descendants, %zu alive "
 			"after expiry; B: %zu before, %zu alive after",
 			a0.n, detached, a_alive, b0.n, b_alive);
 	if (a0.n == 0 || b0.n == 0)
@@ -449,9 +459,9 @@ out:
 }
 
 const struct eval_case hb06_case = {
-	.id = "HB-06",
-	.title = "Workload expiry accounts for descendants",
-	.policy = "hb06_policy.json",
-	.arms = arms,
-	.run = run,
+    .id = "HB-06",
+    .title = "Workload expiry accounts for descendants",
+    .policy = "hb06_policy.json",
+    .arms = arms,
+    .run = run,
 };

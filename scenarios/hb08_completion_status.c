@@ -30,9 +30,9 @@
 static const char *const arms[] = {"enforced", "retained-service", "docker", NULL};
 
 #define RETRIES 3
-#define TOOL                                                                                  \
-	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures before success\n"                      \
-	"n=$(cat \"$1\" 2>/dev/null | wc -l)\necho attempt >> \"$1\"\n"                         \
+#define TOOL                                                              \
+	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures before success\n" \
+	"n=$(cat \"$1\" 2>/dev/null | wc -l)\necho attempt >> \"$1\"\n"   \
 	"[ $((n + 1)) -gt \"$2\" ] && exit 0\necho 'tool: transient failure' >&2\nexit 3\n"
 
 struct task_out {
@@ -96,7 +96,8 @@ static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, con
 		argv_add(&a, ledger);
 		argv_add(&a, nfail);
 		t->attempts = i;
-		if (run_argv(ctx, r->kind != ARM_DOCKER && ctx->drop, a.v, log, 60000, &t->status) < 0)
+		if (run_argv(ctx, r->kind != ARM_DOCKER && ctx->drop, a.v, log, 60000, &t->status) <
+		    0)
 			t->status = -1;
 		if (r->kind != ARM_DOCKER) {
 			if (record_get(rec, "ended", ended, sizeof(ended)) < 0) {
@@ -108,9 +109,11 @@ static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, con
 				    atoi(st_s) != t->status)
 					t->record_ok = false;
 			}
-			result_evidence(r, "record", "%s attempt %d: real status %d; record ended %s "
+			result_evidence(r, "record",
+					"%s attempt %d: real status %d; record ended %s "
 					"exit_code %s status %s",
-					label, i, t->status, ended[0] ? ended : "(none)", code, st_s);
+					label, i, t->status, ended[0] ? ended : "(none)", code,
+					st_s);
 		} else {
 			result_evidence(r, "exit", "%s attempt %d: docker run status %d", label, i,
 					t->status);
@@ -119,7 +122,8 @@ static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, con
 			break;
 	}
 	t->ledger = count_lines(ledger);
-	result_evidence(r, "ledger", "%s: %d attempts in the receiver's ledger, runner counted %d; "
+	result_evidence(r, "ledger",
+			"%s: %d attempts in the receiver's ledger, runner counted %d; "
 			"disposition %s (exit %d)",
 			label, t->ledger, t->attempts, t->status == 0 ? "success" : "failure",
 			t->status);
@@ -159,7 +163,8 @@ static void retained_inventory(struct result *r, const char *init_pid, struct re
 			o->svc_alive++;
 		else
 			o->other_alive++;
-		result_evidence(r, "inventory", "session pid namespace %lu: host pid %d comm %s uid "
+		result_evidence(r, "inventory",
+				"session pid namespace %lu: host pid %d comm %s uid "
 				"%u sid %d",
 				init.pidns, (int)all[i].pid, all[i].comm, (unsigned)all[i].uid,
 				(int)all[i].sid);
@@ -167,14 +172,14 @@ static void retained_inventory(struct result *r, const char *init_pid, struct re
 	free(all);
 }
 
-static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws,
-			 const char *task, const char *recs)
+static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws, const char *task,
+			 const char *recs)
 {
 	struct retained_obs o = {0};
 	struct argv_buf a;
 	static char ps[65536];
 	char rec[4300], name[96], ledger[4300], tool[4300], log[4300], id[64] = "", v[96] = "",
-							   ended[96] = "", sj[512];
+								       ended[96] = "", sj[512];
 	char init_pid[32] = "", state[32] = "";
 	size_t len;
 	int st = -1;
@@ -215,12 +220,13 @@ static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws,
 		record_get(rec, "services.0.owner_uid", owner, sizeof(owner));
 		record_get(rec, "services.0.generation", gen, sizeof(gen));
 		record_get(rec, "services.0.expires", exp, sizeof(exp));
-		o.record_lease = owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] &&
-				 exp[0];
-		result_evidence(r, "record", "at the main end: phase %s, status %d, ended %s exit_code "
+		o.record_lease =
+		    owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
+		result_evidence(r, "record",
+				"at the main end: phase %s, status %d, ended %s exit_code "
 				"%s; service owner %s gen %s expires %s",
-				o.record_retained ? "retained" : "NOT retained", o.record_status, v, code,
-				owner, gen, exp);
+				o.record_retained ? "retained" : "NOT retained", o.record_status, v,
+				code, owner, gen, exp);
 	}
 	if (id[0] && paddock_ps_entry(ctx, id, ps, sizeof(ps)) == 0) {
 		char owner[32] = "", gen[32] = "", exp[64] = "", stat_s[32] = "";
@@ -233,16 +239,18 @@ static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws,
 		json_get(ps, len, "leases.0.owner_uid", owner, sizeof(owner));
 		json_get(ps, len, "leases.0.generation", gen, sizeof(gen));
 		json_get(ps, len, "leases.0.expires", exp, sizeof(exp));
-		o.ps_retained = strcmp(state, "retained") == 0 && stat_s[0] &&
-				atoi(stat_s) == o.real_status;
-		o.ps_lease = owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] &&
-			     exp[0];
-		result_evidence(r, "inventory", "ps --json: state %s status %s; lease owner %s gen %s "
+		o.ps_retained =
+		    strcmp(state, "retained") == 0 && stat_s[0] && atoi(stat_s) == o.real_status;
+		o.ps_lease =
+		    owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
+		result_evidence(r, "inventory",
+				"ps --json: state %s status %s; lease owner %s gen %s "
 				"expires %s",
 				state, stat_s, owner, gen, exp);
 	}
 	retained_inventory(r, init_pid, &o);
-	result_evidence(r, "exit", "real exit status of paddock run: %d; live service processes in "
+	result_evidence(r, "exit",
+			"real exit status of paddock run: %d; live service processes in "
 			"the session: %zu, other processes: %zu",
 			o.real_status, o.svc_alive, o.other_alive);
 	/* Then the end of the lease, and the final record. */
@@ -270,7 +278,8 @@ static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws,
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
 	else
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "a view is missing (record, ps --json, inventory or final record)", NULL);
+			    "a view is missing (record, ps --json, inventory or final record)",
+			    NULL);
 	if (id[0]) {
 		char *stop[] = {ctx->paddock, "stop", "--grace", "0s", id, NULL};
 		char *rm[] = {ctx->paddock, "rm", id, NULL};
@@ -314,23 +323,28 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	run_task(ctx, r, fx.dir, task, recs, "fatal", 5, &bad);
 	if (r->kind != ARM_DOCKER) {
 		live = live_sessions(ctx);
-		result_evidence(r, "inventory", "live sessions of this run after completion: %d", live);
-		result_evidence(r, "part", "retained-service completion: graded in its own row "
+		result_evidence(r, "inventory", "live sessions of this run after completion: %d",
+				live);
+		result_evidence(r, "part",
+				"retained-service completion: graded in its own row "
 				"(arm retained-service)");
 	} else {
-		result_evidence(r, "part", "retained-service completion: NOT APPLICABLE for Docker "
+		result_evidence(r, "part",
+				"retained-service completion: NOT APPLICABLE for Docker "
 				"(no service lease); scope HB-08 procedure");
 	}
 	machine_failure = bad.status != 0 && bad.attempts == RETRIES && bad.ledger == RETRIES;
 	record_issue = r->kind != ARM_DOCKER && (!ok.record_all || !bad.record_all);
 	if (ok.status != 0)
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "the success path failed, so failure reporting cannot be compared", NULL);
-	else if (!machine_failure)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-			    "the fatal failure was not machine-readable as failure after the bounded "
-			    "retries",
+			    "the success path failed, so failure reporting cannot be compared",
 			    NULL);
+	else if (!machine_failure)
+		verdict_set(
+		    &r->v[DIM_ENFORCEMENT], GRADE_FAIL,
+		    "the fatal failure was not machine-readable as failure after the bounded "
+		    "retries",
+		    NULL);
 	else if (r->kind != ARM_DOCKER && (!ok.record_ok || !bad.record_ok))
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
 			    "a completion record disagrees with the real exit status", NULL);
@@ -356,7 +370,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "completion record missing", NULL);
 	else if (r->kind == ARM_DOCKER)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "exit status and ledger only: Docker writes no completion record", NULL);
+			    "exit status and ledger only: Docker writes no completion record",
+			    NULL);
 	else
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
 out:
@@ -365,9 +380,9 @@ out:
 }
 
 const struct eval_case hb08_case = {
-	.id = "HB-08",
-	.title = "Completion reports actual execution status",
-	.policy = "hb08_policy.json",
-	.arms = arms,
-	.run = run,
+    .id = "HB-08",
+    .title = "Completion reports actual execution status",
+    .policy = "hb08_policy.json",
+    .arms = arms,
+    .run = run,
 };

@@ -118,8 +118,9 @@ static int stat_fields(pid_t pid, pid_t *ppid, pid_t *sid, unsigned long long *s
 		snprintf(comm, ncomm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
 	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
 	 * utime stime cutime cstime priority nice threads itrealvalue starttime */
-	if (sscanf(close_p + 2, "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-				"%*d %*d %llu",
+	if (sscanf(close_p + 2,
+		   "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+		   "%*d %*d %llu",
 		   &state, ppid, &pgrp, sid, start) != 5)
 		return -EINVAL;
 	return 0;
@@ -498,8 +499,7 @@ int fan_add_fs(struct fan_observer *o, const char *path)
 	return 0;
 }
 
-size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino,
-		     size_t *identified)
+size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino, size_t *identified)
 {
 	size_t c = 0, id = 0;
 

@@ -53,8 +53,8 @@ struct fan_observer {
 	pthread_mutex_t lock;
 	struct fan_event ev[FAN_MAX_EVENTS];
 	size_t n;
-	size_t dropped;	 /* events not kept: broken mode, full buffer */
-	size_t overflow; /* FAN_Q_OVERFLOW seen: the kernel dropped events */
+	size_t dropped;		/* events not kept: broken mode, full buffer */
+	size_t overflow;	/* FAN_Q_OVERFLOW seen: the kernel dropped events */
 	unsigned long seq_sent; /* sentinel files written by fan_sync() */
 	unsigned long seq_seen; /* highest sentinel number whose write was seen */
 };

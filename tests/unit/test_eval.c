@@ -25,10 +25,8 @@ TestSuite(eval, .fini = leak_check);
 
 static struct prevention_obs clean(void)
 {
-	return (struct prevention_obs){.attempts = 7,
-				       .snapshots_taken = 7,
-				       .events = OBSERVER_OK,
-				       .transient_in_scope = true};
+	return (struct prevention_obs){
+	    .attempts = 7, .snapshots_taken = 7, .events = OBSERVER_OK, .transient_in_scope = true};
 }
 
 /* "An observed forbidden effect fails a required prevention boundary even
@@ -317,8 +315,9 @@ Test(eval, markdown_and_junit)
 	f = open_memstream(&buf, &len);
 	report_write_md(f, r, 2, &s);
 	fclose(f);
-	cr_assert(strstr(buf, "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
-			      " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
+	cr_assert(strstr(buf,
+			 "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
+			 " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
 	cr_assert(strstr(buf, "fixture only"));
 	cr_assert(strstr(buf, "UNKNOWN: missing evidence"));
 	free(buf);
