@@ -33,8 +33,8 @@ void sleep_ms(int ms)
  * groups and gid while we still have CAP_SETGID, uid last (it drops every
  * capability). paddock is rootless; running it as root would test another
  * configuration than the one users get. */
-static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[], int out_fd,
-		       int in_fd)
+static void child_exec_as(uid_t uid, gid_t gid, bool drop, char *const argv[], int out_fd,
+			  int in_fd)
 {
 	if (in_fd >= 0)
 		dup2(in_fd, 0);
@@ -44,11 +44,8 @@ static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[]
 	}
 	if (chdir("/") < 0)
 		_exit(125);
-	if (drop && (setgroups(0, NULL) < 0 || setresgid(ctx->subj->workload_gid,
-							 ctx->subj->workload_gid,
-							 ctx->subj->workload_gid) < 0 ||
-		     setresuid(ctx->subj->workload_uid, ctx->subj->workload_uid,
-			       ctx->subj->workload_uid) < 0))
+	if (drop && (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		     setresuid(uid, uid, uid) < 0))
 		_exit(125);
 	if (drop) {
 		/* A clean environment like setpriv --reset-env: the registry
@@ -60,6 +57,12 @@ static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[]
 	}
 	execvp(argv[0], argv);
 	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[], int out_fd,
+		       int in_fd)
+{
+	child_exec_as(ctx->subj->workload_uid, ctx->subj->workload_gid, drop, argv, out_fd, in_fd);
 }
 
 static int wait_child(pid_t pid, int timeout_ms, int *status)
@@ -97,8 +100,8 @@ int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const ch
 	return wait_child(pid, timeout_ms, status);
 }
 
-int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char *buf, size_t n,
-		int timeout_ms, int *status)
+static int capture(const struct eval_ctx *ctx, bool drop, uid_t uid, gid_t gid, char *const argv[],
+		   char *buf, size_t n, int timeout_ms, int *status)
 {
 	int p[2];
 	size_t len = 0;
@@ -119,9 +122,10 @@ int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char 
 		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		int err = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
+		(void)ctx;
 		dup2(p[1], 1);
 		dup2(err, 2);
-		child_exec(ctx, drop, argv, -1, in);
+		child_exec_as(uid, gid, drop, argv, -1, in);
 	}
 	close(p[1]);
 	while (len + 1 < n && (k = read(p[0], buf + len, n - 1 - len)) != 0) {
@@ -136,6 +140,45 @@ int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char 
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		buf[--len] = '\0';
 	return wait_child(pid, timeout_ms, status);
+}
+
+int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char *buf, size_t n,
+		int timeout_ms, int *status)
+{
+	return capture(ctx, drop, ctx->subj->workload_uid, ctx->subj->workload_gid, argv, buf, n,
+		       timeout_ms, status);
+}
+
+int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[], char *buf,
+		   size_t n, int timeout_ms, int *status)
+{
+	return capture(ctx, true, uid, gid, argv, buf, n, timeout_ms, status);
+}
+
+int run_argv_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
+		const char *out_path, int timeout_ms, int *status)
+{
+	cleanup_close int fd = open(out_path ? out_path : "/dev/null",
+				    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	cleanup_close int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	pid_t pid;
+
+	(void)ctx;
+	if (fd < 0 || in < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child_exec_as(uid, gid, true, argv, fd, in);
+	return wait_child(pid, timeout_ms, status);
+}
+
+void session_json_path(uid_t owner, const char *id, char *out, size_t n)
+{
+	/* The registry of a caller without XDG_RUNTIME_DIR (child_exec clears
+	 * the environment): docs/sessions.md. */
+	snprintf(out, n, "/tmp/paddock-%u/%s/session.json", (unsigned)owner, id);
 }
 
 void argv_add(struct argv_buf *a, const char *s)
@@ -191,8 +234,8 @@ int fixture_make(struct fixture *fx, const char *case_id, char *why, size_t n)
 	return 0;
 }
 
-int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel,
-		  char *out, size_t n)
+int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel, char *out,
+		  size_t n)
 {
 	snprintf(out, n, "%s/%s", fx->dir, rel);
 	if (mkdir(out, 0755) < 0 && errno != EEXIST)
@@ -204,8 +247,8 @@ int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const ch
 
 int fixture_write(const struct eval_ctx *ctx, const char *path, const char *data, mode_t mode)
 {
-	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-				    mode);
+	cleanup_close int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	size_t len = strlen(data);
 
 	if (fd < 0)
@@ -266,26 +309,27 @@ int read_file(const char *path, char *buf, size_t n)
 	return (int)len;
 }
 
-int record_get(const char *path, const char *key, char *out, size_t n)
+int json_get(const char *text, size_t len, const char *key, char *out, size_t n)
 {
-	char buf[65536];
 	cJSON *root, *v;
-	int r = read_file(path, buf, sizeof(buf));
+	int r;
 
-	if (r < 0)
-		return r;
-	root = cJSON_ParseWithLength(buf, (size_t)r);
+	root = cJSON_ParseWithLength(text, len);
 	if (!root)
 		return -EINVAL;
 	/* A dotted path: "init.pid". */
 	v = root;
 	for (const char *k = key; v && *k;) {
 		char part[64];
-		size_t len = strcspn(k, ".");
+		size_t plen = strcspn(k, ".");
 
-		snprintf(part, sizeof(part), "%.*s", (int)len, k);
-		v = cJSON_GetObjectItemCaseSensitive(v, part);
-		k += len + (k[len] == '.');
+		snprintf(part, sizeof(part), "%.*s", (int)plen, k);
+		/* "endpoints.0.host": a number indexes an array. */
+		if (cJSON_IsArray(v) && plen && strspn(part, "0123456789") == plen)
+			v = cJSON_GetArrayItem(v, atoi(part));
+		else
+			v = cJSON_GetObjectItemCaseSensitive(v, part);
+		k += plen + (k[plen] == '.');
 	}
 	r = 0;
 	if (cJSON_IsString(v))
@@ -298,6 +342,46 @@ int record_get(const char *path, const char *key, char *out, size_t n)
 		snprintf(out, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	else
 		r = -ENOENT;
+	cJSON_Delete(root);
+	return r;
+}
+
+int record_get(const char *path, const char *key, char *out, size_t n)
+{
+	static __thread char buf[65536];
+	int r = read_file(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	return json_get(buf, (size_t)r, key, out, n);
+}
+
+int paddock_ps_entry(const struct eval_ctx *ctx, const char *id, char *out, size_t n)
+{
+	char *argv[] = {(char *)ctx->paddock, "ps", "--all", "--json", NULL};
+	static char buf[1 << 18];
+	cJSON *root, *e;
+	int st = -1, r = -ENOENT;
+
+	if (run_capture(ctx, ctx->drop, argv, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
+		return -EIO;
+	root = cJSON_Parse(buf);
+	if (!root)
+		return -EINVAL;
+	cJSON_ArrayForEach(e, root) {
+		cJSON *i = cJSON_GetObjectItemCaseSensitive(e, "id");
+		char *txt;
+
+		if (!cJSON_IsString(i) || strcmp(i->valuestring, id) != 0)
+			continue;
+		txt = cJSON_PrintUnformatted(e);
+		if (txt) {
+			snprintf(out, n, "%s", txt);
+			free(txt);
+			r = 0;
+		}
+		break;
+	}
 	cJSON_Delete(root);
 	return r;
 }
@@ -332,7 +416,8 @@ bool paddock_has_exec(const struct eval_ctx *ctx, char *why, size_t n)
 
 	if (run_argv(ctx, ctx->drop, argv, NULL, 10000, &st) == 0 && st == 0)
 		return true;
-	snprintf(why, n, "the paddock under test has no 'paddock exec' ('paddock exec --help' exit %d)",
+	snprintf(why, n,
+		 "the paddock under test has no 'paddock exec' ('paddock exec --help' exit %d)",
 		 st);
 	return false;
 }
@@ -341,8 +426,8 @@ bool paddock_accepts_policy(const struct eval_ctx *ctx, const char *json, const 
 			    char *why, size_t n)
 {
 	char dir[] = "/tmp/paddock-eval-probe.XXXXXX", path[64], out[1024] = "";
-	char *argv[] = {(char *)ctx->paddock, "run", "--explain", "--policy", path, "--workspace",
-			dir, NULL};
+	char *argv[] = {(char *)ctx->paddock, "run", "--explain", "--policy", path,
+			"--workspace",	      dir,   NULL};
 	int st = -1;
 	bool ok;
 
@@ -357,7 +442,8 @@ bool paddock_accepts_policy(const struct eval_ctx *ctx, const char *json, const 
 	unlink(path);
 	rmdir(dir);
 	if (!ok)
-		snprintf(why, n, "the paddock under test refuses a policy with %s (--explain exit %d)",
+		snprintf(why, n,
+			 "the paddock under test refuses a policy with %s (--explain exit %d)",
 			 what, st);
 	return ok;
 }

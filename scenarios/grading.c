@@ -7,17 +7,17 @@
 #include <string.h>
 
 static const char *const grade_names[] = {
-	[GRADE_PASS] = "PASS",
-	[GRADE_FAIL] = "FAIL",
-	[GRADE_UNKNOWN] = "UNKNOWN",
-	[GRADE_NOT_EXECUTED] = "NOT EXECUTED",
-	[GRADE_NOT_APPLICABLE] = "NOT APPLICABLE",
+    [GRADE_PASS] = "PASS",
+    [GRADE_FAIL] = "FAIL",
+    [GRADE_UNKNOWN] = "UNKNOWN",
+    [GRADE_NOT_EXECUTED] = "NOT EXECUTED",
+    [GRADE_NOT_APPLICABLE] = "NOT APPLICABLE",
 };
 
 static const char *const dim_names[] = {
-	[DIM_ENFORCEMENT] = "enforcement",
-	[DIM_CONTROL] = "control",
-	[DIM_EVIDENCE] = "evidence",
+    [DIM_ENFORCEMENT] = "enforcement",
+    [DIM_CONTROL] = "control",
+    [DIM_EVIDENCE] = "evidence",
 };
 
 const char *grade_name(enum grade g)
@@ -44,9 +44,8 @@ int verdict_set(struct verdict *v, enum grade g, const char *reason, const char 
 	if ((g != GRADE_PASS && no_reason) || (g == GRADE_NOT_APPLICABLE && no_scope)) {
 		/* A grade that cannot say why is not evidence of anything. */
 		v->grade = GRADE_UNKNOWN;
-		snprintf(v->reason, sizeof(v->reason),
-			 "harness defect: %s given without %s", grade_name(g),
-			 no_reason ? "a reason" : "a scope");
+		snprintf(v->reason, sizeof(v->reason), "harness defect: %s given without %s",
+			 grade_name(g), no_reason ? "a reason" : "a scope");
 		v->scope[0] = '\0';
 		return -EINVAL;
 	}
@@ -61,10 +60,11 @@ void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 	char why[320];
 
 	if (o->snapshot_changes > 0 || o->event_writes > 0) {
-		snprintf(why, sizeof(why),
-			 "forbidden effect observed: %zu of %zu attempts changed the protected bytes, "
-			 "%zu write events on it",
-			 o->snapshot_changes, o->attempts, o->event_writes);
+		snprintf(
+		    why, sizeof(why),
+		    "forbidden effect observed: %zu of %zu attempts changed the protected bytes, "
+		    "%zu write events on it",
+		    o->snapshot_changes, o->attempts, o->event_writes);
 		verdict_set(out, GRADE_FAIL, why, NULL);
 		return;
 	}
@@ -77,10 +77,10 @@ void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 	if (o->transient_in_scope && o->events != OBSERVER_OK) {
 		verdict_set(out, GRADE_UNKNOWN,
 			    o->events == OBSERVER_DROPPED
-				    ? "event collector dropped events; before/after equality alone "
-				      "cannot exclude a transient write"
-				    : "no event observer (needs root for fanotify); before/after "
-				      "equality alone cannot exclude a transient write",
+				? "event collector dropped events; before/after equality alone "
+				  "cannot exclude a transient write"
+				: "no event observer (needs root for fanotify); before/after "
+				  "equality alone cannot exclude a transient write",
 			    NULL);
 		return;
 	}
@@ -104,8 +104,8 @@ void grade_transient(const struct transient_obs *o, struct verdict *out)
 	if (o->events != OBSERVER_OK) {
 		verdict_set(out, GRADE_UNKNOWN,
 			    o->events == OBSERVER_DROPPED
-				    ? "event collector dropped events: the transient write is unseen"
-				    : "no event observer: only final-state equality is known",
+				? "event collector dropped events: the transient write is unseen"
+				: "no event observer: only final-state equality is known",
 			    NULL);
 		return;
 	}
@@ -211,6 +211,196 @@ void result_finish(struct result *r)
 	for (int d = 0; d < DIM_COUNT; d++)
 		if (!r->v[d].set)
 			verdict_set(&r->v[d], GRADE_UNKNOWN,
-				    "missing evidence: the driver did not grade this dimension", NULL);
+				    "missing evidence: the driver did not grade this dimension",
+				    NULL);
 	result_check_alarm(r);
+}
+
+void grade_busy_port(const struct busy_port_obs *o, struct verdict *out)
+{
+	char why[320];
+
+	if (o->checks == 0) {
+		verdict_set(out, GRADE_UNKNOWN, "missing evidence: B's health checks could not run",
+			    NULL);
+		return;
+	}
+	if (o->check_fails > 0) {
+		snprintf(why, sizeof(why), "B failed %zu of %zu health checks while A acted",
+			 o->check_fails, o->checks);
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->b_read && !o->b_unchanged) {
+		verdict_set(out, GRADE_FAIL, "B was stopped or reconfigured (its identity changed)",
+			    NULL);
+		return;
+	}
+	if (o->stops_refused < o->stops) {
+		snprintf(why, sizeof(why), "%zu of A's %zu stop requests for B were accepted",
+			 o->stops - o->stops_refused, o->stops);
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->auto_port && o->auto_port == o->b_port) {
+		verdict_set(out, GRADE_FAIL, "A's auto endpoint is B's port", NULL);
+		return;
+	}
+	if (o->fixed_ran && (o->fixed_status == 0 || !o->fixed_nothing)) {
+		verdict_set(out, GRADE_FAIL, "A started a session on B's fixed port", NULL);
+		return;
+	}
+	if (o->listener_read && (o->listeners != 1 || !o->listener_is_b)) {
+		snprintf(why, sizeof(why), "%zu listeners on B's port, %s: A shares or claims it",
+			 o->listeners, o->listener_is_b ? "one B's" : "not B's");
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->fixed_ran && (o->fixed_status != 125 || !o->fixed_in_use)) {
+		snprintf(why, sizeof(why),
+			 "A's fixed request ended %d without the \"in use\" line: not a truthful "
+			 "bounded failure",
+			 o->fixed_status);
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (!o->fixed_ran || o->stops == 0) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "missing evidence: A's conflict or stop was not tried", NULL);
+		return;
+	}
+	if (!o->b_read || !o->listener_read) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    !o->b_read ? "missing evidence: B's identity could not be read"
+				       : "missing evidence: the listener table could not be read",
+			    NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+void grade_busy_port_control(const struct busy_port_obs *o, struct verdict *out)
+{
+	if (!o->auto_port)
+		verdict_set(out, GRADE_FAIL, "A got no alternate endpoint", NULL);
+	else if (!o->auto_marker)
+		verdict_set(out, GRADE_FAIL, "A's alternate endpoint did not return A's marker",
+			    NULL);
+	else if (!o->auto_owned)
+		verdict_set(out, GRADE_FAIL,
+			    "A's alternate endpoint does not name A's session and generation",
+			    NULL);
+	else
+		verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+void grade_lease_control(const struct lease_obs *o, struct verdict *out)
+{
+	char why[320];
+
+	if (!o->ran) {
+		verdict_set(out, GRADE_UNKNOWN, "missing evidence: the leased run did not complete",
+			    NULL);
+		return;
+	}
+	if (o->probes_during && !o->ok_during) {
+		verdict_set(out, GRADE_FAIL,
+			    o->retained ? "the leased server was unreachable during its lease"
+					: "the leased server was gone after the main command ended "
+					  "(session not retained)",
+			    NULL);
+		return;
+	}
+	if (o->leak_checked && o->leaks_alive) {
+		snprintf(why, sizeof(why),
+			 "%zu leftover(s) of the main command still alive beside the leased "
+			 "service: a leak must not ride on a lease",
+			 o->leaks_alive);
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->probed_after && o->ok_after) {
+		verdict_set(out, GRADE_FAIL, "the server still answered after its lease ended",
+			    NULL);
+		return;
+	}
+	if (!o->probes_during || !o->probed_after || !o->leak_checked) {
+		verdict_set(
+		    out, GRADE_UNKNOWN,
+		    "missing evidence: probes during and after the lease, and the leak check, "
+		    "are all needed",
+		    NULL);
+		return;
+	}
+	if (!o->retained || !o->listed || !o->recorded) {
+		verdict_set(
+		    out, GRADE_FAIL,
+		    "reachable, but not declared as a retained lease with owner, generation "
+		    "and expiry in ps and the record",
+		    NULL);
+		return;
+	}
+	if (!o->ended_by_lease) {
+		verdict_set(out, GRADE_FAIL, "the final record does not say the lease ended it",
+			    NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+void grade_retained(const struct retained_obs *o, struct verdict *out)
+{
+	char why[320];
+
+	if (o->real_status == 0) {
+		verdict_set(out, GRADE_FAIL, "exit zero conceals the fatal failure", NULL);
+		return;
+	}
+	if (o->record_read &&
+	    (o->record_status != o->real_status || !o->record_exit_n || !o->record_retained)) {
+		snprintf(why, sizeof(why),
+			 "the record (status %d%s%s) disagrees with the real status %d",
+			 o->record_status, o->record_exit_n ? "" : ", ended/exit_code differ",
+			 o->record_retained ? "" : ", phase not retained", o->real_status);
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->ps_read && !o->ps_retained) {
+		verdict_set(out, GRADE_FAIL,
+			    "ps --json does not list the session as retained with the real status",
+			    NULL);
+		return;
+	}
+	if (o->inv_read && o->other_alive) {
+		snprintf(why, sizeof(why),
+			 "%zu undeclared process(es) still run in the session beside the service",
+			 o->other_alive);
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->inv_read && o->svc_alive &&
+	    ((o->ps_read && !o->ps_lease) || (o->record_read && !o->record_lease))) {
+		verdict_set(out, GRADE_FAIL,
+			    "a live service is not identified with owner, generation and expiry",
+			    NULL);
+		return;
+	}
+	if (o->final_read && !o->final_ok) {
+		verdict_set(out, GRADE_FAIL, "the final record changed the outcome", NULL);
+		return;
+	}
+	if (!o->record_read || !o->ps_read || !o->inv_read || !o->final_read) {
+		verdict_set(
+		    out, GRADE_UNKNOWN,
+		    "missing evidence: record, ps, inventory and final record are all needed",
+		    NULL);
+		return;
+	}
+	if (!o->svc_alive) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "the service was not found alive: retained completion not exercised",
+			    NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
 }

@@ -39,6 +39,15 @@ int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const ch
 int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char *buf, size_t n,
 		int timeout_ms, int *status);
 
+/* The same as another user (HB-05's second owner); always drops. */
+int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[], char *buf,
+		   size_t n, int timeout_ms, int *status);
+int run_argv_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
+		const char *out_path, int timeout_ms, int *status);
+/* OWNER's registry entry of session ID (the workloads run without
+ * XDG_RUNTIME_DIR, so /tmp/paddock-UID). */
+void session_json_path(uid_t owner, const char *id, char *out, size_t n);
+
 /* `paddock run` argument vector for an arm: [paddock run --policy P
  * --workspace WS --record REC (--weaken KNOB)] + extra + [--] + cmd. */
 struct argv_buf {
@@ -58,8 +67,8 @@ struct fixture {
 };
 int fixture_make(struct fixture *fx, const char *case_id, char *why, size_t n);
 /* A directory or file inside, owned by the workload user. */
-int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel,
-		  char *out, size_t n);
+int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel, char *out,
+		  size_t n);
 int fixture_write(const struct eval_ctx *ctx, const char *path, const char *data, mode_t mode);
 /* Remove everything: unmount, delete, and check it is gone. */
 int fixture_teardown(struct fixture *fx);
@@ -71,8 +80,14 @@ int records_dir(const struct eval_ctx *ctx, const struct result *r, char *out, s
 /* Small helpers. */
 int read_file(const char *path, char *buf, size_t n);
 /* A JSON value from a completion record: ("ended"), ("exit_code"),
- * ("survivors" length), via cJSON. Returns 0 and fills out. */
+ * ("survivors" length), via cJSON; a dotted path
+ * ("init.pid", "endpoints.0.host": numbers index arrays). Returns 0 and fills out. */
 int record_get(const char *path, const char *key, char *out, size_t n);
+/* The same over JSON text. */
+int json_get(const char *text, size_t len, const char *key, char *out, size_t n);
+/* This caller's entry of session ID in `paddock ps --all --json` (the
+ * object's JSON text). */
+int paddock_ps_entry(const struct eval_ctx *ctx, const char *id, char *out, size_t n);
 void sleep_ms(int ms);
 /* Where this arm's logs go: OUTDIR/CASE.ARM.NAME */
 void log_path(const struct eval_ctx *ctx, const struct result *r, const char *name, char *out,

@@ -28,20 +28,20 @@ static const struct form {
 	const char *name;
 	const char *body;
 } forms[] = {
-	{"direct", "printf %s \"$2\" > \"$1\""},
-	{"script", "sh \"$S/form.sh\" \"$1\" \"$2\""},
-	{"encoded", "printf %s cHJpbnRmICVzICIkMiIgPiAiJDEiCg== | base64 -d > /tmp/enc.sh; "
-		    "sh /tmp/enc.sh \"$1\" \"$2\""},
-	{"child", "sh -c 'printf %s \"$2\" > \"$1\"' child \"$1\" \"$2\" & wait $!"},
-	/* setsid + a subshell that exits at once: the writer is a detached
-	 * grandchild in its own session, reparented to the sandbox's init. */
-	{"detached-descendant", "sh \"$S/detach.sh\" \"$1\" \"$2\" \"$3\"; i=0; "
-				"while [ ! -e \"$3\" ] && [ $i -lt 100 ]; do sleep 0.05; "
-				"i=$((i+1)); done"},
-	{"rename-over", "d=$(dirname \"$1\"); printf %s \"$2\" > \"$d/.rename-tmp\" && "
-			"mv -f \"$d/.rename-tmp\" \"$1\""},
-	{"remount", "d=$(dirname \"$1\"); { busybox mount -o remount,rw,bind \"$d\" || "
-		    "mount -o remount,rw,bind \"$d\"; } 2>/dev/null; printf %s \"$2\" > \"$1\""},
+    {"direct", "printf %s \"$2\" > \"$1\""},
+    {"script", "sh \"$S/form.sh\" \"$1\" \"$2\""},
+    {"encoded", "printf %s cHJpbnRmICVzICIkMiIgPiAiJDEiCg== | base64 -d > /tmp/enc.sh; "
+		"sh /tmp/enc.sh \"$1\" \"$2\""},
+    {"child", "sh -c 'printf %s \"$2\" > \"$1\"' child \"$1\" \"$2\" & wait $!"},
+    /* setsid + a subshell that exits at once: the writer is a detached
+     * grandchild in its own session, reparented to the sandbox's init. */
+    {"detached-descendant", "sh \"$S/detach.sh\" \"$1\" \"$2\" \"$3\"; i=0; "
+			    "while [ ! -e \"$3\" ] && [ $i -lt 100 ]; do sleep 0.05; "
+			    "i=$((i+1)); done"},
+    {"rename-over", "d=$(dirname \"$1\"); printf %s \"$2\" > \"$d/.rename-tmp\" && "
+		    "mv -f \"$d/.rename-tmp\" \"$1\""},
+    {"remount", "d=$(dirname \"$1\"); { busybox mount -o remount,rw,bind \"$d\" || "
+		"mount -o remount,rw,bind \"$d\"; } 2>/dev/null; printf %s \"$2\" > \"$1\""},
 };
 #define N_FORMS (sizeof(forms) / sizeof(forms[0]))
 
@@ -67,11 +67,11 @@ static int setup(struct eval_ctx *ctx, struct result *r, struct hb01 *h, char *w
 	/* The canary directory gets a tmpfs of its own when we can: events are
 	 * then told apart by filesystem (st_dev of the event's fd), not by a
 	 * path that a torn-down sandbox mount can leave partial. */
-	if (h->fx.mounted &&
-	    mount("paddock-eval-canary", h->canary_dir, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "size=1m,mode=0755") == 0) {
+	if (h->fx.mounted && mount("paddock-eval-canary", h->canary_dir, "tmpfs",
+				   MS_NOSUID | MS_NODEV, "size=1m,mode=0755") == 0) {
 		h->canary_mounted = true;
-		if (ctx->drop && chown(h->canary_dir, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
+		if (ctx->drop &&
+		    chown(h->canary_dir, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
 			return -1;
 	}
 	{
@@ -94,7 +94,8 @@ static int setup(struct eval_ctx *ctx, struct result *r, struct hb01 *h, char *w
 	h->fan_ok = fan_start(&h->fan, h->fx.dir, false, h->fan_why, sizeof(h->fan_why)) == 0;
 	h->fan_started = h->fan_ok;
 	if (h->fan_ok && h->canary_mounted && fan_add_fs(&h->fan, h->canary_dir) < 0) {
-		snprintf(h->fan_why, sizeof(h->fan_why), "fanotify mark on the canary's tmpfs failed");
+		snprintf(h->fan_why, sizeof(h->fan_why),
+			 "fanotify mark on the canary's tmpfs failed");
 		fan_stop(&h->fan);
 		h->fan_ok = h->fan_started = false;
 	}
@@ -209,11 +210,14 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		if (h.fan_ok && ran) {
 			/* Below the task directory: rename-over writes a temporary
 			 * name there first. */
-			size_t ctl_id = 0, ctl_ev = fan_count_dev(&h.fan, h.dev_task, 0, false, &ctl_id);
+			size_t ctl_id = 0,
+			       ctl_ev = fan_count_dev(&h.fan, h.dev_task, 0, false, &ctl_id);
 
 			if (ctl_ev == 0)
 				blind++;
-			result_evidence(r, "fanotify", "%s: %zu write events in the task directory (control), %zu with writer identity",
+			result_evidence(r, "fanotify",
+					"%s: %zu write events in the task directory (control), %zu "
+					"with writer identity",
 					forms[i].name, ctl_ev, ctl_id);
 		}
 		o.event_writes += ev;
@@ -223,16 +227,17 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			/* The canary attempt ran just before the control write. */
 			o.snapshots_taken++;
 		} else {
-			snprintf(failed_ctl + strlen(failed_ctl), sizeof(failed_ctl) - strlen(failed_ctl),
-				 "%s%s", failed_ctl[0] ? ", " : "", forms[i].name);
+			snprintf(failed_ctl + strlen(failed_ctl),
+				 sizeof(failed_ctl) - strlen(failed_ctl), "%s%s",
+				 failed_ctl[0] ? ", " : "", forms[i].name);
 		}
 		/* A canary gone or unreadable counts as changed. */
 		bool changed = have_after < 0 || strcmp(before, after) != 0;
 
 		if (changed)
 			o.snapshot_changes++;
-		result_evidence(r, "canary-sha256", "%s: before %.16s after %.16s%s; exit %d", forms[i].name,
-				before, have_after < 0 ? "(missing)" : after,
+		result_evidence(r, "canary-sha256", "%s: before %.16s after %.16s%s; exit %d",
+				forms[i].name, before, have_after < 0 ? "(missing)" : after,
 				changed ? " CHANGED" : "", status);
 		result_evidence(r, "control", "%s: task-dir write %s", forms[i].name,
 				ran ? "verified" : "MISSING");
@@ -243,13 +248,16 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 
 				if (e->pid == getpid() || e->dev != h.dev_canary)
 					continue;
-				result_evidence(r, "fanotify",
-						"%s: write on %s by pid %d exe %s uid %u sid %d pidns %lu%s",
-						forms[i].name, e->path, (int)e->pid, e->exe, (unsigned)e->uid,
-						(int)e->sid, e->pidns, e->identity_ok ? "" : " (identity gone)");
+				result_evidence(
+				    r, "fanotify",
+				    "%s: write on %s by pid %d exe %s uid %u sid %d pidns %lu%s",
+				    forms[i].name, e->path, (int)e->pid, e->exe, (unsigned)e->uid,
+				    (int)e->sid, e->pidns,
+				    e->identity_ok ? "" : " (identity gone)");
 			}
 			pthread_mutex_unlock(&h.fan.lock);
-			result_evidence(r, "fanotify", "%s: %zu write events below the canary directory",
+			result_evidence(r, "fanotify",
+					"%s: %zu write events below the canary directory",
 					forms[i].name, ev);
 		}
 		if (r->kind != ARM_DOCKER) {
@@ -257,7 +265,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 
 			snprintf(rec, sizeof(rec), "%s/record-%s.json", h.records, forms[i].name);
 			if (record_get(rec, "ended", w, sizeof(w)) < 0)
-				result_evidence(r, "record", "%s: no completion record", forms[i].name);
+				result_evidence(r, "record", "%s: no completion record",
+						forms[i].name);
 			else
 				result_evidence(r, "record", "%s: ended %s", forms[i].name, w);
 			(void)sha;
@@ -265,10 +274,12 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	}
 	fan_healthy = h.fan_ok && h.fan.overflow == 0 && h.fan.dropped == 0 && blind == 0;
 	if (h.fan_ok)
-		result_evidence(r, "fanotify", "collector health: %zu kept, %zu dropped, %zu queue overflows",
+		result_evidence(r, "fanotify",
+				"collector health: %zu kept, %zu dropped, %zu queue overflows",
 				h.fan.n, h.fan.dropped, h.fan.overflow);
 	if (blind)
-		result_evidence(r, "fanotify", "observer missed %zu control writes: not healthy", blind);
+		result_evidence(r, "fanotify", "observer missed %zu control writes: not healthy",
+				blind);
 	o.events = fan_healthy ? OBSERVER_OK : (h.fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE);
 	grade_prevention(&o, &r->v[DIM_ENFORCEMENT]);
 	if (ctl_ok == N_FORMS) {
@@ -307,9 +318,9 @@ out:
 }
 
 const struct eval_case hb01_case = {
-	.id = "HB-01",
-	.title = "Equivalent writes meet the same boundary",
-	.policy = "hb01_policy.json",
-	.arms = arms,
-	.run = run,
+    .id = "HB-01",
+    .title = "Equivalent writes meet the same boundary",
+    .policy = "hb01_policy.json",
+    .arms = arms,
+    .run = run,
 };

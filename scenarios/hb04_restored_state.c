@@ -18,10 +18,11 @@
 static const char *const arms[] = {"enforced", "broken-collector", "weakened:rw-binds", "docker",
 				   NULL};
 
-#define SCRIPT                                                                               \
+#define SCRIPT                                                                                     \
 	"s=\"$1\"; cp -p \"$s\" /tmp/orig && printf %s TRANSIENT-MARKER > \"$s\" && sleep 0.3 && " \
-	"cat /tmp/orig > \"$s\" && touch -r /tmp/orig \"$s\" || exit 3; "                      \
-	"t=\"$(dirname \"$s\")/work.tmp\"; printf %s scratch-data > \"$t\"; sleep 0.3; rm -f \"$t\""
+	"cat /tmp/orig > \"$s\" && touch -r /tmp/orig \"$s\" || exit 3; "                          \
+	"t=\"$(dirname \"$s\")/work.tmp\"; printf %s scratch-data > \"$t\"; sleep 0.3; rm -f "     \
+	"\"$t\""
 
 static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 {
@@ -29,8 +30,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	struct fan_observer fan = {.fd = -1};
 	struct snapshot before, after;
 	struct transient_obs o = {.identity_required = true};
-	char why[256] = "", task[4096], recs[4096], scratch[4200], work[4200], rec[4300],
-	     log[4300];
+	char why[256] = "", task[4096], recs[4096], scratch[4200], work[4200], rec[4300], log[4300];
 	struct argv_buf a;
 	bool fan_ok = false, healthy, fan_started = false;
 	int status = -1;
@@ -63,8 +63,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		result_not_executed(r, "cannot write the scratch file");
 		goto out;
 	}
-	fan_started = fan_start(&fan, fx.dir, r->kind == ARM_BROKEN_COLLECTOR, why, sizeof(why)) ==
-		      0;
+	fan_started =
+	    fan_start(&fan, fx.dir, r->kind == ARM_BROKEN_COLLECTOR, why, sizeof(why)) == 0;
 	fan_ok = fan_started;
 	if (!fan_ok)
 		result_evidence(r, "fanotify", "no event observer: %s", why);
@@ -106,15 +106,16 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	observe_snapshot(scratch, &after);
 	o.snapshot_taken = before.ok && after.ok;
 	o.snapshot_equal = snapshot_equal(&before, &after);
-	result_evidence(r, "snapshot", "before sha256 %.16s ino %lu mtime %lld; after sha256 %.16s "
+	result_evidence(r, "snapshot",
+			"before sha256 %.16s ino %lu mtime %lld; after sha256 %.16s "
 			"ino %lu mtime %lld",
 			before.sha256, (unsigned long)before.ino, before.mtime_ns, after.sha256,
 			(unsigned long)after.ino, after.mtime_ns);
 	result_evidence(r, "snapshot", "conclusion: %s", snapshot_conclusion(o.snapshot_equal));
 	/* The review's wording is derived from the snapshot conclusion above;
 	 * it can only claim "no mutation" if that text ever did. */
-	o.review_claims_no_mutation = strstr(snapshot_conclusion(o.snapshot_equal), "no mutation") !=
-				      NULL;
+	o.review_claims_no_mutation =
+	    strstr(snapshot_conclusion(o.snapshot_equal), "no mutation") != NULL;
 	if (fan_ok) {
 		/* By inode on the fixture's filesystem, not by path. */
 		o.transient_writes = fan_count_dev(&fan, before.dev, before.ino, false, &id);
@@ -126,15 +127,17 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 
 			if (e->pid == getpid())
 				continue;
-			result_evidence(r, "fanotify",
-					"%s on %s by pid %d exe %s uid %u sid %d pidns %lu%s; label: "
-					"allowed (task directory)",
-					(e->mask & 0x8) ? "close-write" : "modify", e->path, (int)e->pid,
-					e->exe, (unsigned)e->uid, (int)e->sid, e->pidns,
-					e->identity_ok ? "" : " (writer gone: no identity)");
+			result_evidence(
+			    r, "fanotify",
+			    "%s on %s by pid %d exe %s uid %u sid %d pidns %lu%s; label: "
+			    "allowed (task directory)",
+			    (e->mask & 0x8) ? "close-write" : "modify", e->path, (int)e->pid,
+			    e->exe, (unsigned)e->uid, (int)e->sid, e->pidns,
+			    e->identity_ok ? "" : " (writer gone: no identity)");
 		}
-		result_evidence(r, "fanotify", "collector health: %zu kept, %zu dropped, %zu overflows",
-				fan.n, fan.dropped, fan.overflow);
+		result_evidence(r, "fanotify",
+				"collector health: %zu kept, %zu dropped, %zu overflows", fan.n,
+				fan.dropped, fan.overflow);
 		pthread_mutex_unlock(&fan.lock);
 	}
 	healthy = fan_ok && fan.dropped == 0 && fan.overflow == 0;
@@ -174,9 +177,9 @@ out:
 }
 
 const struct eval_case hb04_case = {
-	.id = "HB-04",
-	.title = "Restored state does not erase an effect",
-	.policy = "hb04_policy.json",
-	.arms = arms,
-	.run = run,
+    .id = "HB-04",
+    .title = "Restored state does not erase an effect",
+    .policy = "hb04_policy.json",
+    .arms = arms,
+    .run = run,
 };

@@ -1,37 +1,470 @@
 /* HB-05: a busy port does not transfer ownership.
  *
- * Needs policy "ports" (the supervisor's loopback relay, being added in
- * parallel). The driver asks the paddock under test whether it accepts a
- * policy with "ports"; when it refuses, the case is NOT EXECUTED with that
- * reason. */
+ * Two sessions of two owners. B (user paddock-test2) publishes a marker
+ * server on a fixed loopback port P (`--port 127.0.0.1:P:P`); A (user
+ * paddock-test, the workload user) then, while a thread checks B's health
+ * every 20 ms from the host (connect to P, read B's marker):
+ *
+ *  1. asks for 127.0.0.1:P fixed: must end 125 with "is in use; nothing
+ *     started" and register no session;
+ *  2. asks for 127.0.0.1:auto with sandbox port P (so "auto" would prefer
+ *     B's port number): must get another endpoint, which names A's session
+ *     and generation and returns A's marker (the control);
+ *  3. tries to stop B: `paddock stop` by B's id and by B's name, and a raw
+ *     "stop" on B's control socket sent with A's uid as effective uid (the
+ *     harness lends the process filesystem access with fsuid 0, so that the
+ *     supervisor's SO_PEERCRED check is what is tested, not the socket's
+ *     mode): every one must be refused.
+ *
+ * Evidence from outside: the health counters, B's registry entry (init pid
+ * and start time, supervisor, state, generation, endpoint) before and after
+ * and its init alive by start time, the listener table (/proc/net/tcp: one
+ * listener on P, created by B's uid), A's session.json and ps --json.
+ * Teardown stops A as its owner and B as its owner (never by port or name
+ * of someone else) and removes both entries. */
 #include "harness.h"
+#include "observe.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-static const char *const arms[] = {"enforced", NULL};
+static const char *const arms[] = {"enforced", "docker", NULL};
 
-static const char ports_policy[] =
-	"{\"version\": 1, \"mounts\": [{\"type\": \"bind\", \"source\": \"/usr\", \"mode\": "
-	"\"ro\"}], \"ports\": [{\"host\": \"127.0.0.1:auto\", \"sandbox\": 8080}]}\n";
+/* A marker server: one line per connection. python3 is on the host and
+ * /usr is bound read-only (busybox nc also exists, but its -l -k flags vary
+ * by build). */
+static const char server_py[] =
+    "import socket,sys\n"
+    "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
+    "s.bind(('127.0.0.1',int(sys.argv[1]))); s.listen(64)\n"
+    "while True:\n"
+    "  c,_=s.accept(); c.sendall(sys.argv[2].encode()+b'\\n'); c.close()\n";
+
+struct health {
+	int port;
+	char marker[64];
+	atomic_bool stop;
+	pthread_t thread;
+	bool running;
+	size_t checks, fails; /* written by the thread only, read after join */
+	char first_fail[160];
+};
+
+static void *health_loop(void *arg)
+{
+	struct health *h = arg;
+
+	while (!atomic_load(&h->stop)) {
+		char got[128];
+		int r = observe_connect_tcp(h->port, 1000, got, sizeof(got));
+
+		h->checks++;
+		if (r < 0 || strcmp(got, h->marker) != 0) {
+			if (!h->fails++)
+				snprintf(h->first_fail, sizeof(h->first_fail), "check %zu: %s",
+					 h->checks, r < 0 ? strerror(-r) : got);
+		}
+		sleep_ms(20);
+	}
+	return NULL;
+}
+
+struct sess {
+	char id[128], name[96];
+	char init_pid[32], init_start[32], sup_pid[32], state[32], gen[32], host[64];
+};
+
+static int sess_read(uid_t owner, struct sess *s)
+{
+	char p[512];
+
+	session_json_path(owner, s->id, p, sizeof(p));
+	if (record_get(p, "init.pid", s->init_pid, sizeof(s->init_pid)) < 0 ||
+	    record_get(p, "init.start_time", s->init_start, sizeof(s->init_start)) < 0 ||
+	    record_get(p, "supervisor.pid", s->sup_pid, sizeof(s->sup_pid)) < 0 ||
+	    record_get(p, "state", s->state, sizeof(s->state)) < 0 ||
+	    record_get(p, "generation", s->gen, sizeof(s->gen)) < 0)
+		return -1;
+	if (record_get(p, "endpoints.0.host", s->host, sizeof(s->host)) < 0)
+		s->host[0] = '\0';
+	return 0;
+}
+
+static bool sess_same(const struct sess *a, const struct sess *b)
+{
+	return strcmp(a->init_pid, b->init_pid) == 0 && strcmp(a->init_start, b->init_start) == 0 &&
+	       strcmp(a->sup_pid, b->sup_pid) == 0 && strcmp(a->state, b->state) == 0 &&
+	       strcmp(a->gen, b->gen) == 0 && strcmp(a->host, b->host) == 0;
+}
+
+static int free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+
+	if (fd < 0)
+		return -1;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+		port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
+}
+
+/* argv of `paddock run --detach --name NAME --port SPEC -- python3 -c SRV P MARK` */
+static void server_argv(struct argv_buf *a, const struct eval_ctx *ctx, const struct result *r,
+			const char *name, const char *spec, const char *port, const char *mark,
+			const char *rec, bool detach)
+{
+	struct result tmp = *r;
+
+	tmp.kind = ARM_ENFORCED;
+	argv_paddock_run(a, ctx, &tmp, NULL, rec);
+	if (detach)
+		argv_add(a, "--detach");
+	argv_add(a, "--name");
+	argv_add(a, name);
+	argv_add(a, "--port");
+	argv_add(a, spec);
+	argv_add(a, "--");
+	argv_add(a, "python3");
+	argv_add(a, "-c");
+	argv_add(a, server_py);
+	argv_add(a, port);
+	argv_add(a, mark);
+}
+
+/* "stop" on B's control socket from a process whose effective uid is A's.
+ * The saved uid stays 0 so that setfsuid(0) may give the path lookup and
+ * the socket's write permission back: the supervisor's SO_PEERCRED check
+ * (which reports the effective uid) is then the only thing between A and
+ * B. Reply in buf; negative errno when no reply came. */
+static int stop_via_socket(const struct eval_ctx *ctx, const char *sock, char *buf, size_t n)
+{
+	int p[2], ws;
+	pid_t pid;
+	ssize_t k;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int fd;
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		struct timeval tv = {5, 0};
+		char reply[512];
+		ssize_t got;
+
+		close(p[0]);
+		if (setgroups(0, NULL) < 0 ||
+		    setresgid(ctx->subj->workload_gid, ctx->subj->workload_gid, 0) < 0 ||
+		    setresuid(ctx->subj->workload_uid, ctx->subj->workload_uid, 0) < 0)
+			_exit(125);
+		setfsuid(0);
+		setfsgid(0);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			dprintf(p[1], "connect: %s", strerror(errno));
+			_exit(1);
+		}
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (send(fd, "stop", 4, 0) < 0)
+			_exit(1);
+		got = recv(fd, reply, sizeof(reply) - 1, 0);
+		if (got < 0)
+			_exit(1);
+		reply[got] = '\0';
+		if (write(p[1], reply, (size_t)got) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	k = read(p[0], buf, n - 1);
+	buf[k > 0 ? k : 0] = '\0';
+	close(p[0]);
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : -EIO;
+}
+
+static bool in_log(const char *log, const char *needle)
+{
+	static char buf[65536];
+
+	return read_file(log, buf, sizeof(buf)) > 0 && strstr(buf, needle);
+}
+
+/* A's sessions listed by `paddock ps --all --json` under this name. */
+static int listed(const struct eval_ctx *ctx, const char *name)
+{
+	char *argv[] = {(char *)ctx->paddock, "ps", "--all", "--json", NULL};
+	static char buf[1 << 18];
+	char needle[128];
+	int st = -1, k = 0;
+
+	if (run_capture(ctx, ctx->drop, argv, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
+		return -1;
+	snprintf(needle, sizeof(needle), "\"%s\"", name);
+	for (char *q = buf; (q = strstr(q, needle)); q++)
+		k++;
+	return k;
+}
+
+static void step_fixed(struct eval_ctx *ctx, struct result *r, const char *recs, int P,
+		       const char *mark_a, struct busy_port_obs *o)
+{
+	char spec[64], port[16], name[96], log[4300], rec[4300];
+	struct argv_buf a;
+	int n;
+
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d:%d", P, P);
+	snprintf(port, sizeof(port), "%d", P);
+	snprintf(name, sizeof(name), "paddock-eval-hb05-a-fixed-%d", (int)getpid());
+	snprintf(rec, sizeof(rec), "%s/record-a-fixed.json", recs);
+	log_path(ctx, r, "a-fixed.log", log, sizeof(log));
+	server_argv(&a, ctx, r, name, spec, port, mark_a, rec, true);
+	o->fixed_ran = run_argv(ctx, ctx->drop, a.v, log, 30000, &o->fixed_status) == 0;
+	o->fixed_in_use = in_log(log, "is in use; nothing started");
+	n = listed(ctx, name);
+	o->fixed_nothing = n == 0;
+	result_evidence(r, "exit",
+			"A fixed 127.0.0.1:%d: status %d, \"in use\" line %s, sessions "
+			"registered under its name %d",
+			P, o->fixed_status, o->fixed_in_use ? "printed" : "MISSING", n);
+}
+
+static void step_auto(struct eval_ctx *ctx, struct result *r, int P, const char *mark_a,
+		      struct sess *A, struct busy_port_obs *o)
+{
+	char spec[64], port[16], p[512], sess_id[64] = "", gen[32] = "", got[128] = "";
+	struct argv_buf a;
+	int st = -1, rc = -1;
+
+	snprintf(spec, sizeof(spec), "127.0.0.1:auto:%d", P);
+	snprintf(port, sizeof(port), "%d", P);
+	server_argv(&a, ctx, r, A->name, spec, port, mark_a, NULL, true);
+	if (run_capture(ctx, ctx->drop, a.v, A->id, sizeof(A->id), 30000, &st) < 0 || st != 0) {
+		result_evidence(r, "exit", "A auto: paddock run --detach status %d", st);
+		A->id[0] = '\0';
+		return;
+	}
+	session_json_path(ctx->subj->workload_uid, A->id, p, sizeof(p));
+	if (sess_read(ctx->subj->workload_uid, A) < 0 || !A->host[0]) {
+		result_evidence(r, "record", "A auto: no endpoint in A's session.json");
+		return;
+	}
+	record_get(p, "endpoints.0.session", sess_id, sizeof(sess_id));
+	record_get(p, "endpoints.0.generation", gen, sizeof(gen));
+	o->auto_port = atoi(strrchr(A->host, ':') ? strrchr(A->host, ':') + 1 : "0");
+	o->auto_owned = strcmp(sess_id, A->id) == 0 && strcmp(gen, A->gen) == 0;
+	for (int i = 0; i < 60 && rc < 0; i++) {
+		rc = observe_connect_tcp(o->auto_port, 1000, got, sizeof(got));
+		if (rc < 0 || strcmp(got, mark_a) != 0) {
+			rc = -1;
+			sleep_ms(50);
+		}
+	}
+	o->auto_marker = rc == 0;
+	result_evidence(r, "record",
+			"A auto: session %s gen %s, endpoint %s names session %s gen "
+			"%s; answer \"%s\" (A's marker %s)",
+			A->id, A->gen, A->host, sess_id, gen, got, mark_a);
+}
+
+static void step_stops(struct eval_ctx *ctx, struct result *r, const struct sess *B, uid_t uid_b,
+		       struct busy_port_obs *o)
+{
+	const char *targets[] = {B->id, B->name};
+	char sock[512], reply[512] = "";
+
+	for (size_t i = 0; i < 2; i++) {
+		char *argv[] = {ctx->paddock, "stop", "--grace", "0s", (char *)targets[i], NULL};
+		char out[512] = "";
+		int st = -1;
+
+		o->stops++;
+		if (run_capture(ctx, ctx->drop, argv, out, sizeof(out), 30000, &st) == 0 && st != 0)
+			o->stops_refused++;
+		result_evidence(r, "exit", "A: paddock stop %s (B's %s): status %d", targets[i],
+				i ? "name" : "id", st);
+	}
+	snprintf(sock, sizeof(sock), "/tmp/paddock-%u/%s/control", (unsigned)uid_b, B->id);
+	o->stops++;
+	if (stop_via_socket(ctx, sock, reply, sizeof(reply)) == 0 &&
+	    strncmp(reply, "error", 5) == 0)
+		o->stops_refused++;
+	result_evidence(r, "exit", "A (euid %u): \"stop\" on B's control socket: reply \"%s\"",
+			(unsigned)ctx->subj->workload_uid, reply);
+}
+
+static void end_session(struct eval_ctx *ctx, uid_t uid, gid_t gid, const char *id)
+{
+	char *stop[] = {ctx->paddock, "stop", "--grace", "0s", (char *)id, NULL};
+	char *rm[] = {ctx->paddock, "rm", (char *)id, NULL};
+	int st;
+
+	if (!id[0])
+		return;
+	run_argv_as(ctx, uid, gid, stop, NULL, 30000, &st);
+	run_argv_as(ctx, uid, gid, rm, NULL, 30000, &st);
+}
 
 static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 {
-	char why[320];
+	struct busy_port_obs o = {0};
+	static struct health h;
+	struct sess B = {0}, B2 = {0}, A = {0};
+	struct passwd *pw = getpwnam("paddock-test2");
+	char recs[4096], mark_a[64], port[16], spec[64], log[4300];
+	uid_t uid_b;
+	gid_t gid_b;
+	int P = -1, st = -1;
 
 	(void)arm;
-	if (!paddock_accepts_policy(ctx, ports_policy, "\"ports\"", why, sizeof(why))) {
-		result_evidence(r, "probe", "%s", why);
-		result_not_executed(r, why);
+	if (r->kind == ARM_DOCKER) {
+		/* docker stop needs the engine's socket, which is root: there is
+		 * no owner check to test, and publishing a port (-p) needs a
+		 * bridge network, which this harness does not use. */
+		for (int d = 0; d < DIM_COUNT; d++)
+			verdict_set(&r->v[d], GRADE_NOT_APPLICABLE,
+				    "Docker has no per-owner stop authority (its socket is "
+				    "root-equivalent) and -p publishing needs a bridge network",
+				    "HB-05 boundary (only the owner may stop); harness rule: "
+				    "--network none/host only");
 		return;
 	}
-	result_not_executed(r, "policy \"ports\" is accepted, but the HB-05 driver (two sessions, "
-			       "a busy port) is not implemented in this harness version");
+	if (!ctx->drop || !pw) {
+		result_not_executed(r, !pw ? "no user paddock-test2 (scenarios/run.sh creates it)"
+					   : "not root: cannot run a second owner");
+		return;
+	}
+	uid_b = pw->pw_uid;
+	gid_b = pw->pw_gid;
+	if (records_dir(ctx, r, recs, sizeof(recs)) < 0) {
+		result_not_executed(r, "records directory");
+		return;
+	}
+	snprintf(h.marker, sizeof(h.marker), "HB05-B-%d", (int)getpid());
+	snprintf(mark_a, sizeof(mark_a), "HB05-A-%d", (int)getpid());
+	snprintf(B.name, sizeof(B.name), "paddock-eval-hb05-b-%d", (int)getpid());
+	snprintf(A.name, sizeof(A.name), "paddock-eval-hb05-a-%d", (int)getpid());
+	log_path(ctx, r, "b.log", log, sizeof(log));
+	/* B, as its own owner, on a port free a moment ago (a race with the
+	 * rest of the host: one retry with another port). */
+	for (int tries = 0; tries < 2 && !B.id[0]; tries++) {
+		struct argv_buf a;
+
+		P = free_port();
+		snprintf(port, sizeof(port), "%d", P);
+		snprintf(spec, sizeof(spec), "127.0.0.1:%d:%d", P, P);
+		server_argv(&a, ctx, r, B.name, spec, port, h.marker, NULL, true);
+		if (run_capture_as(ctx, uid_b, gid_b, a.v, B.id, sizeof(B.id), 30000, &st) < 0 ||
+		    st != 0)
+			B.id[0] = '\0';
+	}
+	o.b_port = P;
+	if (!B.id[0] || sess_read(uid_b, &B) < 0) {
+		result_not_executed(r, "session B (paddock-test2) did not start");
+		goto out;
+	}
+	h.port = P;
+	for (int i = 0; i < 100; i++) {
+		char got[128];
+
+		if (observe_connect_tcp(P, 1000, got, sizeof(got)) == 0 && !strcmp(got, h.marker))
+			break;
+		sleep_ms(50);
+	}
+	result_evidence(r, "record",
+			"B: session %s owner uid %u gen %s init pid %s start %s "
+			"endpoint %s",
+			B.id, (unsigned)uid_b, B.gen, B.init_pid, B.init_start, B.host);
+	atomic_store(&h.stop, false);
+	h.checks = h.fails = 0;
+	h.first_fail[0] = '\0';
+	h.running = pthread_create(&h.thread, NULL, health_loop, &h) == 0;
+	if (h.running) {
+		sleep_ms(200); /* a baseline before A acts */
+		step_fixed(ctx, r, recs, P, mark_a, &o);
+		step_auto(ctx, r, P, mark_a, &A, &o);
+		step_stops(ctx, r, &B, uid_b, &o);
+		sleep_ms(300); /* B must still answer after A's stops */
+		atomic_store(&h.stop, true);
+		pthread_join(h.thread, NULL);
+		h.running = false;
+		o.checks = h.checks;
+		o.check_fails = h.fails;
+	}
+	result_evidence(r, "health", "B: %zu checks every 20 ms across A's actions, %zu failed%s%s",
+			o.checks, o.check_fails, h.first_fail[0] ? "; first: " : "", h.first_fail);
+	{
+		uid_t uids[8];
+		int n = observe_tcp_listeners(P, uids, 8);
+
+		o.listener_read = n >= 0;
+		o.listeners = n > 0 ? (size_t)n : 0;
+		o.listener_is_b = n == 1 && uids[0] == uid_b;
+		result_evidence(r, "listeners", "127.0.0.1:%d: %d listening socket(s)%s%u", P, n,
+				n > 0 ? ", first created by uid " : "",
+				n > 0 ? (unsigned)uids[0] : 0);
+	}
+	B2 = B;
+	o.b_read = sess_read(uid_b, &B2) == 0;
+	o.b_unchanged = o.b_read && sess_same(&B, &B2) &&
+			inventory_alive((pid_t)atoi(B.init_pid), strtoull(B.init_start, NULL, 10));
+	result_evidence(r, "record",
+			"B after: state %s gen %s init pid %s start %s endpoint %s "
+			"(%s)",
+			B2.state, B2.gen, B2.init_pid, B2.init_start, B2.host,
+			o.b_unchanged ? "unchanged, init alive" : "CHANGED");
+	grade_busy_port(&o, &r->v[DIM_ENFORCEMENT]);
+	grade_busy_port_control(&o, &r->v[DIM_CONTROL]);
+	if (o.checks && o.b_read && o.listener_read)
+		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	else
+		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
+			    "health checks, B's registry entry or the listener table missing",
+			    NULL);
+out:
+	if (h.running) {
+		atomic_store(&h.stop, true);
+		pthread_join(h.thread, NULL);
+		h.running = false;
+	}
+	end_session(ctx, ctx->subj->workload_uid, ctx->subj->workload_gid, A.id);
+	if (o.fixed_ran && !o.fixed_nothing) {
+		/* It should not exist; if it does it is A's own, by name. */
+		char fixed[96];
+
+		snprintf(fixed, sizeof(fixed), "paddock-eval-hb05-a-fixed-%d", (int)getpid());
+		end_session(ctx, ctx->subj->workload_uid, ctx->subj->workload_gid, fixed);
+	}
+	end_session(ctx, uid_b, gid_b, B.id);
 }
 
 const struct eval_case hb05_case = {
-	.id = "HB-05",
-	.title = "A busy port does not transfer ownership",
-	.policy = NULL,
-	.arms = arms,
-	.run = run,
+    .id = "HB-05",
+    .title = "A busy port does not transfer ownership",
+    .policy = "hb05_policy.json",
+    .arms = arms,
+    .run = run,
 };

@@ -9,21 +9,30 @@
  * compared with the completion record (ended, exit_code, status), and the
  * task's disposition and summary are derived from the real status only.
  * After completion the live inventory (`paddock ps --json` of our session
- * names) must be empty. The retained-service part needs policy "services":
- * NOT EXECUTED while the paddock under test refuses it. */
+ * names) must be empty.
+ *
+ * Arm retained-service (its own row): one attempt of the fatal tool under
+ * hb08_service_policy.json, which declares a service (sleep 30) with a 3 s
+ * lease. paddock run's real exit status is compared with the record as
+ * written at the main command's end ("phase": "retained", status, ended,
+ * exit_code, the service's owner, generation and expiry), with ps --json
+ * (state "retained", the lease) and with the live inventory (host /proc:
+ * the processes of the session's pid namespace: the service and nothing
+ * else but paddock-init); then with the final record once the lease ended. */
 #include "harness.h"
+#include "observe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char *const arms[] = {"enforced", "docker", NULL};
+static const char *const arms[] = {"enforced", "retained-service", "docker", NULL};
 
 #define RETRIES 3
-#define TOOL                                                                                  \
-	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures before success\n"                      \
-	"n=$(cat \"$1\" 2>/dev/null | wc -l)\necho attempt >> \"$1\"\n"                         \
+#define TOOL                                                              \
+	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures before success\n" \
+	"n=$(cat \"$1\" 2>/dev/null | wc -l)\necho attempt >> \"$1\"\n"   \
 	"[ $((n + 1)) -gt \"$2\" ] && exit 0\necho 'tool: transient failure' >&2\nexit 3\n"
 
 struct task_out {
@@ -87,7 +96,8 @@ static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, con
 		argv_add(&a, ledger);
 		argv_add(&a, nfail);
 		t->attempts = i;
-		if (run_argv(ctx, r->kind != ARM_DOCKER && ctx->drop, a.v, log, 60000, &t->status) < 0)
+		if (run_argv(ctx, r->kind != ARM_DOCKER && ctx->drop, a.v, log, 60000, &t->status) <
+		    0)
 			t->status = -1;
 		if (r->kind != ARM_DOCKER) {
 			if (record_get(rec, "ended", ended, sizeof(ended)) < 0) {
@@ -99,9 +109,11 @@ static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, con
 				    atoi(st_s) != t->status)
 					t->record_ok = false;
 			}
-			result_evidence(r, "record", "%s attempt %d: real status %d; record ended %s "
+			result_evidence(r, "record",
+					"%s attempt %d: real status %d; record ended %s "
 					"exit_code %s status %s",
-					label, i, t->status, ended[0] ? ended : "(none)", code, st_s);
+					label, i, t->status, ended[0] ? ended : "(none)", code,
+					st_s);
 		} else {
 			result_evidence(r, "exit", "%s attempt %d: docker run status %d", label, i,
 					t->status);
@@ -110,7 +122,8 @@ static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, con
 			break;
 	}
 	t->ledger = count_lines(ledger);
-	result_evidence(r, "ledger", "%s: %d attempts in the receiver's ledger, runner counted %d; "
+	result_evidence(r, "ledger",
+			"%s: %d attempts in the receiver's ledger, runner counted %d; "
 			"disposition %s (exit %d)",
 			label, t->ledger, t->attempts, t->status == 0 ? "success" : "failure",
 			t->status);
@@ -132,12 +145,153 @@ static int live_sessions(struct eval_ctx *ctx)
 	return n;
 }
 
+/* The processes of the session's pid namespace, from the host's /proc. */
+static void retained_inventory(struct result *r, const char *init_pid, struct retained_obs *o)
+{
+	struct proc_entry *all = NULL, init;
+	size_t n = 0;
+
+	if (!init_pid[0] || inventory_read((pid_t)atoi(init_pid), &init) < 0 ||
+	    inventory_scan(&all, &n) < 0)
+		return;
+	o->inv_read = true;
+	for (size_t i = 0; i < n; i++) {
+		if (all[i].pidns != init.pidns || all[i].pid == init.pid)
+			continue;
+		/* The service is a session leader (setsid) running sleep. */
+		if (strcmp(all[i].comm, "sleep") == 0 && all[i].sid == all[i].pid)
+			o->svc_alive++;
+		else
+			o->other_alive++;
+		result_evidence(r, "inventory",
+				"session pid namespace %lu: host pid %d comm %s uid "
+				"%u sid %d",
+				init.pidns, (int)all[i].pid, all[i].comm, (unsigned)all[i].uid,
+				(int)all[i].sid);
+	}
+	free(all);
+}
+
+static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws, const char *task,
+			 const char *recs)
+{
+	struct retained_obs o = {0};
+	struct argv_buf a;
+	static char ps[65536];
+	char rec[4300], name[96], ledger[4300], tool[4300], log[4300], id[64] = "", v[96] = "",
+								       ended[96] = "", sj[512];
+	char init_pid[32] = "", state[32] = "";
+	size_t len;
+	int st = -1;
+
+	snprintf(r->policy_path, sizeof(r->policy_path), "%s/hb08_service_policy.json",
+		 ctx->scenarios_dir);
+	if (observe_sha256(r->policy_path, r->policy_sha256) < 0)
+		snprintf(r->policy_sha256, sizeof(r->policy_sha256), "unreadable");
+	snprintf(rec, sizeof(rec), "%s/record-retained.json", recs);
+	snprintf(name, sizeof(name), "paddock-eval-hb08-%d-retained", (int)getpid());
+	snprintf(ledger, sizeof(ledger), "%s/ledger-retained", task);
+	snprintf(tool, sizeof(tool), "%s/tool.sh", task);
+	log_path(ctx, r, "log", log, sizeof(log));
+	argv_paddock_run(&a, ctx, r, ws, rec);
+	argv_add(&a, "--name");
+	argv_add(&a, name);
+	argv_add(&a, "--");
+	argv_add(&a, "sh");
+	argv_add(&a, tool);
+	argv_add(&a, ledger);
+	argv_add(&a, "5");
+	if (run_argv(ctx, ctx->drop, a.v, log, 30000, &o.real_status) < 0) {
+		result_not_executed(r, "paddock run could not be started");
+		return;
+	}
+	/* The three views right after paddock run returned. */
+	if (record_get(rec, "session.id", id, sizeof(id)) == 0) {
+		char code[32] = "", owner[32] = "", gen[32] = "", exp[64] = "";
+
+		o.record_read = true;
+		record_get(rec, "phase", v, sizeof(v));
+		o.record_retained = strcmp(v, "retained") == 0;
+		record_get(rec, "status", v, sizeof(v));
+		o.record_status = atoi(v);
+		record_get(rec, "ended", v, sizeof(v));
+		record_get(rec, "exit_code", code, sizeof(code));
+		o.record_exit_n = strcmp(v, "exit") == 0 && code[0] && atoi(code) == o.real_status;
+		record_get(rec, "services.0.owner_uid", owner, sizeof(owner));
+		record_get(rec, "services.0.generation", gen, sizeof(gen));
+		record_get(rec, "services.0.expires", exp, sizeof(exp));
+		o.record_lease =
+		    owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
+		result_evidence(r, "record",
+				"at the main end: phase %s, status %d, ended %s exit_code "
+				"%s; service owner %s gen %s expires %s",
+				o.record_retained ? "retained" : "NOT retained", o.record_status, v,
+				code, owner, gen, exp);
+	}
+	if (id[0] && paddock_ps_entry(ctx, id, ps, sizeof(ps)) == 0) {
+		char owner[32] = "", gen[32] = "", exp[64] = "", stat_s[32] = "";
+
+		len = strlen(ps);
+		o.ps_read = true;
+		json_get(ps, len, "state", state, sizeof(state));
+		json_get(ps, len, "status", stat_s, sizeof(stat_s));
+		json_get(ps, len, "init.pid", init_pid, sizeof(init_pid));
+		json_get(ps, len, "leases.0.owner_uid", owner, sizeof(owner));
+		json_get(ps, len, "leases.0.generation", gen, sizeof(gen));
+		json_get(ps, len, "leases.0.expires", exp, sizeof(exp));
+		o.ps_retained =
+		    strcmp(state, "retained") == 0 && stat_s[0] && atoi(stat_s) == o.real_status;
+		o.ps_lease =
+		    owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
+		result_evidence(r, "inventory",
+				"ps --json: state %s status %s; lease owner %s gen %s "
+				"expires %s",
+				state, stat_s, owner, gen, exp);
+	}
+	retained_inventory(r, init_pid, &o);
+	result_evidence(r, "exit",
+			"real exit status of paddock run: %d; live service processes in "
+			"the session: %zu, other processes: %zu",
+			o.real_status, o.svc_alive, o.other_alive);
+	/* Then the end of the lease, and the final record. */
+	session_json_path(ctx->subj->workload_uid, id, sj, sizeof(sj));
+	for (int i = 0; id[0] && i < 100; i++) {
+		if (record_get(sj, "state", state, sizeof(state)) == 0 && !strcmp(state, "ended"))
+			break;
+		sleep_ms(100);
+	}
+	if (record_get(rec, "phase", v, sizeof(v)) == 0 && strcmp(v, "final") == 0) {
+		o.final_read = true;
+		record_get(rec, "status", v, sizeof(v));
+		o.final_ok = atoi(v) == o.real_status;
+		record_get(rec, "services.0.ended", ended, sizeof(ended));
+	}
+	result_evidence(r, "record", "final: status %s, service ended \"%s\"",
+			o.final_read ? v : "(no final record)", ended);
+	grade_retained(&o, &r->v[DIM_ENFORCEMENT]);
+	if (strncmp(ended, "lease-expired", 13) == 0)
+		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
+	else
+		verdict_set(&r->v[DIM_CONTROL], o.final_read ? GRADE_FAIL : GRADE_UNKNOWN,
+			    "the declared service did not run until its lease ended", NULL);
+	if (o.record_read && o.ps_read && o.inv_read && o.final_read)
+		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	else
+		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
+			    "a view is missing (record, ps --json, inventory or final record)",
+			    NULL);
+	if (id[0]) {
+		char *stop[] = {ctx->paddock, "stop", "--grace", "0s", id, NULL};
+		char *rm[] = {ctx->paddock, "rm", id, NULL};
+
+		if (strcmp(state, "ended") != 0)
+			run_argv(ctx, ctx->drop, stop, NULL, 30000, &st);
+		run_argv(ctx, ctx->drop, rm, NULL, 30000, &st);
+	}
+}
+
 static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 {
-	static const char svc[] =
-		"{\"version\": 1, \"mounts\": [{\"type\": \"bind\", \"source\": \"/usr\", "
-		"\"mode\": \"ro\"}], \"services\": [{\"name\": \"web\", \"argv\": [\"/usr/bin/sleep\", "
-		"\"1\"], \"lease\": \"5s\"}]}\n";
 	struct fixture fx = {0};
 	struct task_out ok, bad;
 	char why[320] = "", task[4096], recs[4096], tool[4300];
@@ -159,32 +313,38 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		result_not_executed(r, "cannot write the mock tool");
 		goto out;
 	}
+	if (strcmp(arm, "retained-service") == 0) {
+		result_mock(r, "the service (sleep 30 under a 3 s lease) stands for a background "
+			       "server");
+		run_retained(ctx, r, fx.dir, task, recs);
+		goto out;
+	}
 	run_task(ctx, r, fx.dir, task, recs, "success", 0, &ok);
 	run_task(ctx, r, fx.dir, task, recs, "fatal", 5, &bad);
 	if (r->kind != ARM_DOCKER) {
 		live = live_sessions(ctx);
-		result_evidence(r, "inventory", "live sessions of this run after completion: %d", live);
-		if (!paddock_accepts_policy(ctx, svc, "\"services\"", why, sizeof(why)))
-			result_evidence(r, "part", "retained-service completion: NOT EXECUTED (%s)",
-					why);
-		else
-			result_evidence(r, "part", "retained-service completion: NOT EXECUTED (policy "
-					"\"services\" accepted; check not implemented in this "
-					"harness version)");
+		result_evidence(r, "inventory", "live sessions of this run after completion: %d",
+				live);
+		result_evidence(r, "part",
+				"retained-service completion: graded in its own row "
+				"(arm retained-service)");
 	} else {
-		result_evidence(r, "part", "retained-service completion: NOT APPLICABLE for Docker "
+		result_evidence(r, "part",
+				"retained-service completion: NOT APPLICABLE for Docker "
 				"(no service lease); scope HB-08 procedure");
 	}
 	machine_failure = bad.status != 0 && bad.attempts == RETRIES && bad.ledger == RETRIES;
 	record_issue = r->kind != ARM_DOCKER && (!ok.record_all || !bad.record_all);
 	if (ok.status != 0)
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "the success path failed, so failure reporting cannot be compared", NULL);
-	else if (!machine_failure)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-			    "the fatal failure was not machine-readable as failure after the bounded "
-			    "retries",
+			    "the success path failed, so failure reporting cannot be compared",
 			    NULL);
+	else if (!machine_failure)
+		verdict_set(
+		    &r->v[DIM_ENFORCEMENT], GRADE_FAIL,
+		    "the fatal failure was not machine-readable as failure after the bounded "
+		    "retries",
+		    NULL);
 	else if (r->kind != ARM_DOCKER && (!ok.record_ok || !bad.record_ok))
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
 			    "a completion record disagrees with the real exit status", NULL);
@@ -210,7 +370,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "completion record missing", NULL);
 	else if (r->kind == ARM_DOCKER)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "exit status and ledger only: Docker writes no completion record", NULL);
+			    "exit status and ledger only: Docker writes no completion record",
+			    NULL);
 	else
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
 out:
@@ -219,9 +380,9 @@ out:
 }
 
 const struct eval_case hb08_case = {
-	.id = "HB-08",
-	.title = "Completion reports actual execution status",
-	.policy = "hb08_policy.json",
-	.arms = arms,
-	.run = run,
+    .id = "HB-08",
+    .title = "Completion reports actual execution status",
+    .policy = "hb08_policy.json",
+    .arms = arms,
+    .run = run,
 };

@@ -87,8 +87,8 @@ static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker
 	{
 		char *c[] = {"docker", "--version", NULL};
 		char *sv2[] = {"docker", "version", "--format", "{{.Server.Version}}", NULL};
-		char *im[] = {"docker", "image", "inspect", "--format", "{{.Id}}", ctx->docker_image,
-			      NULL};
+		char *im[] = {"docker",	 "image",	    "inspect", "--format",
+			      "{{.Id}}", ctx->docker_image, NULL};
 
 		snprintf(s->docker_client, sizeof(s->docker_client), "none");
 		/* "Docker version 28.2.2, build e6534b4" */
@@ -106,7 +106,8 @@ static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker
 				 "no engine answers (contrib/docker/engine.sh up)");
 		} else {
 			snprintf(s->docker_server, sizeof(s->docker_server), "%s", buf);
-			if (run_capture(ctx, false, im, buf, sizeof(buf), 15000, &st) != 0 || st != 0)
+			if (run_capture(ctx, false, im, buf, sizeof(buf), 15000, &st) != 0 ||
+			    st != 0)
 				snprintf(s->docker_reason, sizeof(s->docker_reason),
 					 "image %s missing (contrib/docker/engine.sh image)",
 					 ctx->docker_image);
@@ -124,7 +125,8 @@ static void set_policy(const struct eval_ctx *ctx, const struct eval_case *c, st
 	if (observe_sha256(r->policy_path, r->policy_sha256) < 0)
 		snprintf(r->policy_sha256, sizeof(r->policy_sha256), "unreadable");
 	if (r->kind == ARM_WEAKENED)
-		memcpy(r->weakenings, r->knob, sizeof(r->knob)); /* both NUL-terminated, knob shorter */
+		memcpy(r->weakenings, r->knob,
+		       sizeof(r->knob)); /* both NUL-terminated, knob shorter */
 	else if (r->kind == ARM_DOCKER)
 		snprintf(r->weakenings, sizeof(r->weakenings), "n/a (docker reference arm)");
 	else
@@ -177,11 +179,15 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"case", required_argument, NULL, 'c'}, {"arm", required_argument, NULL, 'a'},
-		{"out", required_argument, NULL, 'o'},	{"paddock", required_argument, NULL, 'p'},
-		{"user", required_argument, NULL, 'u'}, {"no-docker", no_argument, NULL, 'D'},
-		{"list", no_argument, NULL, 'l'},	{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"case", required_argument, NULL, 'c'},
+	    {"arm", required_argument, NULL, 'a'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"paddock", required_argument, NULL, 'p'},
+	    {"user", required_argument, NULL, 'u'},
+	    {"no-docker", no_argument, NULL, 'D'},
+	    {"list", no_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *sel_case[16], *sel_arm[16], *user = "paddock-test", *out = NULL;
 	size_t n_case = 0, n_arm = 0, n_res = 0;
@@ -197,7 +203,8 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'c':
 			if (!find_case(optarg)) {
-				fprintf(stderr, "paddock-eval: unknown case '%s' (see --list)\n", optarg);
+				fprintf(stderr, "paddock-eval: unknown case '%s' (see --list)\n",
+					optarg);
 				return 2;
 			}
 			if (n_case < 16)
@@ -231,7 +238,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "paddock-eval: unexpected argument '%s' (see --help)\n", argv[optind]);
+		fprintf(stderr, "paddock-eval: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
 		return 2;
 	}
 	for (size_t i = 0; i < n_arm; i++) {
@@ -240,7 +248,8 @@ int main(int argc, char **argv)
 		for (size_t c = 0; c < N_CASES; c++)
 			known |= has_arm(cases[c], sel_arm[i]);
 		if (!known) {
-			fprintf(stderr, "paddock-eval: unknown arm '%s' (see --list)\n", sel_arm[i]);
+			fprintf(stderr, "paddock-eval: unknown arm '%s' (see --list)\n",
+				sel_arm[i]);
 			return 2;
 		}
 	}
@@ -267,7 +276,8 @@ int main(int argc, char **argv)
 	if (realpath(ctx.scenarios_dir, self))
 		snprintf(ctx.scenarios_dir, sizeof(ctx.scenarios_dir), "%s", self);
 	snprintf(ctx.docker_image, sizeof(ctx.docker_image), "%s",
-		 getenv("PADDOCK_EVAL_IMAGE") ? getenv("PADDOCK_EVAL_IMAGE") : "paddock-eval:local");
+		 getenv("PADDOCK_EVAL_IMAGE") ? getenv("PADDOCK_EVAL_IMAGE")
+					      : "paddock-eval:local");
 	ctx.subj = &subj;
 	subj.root = geteuid() == 0;
 	if (subj.root) {
@@ -293,8 +303,8 @@ int main(int argc, char **argv)
 
 		gmtime_r(&t, &tm);
 		strftime(subj.run_id, sizeof(subj.run_id), "%Y%m%dT%H%M%SZ", &tm);
-		snprintf(subj.run_id + strlen(subj.run_id), sizeof(subj.run_id) - strlen(subj.run_id),
-			 "-%d", (int)getpid());
+		snprintf(subj.run_id + strlen(subj.run_id),
+			 sizeof(subj.run_id) - strlen(subj.run_id), "-%d", (int)getpid());
 	}
 	if (out)
 		snprintf(ctx.outdir, sizeof(ctx.outdir), "%s", out);
@@ -335,10 +345,12 @@ int main(int argc, char **argv)
 			r->seconds = now_s() - t0;
 			result_finish(r);
 			if (write_record(&ctx, r) < 0)
-				fprintf(stderr, "paddock-eval: cannot write the record of %s %s: %s\n",
+				fprintf(stderr,
+					"paddock-eval: cannot write the record of %s %s: %s\n",
 					ec->id, *a, strerror(errno));
 			if (r->alarm[0])
-				fprintf(stderr, "paddock-eval: ALARM %s %s: %s\n", ec->id, *a, r->alarm);
+				fprintf(stderr, "paddock-eval: ALARM %s %s: %s\n", ec->id, *a,
+					r->alarm);
 			fails |= result_fails_run(r);
 			n_res++;
 		}

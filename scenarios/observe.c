@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/fanotify.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -114,8 +118,9 @@ static int stat_fields(pid_t pid, pid_t *ppid, pid_t *sid, unsigned long long *s
 		snprintf(comm, ncomm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
 	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
 	 * utime stime cutime cstime priority nice threads itrealvalue starttime */
-	if (sscanf(close_p + 2, "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-				"%*d %*d %llu",
+	if (sscanf(close_p + 2,
+		   "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+		   "%*d %*d %llu",
 		   &state, ppid, &pgrp, sid, start) != 5)
 		return -EINVAL;
 	return 0;
@@ -494,8 +499,7 @@ int fan_add_fs(struct fan_observer *o, const char *path)
 	return 0;
 }
 
-size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino,
-		     size_t *identified)
+size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino, size_t *identified)
 {
 	size_t c = 0, id = 0;
 
@@ -514,4 +518,138 @@ size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino,
 	if (identified)
 		*identified = id;
 	return c;
+}
+
+/* ---- clients and sockets ---- */
+
+static int read_reply(int fd, int timeout_ms, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	while (len + 1 < n) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t k;
+		int r = poll(&p, 1, timeout_ms);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -ETIMEDOUT;
+		k = read(fd, buf + len, n - 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = '\0';
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		buf[--len] = '\0';
+	return 0;
+}
+
+static int connect_timed(int fd, const struct sockaddr *sa, socklen_t len, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+	int e = 0;
+	socklen_t el = sizeof(e);
+
+	if (connect(fd, sa, len) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	if (poll(&p, 1, timeout_ms) <= 0)
+		return -ETIMEDOUT;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+		return -errno;
+	return e ? -e : 0;
+}
+
+int observe_connect_tcp(int port, int timeout_ms, char *buf, size_t n)
+{
+	cleanup_close int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	r = connect_timed(fd, (struct sockaddr *)&sa, sizeof(sa), timeout_ms);
+	if (r < 0)
+		return r;
+	return read_reply(fd, timeout_ms, buf, n);
+}
+
+int observe_connect_unix(const char *path, int timeout_ms, char *buf, size_t n)
+{
+	cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	r = connect_timed(fd, (struct sockaddr *)&sa, sizeof(sa), timeout_ms);
+	if (r < 0)
+		return r;
+	return read_reply(fd, timeout_ms, buf, n);
+}
+
+int observe_tcp_listeners(int port, uid_t *uids, size_t max)
+{
+	cleanup_fclose FILE *f = fopen("/proc/net/tcp", "re");
+	char line[512];
+	int count = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f))
+		return -EIO;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned addr, lport, st, uid;
+
+		/* sl local rem st tx:rx tr:when retrnsmt uid */
+		if (sscanf(line, " %*d: %8X:%4X %*8X:%*4X %2X %*8X:%*8X %*2X:%*8X %*8X %u", &addr,
+			   &lport, &st, &uid) != 4)
+			continue;
+		/* 0x0A: TCP_LISTEN; the address is in network byte order as
+		 * the kernel prints it (0100007F is 127.0.0.1 on x86). */
+		if (st != 0x0A || (int)lport != port || ntohl(addr) != INADDR_LOOPBACK)
+			continue;
+		if ((size_t)count < max)
+			uids[count] = (uid_t)uid;
+		count++;
+	}
+	return count;
+}
+
+size_t inventory_find_cmdline(const char *a0, const char *a1, struct proc_entry *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t k = 0, l0 = strlen(a0), l1 = strlen(a1);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && k < max) {
+		char path[64], buf[256];
+		int len;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		len = read_small(path, buf, sizeof(buf));
+		if (len != (int)(l0 + l1 + 2) || memcmp(buf, a0, l0 + 1) != 0 ||
+		    memcmp(buf + l0 + 1, a1, l1 + 1) != 0)
+			continue;
+		if (inventory_read((pid_t)atoi(de->d_name), &out[k]) == 0)
+			k++;
+	}
+	closedir(d);
+	return k;
 }

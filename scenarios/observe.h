@@ -53,8 +53,8 @@ struct fan_observer {
 	pthread_mutex_t lock;
 	struct fan_event ev[FAN_MAX_EVENTS];
 	size_t n;
-	size_t dropped;	 /* events not kept: broken mode, full buffer */
-	size_t overflow; /* FAN_Q_OVERFLOW seen: the kernel dropped events */
+	size_t dropped;		/* events not kept: broken mode, full buffer */
+	size_t overflow;	/* FAN_Q_OVERFLOW seen: the kernel dropped events */
 	unsigned long seq_sent; /* sentinel files written by fan_sync() */
 	unsigned long seq_seen; /* highest sentinel number whose write was seen */
 };
@@ -95,3 +95,18 @@ bool inventory_alive(pid_t pid, unsigned long long start);
 int inventory_read(pid_t pid, struct proc_entry *out);
 /* End pid (only if it still has this start time) with SIGKILL via a pidfd. */
 int inventory_kill(pid_t pid, unsigned long long start);
+
+/* A client's view of a service, from outside the sandbox: connect to
+ * 127.0.0.1:port (or a unix socket), read until EOF or n-1 bytes, trailing
+ * newline trimmed. 0, or a negative errno (-ECONNREFUSED, -ETIMEDOUT ...). */
+int observe_connect_tcp(int port, int timeout_ms, char *buf, size_t n);
+int observe_connect_unix(const char *path, int timeout_ms, char *buf, size_t n);
+
+/* Sockets listening on 127.0.0.1:port in the caller's network namespace
+ * (/proc/net/tcp), with the uid that created each. Returns how many (up to
+ * max uids filled) or a negative errno. */
+int observe_tcp_listeners(int port, uid_t *uids, size_t max);
+
+/* Processes whose command line is exactly "a0 a1" (a marker argument the
+ * fixture chose), up to max. */
+size_t inventory_find_cmdline(const char *a0, const char *a1, struct proc_entry *out, size_t max);

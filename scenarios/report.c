@@ -199,8 +199,9 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 	md_write_cell(f, s->docker_client);
 	fputs(" / server ", f);
 	md_write_cell(f, s->docker_server[0] ? s->docker_server : "none");
-	fprintf(f, ". Workloads ran as uid %u. Grades are per case, arm and dimension, never "
-		   "summed.\n\n",
+	fprintf(f,
+		". Workloads ran as uid %u. Grades are per case, arm and dimension, never "
+		"summed.\n\n",
 		(unsigned)s->workload_uid);
 	fputs("| case | arm | enforcement | control | evidence | notes |\n", f);
 	fputs("|---|---|---|---|---|---|\n", f);
@@ -296,8 +297,9 @@ void report_write_matrix(FILE *f, const struct result *rs, size_t n)
 		const struct result *r = &rs[i];
 
 		fprintf(f, "%-6s %-22s %-15s %-15s %-15s%s\n", r->case_id, r->arm,
-			grade_name(r->v[DIM_ENFORCEMENT].grade), grade_name(r->v[DIM_CONTROL].grade),
-			grade_name(r->v[DIM_EVIDENCE].grade),
-			r->alarm[0] ? "  <-- ALARM" : (result_fails_run(r) ? "  <-- FAILS RUN" : ""));
+			grade_name(r->v[DIM_ENFORCEMENT].grade),
+			grade_name(r->v[DIM_CONTROL].grade), grade_name(r->v[DIM_EVIDENCE].grade),
+			r->alarm[0] ? "  <-- ALARM"
+				    : (result_fails_run(r) ? "  <-- FAILS RUN" : ""));
 	}
 }

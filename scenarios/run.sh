@@ -15,8 +15,11 @@ engine=contrib/docker/engine.sh
 export PADDOCK_DOCKER_STATE="${PADDOCK_DOCKER_STATE:-/run/paddock-eval-docker-$$}"
 started=0
 if [ "$(id -u)" = 0 ]; then
-	id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent \
-		--shell /usr/sbin/nologin "$user"
+	# paddock-test2: the second owner of HB-05 (as tests/integration/run.sh).
+	for u in "$user" paddock-test2; do
+		id "$u" >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin "$u"
+	done
 	if [ "${PADDOCK_EVAL_DOCKER:-1}" = 1 ]; then
 		timeout 600 "$engine" deps || true
 		if ! docker info >/dev/null 2>&1 && timeout 120 "$engine" up; then

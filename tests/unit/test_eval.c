@@ -25,10 +25,8 @@ TestSuite(eval, .fini = leak_check);
 
 static struct prevention_obs clean(void)
 {
-	return (struct prevention_obs){.attempts = 7,
-				       .snapshots_taken = 7,
-				       .events = OBSERVER_OK,
-				       .transient_in_scope = true};
+	return (struct prevention_obs){
+	    .attempts = 7, .snapshots_taken = 7, .events = OBSERVER_OK, .transient_in_scope = true};
 }
 
 /* "An observed forbidden effect fails a required prevention boundary even
@@ -317,8 +315,9 @@ Test(eval, markdown_and_junit)
 	f = open_memstream(&buf, &len);
 	report_write_md(f, r, 2, &s);
 	fclose(f);
-	cr_assert(strstr(buf, "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
-			      " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
+	cr_assert(strstr(buf,
+			 "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
+			 " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
 	cr_assert(strstr(buf, "fixture only"));
 	cr_assert(strstr(buf, "UNKNOWN: missing evidence"));
 	free(buf);
@@ -330,4 +329,190 @@ Test(eval, markdown_and_junit)
 	cr_assert(strstr(buf, "<failure message=\"a &lt;leak&gt; &amp; more\"/>"));
 	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement\">"));
 	free(buf);
+}
+
+/* ---- HB-05: a busy port ---- */
+
+static struct busy_port_obs busy_ok(void)
+{
+	return (struct busy_port_obs){.checks = 30,
+				      .b_read = true,
+				      .b_unchanged = true,
+				      .fixed_ran = true,
+				      .fixed_status = 125,
+				      .fixed_in_use = true,
+				      .fixed_nothing = true,
+				      .stops = 3,
+				      .stops_refused = 3,
+				      .listener_read = true,
+				      .listeners = 1,
+				      .listener_is_b = true,
+				      .b_port = 4000,
+				      .auto_port = 4001,
+				      .auto_marker = true,
+				      .auto_owned = true};
+}
+
+Test(eval, busy_port_pass_and_control)
+{
+	struct busy_port_obs o = busy_ok();
+	struct verdict v = {0}, c = {0};
+
+	grade_busy_port(&o, &v);
+	grade_busy_port_control(&o, &c);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	cr_assert_eq(c.grade, GRADE_PASS);
+}
+
+Test(eval, busy_port_failures)
+{
+	struct busy_port_obs o;
+	struct verdict v;
+
+	o = busy_ok(), o.check_fails = 1, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "1 of 30 health checks"));
+	o = busy_ok(), o.b_unchanged = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.stops_refused = 2, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.auto_port = 4000, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.fixed_status = 0, o.fixed_nothing = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.listeners = 2, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* A bounded failure that does not say why is not truthful. */
+	o = busy_ok(), o.fixed_in_use = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "truthful"));
+}
+
+Test(eval, busy_port_missing_evidence_is_unknown)
+{
+	struct busy_port_obs o;
+	struct verdict v, c;
+
+	o = busy_ok(), o.checks = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.b_read = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.listener_read = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.stops = o.stops_refused = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.auto_owned = false, c = (struct verdict){0};
+	grade_busy_port_control(&o, &c);
+	cr_assert_eq(c.grade, GRADE_FAIL);
+}
+
+/* ---- HB-06: the leased server ---- */
+
+static struct lease_obs lease_ok(void)
+{
+	return (struct lease_obs){.ran = true,
+				  .retained = true,
+				  .listed = true,
+				  .recorded = true,
+				  .probes_during = 4,
+				  .ok_during = 4,
+				  .probed_after = true,
+				  .leak_checked = true,
+				  .ended_by_lease = true};
+}
+
+Test(eval, lease_control)
+{
+	struct lease_obs o;
+	struct verdict v;
+
+	o = lease_ok(), v = (struct verdict){0};
+	grade_lease_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o = lease_ok(), o.ok_after = true, v = (struct verdict){0};
+	grade_lease_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = lease_ok(), o.leaks_alive = 1, v = (struct verdict){0};
+	grade_lease_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "leak"));
+	/* Not retained (no pid namespace): unreachable after the main end. */
+	o = lease_ok(), o.retained = false, o.ok_during = 0, v = (struct verdict){0};
+	grade_lease_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "not retained"));
+	/* Reachable but not declared: not a lease. */
+	o = lease_ok(), o.listed = false, v = (struct verdict){0};
+	grade_lease_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = lease_ok(), o.probed_after = false, v = (struct verdict){0};
+	grade_lease_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = lease_ok(), o.ran = false, v = (struct verdict){0};
+	grade_lease_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* ---- HB-08: retained-service completion ---- */
+
+static struct retained_obs retained_ok(void)
+{
+	return (struct retained_obs){.real_status = 3,
+				     .record_read = true,
+				     .record_retained = true,
+				     .record_status = 3,
+				     .record_exit_n = true,
+				     .record_lease = true,
+				     .ps_read = true,
+				     .ps_retained = true,
+				     .ps_lease = true,
+				     .inv_read = true,
+				     .svc_alive = 1,
+				     .final_read = true,
+				     .final_ok = true};
+}
+
+Test(eval, retained_completion)
+{
+	struct retained_obs o;
+	struct verdict v;
+
+	o = retained_ok(), v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o = retained_ok(), o.real_status = 0, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = retained_ok(), o.record_status = 0, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = retained_ok(), o.ps_retained = false, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = retained_ok(), o.other_alive = 1, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = retained_ok(), o.ps_lease = false, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = retained_ok(), o.final_ok = false, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = retained_ok(), o.inv_read = false, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = retained_ok(), o.svc_alive = 0, v = (struct verdict){0};
+	grade_retained(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 }
