@@ -75,6 +75,28 @@ static void landlock_lines(const struct landlock_info *l, FILE *f)
 }
 
 /* As asked for: nothing is bound by --explain. */
+static void services_lines(const struct policy *p, FILE *f)
+{
+	if (p->n_services == 0) {
+		fputs("services: none\n", f);
+		return;
+	}
+	fputs("services (started by paddock-init before the command, each in its own session):\n",
+	      f);
+	for (size_t i = 0; i < p->n_services; i++) {
+		const struct policy_service *sv = &p->services[i];
+
+		fprintf(f, "  %s:", sv->name);
+		for (size_t k = 0; k < sv->argc; k++)
+			fprintf(f, " %s", sv->argv[k]);
+		if (sv->lease_ms)
+			fprintf(f, " (lease %llu ms: may outlive the command)\n",
+				(unsigned long long)sv->lease_ms);
+		else
+			fputs(" (no lease: ends with the command)\n", f);
+	}
+}
+
 static void ports_lines(const struct policy *p, FILE *f)
 {
 	char host[64];
@@ -128,6 +150,7 @@ void explain_print(const struct run *r, FILE *f)
 	}
 	landlock_lines(&r->landlock, f);
 	ports_lines(r->policy, f);
+	services_lines(r->policy, f);
 	fprintf(f, "limits: ttl %llu ms, grace %llu ms", (unsigned long long)r->policy->ttl_ms,
 		(unsigned long long)r->policy->grace_ms);
 	for (int i = 0; i < POLICY_RLIMIT_COUNT; i++) {

@@ -390,3 +390,18 @@ Test(services, detached_session_with_a_lease)
 	H_PADDOCK(&p, v.w.ws, "rm", id);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 }
+
+/* --explain lists each service with its lease, and starts nothing. */
+Test(services, explain_lists_the_services)
+{
+	struct v_world v = v_world("3s", true, "\"ttl\": \"1m\"");
+	struct h_proc p;
+
+	H_PADDOCK(&p, v.w.ws, "run", "--policy", v.policy, "--explain", "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "services (started by paddock-init"), H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "(lease 3000 ms: may outlive the command)"), H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "  plain: sleep 300 "), H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "(no lease: ends with the command)"), H_SHOW(&p));
+	cr_assert_eq(answers(&v), 0, "--explain started a service");
+}
