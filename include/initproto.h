@@ -12,7 +12,10 @@
  *   "term PID COMM"      init sent SIGTERM to a process left over after
  *                        the workload ended or on "stop"
  *   "kill PID COMM"      that process was still alive after the grace
- *                        period and got SIGKILL
+ *                        period and got SIGKILL (as PID 1, "term" and
+ *                        "kill" are sent together just before "done": a
+ *                        thousand reports sent while the processes die
+ *                        would slow their end)
  *   "done"               no process but init is left; init exits next
  *   "service-started NAME PID"
  *                        a service of --service was started

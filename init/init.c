@@ -232,6 +232,7 @@ static __attribute__((noreturn)) void finish(struct init *in)
 	if (in->reaped)
 		code = WIFSIGNALED(in->wstatus) ? EXIT_SIGNAL_BASE + WTERMSIG(in->wstatus)
 						: WEXITSTATUS(in->wstatus);
+	flush_reports(in);
 	say(in, "done");
 	exit(code);
 }

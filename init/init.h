@@ -58,6 +58,9 @@ struct init {
 	enum phase phase;
 	pid_t killed[KILLED_MAX]; /* already reported as "kill" */
 	unsigned nkilled;
+	/* procs.c: the shutdown's "term"/"kill" reports, sent at the end */
+	char *later;
+	size_t later_len, later_cap;
 	/* services.c */
 	struct service svc[SERVICES_MAX];
 	unsigned nsvc;
@@ -81,6 +84,8 @@ bool first_kill(struct init *in, pid_t pid);
 void printable(char *s);
 /* Reports ("term"/"kill") and signals what is left of the sandbox. */
 void sweep(struct init *in, int sig);
+/* Sends the reports sweep() kept for later (before "done"). */
+void flush_reports(struct init *in);
 int64_t now_ms(void);
 /* In a child of init before its execvp: the sandbox's Landlock domain
  * (--landlock-fd). 0, or -errno. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../include/cleanup.h"
+#include "../include/initproto.h"
 #include "init.h"
 
 /* Makes s one printable protocol word: blanks and non-ASCII become '_'. */
@@ -96,10 +97,10 @@ bool first_kill(struct init *in, pid_t pid)
 	return true;
 }
 
-/* Reports every process left (skipping init and zombies, which only wait to
- * be reaped): all of the namespace as PID 1; otherwise the workload's process
- * group and init's own children, and signals those children that are outside
- * the group. Returns the number of live members of the workload's group. */
+/* Without a pid namespace: reports what is left of the workload's process
+ * group and init's own children (skipping zombies, which only wait to be
+ * reaped), and signals those children that are outside the group. Returns
+ * the number of live members of the workload's group. */
 static int scan(struct init *in, int sig)
 {
 	const char *verb = sig == SIGKILL ? "kill" : "term";
@@ -144,17 +145,116 @@ static int scan(struct init *in, int sig)
 }
 
 /* Reports and signals what is left of the sandbox. */
+/* The pids in /proc but ours, from the directory alone (no file of a
+ * process is opened): malloc'd, *n of them; NULL when /proc is not ours. */
+static pid_t *list_pids(const struct init *in, size_t *n)
+{
+	pid_t *v = NULL, *t;
+	size_t cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*n = 0;
+	if (!proc_is_ours(in->self)) {
+		complain("/proc is missing or not of our pid namespace: no term/kill reports");
+		return NULL;
+	}
+	d = opendir("/proc");
+	if (!d) {
+		complain("opendir /proc: %m");
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == in->self)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			t = realloc(v, cap * sizeof(*v));
+			if (!t)
+				break; /* the signal still reaches all; fewer reports */
+			v = t;
+		}
+		v[(*n)++] = (pid_t)pid;
+	}
+	closedir(d);
+	return v;
+}
+
+/* One report kept for flush_reports(): sending a thousand of them while the
+ * processes die would take the CPU from their exits (and the supervisor's
+ * from its own). Kept as NUL-terminated messages; without memory, sent. */
+static void later(struct init *in, const char *verb, pid_t pid, const char *comm)
+{
+	char msg[INITPROTO_MAX + 1];
+	int n = snprintf(msg, sizeof(msg), "%s %d %s", verb, (int)pid, comm);
+	size_t need;
+
+	if (n < 0)
+		return;
+	need = (size_t)(n > INITPROTO_MAX ? INITPROTO_MAX : n) + 1;
+	if (in->later_len + need > in->later_cap) {
+		size_t cap = in->later_cap ? 2 * in->later_cap : 16384;
+		char *t;
+
+		while (cap < in->later_len + need)
+			cap *= 2;
+		t = realloc(in->later, cap);
+		if (!t) {
+			say(in, "%s", msg);
+			return;
+		}
+		in->later = t;
+		in->later_cap = cap;
+	}
+	memcpy(in->later + in->later_len, msg, need - 1);
+	in->later[in->later_len + need - 1] = '\0';
+	in->later_len += need;
+}
+
+void flush_reports(struct init *in)
+{
+	for (size_t off = 0; off < in->later_len; off += strlen(in->later + off) + 1)
+		say(in, "%s", in->later + off);
+	free(in->later);
+	in->later = NULL;
+	in->later_len = in->later_cap = 0;
+}
+
+/* As PID 1: what is alive is listed and kept for the report, then
+ * kill(-1) reaches every process of the namespace but us at once (kill(2)).
+ * The reports themselves wait for flush_reports(): sent now, a thousand
+ * of them would slow the end they report on (bench/: expiry). */
+static void sweep_pid1(struct init *in, int sig)
+{
+	const char *verb = sig == SIGKILL ? "kill" : "term";
+	size_t n = 0;
+	pid_t *pids = list_pids(in, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct proc p;
+
+		if (read_proc(pids[i], &p) < 0 || p.state == 'Z' || p.state == 'X')
+			continue;
+		if (sig != SIGKILL || first_kill(in, pids[i]))
+			later(in, verb, pids[i], p.comm);
+	}
+	if (kill(-1, sig) < 0 && errno != ESRCH)
+		complain("kill -1: %m");
+	free(pids);
+}
+
 void sweep(struct init *in, int sig)
 {
-	int members = scan(in, sig);
+	int members;
 
 	if (in->pid1) {
-		/* kill(2): kill(-1) from the namespace's PID 1 reaches every process
-		 * in it but the caller. ESRCH: nobody else is left. */
-		if (kill(-1, sig) < 0 && errno != ESRCH)
-			complain("kill -1: %m");
+		sweep_pid1(in, sig);
 		return;
 	}
+	members = scan(in, sig);
 	/* No pid namespace: kill(-1) would signal every process of our user on
 	 * the host, so only what is provably the sandbox's is signalled: the
 	 * workload's group, the workload and (scan()) init's own children, which

@@ -365,7 +365,11 @@ static void stop_message(bool pid1)
 	cr_assert_eq(send(R.sock, "bogus", 5, 0), 5); /* ignored with a warning */
 	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
 	cr_assert_eq(finish(), 143);
-	assert_msgs(WANT("started [0-9]*", term, "signal 15", "done"));
+	/* As PID 1 the shutdown's reports come last, before "done". */
+	if (pid1)
+		assert_msgs(WANT("started [0-9]*", "signal 15", term, "done"));
+	else
+		assert_msgs(WANT("started [0-9]*", term, "signal 15", "done"));
 }
 
 Test(init, stop_message)
@@ -657,6 +661,16 @@ static void services_end_with_workload(bool pid1)
 		       "sleep", "30"),
 		   CMD("sh", "-c", "exit 3"));
 	cr_assert_eq(finish(), 3);
+	if (pid1) {
+		/* The shutdown's reports come last, before "done". */
+		assert_msgs(WANT("service-started a [0-9]*", "service-started b [0-9]*",
+				 "started [0-9]*", "exit 3", "service-ended [ab] main-ended signal:15",
+				 "service-ended [ab] main-ended signal:15", "term [0-9]* sleep",
+				 "term [0-9]* sleep", "done"));
+		cr_assert_neq(strcmp(R.msgs[4] + 14, R.msgs[5] + 14), 0,
+			      "one service reported twice");
+		return;
+	}
 	assert_msgs(WANT("service-started a [0-9]*", "service-started b [0-9]*", "started [0-9]*",
 			 "exit 3", "term [0-9]* sleep", "term [0-9]* sleep",
 			 "service-ended [ab] main-ended signal:15",
@@ -683,8 +697,8 @@ Test(init, service_lease_expires_pid1)
 	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
 	cr_assert_eq(finish(), 143);
 	assert_msgs(WANT("service-started web [0-9]*", "started [0-9]*",
-			 "service-ended web lease-expired signal:15", "term [0-9]* sleep",
-			 "signal 15", "done"));
+			 "service-ended web lease-expired signal:15", "signal 15",
+			 "term [0-9]* sleep", "done"));
 }
 
 /* Retention: the workload's detached leftover (setsid) is SIGTERMed, the
@@ -733,7 +747,7 @@ Test(init, service_stopped_when_retained_pid1)
 	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
 	cr_assert_eq(finish(), 4);
 	assert_msgs(WANT("service-started web [0-9]*", "started [0-9]*", "exit 4", "retained",
-			 "term [0-9]* sleep", "service-ended web stopped signal:15", "done"));
+			 "service-ended web stopped signal:15", "term [0-9]* sleep", "done"));
 }
 
 /* Without a pid namespace nothing is retained: a leased service ends with
