@@ -183,6 +183,25 @@ static pid_t *list_pids(const struct init *in, size_t *n)
 	return v;
 }
 
+/* /proc/PID/comm, printable; "?" when it is gone. Cheaper than the stat
+ * file, whose every field the kernel computes on each read. */
+static void read_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[32];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	r = read_small(path, buf, size);
+	if (r <= 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	printable(buf);
+	if (!buf[0])
+		snprintf(buf, size, "?");
+}
+
 /* One report kept for flush_reports(): sending a thousand of them while the
  * processes die would take the CPU from their exits (and the supervisor's
  * from its own). Kept as NUL-terminated messages; without memory, sent. */
@@ -223,26 +242,30 @@ void flush_reports(struct init *in)
 	in->later_len = in->later_cap = 0;
 }
 
-/* As PID 1: what is alive is listed and kept for the report, then
- * kill(-1) reaches every process of the namespace but us at once (kill(2)).
- * The reports themselves wait for flush_reports(): sent now, a thousand
- * of them would slow the end they report on (bench/: expiry). */
+/* As PID 1: the signal first, the report after. The pids are listed from
+ * /proc's directory alone (no file opened), then kill(-1) reaches every
+ * process of the namespace but us at once (kill(2)), and only then is
+ * each listed process's name read: a process that just died is a zombie
+ * until its reaper (mostly us, after this) waits for it, so the name is
+ * mostly still there ("?" when not). A zombie that was already one when
+ * the shutdown began is reported too: it cannot be told apart any more.
+ * The reports wait for flush_reports(): sent now, a thousand of them would
+ * take the CPU from the exits they report (bench/: expiry). */
 static void sweep_pid1(struct init *in, int sig)
 {
 	const char *verb = sig == SIGKILL ? "kill" : "term";
 	size_t n = 0;
 	pid_t *pids = list_pids(in, &n);
 
-	for (size_t i = 0; i < n; i++) {
-		struct proc p;
-
-		if (read_proc(pids[i], &p) < 0 || p.state == 'Z' || p.state == 'X')
-			continue;
-		if (sig != SIGKILL || first_kill(in, pids[i]))
-			later(in, verb, pids[i], p.comm);
-	}
 	if (kill(-1, sig) < 0 && errno != ESRCH)
 		complain("kill -1: %m");
+	for (size_t i = 0; i < n; i++) {
+		char comm[COMM_MAX + 1];
+
+		read_comm(pids[i], comm, sizeof(comm));
+		if (sig != SIGKILL || first_kill(in, pids[i]))
+			later(in, verb, pids[i], comm);
+	}
 	free(pids);
 }
 
