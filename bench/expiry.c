@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NAME "pdkbench"
+#define NAME	  "pdkbench"
 #define MAX_PROCS 4096
 
 static double now_ms(void)

@@ -443,7 +443,8 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 
 static void usage(void)
 {
-	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--service NAME LEASE_MS ARGC "
+	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--service NAME "
+	      "LEASE_MS ARGC "
 	      "ARG...]... [--] CMD [ARG]...\n"
 	      "Run CMD as the init of a paddock sandbox; see paddock-init(8).\n"
 	      "  --control-fd N  report to, and obey, the SOCK_SEQPACKET socket N (N >= 3)\n"
@@ -524,13 +525,12 @@ const char *__asan_default_options(void)
 
 int main(int argc, char **argv)
 {
-	struct init in = {
-	    .ctl = -1,
-	    .landlock_fd = -1,
-	    .grace_ms = GRACE_MS_DEFAULT,
-	    .sfd = -1,
-	    .tfd = -1,
-	    .svc_tfd = -1};
+	struct init in = {.ctl = -1,
+			  .landlock_fd = -1,
+			  .grace_ms = GRACE_MS_DEFAULT,
+			  .sfd = -1,
+			  .tfd = -1,
+			  .svc_tfd = -1};
 	struct err err = {0};
 	int pipefd[2] = {-1, -1};
 	int r, cmd = 0;

@@ -25,8 +25,8 @@ enum service_state {
 struct service {
 	char *name;
 	char **argv;
-	long lease_ms;	   /* 0: ends with the workload */
-	pid_t pid;	   /* the leader; also its session and group id */
+	long lease_ms; /* 0: ends with the workload */
+	pid_t pid;     /* the leader; also its session and group id */
 	enum service_state state;
 	int64_t lease_end; /* CLOCK_MONOTONIC ms; 0 without a lease */
 	int64_t kill_at;   /* SVC_ENDING: when SIGKILL follows */
@@ -100,8 +100,7 @@ __attribute__((noreturn)) void exec_child(const struct init *in, char **argv, in
 /* services.c */
 /* "--service NAME LEASE_MS ARGC ARG..." at argv[*i] (NAME is optarg):
  * *i moves past it. */
-int services_add(struct init *in, const char *name, int argc, char **argv, int *i,
-		 struct err *err);
+int services_add(struct init *in, const char *name, int argc, char **argv, int *i, struct err *err);
 /* Fork every service (before the workload), reporting each. */
 void services_start(struct init *in);
 /* A reaped child: true if it was a service's leader (then reported). */

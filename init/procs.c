@@ -291,4 +291,3 @@ void sweep(struct init *in, int sig)
 	if (!in->reaped && getpgid(in->wpid) != in->wpid && kill(in->wpid, sig) < 0)
 		complain("kill %d: %m", (int)in->wpid);
 }
-

@@ -132,7 +132,8 @@ static void start_one(struct init *in, struct service *sv)
 			;
 		sv->state = SVC_ENDED;
 		if (e & LANDLOCK_FAILED)
-			say(in, "service-ended %s landlock-error %d", sv->name, e & ~LANDLOCK_FAILED);
+			say(in, "service-ended %s landlock-error %d", sv->name,
+			    e & ~LANDLOCK_FAILED);
 		else
 			say(in, "service-ended %s exec-error %d", sv->name, e);
 		return;

@@ -124,8 +124,10 @@ static int send_request(int fd, const char *pkt, size_t len, struct err *err)
 	} u;
 	int fds[3] = {0, 1, 2};
 	struct iovec iov = {.iov_base = (void *)pkt, .iov_len = len};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 
 	memset(u.buf, 0, sizeof(u.buf));
@@ -185,8 +187,8 @@ static int await(int fd, int sfd, const char *id, const char *cmd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return fail("session %s: the connection closed without the command's status",
-				    id);
+			return fail(
+			    "session %s: the connection closed without the command's status", id);
 		buf[n] = '\0';
 		return outcome(id, cmd, buf);
 	}

@@ -157,8 +157,7 @@ static int ask(const struct registry *reg, const struct session_info *info, cons
 	return 0;
 }
 
-int cmd_lookup(struct registry *reg, const char *what, struct session_info *info,
-		  struct err *err)
+int cmd_lookup(struct registry *reg, const char *what, struct session_info *info, struct err *err)
 {
 	int rc = session_registry_open(reg, false, err);
 
@@ -252,7 +251,8 @@ static void print_table(const struct session_info *v, size_t n, bool all)
 
 		if (v[i].state == SESSION_ENDED && !all)
 			continue;
-		if (v[i].init.pid > 0 && (v[i].state == SESSION_RUNNING || v[i].state == SESSION_RETAINED))
+		if (v[i].init.pid > 0 &&
+		    (v[i].state == SESSION_RUNNING || v[i].state == SESSION_RETAINED))
 			snprintf(pid, sizeof(pid), "%d", (int)v[i].init.pid);
 		short_time(v[i].created, created, sizeof(created));
 		short_time(v[i].state == SESSION_ENDED ? "" : v[i].expires, expires,

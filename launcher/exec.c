@@ -104,7 +104,8 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 	env = merged_env(r->env, x->env, x->n_env);
 	if (!env) {
 		err_set(&err, ENOMEM, "out of memory");
-	} else if (sandbox_harden(r, x->cwd ? x->cwd : r->policy->cwd, keep, 1, 0, true, &err) >= 0) {
+	} else if (sandbox_harden(r, x->cwd ? x->cwd : r->policy->cwd, keep, 1, 0, true, &err) >=
+		   0) {
 		/* execvp(3) searches the PATH of the environment it runs in:
 		 * the command's, as paddock-init's execvp does for the
 		 * workload. */
@@ -214,8 +215,7 @@ static void relay(int sock, int pidfd, int end_fd)
 }
 
 /* The helper: never returns. */
-static __attribute__((noreturn)) void helper(const struct run *r, int sock,
-					     struct session_exec *x)
+static __attribute__((noreturn)) void helper(const struct run *r, int sock, struct session_exec *x)
 {
 	struct sys_clone_args args = {0};
 	struct err err = {0};
@@ -292,7 +292,8 @@ static const char *refusal(const struct run *r, const struct session_exec *x, ch
 	}
 	if (r->retained) {
 		snprintf(buf, size,
-			 "session %s: its main command has ended (only leased services run on)", id);
+			 "session %s: its main command has ended (only leased services run on)",
+			 id);
 		return buf;
 	}
 	if (r->wl_reported || r->expired || r->stopped) {
@@ -305,8 +306,7 @@ static const char *refusal(const struct run *r, const struct session_exec *x, ch
 
 		/* A directory (or O_PATH) fd would be a way out of the new
 		 * root: fchdir(0); chdir("..") (CVE-2024-21626). */
-		if (fl < 0 || (fl & O_PATH) || fstat(x->stdio[i], &st) < 0 ||
-		    S_ISDIR(st.st_mode)) {
+		if (fl < 0 || (fl & O_PATH) || fstat(x->stdio[i], &st) < 0 || S_ISDIR(st.st_mode)) {
 			snprintf(buf, size,
 				 "fd %d of the client is a directory or an O_PATH fd; refused", i);
 			return buf;

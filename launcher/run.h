@@ -88,7 +88,7 @@ struct run {
 	bool services_stop_sent; /* stop or TTL after the main command's end */
 	bool over;		 /* the sandbox is gone: the final record */
 	struct timespec t_main_end;
-	int record_fd; /* --record: written at "retained" and at the end */
+	int record_fd;	/* --record: written at "retained" and at the end */
 	struct err err; /* a launcher error after the start, for the record */
 };
 
@@ -107,8 +107,8 @@ unsigned long sandbox_ns_flags(unsigned ns);
  * apply_landlock; paddock-init applies it to what it starts), an empty signal
  * mask, seccomp. -errno with err set; the process is then half-hardened
  * and must only report and _exit(). */
-int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep,
-		   size_t n_inherit, bool apply_landlock, struct err *err);
+int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep, size_t n_inherit,
+		   bool apply_landlock, struct err *err);
 
 /* ports.c. ports_check(): a policy with ports needs the sandbox's own
  * network namespace (-EINVAL, err set). ports_bind(): before anything
@@ -166,8 +166,7 @@ int cmd_wait(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 /* Open the caller's registry into reg and find the session (an id or a
  * name), removing a stale one (-ESRCH). err says what is wrong. */
-int cmd_lookup(struct registry *reg, const char *what, struct session_info *info,
-	       struct err *err);
+int cmd_lookup(struct registry *reg, const char *what, struct session_info *info, struct err *err);
 /* Connect to the session's control socket, whose listener must be the
  * registered supervisor with the caller's uid (SO_PEERCRED): the fd, or
  * -errno with err set. */

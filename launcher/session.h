@@ -16,7 +16,7 @@
 #define SESSION_ID_LEN	    12 /* lowercase hex digits */
 #define SESSION_NAME_MAX    64
 #define SESSION_CLIENTS_MAX 16
-#define SESSION_REPLY_MAX   8192 /* one control-socket packet */
+#define SESSION_REPLY_MAX   8192  /* one control-socket packet */
 #define SESSION_EXEC_MAX    65536 /* one "exec" request, all its fields included */
 
 /* A process as the kernel names it for good: pid plus start time (field 22
@@ -40,18 +40,18 @@ enum session_state {
 /* A service of the policy with its lease (policy "services"). */
 struct session_lease {
 	char service[SESSION_NAME_MAX + 1];
-	pid_t pid;	  /* as seen inside the sandbox; 0 until started */
+	pid_t pid;	   /* as seen inside the sandbox; 0 until started */
 	uint64_t lease_ms; /* 0: ends with the main command */
-	char started[32]; /* ISO 8601 UTC; "" until started */
-	char expires[32]; /* ISO 8601 UTC; "" without a lease */
-	char state[16];	  /* "starting", "running", "retained", "ended" */
-	char ended[32];	  /* state "ended": "exit N", "signal N", "lease-expired", "stopped" */
+	char started[32];  /* ISO 8601 UTC; "" until started */
+	char expires[32];  /* ISO 8601 UTC; "" without a lease */
+	char state[16];	   /* "starting", "running", "retained", "ended" */
+	char ended[32];	   /* state "ended": "exit N", "signal N", "lease-expired", "stopped" */
 };
 
 /* A port forward (policy "ports"), as bound on the host. */
 struct session_endpoint {
-	char host[64];	   /* "127.0.0.1:40123" or "[::1]:40123" */
-	uint16_t sandbox;  /* the port inside the sandbox */
+	char host[64];	  /* "127.0.0.1:40123" or "[::1]:40123" */
+	uint16_t sandbox; /* the port inside the sandbox */
 };
 
 /* What session.json holds. */
@@ -84,9 +84,9 @@ struct registry {
 /* A waiting or requesting peer of the control socket. */
 struct session_client {
 	int fd;
-	bool waiting; /* sent "wait" or "stop": answered at the end */
+	bool waiting;  /* sent "wait" or "stop": answered at the end */
 	bool stopping; /* sent "stop": not answered before the very end */
-	bool refused; /* not the owner: its request gets an error */
+	bool refused;  /* not the owner: its request gets an error */
 };
 
 /* The supervisor's handle on its own session. */

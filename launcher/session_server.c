@@ -405,8 +405,10 @@ static ssize_t recv_request(int fd, char *buf, size_t size, int *fds, size_t *nf
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = buf, .iov_len = size};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
 	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 	*nfds = 0;
@@ -535,7 +537,7 @@ void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
 			if (s->clients[i].fd != pfd[k].fd)
 				continue;
 			if (s->clients[i].waiting)
-				drop(s, i); /* a waiter hung up */
+				drop(s, i);  /* a waiter hung up */
 			else if (!req->exec) /* one exec per round; the next finds the rest */
 				read_request(s, i, req);
 			break;

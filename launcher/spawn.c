@@ -220,8 +220,8 @@ static int child_setup(struct run *r, int *ctl, struct err *err)
 
 /* The same for the workload's init and for every paddock exec command
  * (exec.c): an ordered checklist, each step with its reason. */
-int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep,
-		   size_t n_inherit, bool apply_landlock, struct err *err)
+int sandbox_harden(const struct run *r, const char *cwd, int *keep, size_t n_keep, size_t n_inherit,
+		   bool apply_landlock, struct err *err)
 {
 	sigset_t mask;
 	int rc;

@@ -332,10 +332,10 @@ static int parse_limits(const cJSON *obj, struct policy *p, struct err *err)
 static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_info *info,
 		      struct err *err)
 {
-	static const char *const keys[] = {
-	    "version", "namespaces", "hostname", "user",    "cwd",	"network", "environment",
-	    "mounts",  "protect",    "limits",	 "seccomp", "landlock", "services", "ports",
-	    NULL};
+	static const char *const keys[] = {"version",  "namespaces", "hostname",    "user",
+					   "cwd",      "network",    "environment", "mounts",
+					   "protect",  "limits",     "seccomp",	    "landlock",
+					   "services", "ports",	     NULL};
 	const cJSON *it;
 	int r;
 

@@ -85,11 +85,11 @@ enum policy_landlock_mode {
 /* "services": started by paddock-init before the main command; each may
  * outlive it until its lease ends (docs/sessions.md). */
 struct policy_service {
-	char *name;	  /* [A-Za-z0-9_.-]{1,64}, unique in the policy */
-	char **argv;	  /* NULL-terminated, argv[0] non-empty */
+	char *name;  /* [A-Za-z0-9_.-]{1,64}, unique in the policy */
+	char **argv; /* NULL-terminated, argv[0] non-empty */
 	size_t argc;
 	uint64_t lease_ms; /* from the service's start; 0 = ends with the main command */
-	size_t index;	  /* position in "services", for error messages */
+	size_t index;	   /* position in "services", for error messages */
 };
 
 #define POLICY_PORTS_MAX 16 /* entries of "ports" */

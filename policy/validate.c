@@ -555,7 +555,8 @@ static int check_services(const struct policy *p, struct err *err)
 	bool proc = false;
 
 	for (size_t i = 0; i < p->n_mounts; i++)
-		if (p->mounts[i].type == POLICY_MOUNT_PROC && strcmp(p->mounts[i].target, "/proc") == 0)
+		if (p->mounts[i].type == POLICY_MOUNT_PROC &&
+		    strcmp(p->mounts[i].target, "/proc") == 0)
 			proc = true;
 	for (size_t i = 0; i < p->n_services; i++) {
 		const struct policy_service *sv = &p->services[i];

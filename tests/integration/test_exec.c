@@ -366,8 +366,8 @@ Test(exec, expiry_and_the_workloads_end_end_exec_processes)
 	h_wait(&e, 15000);
 	cr_assert(e.status == 143 || e.status == 137, H_SHOW(&e));
 	for (int k = 0; k < 3; k++)
-		cr_assert(gone_within(pids[k], starts[k], 5000),
-			  "process %d outlived the workload", (int)pids[k]);
+		cr_assert(gone_within(pids[k], starts[k], 5000), "process %d outlived the workload",
+			  (int)pids[k]);
 	H_PADDOCK(&w, s.w.ws, "wait", id2);
 	cr_assert_str_eq(js(&s, id2, "(d['ended'], d['status'])"), "[\"exit\", 0]");
 }
@@ -490,12 +490,12 @@ Test(exec, malformed_requests_are_refused_by_the_supervisor)
 	cr_assert(h_contains(raw_request(sock, PKT("exec\0arg=true"), true),
 			     "error exec request: the last field is not NUL-terminated"));
 	cr_assert(h_contains(raw_request(sock, PKT("exec\0cwd=/\0"), true), "no command"));
-	cr_assert(h_contains(raw_request(sock, PKT("exec\0bogus\0arg=true\0"), true),
-			     "unknown field"));
-	cr_assert(h_contains(raw_request(sock, PKT("exec\0env=A\0arg=true\0"), true),
-			     "not NAME=VALUE"));
-	cr_assert(h_contains(raw_request(sock, PKT("exec\0cwd=x\0arg=true\0"), true),
-			     "not absolute"));
+	cr_assert(
+	    h_contains(raw_request(sock, PKT("exec\0bogus\0arg=true\0"), true), "unknown field"));
+	cr_assert(
+	    h_contains(raw_request(sock, PKT("exec\0env=A\0arg=true\0"), true), "not NAME=VALUE"));
+	cr_assert(
+	    h_contains(raw_request(sock, PKT("exec\0cwd=x\0arg=true\0"), true), "not absolute"));
 	/* Without the three fds, a well-formed request is refused too. */
 	cr_assert(h_contains(raw_request(sock, mk, 5 + 10 + 8 + 4 + strlen(m2) + 1, false),
 			     "not exactly the client's fds 0, 1 and 2"));

@@ -216,9 +216,9 @@ Test(fs, canary_remount_in_nested_user_namespace)
 	if (!h_exists("/usr/bin/unshare"))
 		cr_skip_test("no /usr/bin/unshare");
 	c = canary_setup();
-	H_PADDOCK(&p, c.w.ws, "run", "--weaken", "no-seccomp", "--weaken", "no-landlock", "--ro-bind",
-		  h_fmt("%s:/canary", c.file), "--ro-bind", h_fmt("%s:/cdir", c.dir), "--", "sh",
-		  "-c",
+	H_PADDOCK(&p, c.w.ws, "run", "--weaken", "no-seccomp", "--weaken", "no-landlock",
+		  "--ro-bind", h_fmt("%s:/canary", c.file), "--ro-bind", h_fmt("%s:/cdir", c.dir),
+		  "--", "sh", "-c",
 		  "unshare -Urm sh -c 'echo nested=ok; "
 		  "mount -o remount,rw,bind /canary; echo remount=$?; "
 		  "mount -o remount,rw,bind /cdir; echo remount_dir=$?; "

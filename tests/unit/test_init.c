@@ -664,7 +664,8 @@ static void services_end_with_workload(bool pid1)
 	if (pid1) {
 		/* The shutdown's reports come last, before "done". */
 		assert_msgs(WANT("service-started a [0-9]*", "service-started b [0-9]*",
-				 "started [0-9]*", "exit 3", "service-ended [ab] main-ended signal:15",
+				 "started [0-9]*", "exit 3",
+				 "service-ended [ab] main-ended signal:15",
 				 "service-ended [ab] main-ended signal:15", "term [0-9]* sleep",
 				 "term [0-9]* sleep", "done"));
 		cr_assert_neq(strcmp(R.msgs[4] + 14, R.msgs[5] + 14), 0,

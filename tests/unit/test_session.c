@@ -276,8 +276,7 @@ Test(session, exec_request_limits)
 	cr_assert(strstr(err.msg, "argument list too long"), "%s", err.msg);
 	/* Exactly at the limit is fine. */
 	big[SESSION_EXEC_MAX - sizeof("exec") - 2 * 4 - sizeof("echo") - 1] = '\0';
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0, "%s",
-		     err.msg);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0, "%s", err.msg);
 	cr_assert_eq(len, (size_t)SESSION_EXEC_MAX);
 	free(pkt);
 	cr_assert_eq(session_exec_encode(NULL, NULL, 0, none, &pkt, &len, &err), -EINVAL);
@@ -285,14 +284,14 @@ Test(session, exec_request_limits)
 	free(big);
 }
 
-#define DEC(lit, expect_rc, expect_msg)                                                      \
-	do {                                                                                 \
-		struct session_exec x_;                                                      \
-		struct err e_ = {0};                                                         \
-		int rc_ = session_exec_decode(lit, sizeof(lit) - 1, &x_, &e_);               \
-		cr_assert_eq(rc_, expect_rc, "%s: %d %s", #lit, rc_, e_.msg);                \
-		cr_assert(strstr(e_.msg, expect_msg), "%s: %s", #lit, e_.msg);               \
-		cr_assert_null(x_.buf);                                                      \
+#define DEC(lit, expect_rc, expect_msg)                                        \
+	do {                                                                   \
+		struct session_exec x_;                                        \
+		struct err e_ = {0};                                           \
+		int rc_ = session_exec_decode(lit, sizeof(lit) - 1, &x_, &e_); \
+		cr_assert_eq(rc_, expect_rc, "%s: %d %s", #lit, rc_, e_.msg);  \
+		cr_assert(strstr(e_.msg, expect_msg), "%s: %s", #lit, e_.msg); \
+		cr_assert_null(x_.buf);                                        \
 	} while (0)
 
 Test(session, exec_request_malformed)
