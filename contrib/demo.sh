@@ -8,7 +8,14 @@ paddock="$top/build/paddock"
 user=paddock-test
 
 work=$(mktemp -d /tmp/paddock-demo.XXXXXX)
-trap 'rm -rf "$work"' EXIT INT TERM
+cleanup() {
+	# The session of part 2, if it is still there (by name, as its owner).
+	as_user "$paddock" stop --grace 0s demo-web >/dev/null 2>&1 || true
+	as_user "$paddock" rm demo-web >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 mkdir "$work/workspace"
 echo "host bytes" > "$work/canary"
 
@@ -48,4 +55,47 @@ echo "   workspace/output.txt: $(cat "$work/workspace/output.txt" 2>/dev/null ||
 [ -e "$work/workspace/.git" ] && echo "   .git: left behind (should not)" || echo "   .git: absent (protected path placeholder removed)"
 echo "== completion record:"
 cat "$work/record.json"
-exit "$status"
+[ "$status" = 0 ] || exit "$status"
+
+# Part 2: a session with a leased service and a port forward, paddock exec
+# into it, the lease outliving the main command, then paddock stop.
+python3 - "$top/contrib/policies/agent.json" "$work/web.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["services"] = [{"name": "web", "lease": "30s",
+                  "argv": ["python3", "-m", "http.server", "8080", "--bind", "127.0.0.1"]}]
+p["ports"] = [{"host": "127.0.0.1:auto", "sandbox": 8080}]
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+PY
+chmod 644 "$work/web.json"
+fetch() { python3 -c 'import sys, urllib.request as u; print(u.urlopen(sys.argv[1], timeout=5).read().decode().strip())' "$1"; }
+endpoint() { as_user "$paddock" ps --json | python3 -c 'import json, sys
+for s in json.load(sys.stdin):
+    if s["name"] == "demo-web" and s["state"] != "ended":
+        print(s["endpoints"][0]["host"], s["id"], s["generation"])'; }
+
+echo
+echo "== paddock run --detach --name demo-web (a leased web service, a port forward)"
+id=$(as_user "$paddock" run --detach --name demo-web --policy "$work/web.json" \
+	--workspace "$work/workspace" -- sh -c 'echo "hello from the sandbox" > index.html; sleep 4')
+echo "   session $id"
+set -- $(endpoint)
+echo "   endpoint $1 (session $2, generation $3)"
+echo "== paddock exec demo-web -- id; ls"
+as_user "$paddock" exec demo-web -- sh -c 'echo "   inside: $(id)"; echo "   inside: $(ls | tr "\\n" " ")"'
+for i in 1 2 3 4 5 6 7 8 9 10; do fetch "http://$1/index.html" >/dev/null 2>&1 && break; sleep 0.3; done
+echo "   GET http://$1/index.html: $(fetch "http://$1/index.html")"
+echo "== paddock wait demo-web (the main command's status; the service runs on)"
+as_user "$paddock" wait demo-web && echo "   main command: exit 0"
+as_user "$paddock" ps | sed 's/^/   /'
+echo "   GET after the main command ended: $(fetch "http://$1/index.html")"
+echo "== paddock stop demo-web"
+as_user "$paddock" stop demo-web
+if fetch "http://$1/index.html" >/dev/null 2>&1; then echo "   the endpoint still answers (should not)"; exit 1; fi
+echo "   the endpoint refuses connections; the service ended:"
+as_user "$paddock" ps --all --json | python3 -c 'import json, sys
+for s in json.load(sys.stdin):
+    if s["name"] == "demo-web":
+        for l in s["leases"]:
+            print("   lease", l["service"], "owner", l["owner_uid"], "gen", l["generation"], "->", l["state"], l["ended"])'
+as_user "$paddock" rm demo-web
