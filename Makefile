@@ -183,7 +183,7 @@ clean:
 # ---- paddock-eval: the scenario harness (scenarios/, docs/scenarios.md) ----
 EVAL_SRC := $(wildcard scenarios/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
-EVAL_LIB_OBJ := $(B)/scenarios/grading.o $(B)/scenarios/report.o
+EVAL_LIB_OBJ := $(B)/scenarios/grading.o $(B)/scenarios/report.o $(B)/scenarios/fan_ident.o
 
 # Messages and paths are cut on purpose to fixed buffers (struct result has
 # no malloc): a truncated line is better than none.
