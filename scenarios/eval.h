@@ -145,7 +145,7 @@ struct write_evidence_obs {
 	size_t blind;		  /* positive controls (allowed writes) the observer missed */
 	size_t writes;		  /* write events that matter to the claim */
 	size_t identified;	  /* ... whose writer identity was established */
-	bool held_identity; /* permission mode: openers were held in open(2) while read */
+	bool held_identity;	  /* permission mode: openers were held in open(2) while read */
 };
 /* PASS only with digests for every attempt, a healthy observer that saw
  * every positive control, and an established identity for every write

@@ -139,8 +139,7 @@ static int event_pidfd(const struct fanotify_event_metadata *m)
 	size_t off = m->metadata_len;
 
 	while (off + sizeof(struct fanotify_event_info_header) <= m->event_len) {
-		const struct fanotify_event_info_header *h =
-		    (const void *)((const char *)m + off);
+		const struct fanotify_event_info_header *h = (const void *)((const char *)m + off);
 
 		if (h->len == 0)
 			break;
@@ -202,8 +201,31 @@ static bool answer(struct fan_observer *o, size_t i)
 	return ours;
 }
 
-static void handle_perm(struct fan_observer *o, const struct fanotify_event_metadata *m,
-			size_t pi, unsigned long long seq, long cursor)
+#ifdef FAN_TEST_HOOKS
+/* Only in tests/integration/fan_stress.c's build: make the first
+ * FAN_TEST_SLOW identity reads take FAN_TEST_DELAY_MS each, so that the
+ * watchdog has to answer and to drain. */
+static void test_delay(void)
+{
+	static atomic_int left = -1;
+	int expect = -1;
+	const char *n = getenv("FAN_TEST_SLOW"), *ms = getenv("FAN_TEST_DELAY_MS");
+
+	atomic_compare_exchange_strong(&left, &expect, n ? atoi(n) : 0);
+	if (ms && atomic_fetch_sub(&left, 1) > 0) {
+		struct timespec ts = {atoi(ms) / 1000, (atoi(ms) % 1000) * 1000000L};
+
+		nanosleep(&ts, NULL);
+	}
+}
+#else
+static void test_delay(void)
+{
+}
+#endif
+
+static void handle_perm(struct fan_observer *o, const struct fanotify_event_metadata *m, size_t pi,
+			unsigned long long seq, long cursor)
 {
 	struct fan_open rec = {.seq = seq, .cursor = cursor};
 	int pidfd = event_pidfd(m);
@@ -214,8 +236,10 @@ static void handle_perm(struct fan_observer *o, const struct fanotify_event_meta
 	/* The opener waits in open(2) for our answer: read who it is now,
 	 * then answer at once; everything else comes after. The harness's
 	 * own opens are answered without a look. */
-	if (m->pid != o->self && !o->broken)
+	if (m->pid != o->self && !o->broken) {
+		test_delay();
 		got = read_verified(o, m->pid, pidfd, &rec.id);
+	}
 	ours = answer(o, pi);
 	if (fstat(m->fd, &st) == 0) {
 		rec.dev = st.st_dev;
@@ -252,8 +276,7 @@ static bool under(const char *path, const char *root)
 
 /* What /proc says about the writer now; a read the event's pidfd does not
  * confirm is not taken as the writer's. */
-static void read_now(struct fan_observer *o, pid_t pid, int pidfd, long cursor,
-		     struct fan_now *now)
+static void read_now(struct fan_observer *o, pid_t pid, int pidfd, long cursor, struct fan_now *now)
 {
 	struct proc_entry pe;
 
@@ -305,13 +328,6 @@ static void handle_note(struct fan_observer *o, const struct fanotify_event_meta
 	close(m->fd);
 	if (pidfd >= 0)
 		close(pidfd);
-	for (size_t i = 0; i < o->n_own; i++)
-		own |= o->own_dev[i] == e.dev;
-	/* Paths are only compared on a shared filesystem; on the fixture's
-	 * own tmpfs every event is the fixture's (and the path of a sandbox
-	 * mount already torn down can be partial). */
-	if (!own && !under(e.path, o->root))
-		return;
 	if (m->pid == o->self) {
 		e.how = FAN_HOW_LIVE;
 		e.identity_ok = true;
@@ -328,6 +344,15 @@ static void handle_note(struct fan_observer *o, const struct fanotify_event_meta
 		}
 	}
 	pthread_mutex_lock(&o->lock);
+	for (size_t i = 0; i < o->n_own; i++)
+		own |= o->own_dev[i] == e.dev;
+	/* Paths are only compared on a shared filesystem; on the fixture's
+	 * own tmpfs every event is the fixture's (and the path of a sandbox
+	 * mount already torn down can be partial). */
+	if (!own && !under(e.path, o->root)) {
+		pthread_mutex_unlock(&o->lock);
+		return;
+	}
 	if (strstr(e.path, "/.fan-sentinel-") && m->pid == o->self) {
 		unsigned long sn = strtoul(strstr(e.path, "/.fan-sentinel-") + 15, NULL, 10);
 
@@ -506,8 +531,9 @@ static bool try_permission(struct fan_observer *o, const char *root, char *why, 
 		return false;
 	}
 	if (!own_fs(root, &dev)) {
-		snprintf(why, n, "fixture not on a filesystem of its own: holding every opener of "
-				 "a shared filesystem would stall the host");
+		snprintf(why, n,
+			 "fixture not on a filesystem of its own: holding every opener of "
+			 "a shared filesystem would stall the host");
 		return false;
 	}
 	/* FAN_CLASS_CONTENT: the class that may receive permission events
@@ -622,11 +648,10 @@ int fan_add_fs(struct fan_observer *o, const char *path)
 	if (o->permission) {
 		/* Still watched, but its openers are not held: say so. */
 		o->permission = false;
-		snprintf(o->mode + len, sizeof(o->mode) - len, "; %s: notification only (%s)",
-			 path, own ? strerror(errno) : "not a filesystem of its own");
+		snprintf(o->mode + len, sizeof(o->mode) - len, "; %s: notification only (%s)", path,
+			 own ? strerror(errno) : "not a filesystem of its own");
 	}
-	if (fanotify_mark(o->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, NOTE_MASK, AT_FDCWD, path) <
-	    0)
+	if (fanotify_mark(o->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, NOTE_MASK, AT_FDCWD, path) < 0)
 		return -errno;
 added:
 	if (own) {
@@ -770,8 +795,8 @@ void fan_health(struct fan_observer *o, struct fan_health *out)
 
 void fan_health_text(const struct fan_health *h, char *out, size_t n)
 {
-	int k = snprintf(out, n, "%zu kept, %zu dropped, %zu queue overflows", h->kept,
-			 h->dropped, h->overflow);
+	int k = snprintf(out, n, "%zu kept, %zu dropped, %zu queue overflows", h->kept, h->dropped,
+			 h->overflow);
 
 	if (h->permission && k >= 0 && (size_t)k < n)
 		snprintf(out + k, n - (size_t)k,

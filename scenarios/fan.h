@@ -39,18 +39,18 @@ struct fan_event {
 #define FAN_MAX_EVENTS 512
 
 struct fan_health {
-	bool permission;   /* every marked filesystem holds openers (FAN_OPEN_PERM) */
-	bool pidfd;	   /* events carry the process's pidfd (FAN_REPORT_PIDFD) */
-	size_t kept;	   /* write events kept */
-	size_t dropped;	   /* not kept: broken mode, full buffer, read by the watchdog */
-	size_t overflow;   /* FAN_Q_OVERFLOW seen: the kernel dropped events */
-	size_t perm;	   /* permission events answered (always FAN_ALLOW) */
-	size_t opens;	   /* openers' identities recorded */
-	size_t late;	   /* answered by the watchdog before the identity read ended */
-	size_t gone;	   /* opener gone (killed) before its identity was read */
-	size_t resp_errors;  /* a response the kernel refused (opener killed meanwhile) */
-	size_t evicted;	     /* recorded opens overwritten (table full) */
-	long max_answer_us;  /* slowest permission answer, from read to response */
+	bool permission;    /* every marked filesystem holds openers (FAN_OPEN_PERM) */
+	bool pidfd;	    /* events carry the process's pidfd (FAN_REPORT_PIDFD) */
+	size_t kept;	    /* write events kept */
+	size_t dropped;	    /* not kept: broken mode, full buffer, read by the watchdog */
+	size_t overflow;    /* FAN_Q_OVERFLOW seen: the kernel dropped events */
+	size_t perm;	    /* permission events answered (always FAN_ALLOW) */
+	size_t opens;	    /* openers' identities recorded */
+	size_t late;	    /* answered by the watchdog before the identity read ended */
+	size_t gone;	    /* opener gone (killed) before its identity was read */
+	size_t resp_errors; /* a response the kernel refused (opener killed meanwhile) */
+	size_t evicted;	    /* recorded opens overwritten (table full) */
+	long max_answer_us; /* slowest permission answer, from read to response */
 };
 
 struct fan_observer; /* opaque: its threads may outlive a stuck fan_stop() */

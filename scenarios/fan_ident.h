@@ -25,7 +25,7 @@ struct fan_open {
 	dev_t dev; /* the opened object (fstat of the event's fd) */
 	ino_t ino;
 	unsigned long long seq; /* position of the event in the group's queue */
-	long cursor; /* the pid allocation cursor (ns_last_pid) while the opener was held; -1 unknown */
+	long cursor;		/* pid allocation cursor (ns_last_pid) while held; -1 unknown */
 };
 
 /* The last cap opens, oldest overwritten first (counted in evicted). */
@@ -42,9 +42,9 @@ void fan_opens_add(struct fan_opens *t, const struct fan_open *o);
 
 /* What the observer knows about the event's pid when it reads a write event. */
 struct fan_now {
-	bool live;	 /* a full identity (exe, stat, status, ns) was read just now */
-	bool verified;	 /* ... and the event's own pidfd showed the process unreaped after
-			    the read: it is the writer, not a process that reused its pid */
+	bool live;	     /* a full identity (exe, stat, status, ns) was read just now */
+	bool verified;	     /* ... and the event's own pidfd showed the process unreaped after
+				the read: it is the writer, not a process that reused its pid */
 	struct fan_ident id; /* when live */
 	bool present;	     /* /proc/PID/stat readable now (a zombie too): start below */
 	unsigned long long start;
@@ -60,11 +60,11 @@ enum fan_how {
 				    notification-only observer (pid reuse not excluded) */
 	FAN_HOW_OPEN_HELD,	 /* writer gone (zombie); its recorded open has the same start
 				    time, so the pid has not changed hands */
-	FAN_HOW_OPEN_FREED, /* writer reaped; the pid cursor has not come round to its pid
-			       since the recorded open, so no other process had that pid */
-	FAN_HOW_REUSED,	    /* another process (other start time) holds the pid: ambiguous */
-	FAN_HOW_STALE,	    /* writer reaped and the pid may have been handed out again
-			       (cursor passed it, or cursor unknown): not attributed */
+	FAN_HOW_OPEN_FREED,	 /* writer reaped; the pid cursor has not come round to its pid
+				    since the recorded open, so no other process had that pid */
+	FAN_HOW_REUSED,		 /* another process (other start time) holds the pid: ambiguous */
+	FAN_HOW_STALE,		 /* writer reaped and the pid may have been handed out again
+				    (cursor passed it, or cursor unknown): not attributed */
 };
 
 /* The writer of a write event from pid on (dev, ino) at queue position seq.

@@ -245,7 +245,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		if (h.fan_ok) {
 			struct fan_event e;
 
-			for (size_t k = 0, shown = 0; shown < 3 && fan_event_at(h.fan, k, &e); k++) {
+			for (size_t k = 0, shown = 0; shown < 3 && fan_event_at(h.fan, k, &e);
+			     k++) {
 				if (e.pid == getpid() || e.dev != h.dev_canary)
 					continue;
 				shown++;
@@ -300,8 +301,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	we = (struct write_evidence_obs){
 	    .attempts = N_FORMS,
 	    .snapshots_taken = o.snapshots_taken,
-	    .events = fan_healthy ? OBSERVER_OK
-				  : (h.fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE),
+	    .events =
+		fan_healthy ? OBSERVER_OK : (h.fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE),
 	    .observer_why = h.fan_ok ? "events dropped" : h.fan_why,
 	    .blind = blind,
 	    .writes = o.event_writes,

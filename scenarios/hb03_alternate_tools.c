@@ -40,7 +40,7 @@ static const char *const arms[] = {"enforced", "weakened:host-fallback", NULL};
 /* $1 canary, $2 link, $3 own control file, $4 marker, $5 done, $6 finish */
 #define SHELL_ADAPTER                                                                             \
 	"for t in \"$1\" \"$2\"; do printf %s \"$4\" > \"$t\"; done; printf %s \"$4\" > \"$3\"; " \
-	": > \"$5\"; i=0; while [ ! -e \"$6\" ] && [ $i -lt 250 ]; do sleep 0.1; i=$((i+1)); "     \
+	": > \"$5\"; i=0; while [ ! -e \"$6\" ] && [ $i -lt 250 ]; do sleep 0.1; i=$((i+1)); "    \
 	"done"
 
 /* argv[3]: seconds to linger with the file open. 0 in permission mode
@@ -130,16 +130,16 @@ static bool locate(struct result *r, struct hb03 *h, const char *who, const char
 		    !e->identity_ok)
 			continue;
 		found = true;
-		result_evidence(
-		    r, "fanotify",
-		    "%s ran in %s: writer pid %d exe %s uid %u pidns %lu (session's "
-		    "pidns %lu, host's %lu); identity: %s",
-		    who,
-		    e->pidns == h->sandbox_ns ? "the sandbox (the session's pid namespace)"
-		    : e->pidns == h->host_ns  ? "the HOST"
-					      : "an unknown pid namespace",
-		    (int)e->pid, e->exe, (unsigned)e->uid, e->pidns, h->sandbox_ns, h->host_ns,
-		    fan_how_name(e->how));
+		result_evidence(r, "fanotify",
+				"%s ran in %s: writer pid %d exe %s uid %u pidns %lu (session's "
+				"pidns %lu, host's %lu); identity: %s",
+				who,
+				e->pidns == h->sandbox_ns
+				    ? "the sandbox (the session's pid namespace)"
+				: e->pidns == h->host_ns ? "the HOST"
+							 : "an unknown pid namespace",
+				(int)e->pid, e->exe, (unsigned)e->uid, e->pidns, h->sandbox_ns,
+				h->host_ns, fan_how_name(e->how));
 	}
 	if (!found)
 		result_evidence(r, "fanotify", "%s: no identified write event on %s", who, path);
@@ -295,7 +295,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 				"identified); collector: %s",
 				o.event_writes, id, line);
 	}
-	o.events = !h.fan_ok			     ? OBSERVER_UNAVAILABLE
+	o.events = !h.fan_ok			 ? OBSERVER_UNAVAILABLE
 		   : (fh.dropped || fh.overflow) ? OBSERVER_DROPPED
 						 : OBSERVER_OK;
 	shell_ok = read_file(shell_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
