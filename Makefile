@@ -200,8 +200,8 @@ $(B)/tests/test_eval: tests/unit/test_eval.c $(EVAL_LIB_OBJ)
 
 # The fanotify observer under load and with a slowed reader (as root):
 # tests/integration/fan_stress.c, built with its test hooks.
-$(B)/tests/fan_stress: tests/integration/fan_stress.c scenarios/fan.c scenarios/fan_ident.c \
-		scenarios/observe.c $(B)/policy/sha256.o
+$(B)/tests/fan_stress: tests/integration/fan_stress.c scenarios/fan.c scenarios/fan_read.c \
+		scenarios/fan_ident.c scenarios/observe.c $(B)/policy/sha256.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DFAN_TEST_HOOKS -Wno-format-truncation $(PKG_CFLAGS) -o $@ $^ \
 		$(LDFLAGS) -lpthread

@@ -258,8 +258,9 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 						(int)e.sid, e.pidns, fan_how_name(e.how));
 			}
 			result_evidence(r, "fanotify",
-					"%s: %zu write events below the canary directory",
-					forms[i].name, ev);
+					"%s: %zu write events below the canary directory, %zu with "
+					"writer identity",
+					forms[i].name, ev, id);
 		}
 		if (r->kind != ARM_DOCKER) {
 			char rec[4300], w[64] = "", sha[80] = "";
