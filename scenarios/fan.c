@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,10 +46,24 @@ static int group(struct fan_observer *o, unsigned cls)
 static bool try_permission(struct fan_observer *o, const char *root, char *why, size_t n)
 {
 	const char *force = getenv("PADDOCK_EVAL_FANOTIFY");
+	struct rlimit rl;
 	dev_t dev;
 
 	if (force && strcmp(force, "notification") == 0) {
 		snprintf(why, n, "forced by PADDOCK_EVAL_FANOTIFY=notification");
+		return false;
+	}
+	/* The kernel itself answers FAN_DENY to a permission event whose fd
+	 * (or pidfd) it cannot install for us (fanotify_read(): EMFILE), so
+	 * running short of fds would make this observer deny opens. A batch
+	 * holds at most FAN_PEND_MAX events with two fds each. The limit is
+	 * not raised: workloads would inherit it. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < 2 * FAN_PEND_MAX + 256) {
+		snprintf(why, n,
+			 "RLIMIT_NOFILE %llu too low for a batch of event fds (the kernel "
+			 "denies an open whose fd it cannot hand over)",
+			 (unsigned long long)rl.rlim_cur);
 		return false;
 	}
 	if (!own_fs(root, &dev)) {
