@@ -42,7 +42,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: eval all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay
+.PHONY: eval fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval
 
@@ -183,7 +183,7 @@ clean:
 # ---- paddock-eval: the scenario harness (scenarios/, docs/scenarios.md) ----
 EVAL_SRC := $(wildcard scenarios/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
-EVAL_LIB_OBJ := $(B)/scenarios/grading.o $(B)/scenarios/report.o
+EVAL_LIB_OBJ := $(B)/scenarios/grading.o $(B)/scenarios/report.o $(B)/scenarios/fan_ident.o
 
 # Messages and paths are cut on purpose to fixed buffers (struct result has
 # no malloc): a truncated line is better than none.
@@ -197,6 +197,17 @@ $(B)/paddock-eval: $(EVAL_OBJ) $(B)/policy/sha256.o
 $(B)/tests/test_eval: tests/unit/test_eval.c $(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+# The fanotify observer under load and with a slowed reader (as root):
+# tests/integration/fan_stress.c, built with its test hooks.
+$(B)/tests/fan_stress: tests/integration/fan_stress.c scenarios/fan.c scenarios/fan_read.c \
+		scenarios/fan_ident.c scenarios/observe.c $(B)/policy/sha256.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DFAN_TEST_HOOKS -Wno-format-truncation $(PKG_CFLAGS) -o $@ $^ \
+		$(LDFLAGS) -lpthread
+
+fan-stress: $(B)/tests/fan_stress
+	@for p in normal budget stall; do $(B)/tests/fan_stress $$p || exit 1; done
 
 # Runs every implemented case over its arms (as root: workloads drop to
 # paddock-test; the Docker arm starts an offline engine only if none

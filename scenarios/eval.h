@@ -84,6 +84,7 @@ struct result {
 	char policy_path[512];
 	char policy_sha256[80];
 	char weakenings[64];
+	char fanotify_mode[200]; /* the event observer's mode, "" when none ran */
 	struct evidence ev[EVAL_MAX_EVIDENCE];
 	size_t n_ev;
 	size_t ev_dropped; /* evidence lines that did not fit */
@@ -126,12 +127,32 @@ struct transient_obs {
 	enum observer_state events;
 	size_t transient_writes;  /* write events on the scratch file */
 	size_t identified_writes; /* ... with writer identity (pid, exe, uid, session) */
+	bool marker_identified;	  /* the first of them (the marker write) has its writer */
 	bool snapshot_equal;	  /* final bytes, size, mtime and inode equal the initial ones */
 	bool snapshot_taken;	  /* before and after snapshots exist */
 	bool review_claims_no_mutation; /* the conclusion written says "no mutation" */
 	bool identity_required;
 };
 void grade_transient(const struct transient_obs *o, struct verdict *out);
+
+/* Evidence behind a write-event claim (HB-01, HB-04): enough observation
+ * to support "no forbidden write" or "this write, by this writer". */
+struct write_evidence_obs {
+	size_t attempts;	/* forms or runs that had to be observed */
+	size_t snapshots_taken; /* ... with before and after digests */
+	enum observer_state events;
+	const char *observer_why; /* why the event observer is missing or unhealthy */
+	size_t blind;		  /* positive controls (allowed writes) the observer missed */
+	size_t writes;		  /* write events that matter to the claim */
+	size_t identified;	  /* ... whose writer identity was established */
+	bool held_identity;	  /* permission mode: openers were held in open(2) while read */
+};
+/* PASS only with digests for every attempt, a healthy observer that saw
+ * every positive control, and an established identity for every write
+ * event; UNKNOWN otherwise, with the reason (and the observer's mode when
+ * identities are missing). More identified than writes is a harness defect
+ * (UNKNOWN): the grade never claims identity it was not given. */
+void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *out);
 
 /* The conclusion the snapshot observer may draw: limited to final-state
  * equality (static text; never "no mutation occurred"). */

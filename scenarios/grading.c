@@ -87,6 +87,51 @@ void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 	verdict_set(out, GRADE_PASS, NULL, NULL);
 }
 
+void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *out)
+{
+	char why[320];
+
+	if (o->attempts == 0 || o->snapshots_taken < o->attempts) {
+		snprintf(why, sizeof(why), "missing evidence: digests for %zu of %zu attempts",
+			 o->snapshots_taken, o->attempts);
+		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		return;
+	}
+	if (o->events != OBSERVER_OK) {
+		snprintf(why, sizeof(why), "digests only; no healthy event observer (%s)",
+			 o->observer_why && *o->observer_why
+			     ? o->observer_why
+			     : (o->events == OBSERVER_DROPPED ? "events dropped" : "unavailable"));
+		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		return;
+	}
+	if (o->blind) {
+		snprintf(why, sizeof(why),
+			 "the event observer missed %zu allowed control writes: it cannot vouch "
+			 "for the rest",
+			 o->blind);
+		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		return;
+	}
+	if (o->identified > o->writes) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "harness defect: more identified writers than write events", NULL);
+		return;
+	}
+	if (o->identified < o->writes) {
+		snprintf(why, sizeof(why), "%zu of %zu write events without writer identity (%s)",
+			 o->writes - o->identified, o->writes,
+			 o->held_identity
+			     ? "permission mode: a writer gone before it was read that never "
+			       "opened the file itself (inherited fd), or whose pid may have "
+			       "changed hands"
+			     : "notification-only observer: writer gone before it was read");
+		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
 const char *snapshot_conclusion(bool equal)
 {
 	return equal ? "final state equals initial state (bytes, size, mtime, inode); this says "
@@ -119,8 +164,12 @@ void grade_transient(const struct transient_obs *o, struct verdict *out)
 			    NULL);
 		return;
 	}
-	if (o->identity_required && o->identified_writes == 0) {
-		verdict_set(out, GRADE_UNKNOWN, "write events without writer identity", NULL);
+	/* The claim is "this transient write happened, by this writer": the
+	 * marker write needs its writer. Writers of the restore are the
+	 * evidence dimension's concern (grade_write_evidence). */
+	if (o->identity_required && !o->marker_identified) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "the transient write's event has no writer identity", NULL);
 		return;
 	}
 	verdict_set(out, GRADE_PASS, NULL, NULL);

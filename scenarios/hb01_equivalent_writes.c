@@ -48,8 +48,8 @@ static const struct form {
 struct hb01 {
 	struct fixture fx;
 	char canary_dir[4096], task[4096], records[4096], canary[4200];
-	struct fan_observer fan;
-	bool fan_ok, fan_started, canary_mounted;
+	struct fan_observer *fan;
+	bool fan_ok, canary_mounted;
 	char fan_why[256];
 	dev_t dev_canary, dev_task;
 };
@@ -92,18 +92,17 @@ static int setup(struct eval_ctx *ctx, struct result *r, struct hb01 *h, char *w
 			  0755) < 0)
 		return -1;
 	h->fan_ok = fan_start(&h->fan, h->fx.dir, false, h->fan_why, sizeof(h->fan_why)) == 0;
-	h->fan_started = h->fan_ok;
-	if (h->fan_ok && h->canary_mounted && fan_add_fs(&h->fan, h->canary_dir) < 0) {
+	if (h->fan_ok && h->canary_mounted && fan_add_fs(h->fan, h->canary_dir) < 0) {
 		snprintf(h->fan_why, sizeof(h->fan_why),
 			 "fanotify mark on the canary's tmpfs failed");
-		fan_stop(&h->fan);
-		h->fan_ok = h->fan_started = false;
+		h->fan_ok = false;
 	}
 	if (h->fan_ok && !h->canary_mounted) {
 		snprintf(h->fan_why, sizeof(h->fan_why), "no tmpfs of its own for the canary");
-		fan_stop(&h->fan);
-		h->fan_ok = h->fan_started = false;
+		h->fan_ok = false;
 	}
+	if (h->fan_ok)
+		snprintf(r->fanotify_mode, sizeof(r->fanotify_mode), "%s", fan_mode(h->fan));
 	return 0;
 }
 
@@ -173,6 +172,8 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	struct prevention_obs o = {.transient_in_scope = true};
 	size_t ctl_ok = 0, ids = 0, blind = 0;
 	bool fan_healthy;
+	struct fan_health fh = {0};
+	struct write_evidence_obs we;
 
 	(void)arm;
 	if (r->kind == ARM_DOCKER && docker_unavailable(ctx, r))
@@ -194,24 +195,24 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		if (!orig_sha[0])
 			snprintf(orig_sha, sizeof(orig_sha), "%s", before);
 		if (h.fan_ok)
-			fan_clear(&h.fan);
+			fan_clear(h.fan);
 		if (run_form(ctx, r, &h, i, log, &status) < 0)
 			continue;
 		o.attempts++;
-		if (h.fan_ok && fan_sync(&h.fan) < 0)
+		if (h.fan_ok && fan_sync(h.fan) < 0)
 			h.fan_ok = false, snprintf(h.fan_why, sizeof(h.fan_why), "lost contact");
 		snprintf(ctl, sizeof(ctl), "%s/out-%s.txt", h.task, forms[i].name);
 		bool ran = read_file(ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 		int have_after = observe_sha256(h.canary, after);
 
-		ev = h.fan_ok ? fan_count_dev(&h.fan, h.dev_canary, 0, false, &id) : 0;
+		ev = h.fan_ok ? fan_count_dev(h.fan, h.dev_canary, 0, false, &id) : 0;
 		/* The observer's positive control: it must have seen the
 		 * form's task-dir write, or it is blind to this workload. */
 		if (h.fan_ok && ran) {
 			/* Below the task directory: rename-over writes a temporary
 			 * name there first. */
 			size_t ctl_id = 0,
-			       ctl_ev = fan_count_dev(&h.fan, h.dev_task, 0, false, &ctl_id);
+			       ctl_ev = fan_count_dev(h.fan, h.dev_task, 0, false, &ctl_id);
 
 			if (ctl_ev == 0)
 				blind++;
@@ -242,23 +243,24 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		result_evidence(r, "control", "%s: task-dir write %s", forms[i].name,
 				ran ? "verified" : "MISSING");
 		if (h.fan_ok) {
-			pthread_mutex_lock(&h.fan.lock);
-			for (size_t k = 0; k < h.fan.n && k < 2; k++) {
-				struct fan_event *e = &h.fan.ev[k];
+			struct fan_event e;
 
-				if (e->pid == getpid() || e->dev != h.dev_canary)
+			for (size_t k = 0, shown = 0; shown < 3 && fan_event_at(h.fan, k, &e);
+			     k++) {
+				if (e.pid == getpid() || e.dev != h.dev_canary)
 					continue;
-				result_evidence(
-				    r, "fanotify",
-				    "%s: write on %s by pid %d exe %s uid %u sid %d pidns %lu%s",
-				    forms[i].name, e->path, (int)e->pid, e->exe, (unsigned)e->uid,
-				    (int)e->sid, e->pidns,
-				    e->identity_ok ? "" : " (identity gone)");
+				shown++;
+				result_evidence(r, "fanotify",
+						"%s: write on %s by pid %d exe %s uid %u sid %d "
+						"pidns %lu; identity: %s",
+						forms[i].name, e.path, (int)e.pid,
+						e.identity_ok ? e.exe : "?", (unsigned)e.uid,
+						(int)e.sid, e.pidns, fan_how_name(e.how));
 			}
-			pthread_mutex_unlock(&h.fan.lock);
 			result_evidence(r, "fanotify",
-					"%s: %zu write events below the canary directory",
-					forms[i].name, ev);
+					"%s: %zu write events below the canary directory, %zu with "
+					"writer identity",
+					forms[i].name, ev, id);
 		}
 		if (r->kind != ARM_DOCKER) {
 			char rec[4300], w[64] = "", sha[80] = "";
@@ -272,15 +274,19 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			(void)sha;
 		}
 	}
-	fan_healthy = h.fan_ok && h.fan.overflow == 0 && h.fan.dropped == 0 && blind == 0;
-	if (h.fan_ok)
-		result_evidence(r, "fanotify",
-				"collector health: %zu kept, %zu dropped, %zu queue overflows",
-				h.fan.n, h.fan.dropped, h.fan.overflow);
+	if (h.fan_ok) {
+		char line[400];
+
+		fan_health(h.fan, &fh);
+		fan_health_text(&fh, line, sizeof(line));
+		result_evidence(r, "fanotify", "collector health: %s", line);
+	}
+	fan_healthy = h.fan_ok && fh.overflow == 0 && fh.dropped == 0;
 	if (blind)
 		result_evidence(r, "fanotify", "observer missed %zu control writes: not healthy",
 				blind);
-	o.events = fan_healthy ? OBSERVER_OK : (h.fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE);
+	o.events = fan_healthy && !blind ? OBSERVER_OK
+					 : (h.fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE);
 	grade_prevention(&o, &r->v[DIM_ENFORCEMENT]);
 	if (ctl_ok == N_FORMS) {
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
@@ -291,26 +297,24 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			 N_FORMS - ctl_ok, N_FORMS, failed_ctl);
 		verdict_set(&r->v[DIM_CONTROL], GRADE_FAIL, m, NULL);
 	}
-	if (o.snapshots_taken < N_FORMS) {
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "missing canary snapshots for forms that did not run", NULL);
-	} else if (!fan_healthy) {
-		char m[320];
-
-		snprintf(m, sizeof(m), "canary digests only; no healthy event observer (%s)",
-			 h.fan_ok ? "events dropped" : h.fan_why);
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, m, NULL);
-	} else if (o.event_writes > ids) {
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "write events without writer identity (writer gone before it was read)",
-			    NULL);
-	} else {
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
-	}
+	/* Evidence: digests for every form, a healthy observer that saw every
+	 * control write, and the writer of every canary write event. */
+	we = (struct write_evidence_obs){
+	    .attempts = N_FORMS,
+	    .snapshots_taken = o.snapshots_taken,
+	    .events =
+		fan_healthy ? OBSERVER_OK : (h.fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE),
+	    .observer_why = h.fan_ok ? "events dropped" : h.fan_why,
+	    .blind = blind,
+	    .writes = o.event_writes,
+	    .identified = ids,
+	    .held_identity = h.fan_ok && fh.permission,
+	};
+	grade_write_evidence(&we, &r->v[DIM_EVIDENCE]);
 	result_evidence(r, "canary-sha256", "original canary sha256 %s", orig_sha);
 out:
-	if (h.fan_started)
-		fan_stop(&h.fan);
+	if (fan_stop(h.fan) < 0)
+		snprintf(r->alarm, sizeof(r->alarm), "the fanotify reader did not stop");
 	if (h.canary_mounted)
 		umount2(h.canary_dir, MNT_DETACH);
 	if (fixture_teardown(&h.fx) < 0)

@@ -9,7 +9,8 @@
  *
  *  - shell adapter: the workload of `paddock run` (sh, printf);
  *  - file-tool adapter (a mock: a python3 one-liner that opens the path
- *    text, writes, and stays 300 ms so its identity can be read):
+ *    text and writes; it stays 300 ms only in the observer's notification
+ *    fallback, where a writer's identity is read after its write):
  *      enforced: through `paddock exec` in the same session, so it meets
  *        the same mounts, Landlock and seccomp;
  *      weakened:host-fallback: the adapter's documented fallback, not a
@@ -39,18 +40,23 @@ static const char *const arms[] = {"enforced", "weakened:host-fallback", NULL};
 /* $1 canary, $2 link, $3 own control file, $4 marker, $5 done, $6 finish */
 #define SHELL_ADAPTER                                                                             \
 	"for t in \"$1\" \"$2\"; do printf %s \"$4\" > \"$t\"; done; printf %s \"$4\" > \"$3\"; " \
-	"sleep 0.3; : > \"$5\"; i=0; while [ ! -e \"$6\" ] && [ $i -lt 250 ]; do sleep 0.1; "     \
-	"i=$((i+1)); done"
+	": > \"$5\"; i=0; while [ ! -e \"$6\" ] && [ $i -lt 250 ]; do sleep 0.1; i=$((i+1)); "    \
+	"done"
 
+/* argv[3]: seconds to linger with the file open. 0 in permission mode
+ * (the observer reads the opener while it is held in open(2)); 0.3 in the
+ * notification fallback, where the identity is read only if the tool is
+ * still alive when its write event is read. */
 static const char tool_py[] = "import sys,time\n"
 			      "f=open(sys.argv[1],'w'); f.write(sys.argv[2]); f.flush()\n"
-			      "time.sleep(0.3); f.close()\n";
+			      "time.sleep(float(sys.argv[3])); f.close()\n";
 
 struct hb03 {
 	struct fixture fx;
 	char canary_dir[4096], task[4096], records[4096], canary[4200], link[4200];
-	struct fan_observer fan;
-	bool fan_ok, fan_started, canary_mounted;
+	struct fan_observer *fan;
+	bool fan_ok, canary_mounted;
+	bool held; /* the observer holds openers (permission mode) */
 	char fan_why[256];
 	dev_t dev_canary, dev_task;
 	char id[128];
@@ -87,10 +93,16 @@ static int setup(struct eval_ctx *ctx, struct result *r, struct hb03 *h, char *w
 	if (inventory_read(getpid(), &me) == 0)
 		h->host_ns = me.pidns;
 	h->fan_ok = fan_start(&h->fan, h->fx.dir, false, h->fan_why, sizeof(h->fan_why)) == 0;
-	h->fan_started = h->fan_ok;
-	if (h->fan_ok && (!h->canary_mounted || fan_add_fs(&h->fan, h->canary_dir) < 0)) {
+	if (h->fan_ok && (!h->canary_mounted || fan_add_fs(h->fan, h->canary_dir) < 0)) {
 		snprintf(h->fan_why, sizeof(h->fan_why), "no fanotify mark on a canary tmpfs");
 		h->fan_ok = false;
+	}
+	if (h->fan_ok) {
+		struct fan_health fh;
+
+		fan_health(h->fan, &fh);
+		h->held = fh.permission;
+		snprintf(r->fanotify_mode, sizeof(r->fanotify_mode), "%s", fan_mode(h->fan));
 	}
 	return 0;
 }
@@ -108,29 +120,27 @@ static int reset_canary(struct eval_ctx *ctx, struct hb03 *h, char before[65])
 static bool locate(struct result *r, struct hb03 *h, const char *who, const char *path)
 {
 	struct stat st;
+	struct fan_event ev, *e = &ev;
 	bool found = false;
 
 	if (!h->fan_ok || stat(path, &st) < 0)
 		return false;
-	pthread_mutex_lock(&h->fan.lock);
-	for (size_t k = 0; k < h->fan.n && !found; k++) {
-		struct fan_event *e = &h->fan.ev[k];
-
+	for (size_t k = 0; !found && fan_event_at(h->fan, k, e); k++) {
 		if (e->pid == getpid() || e->dev != st.st_dev || e->ino != st.st_ino ||
 		    !e->identity_ok)
 			continue;
 		found = true;
-		result_evidence(
-		    r, "fanotify",
-		    "%s ran in %s: writer pid %d exe %s uid %u pidns %lu (session's "
-		    "pidns %lu, host's %lu)",
-		    who,
-		    e->pidns == h->sandbox_ns ? "the sandbox (the session's pid namespace)"
-		    : e->pidns == h->host_ns  ? "the HOST"
-					      : "an unknown pid namespace",
-		    (int)e->pid, e->exe, (unsigned)e->uid, e->pidns, h->sandbox_ns, h->host_ns);
+		result_evidence(r, "fanotify",
+				"%s ran in %s: writer pid %d exe %s uid %u pidns %lu (session's "
+				"pidns %lu, host's %lu); identity: %s",
+				who,
+				e->pidns == h->sandbox_ns
+				    ? "the sandbox (the session's pid namespace)"
+				: e->pidns == h->host_ns ? "the HOST"
+							 : "an unknown pid namespace",
+				(int)e->pid, e->exe, (unsigned)e->uid, e->pidns, h->sandbox_ns,
+				h->host_ns, fan_how_name(e->how));
 	}
-	pthread_mutex_unlock(&h->fan.lock);
 	if (!found)
 		result_evidence(r, "fanotify", "%s: no identified write event on %s", who, path);
 	return found;
@@ -202,6 +212,7 @@ static int file_tool(struct eval_ctx *ctx, struct result *r, struct hb03 *h, con
 	argv_add(&a, tool_py);
 	argv_add(&a, target);
 	argv_add(&a, MARK);
+	argv_add(&a, h->held ? "0" : "0.3");
 	if (run_argv(ctx, ctx->drop, a.v, log, 30000, &st) < 0)
 		return -1;
 	return st;
@@ -216,11 +227,12 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	bool shell_ok, tool_ok, where_shell, where_tool;
 	size_t id = 0;
 	int st;
+	struct fan_health fh = {0};
 
 	(void)arm;
 	log_path(ctx, r, "log", log, sizeof(log));
-	result_mock(r, "file-tool adapter: a python3 one-liner (open the path text, write, "
-		       "linger 300 ms)");
+	result_mock(r, "file-tool adapter: a python3 one-liner (open the path text, write; "
+		       "lingers 300 ms only when the observer cannot hold openers)");
 	if (r->kind == ARM_WEAKENED) {
 		result_mock(r, "host-fallback is the file-tool adapter's mode (it runs on the host "
 			       "as the workload user); paddock itself runs unweakened");
@@ -268,19 +280,24 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	}
 	st = file_tool(ctx, r, &h, tool_ctl, log);
 	result_evidence(r, "exit", "file tool control write: exit %d", st);
-	if (h.fan_ok && fan_sync(&h.fan) < 0) {
+	if (h.fan_ok && fan_sync(h.fan) < 0) {
 		h.fan_ok = false;
 		snprintf(h.fan_why, sizeof(h.fan_why), "lost contact (sentinel not seen)");
 	}
-	o.event_writes = h.fan_ok ? fan_count_dev(&h.fan, h.dev_canary, 0, false, &id) : 0;
-	if (h.fan_ok)
+	o.event_writes = h.fan_ok ? fan_count_dev(h.fan, h.dev_canary, 0, false, &id) : 0;
+	if (h.fan_ok) {
+		char line[400];
+
+		fan_health(h.fan, &fh);
+		fan_health_text(&fh, line, sizeof(line));
 		result_evidence(r, "fanotify",
 				"%zu write events on the canary's filesystem (%zu "
-				"identified); collector: %zu kept, %zu dropped, %zu overflows",
-				o.event_writes, id, h.fan.n, h.fan.dropped, h.fan.overflow);
-	o.events = !h.fan_ok			       ? OBSERVER_UNAVAILABLE
-		   : (h.fan.dropped || h.fan.overflow) ? OBSERVER_DROPPED
-						       : OBSERVER_OK;
+				"identified); collector: %s",
+				o.event_writes, id, line);
+	}
+	o.events = !h.fan_ok			 ? OBSERVER_UNAVAILABLE
+		   : (fh.dropped || fh.overflow) ? OBSERVER_DROPPED
+						 : OBSERVER_OK;
 	shell_ok = read_file(shell_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 	tool_ok = read_file(tool_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 	where_shell = locate(r, &h, "shell adapter", shell_ctl);
@@ -319,8 +336,8 @@ out:
 			run_argv(ctx, ctx->drop, stop, NULL, 30000, &st);
 		run_argv(ctx, ctx->drop, rm, NULL, 30000, &st);
 	}
-	if (h.fan_started)
-		fan_stop(&h.fan);
+	if (fan_stop(h.fan) < 0)
+		snprintf(r->alarm, sizeof(r->alarm), "the fanotify reader did not stop");
 	if (h.canary_mounted)
 		umount2(h.canary_dir, MNT_DETACH);
 	if (fixture_teardown(&h.fx) < 0)

@@ -27,14 +27,17 @@ static const char *const arms[] = {"enforced", "broken-collector", "weakened:rw-
 static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 {
 	struct fixture fx = {0};
-	struct fan_observer fan = {.fd = -1};
+	struct fan_observer *fan = NULL;
+	struct fan_health fh = {0};
 	struct snapshot before, after;
 	struct transient_obs o = {.identity_required = true};
 	char why[256] = "", task[4096], recs[4096], scratch[4200], work[4200], rec[4300], log[4300];
 	struct argv_buf a;
-	bool fan_ok = false, healthy, fan_started = false;
+	bool fan_ok = false, healthy;
 	int status = -1;
-	size_t id = 0, work_ev = 0;
+	size_t id = 0, work_ev = 0, work_id = 0;
+	bool seen_marker = false;
+	struct write_evidence_obs we;
 
 	(void)arm;
 	if (r->kind == ARM_WEAKENED) {
@@ -63,11 +66,11 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		result_not_executed(r, "cannot write the scratch file");
 		goto out;
 	}
-	fan_started =
-	    fan_start(&fan, fx.dir, r->kind == ARM_BROKEN_COLLECTOR, why, sizeof(why)) == 0;
-	fan_ok = fan_started;
+	fan_ok = fan_start(&fan, fx.dir, r->kind == ARM_BROKEN_COLLECTOR, why, sizeof(why)) == 0;
 	if (!fan_ok)
 		result_evidence(r, "fanotify", "no event observer: %s", why);
+	else
+		snprintf(r->fanotify_mode, sizeof(r->fanotify_mode), "%s", fan_mode(fan));
 	if (r->kind == ARM_BROKEN_COLLECTOR)
 		result_mock(r, "event collector deliberately broken: drops every event");
 	/* Let the mtime tick so a restore that forgot it would show. */
@@ -99,7 +102,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		result_not_executed(r, "could not start the workload");
 		goto out;
 	}
-	if (fan_ok && fan_sync(&fan) < 0) {
+	if (fan_ok && fan_sync(fan) < 0) {
 		fan_ok = false;
 		result_evidence(r, "fanotify", "collector lost contact (sentinel not seen)");
 	}
@@ -118,29 +121,34 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	    strstr(snapshot_conclusion(o.snapshot_equal), "no mutation") != NULL;
 	if (fan_ok) {
 		/* By inode on the fixture's filesystem, not by path. */
-		o.transient_writes = fan_count_dev(&fan, before.dev, before.ino, false, &id);
-		o.identified_writes = id;
-		work_ev = fan_count_dev(&fan, before.dev, before.ino, true, NULL);
-		pthread_mutex_lock(&fan.lock);
-		for (size_t k = 0; k < fan.n; k++) {
-			struct fan_event *e = &fan.ev[k];
+		struct fan_event ev, *e = &ev;
+		char line[400];
 
+		o.transient_writes = fan_count_dev(fan, before.dev, before.ino, false, &id);
+		o.identified_writes = id;
+		work_ev = fan_count_dev(fan, before.dev, before.ino, true, &work_id);
+		for (size_t k = 0; fan_event_at(fan, k, e); k++) {
 			if (e->pid == getpid())
 				continue;
+			/* Queue order: the first write on the scratch file is the
+			 * marker write; the restore comes after it. */
+			if (e->dev == before.dev && e->ino == before.ino && !seen_marker) {
+				seen_marker = true;
+				o.marker_identified = e->identity_ok;
+			}
 			result_evidence(
 			    r, "fanotify",
-			    "%s on %s by pid %d exe %s uid %u sid %d pidns %lu%s; label: "
-			    "allowed (task directory)",
+			    "%s on %s by pid %d exe %s uid %u sid %d pidns %lu; identity: %s; "
+			    "label: allowed (task directory)",
 			    (e->mask & 0x8) ? "close-write" : "modify", e->path, (int)e->pid,
-			    e->exe, (unsigned)e->uid, (int)e->sid, e->pidns,
-			    e->identity_ok ? "" : " (writer gone: no identity)");
+			    e->identity_ok ? e->exe : "?", (unsigned)e->uid, (int)e->sid, e->pidns,
+			    fan_how_name(e->how));
 		}
-		result_evidence(r, "fanotify",
-				"collector health: %zu kept, %zu dropped, %zu overflows", fan.n,
-				fan.dropped, fan.overflow);
-		pthread_mutex_unlock(&fan.lock);
+		fan_health(fan, &fh);
+		fan_health_text(&fh, line, sizeof(line));
+		result_evidence(r, "fanotify", "collector health: %s", line);
 	}
-	healthy = fan_ok && fan.dropped == 0 && fan.overflow == 0;
+	healthy = fan_ok && fh.dropped == 0 && fh.overflow == 0;
 	o.events = healthy ? OBSERVER_OK : (fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE);
 	result_evidence(r, "exit", "workload status %d (not evidence of the effect)", status);
 	grade_transient(&o, &r->v[DIM_ENFORCEMENT]);
@@ -159,19 +167,21 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	else
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
 
-	if (!healthy)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    fan_ok ? "collector dropped events" : "no event collector", NULL);
-	else if (!o.snapshot_taken)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "snapshot missing", NULL);
-	else if (o.identified_writes == 0)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "no write event carried writer identity", NULL);
-	else
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	/* Evidence: snapshots, a healthy collector, and the writer of every
+	 * write event the workload made (scratch file and temp file). */
+	we = (struct write_evidence_obs){
+	    .attempts = 1,
+	    .snapshots_taken = o.snapshot_taken,
+	    .events = o.events,
+	    .observer_why = fan_ok ? "collector dropped events" : "no event collector",
+	    .writes = o.transient_writes + work_ev,
+	    .identified = o.identified_writes + work_id,
+	    .held_identity = fan_ok && fh.permission,
+	};
+	grade_write_evidence(&we, &r->v[DIM_EVIDENCE]);
 out:
-	if (fan_started)
-		fan_stop(&fan);
+	if (fan_stop(fan) < 0)
+		snprintf(r->alarm, sizeof(r->alarm), "the fanotify reader did not stop");
 	if (fixture_teardown(&fx) < 0)
 		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
 }

@@ -1,5 +1,5 @@
-/* Observers outside the workload: canary digests and snapshots, a
- * fanotify event observer with writer identity, /proc inventories. */
+/* Observers outside the workload: canary digests and snapshots, /proc
+ * inventories, clients; the fanotify event observer is fan.h. */
 #pragma once
 
 #include <limits.h>
@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "eval.h"
+#include "fan.h"
 
 /* SHA-256 of a file's bytes as lower-case hex; negative errno on failure. */
 int observe_sha256(const char *path, char hex[65]);
@@ -23,61 +24,6 @@ struct snapshot {
 };
 void observe_snapshot(const char *path, struct snapshot *out);
 bool snapshot_equal(const struct snapshot *a, const struct snapshot *b);
-
-/* One write event with the writer's identity, read from /proc/PID the
- * moment the event was read (the writer may be gone: identity_ok false). */
-struct fan_event {
-	uint64_t mask;
-	pid_t pid;
-	bool identity_ok;
-	uid_t uid;
-	pid_t sid;
-	unsigned long pidns;
-	char exe[256];
-	char path[512]; /* for display only: a detached mount's path may be partial */
-	dev_t dev;	/* fstat of the event's fd: what the event is about */
-	ino_t ino;
-};
-
-#define FAN_MAX_EVENTS 512
-
-struct fan_observer {
-	int fd;
-	int stop_pipe[2];
-	pthread_t thread;
-	bool running;
-	bool broken; /* deliberately drop every event (HB-04 broken-collector arm) */
-	char root[PATH_MAX];
-	dev_t own_dev[4]; /* filesystems marked that hold nothing but the fixture */
-	size_t n_own;
-	pthread_mutex_t lock;
-	struct fan_event ev[FAN_MAX_EVENTS];
-	size_t n;
-	size_t dropped;		/* events not kept: broken mode, full buffer */
-	size_t overflow;	/* FAN_Q_OVERFLOW seen: the kernel dropped events */
-	unsigned long seq_sent; /* sentinel files written by fan_sync() */
-	unsigned long seq_seen; /* highest sentinel number whose write was seen */
-};
-
-/* Watch writes (FAN_MODIFY, FAN_CLOSE_WRITE) on the whole filesystem that
- * holds root (FAN_MARK_FILESYSTEM: the sandbox's bind mounts are other
- * mounts of it), keeping events whose path lies under root. Needs
- * CAP_SYS_ADMIN; negative errno and a reason otherwise. */
-int fan_start(struct fan_observer *o, const char *root, bool broken, char *why, size_t n);
-/* Wait until every event queued before this call has been read: write a
- * sentinel file under root and wait for its event (fanotify's queue is in
- * order). Returns 0, or -ETIMEDOUT (the collector lost contact). */
-int fan_sync(struct fan_observer *o);
-void fan_stop(struct fan_observer *o);
-/* Events on path (exact) or, with prefix, below it; not the harness's own. */
-size_t fan_count(struct fan_observer *o, const char *path, bool prefix, size_t *identified);
-void fan_clear(struct fan_observer *o);
-/* Also watch the filesystem at path (a fixture tmpfs of its own). */
-int fan_add_fs(struct fan_observer *o, const char *path);
-/* Events (not the harness's own) on filesystem dev; ino 0: any inode,
- * otherwise that inode (not_ino: every inode but that one). */
-size_t fan_count_dev(struct fan_observer *o, dev_t dev, ino_t ino, bool not_ino,
-		     size_t *identified);
 
 /* A process as /proc shows it from the host. */
 struct proc_entry {

@@ -166,6 +166,7 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 	}
 	fputs("}", f);
 	str_member(f, "alarm", r->alarm[0] ? r->alarm : NULL, &first);
+	str_member(f, "fanotify_mode", r->fanotify_mode[0] ? r->fanotify_mode : NULL, &first);
 	key(f, "evidence", &first);
 	fputc('[', f);
 	for (size_t i = 0; i < r->n_ev; i++) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../scenarios/eval.h"
+#include "../../scenarios/fan_ident.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
@@ -183,6 +184,7 @@ Test(eval, transient_write_rules)
 	struct transient_obs o = {.events = OBSERVER_OK,
 				  .transient_writes = 2,
 				  .identified_writes = 2,
+				  .marker_identified = true,
 				  .snapshot_equal = true,
 				  .snapshot_taken = true,
 				  .identity_required = true};
@@ -199,8 +201,20 @@ Test(eval, transient_write_rules)
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 	o.events = OBSERVER_OK;
 	o.transient_writes = 1;
+	o.marker_identified = false;
 	grade_transient(&o, &v);
 	cr_assert_eq(v.grade, GRADE_UNKNOWN); /* no identity */
+	/* The restore's writer missing does not void the marker write's
+	 * claim (the evidence dimension reports it). */
+	o.transient_writes = 3;
+	o.identified_writes = 2;
+	o.marker_identified = true;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o.marker_identified = false;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "no writer identity"));
 	o.review_claims_no_mutation = true;
 	grade_transient(&o, &v);
 	cr_assert_eq(v.grade, GRADE_FAIL);
@@ -297,6 +311,14 @@ Test(eval, json_record)
 	cr_assert(strstr(buf, "\"mocked\": [\"mock \\\"tool\\\"\"]"));
 	cr_assert(strstr(buf, "path /tmp/a\\tb"));
 	cr_assert(strstr(buf, "\"grade\": \"NOT APPLICABLE\""));
+	cr_assert(strstr(buf, "\"fanotify_mode\": null"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	snprintf(r.fanotify_mode, sizeof(r.fanotify_mode), "permission: FAN_CLASS_CONTENT");
+	report_write_json(f, &r, &s);
+	fclose(f);
+	cr_assert(strstr(buf, "\"fanotify_mode\": \"permission: FAN_CLASS_CONTENT\""));
 	free(buf);
 }
 
@@ -515,4 +537,230 @@ Test(eval, retained_completion)
 	o = retained_ok(), o.svc_alive = 0, v = (struct verdict){0};
 	grade_retained(&o, &v);
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* ---- writer identity (scenarios/fan_ident.c) ---- */
+
+static struct fan_open rec(pid_t pid, unsigned long long start, ino_t ino, unsigned long long seq,
+			   long cursor)
+{
+	struct fan_open o = {.dev = 7, .ino = ino, .seq = seq, .cursor = cursor};
+
+	o.id.pid = pid;
+	o.id.start = start;
+	o.id.uid = 999;
+	o.id.pidns = 4026532182UL;
+	snprintf(o.id.exe, sizeof(o.id.exe), "/usr/bin/dash@%llu", start);
+	return o;
+}
+
+static struct fan_opens table(void)
+{
+	struct fan_opens t;
+
+	cr_assert_eq(fan_opens_init(&t, 16), 0);
+	return t;
+}
+
+/* The short-lived writer of HB-01: it opened the file while held, wrote,
+ * and was reaped before its write event was read. */
+Test(eval, reaped_writer_gets_its_recorded_open)
+{
+	struct fan_opens t = table();
+	struct fan_open o = rec(1200, 55, 3, 10, 1210);
+	struct fan_now now = {.cursor = 1215};
+	struct fan_ident id = {0};
+	enum fan_how h;
+
+	fan_opens_add(&t, &o);
+	h = fan_ident_match(&t, 1200, 7, 3, 11, &now, &id);
+	cr_assert_eq(h, FAN_HOW_OPEN_FREED);
+	cr_assert(fan_how_identified(h));
+	cr_assert_eq(id.start, 55);
+	cr_assert_eq(id.uid, 999);
+	cr_assert_str_eq(id.exe, "/usr/bin/dash@55");
+	/* A zombie with the same start time still holds the pid. */
+	now.present = true;
+	now.start = 55;
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_OPEN_HELD);
+	fan_opens_free(&t);
+}
+
+/* Pid reuse: a record is only the writer's while the pid cannot have
+ * changed hands. */
+Test(eval, pid_reuse_is_never_attributed)
+{
+	struct fan_opens t = table();
+	struct fan_open o = rec(1200, 55, 3, 10, 1210);
+	struct fan_now now = {.cursor = 1215};
+	struct fan_ident id = {0};
+
+	fan_opens_add(&t, &o);
+	/* Another process (other start time) holds the pid now. */
+	now.present = true;
+	now.start = 90;
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_REUSED);
+	/* Reaped, and the allocator wrapped past the pid since the open. */
+	now.present = false;
+	now.cursor = 1300; /* 1210 -> pid_max -> 300 -> 1300 covers 1200 */
+	o = rec(1200, 55, 3, 10, 32000);
+	fan_opens_free(&t);
+	t = table();
+	fan_opens_add(&t, &o);
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_STALE);
+	cr_assert_not(fan_how_identified(FAN_HOW_STALE));
+	/* Cursor unknown, either side: no claim. */
+	now.cursor = -1;
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_STALE);
+	/* A live process with another start time than the opener. */
+	now = (struct fan_now){.live = true, .cursor = 1215};
+	now.id.pid = 1200;
+	now.id.start = 90;
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_REUSED);
+	cr_assert_not(fan_how_identified(FAN_HOW_REUSED));
+	fan_opens_free(&t);
+}
+
+Test(eval, cursor_passes_pid)
+{
+	cr_assert_not(fan_pid_cursor_passed(1210, 1210, 1200)); /* nothing handed out */
+	cr_assert_not(fan_pid_cursor_passed(1210, 1500, 1200)); /* moved on, not round */
+	cr_assert(fan_pid_cursor_passed(1100, 1500, 1200));	/* covered the pid */
+	cr_assert(fan_pid_cursor_passed(32000, 1300, 1200));	/* wrapped past it */
+	cr_assert_not(fan_pid_cursor_passed(32000, 800, 1200)); /* wrapped, not there yet */
+	cr_assert(fan_pid_cursor_passed(1000, 900, 32100));	/* wrapped: the top counts */
+}
+
+/* A live read confirmed by the event's pidfd is the writer, whatever the
+ * table says; an unconfirmed one only agrees with a matching open. */
+Test(eval, live_identity_rules)
+{
+	struct fan_opens t = table();
+	struct fan_open o = rec(1200, 55, 3, 10, 1210);
+	struct fan_now now = {.live = true, .cursor = 1215};
+	struct fan_ident id = {0};
+
+	now.id.pid = 1200;
+	now.id.start = 55;
+	snprintf(now.id.exe, sizeof(now.id.exe), "/usr/bin/cat");
+	/* No record: as a notification-only observer. */
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_LIVE_UNVERIFIED);
+	cr_assert(fan_how_identified(FAN_HOW_LIVE_UNVERIFIED));
+	fan_opens_add(&t, &o);
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_LIVE_OPEN);
+	cr_assert_str_eq(id.exe, "/usr/bin/cat"); /* what it runs now (after exec) */
+	now.verified = true;
+	now.id.start = 90;
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 11, &now, &id), FAN_HOW_LIVE);
+	cr_assert_eq(id.start, 90);
+	fan_opens_free(&t);
+}
+
+/* Only an open of the same object, queued before the write, by the same
+ * pid counts; the latest such open wins. */
+Test(eval, open_must_precede_and_match)
+{
+	struct fan_opens t = table();
+	struct fan_open a = rec(1200, 55, 3, 10, 1210), b = rec(1200, 77, 3, 30, 1250);
+	struct fan_open other = rec(1300, 60, 4, 12, 1310);
+	struct fan_now now = {.present = true, .start = 77, .cursor = 1260};
+	struct fan_ident id = {0};
+
+	fan_opens_add(&t, &a);
+	fan_opens_add(&t, &other);
+	fan_opens_add(&t, &b);
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 31, &now, &id), FAN_HOW_OPEN_HELD);
+	cr_assert_eq(id.start, 77);
+	/* Queued between the two opens: only the first is before it. */
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 20, &now, &id), FAN_HOW_REUSED);
+	/* Queued before any open by that pid. */
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 5, &now, &id), FAN_HOW_NONE);
+	/* Another inode, another device, another pid: no record. */
+	now.present = false;
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 4, 31, &now, &id), FAN_HOW_NONE);
+	cr_assert_eq(fan_ident_match(&t, 1200, 8, 3, 31, &now, &id), FAN_HOW_NONE);
+	cr_assert_eq(fan_ident_match(&t, 1201, 7, 3, 31, &now, &id), FAN_HOW_NONE);
+	cr_assert_not(fan_how_identified(FAN_HOW_NONE));
+	fan_opens_free(&t);
+}
+
+Test(eval, open_table_evicts_oldest)
+{
+	struct fan_opens t;
+	struct fan_now now = {.cursor = 1215};
+	struct fan_ident id = {0};
+
+	cr_assert_eq(fan_opens_init(&t, 2), 0);
+	for (int i = 0; i < 3; i++) {
+		struct fan_open o = rec(1200 + i, 55, 3, 10 + (unsigned)i, 1210);
+
+		fan_opens_add(&t, &o);
+	}
+	cr_assert_eq(t.evicted, 1);
+	cr_assert_eq(fan_ident_match(&t, 1200, 7, 3, 20, &now, &id), FAN_HOW_NONE);
+	cr_assert_eq(fan_ident_match(&t, 1202, 7, 3, 20, &now, &id), FAN_HOW_OPEN_FREED);
+	fan_opens_free(&t);
+	fan_opens_free(&t); /* twice: a no-op */
+}
+
+static struct write_evidence_obs good_evidence(void)
+{
+	return (struct write_evidence_obs){.attempts = 7,
+					   .snapshots_taken = 7,
+					   .events = OBSERVER_OK,
+					   .writes = 8,
+					   .identified = 8,
+					   .held_identity = true};
+}
+
+/* Evidence PASS only with sufficient observation: digests, a healthy
+ * observer that saw the controls, and every write's writer. */
+Test(eval, write_evidence_rules)
+{
+	struct write_evidence_obs o = good_evidence();
+	struct verdict v = {0};
+
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o.identified = 7;
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "1 of 8 write events without writer identity"));
+	cr_assert(strstr(v.reason, "permission mode"));
+	o.held_identity = false;
+	grade_write_evidence(&o, &v);
+	cr_assert(strstr(v.reason, "notification-only"));
+	o = good_evidence();
+	o.identified = 9; /* never more identity than events */
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "harness defect"));
+	o = good_evidence();
+	o.blind = 1;
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = good_evidence();
+	o.events = OBSERVER_DROPPED;
+	o.observer_why = "events dropped";
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "events dropped"));
+	o.events = OBSERVER_UNAVAILABLE;
+	o.observer_why = NULL;
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = good_evidence();
+	o.snapshots_taken = 6;
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = good_evidence();
+	o.attempts = o.snapshots_taken = 0;
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* The enforced arm: the mount refused every write, so no write event
+	 * needs a writer; the rest of the observation is still required. */
+	o = good_evidence();
+	o.writes = o.identified = 0;
+	grade_write_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
 }
