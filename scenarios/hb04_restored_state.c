@@ -20,7 +20,7 @@ static const char *const arms[] = {"enforced", "broken-collector", "weakened:rw-
 
 #define SCRIPT                                                                                     \
 	"s=\"$1\"; cp -p \"$s\" /tmp/orig && printf %s TRANSIENT-MARKER > \"$s\" && sleep 0.3 && " \
-	"cat /tmp/orig > \"$s\" && touch -r /tmp/orig \"$s\" || exit 3; "                          \
+	"cp /tmp/orig \"$s\" && touch -r /tmp/orig \"$s\" || exit 3; "                             \
 	"t=\"$(dirname \"$s\")/work.tmp\"; printf %s scratch-data > \"$t\"; sleep 0.3; rm -f "     \
 	"\"$t\""
 
