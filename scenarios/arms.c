@@ -245,6 +245,24 @@ int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const ch
 	return 0;
 }
 
+int fixture_canary(const struct eval_ctx *ctx, const struct fixture *fx, char *dir, size_t dir_n,
+		   char *canary, size_t canary_n, bool *mounted)
+{
+	int rc = fixture_mkdir(ctx, fx, "canary", dir, dir_n);
+
+	*mounted = false;
+	if (rc < 0)
+		return rc;
+	snprintf(canary, canary_n, "%s/canary.txt", dir);
+	if (fx->mounted && mount("paddock-eval-canary", dir, "tmpfs", MS_NOSUID | MS_NODEV,
+				 "size=1m,mode=0755") == 0) {
+		*mounted = true;
+		if (ctx->drop && chown(dir, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 int fixture_write(const struct eval_ctx *ctx, const char *path, const char *data, mode_t mode)
 {
 	cleanup_close int fd =

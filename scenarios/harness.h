@@ -70,6 +70,12 @@ int fixture_make(struct fixture *fx, const char *case_id, char *why, size_t n);
 int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const char *rel, char *out,
 		  size_t n);
 int fixture_write(const struct eval_ctx *ctx, const char *path, const char *data, mode_t mode);
+/* The canary's directory "canary" inside, with a tmpfs of its own when the
+ * fixture has one (its events are then told apart by st_dev, not by a path
+ * a torn-down sandbox mount can leave partial; *mounted says so), owned by
+ * the workload user; canary is its file "canary.txt". */
+int fixture_canary(const struct eval_ctx *ctx, const struct fixture *fx, char *dir, size_t dir_n,
+		   char *canary, size_t canary_n, bool *mounted);
 /* Remove everything: unmount, delete, and check it is gone. */
 int fixture_teardown(struct fixture *fx);
 

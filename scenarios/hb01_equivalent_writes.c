@@ -59,21 +59,11 @@ static int setup(struct eval_ctx *ctx, struct result *r, struct hb01 *h, char *w
 	char p[4300];
 
 	if (fixture_make(&h->fx, "hb01", why, n) < 0 ||
-	    fixture_mkdir(ctx, &h->fx, "canary", h->canary_dir, sizeof(h->canary_dir)) < 0 ||
+	    fixture_canary(ctx, &h->fx, h->canary_dir, sizeof(h->canary_dir), h->canary,
+			   sizeof(h->canary), &h->canary_mounted) < 0 ||
 	    fixture_mkdir(ctx, &h->fx, "task", h->task, sizeof(h->task)) < 0 ||
 	    records_dir(ctx, r, h->records, sizeof(h->records)) < 0)
 		return -1;
-	snprintf(h->canary, sizeof(h->canary), "%s/canary.txt", h->canary_dir);
-	/* The canary directory gets a tmpfs of its own when we can: events are
-	 * then told apart by filesystem (st_dev of the event's fd), not by a
-	 * path that a torn-down sandbox mount can leave partial. */
-	if (h->fx.mounted && mount("paddock-eval-canary", h->canary_dir, "tmpfs",
-				   MS_NOSUID | MS_NODEV, "size=1m,mode=0755") == 0) {
-		h->canary_mounted = true;
-		if (ctx->drop &&
-		    chown(h->canary_dir, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
-			return -1;
-	}
 	{
 		struct stat st;
 

@@ -69,20 +69,12 @@ static int setup(struct eval_ctx *ctx, struct result *r, struct hb03 *h, char *w
 	struct proc_entry me;
 
 	if (fixture_make(&h->fx, "hb03", why, n) < 0 ||
-	    fixture_mkdir(ctx, &h->fx, "canary", h->canary_dir, sizeof(h->canary_dir)) < 0 ||
+	    fixture_canary(ctx, &h->fx, h->canary_dir, sizeof(h->canary_dir), h->canary,
+			   sizeof(h->canary), &h->canary_mounted) < 0 ||
 	    fixture_mkdir(ctx, &h->fx, "task", h->task, sizeof(h->task)) < 0 ||
 	    records_dir(ctx, r, h->records, sizeof(h->records)) < 0)
 		return -1;
-	snprintf(h->canary, sizeof(h->canary), "%s/canary.txt", h->canary_dir);
 	snprintf(h->link, sizeof(h->link), "%s/link", h->task);
-	/* The canary's own tmpfs: its events are told apart by st_dev. */
-	if (h->fx.mounted && mount("paddock-eval-canary", h->canary_dir, "tmpfs",
-				   MS_NOSUID | MS_NODEV, "size=1m,mode=0755") == 0) {
-		h->canary_mounted = true;
-		if (ctx->drop &&
-		    chown(h->canary_dir, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
-			return -1;
-	}
 	if (symlink(h->canary, h->link) < 0 ||
 	    (ctx->drop && lchown(h->link, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0))
 		return -1;
