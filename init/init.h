@@ -55,6 +55,7 @@ struct init {
 	bool reaped; /* wstatus is valid */
 	int wstatus;
 	bool no_children; /* waitpid() said ECHILD */
+	bool reap_burst;  /* many children end at once: reap on a timer */
 	enum phase phase;
 	pid_t killed[KILLED_MAX]; /* already reported as "kill" */
 	unsigned nkilled;
