@@ -142,10 +142,13 @@ static unsigned reap(struct init *in)
  * waitpid(2) that finds nothing walks all of our children in the kernel
  * (do_wait), so reaping at each SIGCHLD costs O(children) per exit and
  * O(n^2) in all (bench/: reaping 10,000 orphans took up to a second of
- * init's CPU). In a burst init reaps every REAP_BATCH_MS instead, a few
- * hundred exits per walk, and goes back to SIGCHLD once a pass finds none. */
-#define REAP_BATCH_MS 2
-#define REAP_BURST    2
+ * init's CPU). In a burst init reaps on a timer instead, a few hundred
+ * exits per walk (every 2 ms in the shutdown, where each pass also ends the
+ * wait of whoever waits for the end), and goes back to SIGCHLD once a pass
+ * finds none. */
+#define REAP_BATCH_MS	  10 /* while the workload runs */
+#define REAP_BATCH_END_MS 2  /* in the shutdown, when the end is what counts */
+#define REAP_BURST	  2
 
 static void reap_children(struct init *in)
 {
@@ -332,7 +335,8 @@ static __attribute__((noreturn)) void loop(struct init *in)
 
 		if (in->phase != RUNNING && in->no_children)
 			finish(in);
-		int ready = poll(p, 4, in->reap_burst ? REAP_BATCH_MS : -1);
+		int batch = in->phase >= TERMINATING ? REAP_BATCH_END_MS : REAP_BATCH_MS;
+		int ready = poll(p, 4, in->reap_burst ? batch : -1);
 
 		if (ready < 0) {
 			if (errno != EINTR)
