@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../include/cleanup.h"
+#include "fan.h"
 
 void sleep_ms(int ms)
 {
@@ -243,6 +244,17 @@ int fixture_mkdir(const struct eval_ctx *ctx, const struct fixture *fx, const ch
 	if (ctx->drop && chown(out, ctx->subj->workload_uid, ctx->subj->workload_gid) < 0)
 		return -errno;
 	return 0;
+}
+
+void fixture_finish(struct result *r, struct fan_observer *fan, const char *canary_dir,
+		    struct fixture *fx)
+{
+	if (fan_stop(fan) < 0)
+		snprintf(r->alarm, sizeof(r->alarm), "the fanotify reader did not stop");
+	if (canary_dir)
+		umount2(canary_dir, MNT_DETACH);
+	if (fixture_teardown(fx) < 0)
+		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
 }
 
 int fixture_canary(const struct eval_ctx *ctx, const struct fixture *fx, char *dir, size_t dir_n,

@@ -78,6 +78,12 @@ int fixture_canary(const struct eval_ctx *ctx, const struct fixture *fx, char *d
 		   char *canary, size_t canary_n, bool *mounted);
 /* Remove everything: unmount, delete, and check it is gone. */
 int fixture_teardown(struct fixture *fx);
+/* The end of a case with an event observer: stop it (fan may be NULL),
+ * unmount the canary's tmpfs (canary_dir NULL: none), tear the fixture
+ * down; whatever fails is the record's alarm. */
+struct fan_observer;
+void fixture_finish(struct result *r, struct fan_observer *fan, const char *canary_dir,
+		    struct fixture *fx);
 
 /* OUTDIR/records/CASE.ARM, owned by the workload user: completion records
  * are kept with the results, outside every fixture and sandbox. */

@@ -303,12 +303,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	grade_write_evidence(&we, &r->v[DIM_EVIDENCE]);
 	result_evidence(r, "canary-sha256", "original canary sha256 %s", orig_sha);
 out:
-	if (fan_stop(h.fan) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "the fanotify reader did not stop");
-	if (h.canary_mounted)
-		umount2(h.canary_dir, MNT_DETACH);
-	if (fixture_teardown(&h.fx) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
+	fixture_finish(r, h.fan, h.canary_mounted ? h.canary_dir : NULL, &h.fx);
 }
 
 const struct eval_case hb01_case = {

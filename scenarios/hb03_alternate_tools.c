@@ -328,12 +328,7 @@ out:
 			run_argv(ctx, ctx->drop, stop, NULL, 30000, &st);
 		run_argv(ctx, ctx->drop, rm, NULL, 30000, &st);
 	}
-	if (fan_stop(h.fan) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "the fanotify reader did not stop");
-	if (h.canary_mounted)
-		umount2(h.canary_dir, MNT_DETACH);
-	if (fixture_teardown(&h.fx) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
+	fixture_finish(r, h.fan, h.canary_mounted ? h.canary_dir : NULL, &h.fx);
 }
 
 const struct eval_case hb03_case = {

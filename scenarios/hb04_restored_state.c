@@ -180,10 +180,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	};
 	grade_write_evidence(&we, &r->v[DIM_EVIDENCE]);
 out:
-	if (fan_stop(fan) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "the fanotify reader did not stop");
-	if (fixture_teardown(&fx) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
+	fixture_finish(r, fan, NULL, &fx);
 }
 
 const struct eval_case hb04_case = {
