@@ -222,6 +222,11 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 	struct fan_health fh = {0};
 
 	(void)arm;
+	/* Against a paddock without exec (--paddock PATH): not executed. */
+	if (r->kind == ARM_ENFORCED && !paddock_has_exec(ctx, why, sizeof(why))) {
+		result_not_executed(r, why);
+		return;
+	}
 	log_path(ctx, r, "log", log, sizeof(log));
 	result_mock(r, "file-tool adapter: a python3 one-liner (open the path text, write; "
 		       "lingers 300 ms only when the observer cannot hold openers)");

@@ -357,6 +357,14 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 					   : "not root: cannot run a second owner");
 		return;
 	}
+	/* Against a paddock without port forwards (--paddock PATH). */
+	if (!paddock_accepts_policy(ctx,
+				    "{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:auto\", "
+				    "\"sandbox\": 8080}]}\n",
+				    "\"ports\"", log, sizeof(log))) {
+		result_not_executed(r, log);
+		return;
+	}
 	uid_b = pw->pw_uid;
 	gid_b = pw->pw_gid;
 	if (records_dir(ctx, r, recs, sizeof(recs)) < 0) {
