@@ -840,3 +840,27 @@ H_FN const char *h_json(const char *path, const char *expr)
 	cr_assert_eq(p.status, 0, "python3 on %s, %s: " H_FMT, path, expr, H_ARGS(&p));
 	return h_fmt("%.*s", (int)strcspn(p.out_text, "\n"), p.out_text);
 }
+
+/* A test's world plus its private session registry: XDG_RUNTIME_DIR set to
+ * base/xdg (0700), reg = xdg/paddock. */
+struct h_sworld {
+	struct h_world w;
+	char *xdg, *reg;
+};
+
+H_FN struct h_sworld h_sworld(void)
+{
+	struct h_sworld s;
+
+	s.w = h_world();
+	s.xdg = h_mkdir(s.w.base, "xdg", 0700);
+	s.reg = h_join(s.xdg, "paddock");
+	cr_assert_eq(setenv("XDG_RUNTIME_DIR", s.xdg, 1), 0);
+	return s;
+}
+
+/* h_json() of a session's session.json in that registry. */
+H_FN const char *h_session_json(const struct h_sworld *s, const char *id, const char *expr)
+{
+	return h_json(h_fmt("%s/%s/session.json", s->reg, id), expr);
+}

@@ -14,30 +14,14 @@
 
 TestSuite(exec, .init = h_init, .fini = h_fini, .timeout = 90);
 
-struct s_world {
-	struct h_world w;
-	char *xdg, *reg;
-};
-
-static struct s_world s_world(void)
+static const char *js(const struct h_sworld *s, const char *id, const char *expr)
 {
-	struct s_world s;
-
-	s.w = h_world();
-	s.xdg = h_mkdir(s.w.base, "xdg", 0700);
-	s.reg = h_join(s.xdg, "paddock");
-	cr_assert_eq(setenv("XDG_RUNTIME_DIR", s.xdg, 1), 0);
-	return s;
-}
-
-static const char *js(const struct s_world *s, const char *id, const char *expr)
-{
-	return h_json(h_fmt("%s/%s/session.json", s->reg, id), expr);
+	return h_session_json(s, id, expr);
 }
 
 /* paddock run --detach [EXTRA...] -- sh -c SCRIPT MARKER, with the probe
  * at /probe: the id. extra is NULL-terminated (may be NULL). */
-static const char *detach(const struct s_world *s, const char *const *extra, const char *script,
+static const char *detach(const struct h_sworld *s, const char *const *extra, const char *script,
 			  const char *marker)
 {
 	const char *args[32] = {"run", "--detach", "--ro-bind",
@@ -85,7 +69,7 @@ static const char *ns_link(pid_t pid, const char *ns)
 	return h_fmt("%.*s", (int)n, buf);
 }
 
-static pid_t init_pid(const struct s_world *s, const char *id)
+static pid_t init_pid(const struct h_sworld *s, const char *id)
 {
 	return atoi(js(s, id, "d['init']['pid']"));
 }
@@ -141,7 +125,7 @@ static bool gone_within(pid_t pid, unsigned long long start, int ms)
 Test(exec, runs_in_the_sessions_namespaces_seen_from_outside)
 {
 	static const char *const nss[] = {"pid", "user", "mnt", "net", "ipc", "uts", "cgroup"};
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker(), *m2 = h_marker();
 	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
 	pid_t init = init_pid(&s, id), pid;
@@ -171,7 +155,7 @@ Test(exec, runs_in_the_sessions_namespaces_seen_from_outside)
 
 Test(exec, gets_the_workloads_hardening_environment_and_cwd)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
 	char real[PATH_MAX];
@@ -217,7 +201,7 @@ Test(exec, gets_the_workloads_hardening_environment_and_cwd)
  * without Landlock (the control: --weaken no-landlock) it can. */
 Test(exec, landlock_applies_to_the_exec_command)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *weak[] = {"--weaken", "no-landlock", NULL};
 	long abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1UL);
@@ -246,7 +230,7 @@ Test(exec, landlock_applies_to_the_exec_command)
 
 Test(exec, exit_statuses_are_the_commands)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
 	struct h_proc p;
@@ -279,7 +263,7 @@ Test(exec, exit_statuses_are_the_commands)
  * command with it. */
 Test(exec, signals_are_passed_on_and_the_command_dies_with_its_client)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker(), *m2 = h_marker(), *m3 = h_marker();
 	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
 	pid_t init = init_pid(&s, id), pid;
@@ -309,7 +293,7 @@ Test(exec, signals_are_passed_on_and_the_command_dies_with_its_client)
 
 /* An exec'd command, its background child and a double-forked setsid
  * descendant: all in the session, all gone once stop returns. */
-static void exec_tree(const struct s_world *s, const char *id, const char *m2, struct h_proc *e,
+static void exec_tree(const struct h_sworld *s, const char *id, const char *m2, struct h_proc *e,
 		      pid_t *pids, unsigned long long *starts)
 {
 	H_PADDOCK_START(e, s->w.ws, "exec", id, "--", "sh", "-c",
@@ -320,7 +304,7 @@ static void exec_tree(const struct s_world *s, const char *id, const char *m2, s
 
 Test(exec, stop_ends_exec_processes_seen_from_outside)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker(), *m2 = h_marker();
 	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
 	pid_t pids[64];
@@ -340,7 +324,7 @@ Test(exec, stop_ends_exec_processes_seen_from_outside)
 
 Test(exec, expiry_and_the_workloads_end_end_exec_processes)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker(), *m2 = h_marker(), *m3 = h_marker();
 	const char *ttl[] = {"--ttl", "2s", NULL};
 	const char *id = detach(&s, ttl, "exec sleep 300 $0", m);
@@ -376,7 +360,7 @@ Test(exec, expiry_and_the_workloads_end_end_exec_processes)
 
 Test(exec, bad_inputs_and_dead_sessions_are_one_line_errors_and_start_nothing)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker(), *m2 = h_marker();
 	const char *weak[] = {"--weaken", "no-pidns", NULL};
 	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
@@ -479,7 +463,7 @@ static const char *raw_request(const char *socket_path, const char *pkt, size_t 
 
 Test(exec, malformed_requests_are_refused_by_the_supervisor)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker(), *m2 = h_marker();
 	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
 	const char *sock = h_fmt("%s/%s/control", s.reg, id);
@@ -530,7 +514,7 @@ static size_t count_uid(uid_t uid)
 
 Test(exec, another_users_session_cannot_be_entered)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *uid2 = getenv("PADDOCK_TEST_UID2");
 	const char *err = getenv("PADDOCK_TEST_OTHER_ERROR");
 	const char *id, *sock, *pkt;

@@ -25,25 +25,9 @@
 
 TestSuite(ports, .init = h_init, .fini = h_fini, .timeout = 120);
 
-struct p_world {
-	struct h_world w;
-	char *xdg, *reg;
-};
-
-static struct p_world p_world(void)
+static const char *js(const struct h_sworld *s, const char *id, const char *expr)
 {
-	struct p_world s;
-
-	s.w = h_world();
-	s.xdg = h_mkdir(s.w.base, "xdg", 0700);
-	s.reg = h_join(s.xdg, "paddock");
-	cr_assert_eq(setenv("XDG_RUNTIME_DIR", s.xdg, 1), 0);
-	return s;
-}
-
-static const char *js(const struct p_world *s, const char *id, const char *expr)
-{
-	return h_json(h_fmt("%s/%s/session.json", s->reg, id), expr);
+	return h_session_json(s, id, expr);
 }
 
 /* ------------------------------------------------------------ sockets */
@@ -271,7 +255,7 @@ static bool is_id(const char *s)
 
 /* paddock run --detach [--name NAME] --ro-bind helpers:/probe --port SPEC
  * [--port SPEC2] -- /probe/probe serve:INSIDE:MARKER; the id. */
-static const char *serve_detached(const struct p_world *s, const char *name, int inside,
+static const char *serve_detached(const struct h_sworld *s, const char *name, int inside,
 				  const char *spec, const char *spec2, const char *marker)
 {
 	const char *args[24];
@@ -305,7 +289,7 @@ static const char *serve_detached(const struct p_world *s, const char *name, int
 	return id;
 }
 
-static void stop(const struct p_world *s, const char *id)
+static void stop(const struct h_sworld *s, const char *id)
 {
 	struct h_proc p;
 
@@ -314,7 +298,7 @@ static void stop(const struct p_world *s, const char *id)
 }
 
 /* The host port of endpoint i in session.json. */
-static int endpoint_port(const struct p_world *s, const char *id, int i)
+static int endpoint_port(const struct h_sworld *s, const char *id, int i)
 {
 	const char *host = js(s, id, h_fmt("d['endpoints'][%d]['host']", i));
 
@@ -330,7 +314,7 @@ static void assert_one_line_error(const struct h_proc *p, const char *expect)
 }
 
 /* No session in the test's registry at all (ps --all: the header only). */
-static void assert_no_sessions(const struct p_world *s)
+static void assert_no_sessions(const struct h_sworld *s)
 {
 	struct h_proc p;
 
@@ -359,7 +343,7 @@ static void assert_holder_answers(int holder, int port)
 
 Test(ports, a_fixed_forward_answers_from_the_sandbox_and_ends_with_the_session)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	int port = free_port();
 	const char *id = serve_detached(&s, NULL, 8080, h_fmt("127.0.0.1:%d:8080", port), NULL, m);
@@ -405,7 +389,7 @@ Test(ports, a_fixed_forward_answers_from_the_sandbox_and_ends_with_the_session)
 
 Test(ports, ipv6_loopback_is_forwarded_too)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	int probe = hold("::1", 0), port;
 	const char *id;
@@ -423,7 +407,7 @@ Test(ports, ipv6_loopback_is_forwarded_too)
 
 Test(ports, auto_takes_the_sandbox_port_when_free_and_another_when_busy)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	const char *m1 = h_marker(), *m2 = h_marker(), *m3 = h_marker();
 	int free1 = free_port(), holder, held, got2, got3;
 	const char *id1, *id2, *id3;
@@ -462,7 +446,7 @@ Test(ports, auto_takes_the_sandbox_port_when_free_and_another_when_busy)
 
 Test(ports, a_busy_fixed_port_is_refused_and_its_holder_untouched)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	int holder = hold("127.0.0.1", 0), held;
 	const char *started;
 	struct h_proc p;
@@ -486,7 +470,7 @@ Test(ports, a_busy_fixed_port_is_refused_and_its_holder_untouched)
 
 Test(ports, a_restart_under_the_same_name_is_a_new_generation_and_the_old_endpoint_refuses)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	const char *m1 = h_marker(), *m2 = h_marker(), *m3 = h_marker();
 	int p1 = free_port(), p2;
 	const char *id1, *id2, *id3;
@@ -518,7 +502,7 @@ Test(ports, a_restart_under_the_same_name_is_a_new_generation_and_the_old_endpoi
 
 Test(ports, a_foreground_run_forwards_and_records_its_endpoints)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	int port = free_port();
 	struct h_proc p;
@@ -542,7 +526,7 @@ Test(ports, a_foreground_run_forwards_and_records_its_endpoints)
 
 Test(ports, explain_shows_the_forwards_and_binds_nothing)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	int holder = hold("127.0.0.1", 0), held;
 	struct h_proc p;
 
@@ -577,7 +561,7 @@ Test(ports, bad_port_arguments_are_one_line_errors)
 	    {"127.0.0.1:auto:http", "the sandbox port must be 1 to 65535"},
 	    {"127.0.0.1:8080:", "expected HOST:PORT:SANDBOXPORT"},
 	};
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	const char *started = h_join(s.w.ws, "started");
 	int port = free_port();
 	struct h_proc p;
@@ -639,7 +623,7 @@ static void *health_loop(void *arg)
 
 Test(ports, another_users_forward_is_never_taken_over)
 {
-	struct p_world s = p_world();
+	struct h_sworld s = h_sworld();
 	const char *uid2 = getenv("PADDOCK_TEST_UID2");
 	const char *error = getenv("PADDOCK_TEST_OTHER_PORT_ERROR");
 	const char *m = h_marker();

@@ -18,31 +18,14 @@
 
 TestSuite(sessions, .init = h_init, .fini = h_fini, .timeout = 90);
 
-/* A test's world plus its private registry: xdg (0700), reg = xdg/paddock. */
-struct s_world {
-	struct h_world w;
-	char *xdg, *reg;
-};
-
-static struct s_world s_world(void)
-{
-	struct s_world s;
-
-	s.w = h_world();
-	s.xdg = h_mkdir(s.w.base, "xdg", 0700);
-	s.reg = h_join(s.xdg, "paddock");
-	cr_assert_eq(setenv("XDG_RUNTIME_DIR", s.xdg, 1), 0);
-	return s;
-}
-
-static char *entry(const struct s_world *s, const char *id, const char *file)
+static char *entry(const struct h_sworld *s, const char *id, const char *file)
 {
 	return h_fmt("%s/%s/%s", s->reg, id, file);
 }
 
-static const char *js(const struct s_world *s, const char *id, const char *expr)
+static const char *js(const struct h_sworld *s, const char *id, const char *expr)
 {
-	return h_json(entry(s, id, "session.json"), expr);
+	return h_session_json(s, id, expr);
 }
 
 static bool is_id(const char *s)
@@ -56,7 +39,7 @@ static bool is_id(const char *s)
 }
 
 /* paddock run --detach [--name NAME] -- sh -c SCRIPT MARKER: the id. */
-static const char *detach(const struct s_world *s, const char *name, const char *script,
+static const char *detach(const struct h_sworld *s, const char *name, const char *script,
 			  const char *marker)
 {
 	struct h_proc p;
@@ -93,7 +76,7 @@ static unsigned long long start_time(pid_t pid)
 
 /* The line of `paddock ps [--all]` for id, split into its 7 columns, or
  * NULL when it is not listed. */
-static char **ps_row(const struct s_world *s, const char *id, bool all, struct h_proc *p)
+static char **ps_row(const struct h_sworld *s, const char *id, bool all, struct h_proc *p)
 {
 	char **cols = h_keep(calloc(8, sizeof(char *)));
 	const char *line;
@@ -121,7 +104,7 @@ static char **ps_row(const struct s_world *s, const char *id, bool all, struct h
 }
 
 /* Poll until session.json says "ended" (up to ms). */
-static bool ended_within(const struct s_world *s, const char *id, int ms)
+static bool ended_within(const struct h_sworld *s, const char *id, int ms)
 {
 	for (int waited = 0; waited <= ms; waited += 50) {
 		char *text = h_read_file(entry(s, id, "session.json"), NULL);
@@ -164,7 +147,7 @@ static mode_t mode_of(const char *path)
 
 Test(sessions, detach_prints_an_id_and_ps_lists_it_running)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *id = detach(&s, "web", "exec sleep 300 $0", m);
 	struct h_proc p;
@@ -210,7 +193,7 @@ Test(sessions, detach_prints_an_id_and_ps_lists_it_running)
 
 Test(sessions, detached_output_goes_to_the_session_files)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *id = detach(&s, NULL, "echo out; echo err >&2; exit 3", m);
 	struct h_proc p;
@@ -234,7 +217,7 @@ Test(sessions, detached_output_goes_to_the_session_files)
 
 Test(sessions, stop_ends_every_descendant_seen_from_outside)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	/* A double-forked, setsid'd sleep (orphaned to PID 1, in its own
 	 * session), a plain background one, and the foreground one. */
@@ -288,7 +271,7 @@ Test(sessions, stop_ends_every_descendant_seen_from_outside)
 
 Test(sessions, wait_returns_the_workloads_status)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *id3 = detach(&s, NULL, "sleep 1; exit 3", m);
 	const char *id0 = detach(&s, NULL, "exit 0", m);
@@ -314,7 +297,7 @@ Test(sessions, wait_returns_the_workloads_status)
 
 Test(sessions, one_live_session_per_name_and_generations)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *id1 = detach(&s, "dup", "exec sleep 300 $0", m), *id2;
 	struct h_proc p;
@@ -349,7 +332,7 @@ Test(sessions, one_live_session_per_name_and_generations)
 
 Test(sessions, a_foreground_run_is_registered_stoppable_and_removed_at_the_end)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	struct h_proc run, p;
 	char **row = NULL;
@@ -383,7 +366,7 @@ Test(sessions, a_foreground_run_is_registered_stoppable_and_removed_at_the_end)
 
 Test(sessions, a_dead_supervisor_makes_the_entry_stale_and_ps_cleans_it)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	const char *id = detach(&s, "doomed", "exec sleep 300 $0", m);
 	pid_t sup = atoi(js(&s, id, "d['supervisor']['pid']"));
@@ -416,7 +399,7 @@ Test(sessions, a_dead_supervisor_makes_the_entry_stale_and_ps_cleans_it)
 
 /* An entry naming a live process of ours with the wrong start time: the
  * pid was reused. Neither stop nor wait may touch that process. */
-static void plant(const struct s_world *s, const char *id, const char *name, pid_t pid,
+static void plant(const struct h_sworld *s, const char *id, const char *name, pid_t pid,
 		  unsigned long long start, unsigned owner)
 {
 	char *dir = h_join(s->reg, id);
@@ -438,7 +421,7 @@ static void plant(const struct s_world *s, const char *id, const char *name, pid
 
 Test(sessions, a_recycled_pid_is_never_signalled)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	char *argv[] = {"/bin/sleep", "300", (char *)m, NULL};
 	struct h_proc victim, p;
@@ -467,7 +450,7 @@ Test(sessions, a_recycled_pid_is_never_signalled)
 
 Test(sessions, bad_inputs_are_one_line_errors)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	struct h_proc p;
 
@@ -513,7 +496,7 @@ Test(sessions, bad_inputs_are_one_line_errors)
 
 Test(sessions, a_registry_that_is_not_private_is_refused)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	char *other = h_mkdir(s.w.base, "elsewhere", 0700);
 	struct h_proc p;
 
@@ -535,7 +518,7 @@ Test(sessions, a_registry_that_is_not_private_is_refused)
 
 Test(sessions, the_registry_is_never_visible_in_a_sandbox)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	struct h_proc p;
 
 	H_PADDOCK(&p, s.w.ws, "ps");
@@ -581,7 +564,7 @@ static struct other other_session(void)
 
 Test(sessions, another_users_session_cannot_be_stopped_or_waited_on)
 {
-	struct s_world s = s_world();
+	struct h_sworld s = h_sworld();
 	struct other o = other_session();
 	struct h_proc p;
 
