@@ -189,6 +189,14 @@ void argv_add(struct argv_buf *a, const char *s)
 	a->v[a->n] = NULL;
 }
 
+void argv_docker_run(struct argv_buf *a)
+{
+	static const char *const w[] = {"docker", "run", "--rm", "--network", "none"};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		argv_add(a, w[i]);
+}
+
 void argv_paddock_run(struct argv_buf *a, const struct eval_ctx *ctx, const struct result *r,
 		      const char *ws, const char *record)
 {

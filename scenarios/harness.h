@@ -55,6 +55,9 @@ struct argv_buf {
 	size_t n;
 };
 void argv_add(struct argv_buf *a, const char *s);
+/* "docker run --rm --network none": the reference arm's start, never a
+ * bridge network. */
+void argv_docker_run(struct argv_buf *a);
 void argv_paddock_run(struct argv_buf *a, const struct eval_ctx *ctx, const struct result *r,
 		      const char *ws, const char *record);
 

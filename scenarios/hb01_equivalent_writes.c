@@ -126,11 +126,7 @@ static int run_form(struct eval_ctx *ctx, struct result *r, struct hb01 *h, size
 		snprintf(v1, sizeof(v1), "%s:%s:ro", h->canary_dir, h->canary_dir);
 		snprintf(v2, sizeof(v2), "%s:%s", h->task, h->task);
 		a.n = 0;
-		argv_add(&a, "docker");
-		argv_add(&a, "run");
-		argv_add(&a, "--rm");
-		argv_add(&a, "--network");
-		argv_add(&a, "none");
+		argv_docker_run(&a);
 		argv_add(&a, "-v");
 		argv_add(&a, v1);
 		argv_add(&a, "-v");

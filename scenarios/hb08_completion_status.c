@@ -77,11 +77,7 @@ static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, con
 
 			snprintf(v, sizeof(v), "%s:%s", task, task);
 			a.n = 0;
-			argv_add(&a, "docker");
-			argv_add(&a, "run");
-			argv_add(&a, "--rm");
-			argv_add(&a, "--network");
-			argv_add(&a, "none");
+			argv_docker_run(&a);
 			argv_add(&a, "-v");
 			argv_add(&a, v);
 			argv_add(&a, ctx->docker_image);
