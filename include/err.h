@@ -4,6 +4,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,29 +14,11 @@ struct err {
 	char msg[512]; /* one line, no trailing newline */
 };
 
-__attribute__((format(printf, 3, 4))) static inline int err_set(struct err *e, int code,
-								const char *fmt, ...)
+/* The one body of err_set() and err_sys(): code (either sign, 0 taken as
+ * EINVAL) and the formatted message; with sys, ": strerror(code)" too. */
+__attribute__((format(printf, 4, 0))) static inline int err_vset(struct err *e, int code, bool sys,
+								 const char *fmt, va_list ap)
 {
-	va_list ap;
-
-	if (code < 0)
-		code = -code;
-	if (code == 0)
-		code = EINVAL;
-	if (e) {
-		e->code = code;
-		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -code;
-}
-
-/* Like err_set() but appends ": strerror(code)". */
-__attribute__((format(printf, 3, 4))) static inline int err_sys(struct err *e, int code,
-								const char *fmt, ...)
-{
-	va_list ap;
 	size_t n;
 
 	if (code < 0)
@@ -44,13 +27,38 @@ __attribute__((format(printf, 3, 4))) static inline int err_sys(struct err *e, i
 		code = EINVAL;
 	if (e) {
 		e->code = code;
-		va_start(ap, fmt);
 		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-		n = strlen(e->msg);
-		snprintf(e->msg + n, sizeof(e->msg) - n, ": %s", strerror(code));
+		if (sys) {
+			n = strlen(e->msg);
+			snprintf(e->msg + n, sizeof(e->msg) - n, ": %s", strerror(code));
+		}
 	}
 	return -code;
+}
+
+__attribute__((format(printf, 3, 4))) static inline int err_set(struct err *e, int code,
+								const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = err_vset(e, code, false, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Like err_set() but appends ": strerror(code)". */
+__attribute__((format(printf, 3, 4))) static inline int err_sys(struct err *e, int code,
+								const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = err_vset(e, code, true, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Prefix context on the way up: "mount 3: <old message>". Returns -code. */
