@@ -30,8 +30,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null)
 
+# launcher/: the binary (main.c, args.c, the client verbs); its rooms
+# sandbox/, supervisor/ and session/ (docs/architecture.md). Everything but
+# main.c and the embedded default seccomp program goes into libpaddock.a
+# for the unit tests.
+LAUNCHER_SRC := $(wildcard launcher/*.c) $(wildcard launcher/sandbox/*.c) \
+	    $(wildcard launcher/supervisor/*.c) $(wildcard launcher/session/*.c)
 CORE_SRC := $(wildcard policy/*.c) $(wildcard mounts/*.c) \
-	    $(filter-out launcher/main.c launcher/seccomp_default.c,$(wildcard launcher/*.c))
+	    $(filter-out launcher/main.c launcher/sandbox/seccomp_default.c,$(LAUNCHER_SRC))
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 INIT_SRC := $(wildcard init/*.c)
 INIT_OBJ := $(INIT_SRC:%.c=$(B)/%.o)
@@ -56,11 +62,13 @@ $(B)/launcher/default_policy.o: launcher/default_policy.S contrib/policies/agent
 	$(CC) -c -o $@ $<
 
 $(B)/libpaddock.a: $(CORE_OBJ) $(B)/launcher/default_policy.o
+	rm -f $@
 	ar rcs $@ $^
 
 # The default seccomp profile, compiled at build time by the launcher's own
-# code and embedded (launcher/seccomp_default.h).
-$(B)/gen_seccomp_default: launcher/gen/seccomp_default.c $(B)/libpaddock.a
+# code and embedded (launcher/sandbox/seccomp_default.h). It runs on the
+# build machine: a cross build would embed the build host's syscall numbers.
+$(B)/gen_seccomp_default: launcher/sandbox/gen/seccomp_default.c $(B)/libpaddock.a
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
 $(B)/gen/default_seccomp.c: $(B)/gen_seccomp_default
@@ -70,7 +78,7 @@ $(B)/gen/default_seccomp.c: $(B)/gen_seccomp_default
 $(B)/gen/default_seccomp.o: $(B)/gen/default_seccomp.c
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
-$(B)/paddock: $(B)/launcher/main.o $(B)/launcher/seccomp_default.o $(B)/gen/default_seccomp.o \
+$(B)/paddock: $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o \
 		$(B)/libpaddock.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -99,7 +107,7 @@ $(B)/paddock-init: $(INIT_OBJ)
 endif
 
 $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
-		$(B)/launcher/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
+		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../launcher/launcher.h"
+#include "../launcher/sandbox/sandbox.h"
 
 #define POLICY "contrib/policies/agent.json"
 

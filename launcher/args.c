@@ -1,6 +1,5 @@
 /* Command-line parsing for paddock run. */
 #include "launcher.h"
-#include "session.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -8,44 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The weakening knobs, in bit order: name, and the warning printed when
- * one is in effect. */
-static const char *const weakenings[WEAKEN_COUNT][2] = {
-    {"rw-binds", "read-only binds are writable in this sandbox"},
-    {"no-pidns", "no pid namespace: expiry can only kill the direct child"},
-    {"host-net", "no network namespace: the workload has the host's network"},
-    {"no-seccomp", "no seccomp filter: every system call is open to the workload"},
-    {"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
-    {"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
-};
-
-const char *weaken_name(unsigned bit)
-{
-	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == 1u << i)
-			return weakenings[i][0];
-	return "unknown";
-}
-
-const char *weaken_warning(unsigned bit)
-{
-	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == 1u << i)
-			return weakenings[i][1];
-	return "unknown";
-}
-
-int weaken_parse(const char *name, unsigned *out)
-{
-	for (int i = 0; i < WEAKEN_COUNT; i++) {
-		if (strcmp(name, weakenings[i][0]) == 0) {
-			*out = 1u << i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 void options_free(struct options *o)
 {

@@ -3,7 +3,7 @@
  * socket (session_server.c); the supervisor's helper starts the command in
  * the sandbox with the workload's hardening (exec.c) and reports its end.
  * Meanwhile SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to it. */
-#include "run.h"
+#include "launcher.h"
 
 #include <getopt.h>
 #include <poll.h>
@@ -18,7 +18,6 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
-#include "../policy/validate.h"
 
 static const char usage[] =
     "Usage: paddock exec [--cwd DIR] [--setenv NAME=VAL]... ID|NAME [--] CMD [ARG]...\n"
@@ -36,19 +35,6 @@ static const char usage[] =
     "arguments), with nothing started.\n";
 
 static const int passed_on[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("paddock: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_LAUNCHER;
-}
 
 struct exec_args {
 	const char *cwd;
@@ -150,16 +136,16 @@ static int outcome(const char *id, const char *cmd, const char *m)
 	if (sscanf(m, "signal %d", &v) == 1 && v > 0 && v < 128)
 		return EXIT_SIGNAL_BASE + v;
 	if (sscanf(m, "exec-error %d", &v) == 1) {
-		fail("%s: %s", cmd, strerror(v));
+		cli_fail("%s: %s", cmd, strerror(v));
 		return v == ENOENT || v == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
 	}
 	if (strncmp(m, "error ", 6) == 0) {
 		/* The supervisor's refusals name the session already. */
 		if (strncmp(m + 6, "session ", 8) == 0)
-			return fail("%s", m + 6);
-		return fail("session %s: %s", id, m + 6);
+			return cli_fail("%s", m + 6);
+		return cli_fail("session %s: %s", id, m + 6);
 	}
-	return fail("session %s: unexpected reply", id);
+	return cli_fail("session %s: unexpected reply", id);
 }
 
 /* Until the helper reports: signals are passed on as "signal N". */
@@ -175,7 +161,7 @@ static int await(int fd, int sfd, const char *id, const char *cmd)
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			return fail("poll: %s", strerror(errno));
+			return cli_fail("poll: %s", strerror(errno));
 		}
 		while ((p[1].revents & POLLIN) && read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			snprintf(buf, sizeof(buf), "signal %u", si.ssi_signo);
@@ -187,7 +173,7 @@ static int await(int fd, int sfd, const char *id, const char *cmd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return fail(
+			return cli_fail(
 			    "session %s: the connection closed without the command's status", id);
 		buf[n] = '\0';
 		return outcome(id, cmd, buf);
@@ -208,19 +194,19 @@ int cmd_exec(int argc, char **argv)
 
 	if (rc != 0) {
 		free(a.setenv);
-		return rc > 0 ? 0 : fail("%s", err.msg);
+		return rc > 0 ? 0 : cli_fail("%s", err.msg);
 	}
 	rc = session_exec_encode(a.cwd, a.setenv, a.n_setenv, a.argv, &pkt, &len, &err);
 	free(a.setenv);
 	if (rc >= 0)
-		rc = cmd_lookup(&reg, a.session, &info, &err);
+		rc = cli_lookup(&reg, a.session, &info, &err);
 	if (rc >= 0 && info.state == SESSION_ENDED)
 		rc = err_set(&err, ESRCH, "session %s has ended", info.id);
 	if (rc >= 0)
-		rc = fd = cmd_dial(&reg, &info, &err);
+		rc = fd = cli_dial(&reg, &info, &err);
 	session_registry_close(&reg);
 	if (rc < 0)
-		return fail("%s", err.msg);
+		return cli_fail("%s", err.msg);
 	/* Blocked before the request goes: a signal from then on is queued
 	 * and passed on, never lost or fatal to us alone. */
 	sigemptyset(&set);
@@ -228,8 +214,8 @@ int cmd_exec(int argc, char **argv)
 		sigaddset(&set, passed_on[i]);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
 	    (sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
-		return fail("signalfd: %s", strerror(errno));
+		return cli_fail("signalfd: %s", strerror(errno));
 	if (send_request(fd, pkt, len, &err) < 0)
-		return fail("session %s: %s", info.id, err.msg);
+		return cli_fail("session %s: %s", info.id, err.msg);
 	return await(fd, sfd, info.id, a.argv[0]);
 }

@@ -4,7 +4,7 @@
  * sandbox's pidfd, while a pid read from a file may since have been given
  * to another process: a session whose supervisor is not the process that
  * registered it (pid and start time) is stale, and is only cleaned up. */
-#include "run.h"
+#include "launcher.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -36,19 +36,6 @@ struct cmd {
 	char **args;
 	int n_args;
 };
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("paddock: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_LAUNCHER;
-}
 
 /* Returns 0, 1 after --help, or -EINVAL with err set. */
 static int parse(struct cmd *c, int argc, char **argv, struct err *err)
@@ -114,32 +101,11 @@ static int parse(struct cmd *c, int argc, char **argv, struct err *err)
 
 /* -------------------------------------------------------------- requests */
 
-int cmd_dial(const struct registry *reg, const struct session_info *info, struct err *err)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	cleanup_close int dfd = -1, fd = -1;
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	dfd = openat(reg->fd, info->id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (dfd < 0 || fd < 0)
-		return err_sys(err, errno, "session %s", info->id);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/control", dfd);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return err_sys(err, errno, "session %s: control socket", info->id);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-	    cred.pid != info->supervisor.pid || cred.uid != getuid())
-		return err_set(err, EPERM, "session %s: its control socket is not its supervisor's",
-			       info->id);
-	return take_fd(&fd);
-}
-
 /* One request over the session's control socket, and its one reply. */
 static int ask(const struct registry *reg, const struct session_info *info, const char *req,
 	       char *reply, size_t size, struct err *err)
 {
-	cleanup_close int fd = cmd_dial(reg, info, err);
+	cleanup_close int fd = cli_dial(reg, info, err);
 	ssize_t n;
 
 	if (fd < 0)
@@ -155,25 +121,6 @@ static int ask(const struct registry *reg, const struct session_info *info, cons
 	if (strncmp(reply, "error ", 6) == 0)
 		return err_set(err, EPERM, "session %s: %s", info->id, reply + 6);
 	return 0;
-}
-
-int cmd_lookup(struct registry *reg, const char *what, struct session_info *info, struct err *err)
-{
-	int rc = session_registry_open(reg, false, err);
-
-	if (rc == -ENOENT)
-		return err_set(err, ENOENT, "no such session: %s", what);
-	if (rc < 0)
-		return rc;
-	rc = session_find(reg, what, info, err);
-	if (rc >= 0 && info->state == SESSION_STALE) {
-		(void)session_remove(reg, info->id);
-		return err_set(
-		    err, ESRCH,
-		    "session %s is stale (its supervisor is gone); its entry was removed",
-		    info->id);
-	}
-	return rc;
 }
 
 /* "wait" or "stop [MS]": the status from the reply, or, when the supervisor
@@ -304,7 +251,7 @@ int cmd_ps(int argc, char **argv)
 	int rc = parse(&c, argc, argv, &err);
 
 	if (rc != 0)
-		return rc > 0 ? 0 : fail("%s", err.msg);
+		return rc > 0 ? 0 : cli_fail("%s", err.msg);
 	rc = session_registry_open(&reg, false, &err);
 	if (rc == -ENOENT)
 		rc = 0; /* no registry yet: no sessions */
@@ -312,14 +259,14 @@ int cmd_ps(int argc, char **argv)
 		rc = session_list(&reg, &v, &n, &err);
 	if (rc < 0) {
 		session_registry_close(&reg);
-		return fail("%s", err.msg);
+		return cli_fail("%s", err.msg);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (v[i].state == SESSION_STALE)
 			(void)session_remove(&reg, v[i].id);
 	session_registry_close(&reg);
 	if (c.json && print_json(v, n, c.all) < 0)
-		return fail("out of memory");
+		return cli_fail("out of memory");
 	if (!c.json)
 		print_table(v, n, c.all);
 	return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
@@ -344,14 +291,14 @@ int cmd_stop(int argc, char **argv)
 	int rc = parse(&c, argc, argv, &err), status;
 
 	if (rc != 0)
-		return rc > 0 ? 0 : fail("%s", err.msg);
+		return rc > 0 ? 0 : cli_fail("%s", err.msg);
 	if (c.has_grace)
 		snprintf(req, sizeof(req), "stop %llu", (unsigned long long)c.grace_ms);
-	rc = cmd_lookup(&reg, c.args[0], &info, &err);
+	rc = cli_lookup(&reg, c.args[0], &info, &err);
 	if (rc >= 0)
 		rc = until_ended(&reg, &info, req, &status, &err);
 	session_registry_close(&reg);
-	return rc < 0 ? fail("%s", err.msg) : 0;
+	return rc < 0 ? cli_fail("%s", err.msg) : 0;
 }
 
 int cmd_wait(int argc, char **argv)
@@ -370,12 +317,12 @@ int cmd_wait(int argc, char **argv)
 	int rc = parse(&c, argc, argv, &err), status = EXIT_LAUNCHER;
 
 	if (rc != 0)
-		return rc > 0 ? 0 : fail("%s", err.msg);
-	rc = cmd_lookup(&reg, c.args[0], &info, &err);
+		return rc > 0 ? 0 : cli_fail("%s", err.msg);
+	rc = cli_lookup(&reg, c.args[0], &info, &err);
 	if (rc >= 0)
 		rc = until_ended(&reg, &info, "wait", &status, &err);
 	session_registry_close(&reg);
-	return rc < 0 ? fail("%s", err.msg) : status;
+	return rc < 0 ? cli_fail("%s", err.msg) : status;
 }
 
 int cmd_rm(int argc, char **argv)
@@ -393,11 +340,11 @@ int cmd_rm(int argc, char **argv)
 	int rc = parse(&c, argc, argv, &err), status = 0;
 
 	if (rc != 0)
-		return rc > 0 ? 0 : fail("%s", err.msg);
+		return rc > 0 ? 0 : cli_fail("%s", err.msg);
 	for (int i = 0; i < c.n_args; i++) {
 		struct session_info info;
 
-		rc = cmd_lookup(&reg, c.args[i], &info, &err);
+		rc = cli_lookup(&reg, c.args[i], &info, &err);
 		session_registry_close(&reg);
 		if (rc == -ESRCH)
 			continue; /* stale: removed by lookup() */
@@ -411,7 +358,7 @@ int cmd_rm(int argc, char **argv)
 			session_registry_close(&reg);
 		}
 		if (rc < 0)
-			status = fail("%s", err.msg);
+			status = cli_fail("%s", err.msg);
 	}
 	return status;
 }

@@ -36,8 +36,9 @@ struct mount_op {
 	/* PROTECT: the host inode the supervisor checked (and locked) */
 	dev_t dev;
 	ino_t ino;
-	/* Outcome, filled by mounts_apply() in the child and mirrored by the
-	 * supervisor from the mountinfo check. */
+	/* Set by mounts_check_sources() in the supervisor and again by
+	 * mounts_apply() in the child, whose copy is the truth: the child
+	 * reports it back ("applied", include/initproto.h). */
 	bool skipped;	 /* optional source missing */
 	bool as_symlink; /* copy_symlink applied */
 };
@@ -59,6 +60,8 @@ enum mounts_plan_flags {
  * -ENOMEM. */
 int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out);
 void mounts_plan_free(struct mount_plan *plan);
+/* "bind", "tmpfs", ... for records and --explain; "?" for no kind. */
+const char *mounts_op_name(enum mount_op_kind k);
 
 /* Host path of a sandbox path that lies inside a bind mount of the plan
  * (the innermost bind wins). *out is malloc'd. -ENOENT when it is not

@@ -157,6 +157,10 @@ struct policy_vars {
 	const char *pwd;
 };
 
+/* An environment variable name, as the policy and paddock exec accept it:
+ * [A-Za-z_][A-Za-z0-9_]* over len bytes. */
+bool policy_env_name_ok(const char *s, size_t len);
+
 /* Parse and validate len bytes of JSON. On success *out owns a new policy
  * (free with policy_free()). On failure returns -EINVAL (bad policy), -E2BIG
  * (over POLICY_MAX_BYTES) or -ENOMEM, and err->msg is one line that starts

@@ -20,6 +20,3 @@ struct policy_parse_info {
  * strings as written; bind mounts without "target" have target == NULL. */
 int policy_validate(struct policy *p, const struct policy_parse_info *info,
 		    const struct policy_vars *vars, struct err *err);
-
-/* [A-Za-z_][A-Za-z0-9_]* over len bytes. */
-bool policy_env_name_ok(const char *s, size_t len);

@@ -1,6 +1,6 @@
 /* The workload's environment: cleared by default, then the policy's keep
  * list from the caller's environment, then its set list. */
-#include "launcher.h"
+#include "sandbox.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,24 +1,8 @@
 /* File descriptors that reach the sandbox. */
-#include "launcher.h"
+#include "sandbox.h"
 
 #include <fcntl.h>
 #include <unistd.h>
-
-int fds_ensure_stdio(void)
-{
-	for (int fd = 0; fd < 3; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		/* A closed stdio fd would be handed to the next open() and
-		 * then mistaken for the workload's stdin/stdout/stderr. */
-		int n = open("/dev/null", O_RDWR);
-		if (n < 0)
-			return -errno;
-		if (n != fd)
-			return -EBADF;
-	}
-	return 0;
-}
 
 int fds_keep_only(int *keep, size_t n, struct err *err)
 {

@@ -9,7 +9,7 @@
  *
  * The rules are derived in the parent (pure, testable), anchored on sandbox
  * paths, and opened and enforced in the child after pivot_root. */
-#include "launcher.h"
+#include "sandbox.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../include/cleanup.h"
-#include "../include/landlock.h"
-#include "../include/sys.h"
+#include "../../include/cleanup.h"
+#include "../../include/landlock.h"
+#include "../../include/sys.h"
 
 #define FS(x) LANDLOCK_ACCESS_FS_##x
 
@@ -444,4 +444,9 @@ int landlock_apply(const struct landlock_info *info, struct err *err)
 	if (r < 0)
 		return err_sys(err, r, "landlock: restrict_self");
 	return 0;
+}
+
+const char *landlock_scope_name(uint64_t bit)
+{
+	return bit == 1 ? "abstract_unix_socket" : bit == 2 ? "signal" : "unknown";
 }

@@ -1,7 +1,7 @@
 /* Bringing up lo in the sandbox's fresh network namespace, over rtnetlink
  * with libmnl (rtnetlink(7)). The socket is opened inside the namespace, so
  * it can only ever talk about the sandbox's own interfaces. */
-#include "launcher.h"
+#include "sandbox.h"
 
 #include <libmnl/libmnl.h>
 #include <linux/if.h>

@@ -1,5 +1,12 @@
-/* The launcher's shared types: options from the command line, and the
- * functions each setup concern exports. One struct passed down, no globals. */
+/* sandbox/: create a sandbox or enter one. The only code a reader audits
+ * for escapes. It never prints: every failure is a -errno with a struct err
+ * for the caller (the supervisor) to report.
+ *
+ * A sandbox is made from a sandbox_spec, filled by the supervisor before
+ * anything starts (the policy, its mount plan, the seccomp program, the
+ * Landlock rules, the environment) and not changed afterwards, except the
+ * PROTECT ops' host inodes, which sandbox_protect() fills in while the
+ * child mounts the rest (the one planned interleave, enter.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -7,72 +14,17 @@
 #include <stdint.h>
 #include <seccomp.h>
 #include <sys/types.h>
+#include <time.h>
 
-#include "../include/err.h"
-#include "../mounts/mounts.h"
-#include "../policy/policy.h"
-
-enum weaken {
-	WEAKEN_RW_BINDS = 1u << 0,	 /* read-only binds become writable */
-	WEAKEN_NO_PIDNS = 1u << 1,	 /* no pid namespace: expiry kills only the direct child */
-	WEAKEN_HOST_NET = 1u << 2,	 /* no network namespace: the host's network */
-	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
-	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
-	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
-};
-#define WEAKEN_COUNT 6
-
-struct options {
-	const char *policy_path; /* NULL: the built-in agent policy */
-	const char *workspace;	 /* NULL: the current directory */
-	const char *record_path; /* NULL: no record */
-	const char *init_path;	 /* NULL: found next to the paddock binary */
-	uint64_t ttl_ms;
-	bool has_ttl;
-	unsigned weaken; /* WEAKEN_* */
-	struct policy_bind_arg *binds;
-	size_t n_binds;
-	const char **protect;
-	size_t n_protect;
-	const char **setenv;
-	size_t n_setenv;
-	const char *cwd;
-	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
-	size_t n_ports;
-	bool explain;	  /* print the effective sandbox, start nothing */
-	bool detach;	  /* print the session id once started; supervise in the background */
-	const char *name; /* the session's name, NULL: unnamed */
-	char **argv;	  /* the workload command, NULL-terminated */
-};
-
-/* args.c: parse "paddock run ..." (argv after "run"). Returns 0, 1 when
- * help or version was printed (exit 0), or -EINVAL with err set. *o owns
- * arrays; free with options_free(). */
-int options_parse(int argc, char **argv, struct options *o, struct err *err);
-void options_free(struct options *o);
-const char *weaken_name(unsigned bit);
-const char *weaken_warning(unsigned bit);
-int weaken_parse(const char *name, unsigned *out);
+#include "../../include/err.h"
+#include "../../mounts/mounts.h"
+#include "../../policy/policy.h"
 
 /* env.c: the workload's environment from the policy and the caller's
  * environment. Returns a malloc'd NULL-terminated array of "K=V" (strings
  * malloc'd too), free with env_free(). -ENOMEM. */
 int env_build(const struct policy *p, char *const *caller_env, char ***out);
 void env_free(char **env);
-
-/* status.c: exit status of paddock run. */
-enum ending {
-	ENDING_EXIT,
-	ENDING_SIGNAL,
-	ENDING_EXPIRED,
-	ENDING_LAUNCHER_ERROR,
-	ENDING_STOPPED, /* paddock stop */
-};
-const char *ending_name(enum ending e);
-/* code: exit code (ENDING_EXIT), signal number (ENDING_SIGNAL), the
- * workload's status as reported (ENDING_EXPIRED, ENDING_STOPPED: a signal
- * number, or -1). */
-int exit_status_for(enum ending e, int code);
 
 /* userns.c: id maps for the child, written by the parent (user_namespaces(7)). */
 int userns_write_maps(pid_t pid, uid_t inside_uid, uid_t outside_uid, gid_t inside_gid,
@@ -84,14 +36,15 @@ int userns_map_line(char *buf, size_t size, unsigned inside, unsigned outside);
 int net_lo_up(struct err *err);
 
 /* caps.c: drop every capability from every set, the bounding set and the
- * ambient set, then set no_new_privs. */
+ * ambient set. */
 int caps_drop_all(struct err *err);
+/* PR_SET_NO_NEW_PRIVS: no execve from here on can gain privileges (setuid
+ * bits, file capabilities); Landlock and an unprivileged seccomp filter
+ * require it. Its own step, after caps_drop_all(). */
+int caps_no_new_privs(struct err *err);
 
 /* fds.c: keep only 0-2 and the listed fds (moved to 3, 4, ...), close the rest. */
 int fds_keep_only(int *keep, size_t n, struct err *err);
-/* Make sure fds 0-2 are open (on /dev/null), so a closed stdio fd cannot be
- * taken by something we open. */
-int fds_ensure_stdio(void);
 
 /* seccomp.c: the filter from the policy's "seccomp" section, built and
  * checked in the parent before anything starts (an unknown syscall name is
@@ -158,3 +111,95 @@ const char *landlock_access_name(uint64_t bit);
 const char *landlock_net_access_name(uint64_t bit);
 /* Short name of one scope bit: "abstract_unix_socket", "signal". (record.c) */
 const char *landlock_scope_name(uint64_t bit);
+
+/* ---------------------------------------------------------------- the spec */
+
+struct sandbox_spec {
+	const struct policy *policy;
+	struct mount_plan plan; /* its PROTECT ops: see the header comment */
+	char **env;		/* the workload's environment (env_build()) */
+	struct seccomp_info seccomp;
+	struct landlock_info landlock;
+	unsigned namespaces; /* POLICY_NS_* to create */
+	uid_t uid_in, uid_out;
+	gid_t gid_in, gid_out;
+	int init_fd;	   /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
+	bool new_session;  /* setsid(2) for what enters; false only when weakened */
+	char *const *argv; /* the workload command, NULL-terminated */
+};
+
+/* A started sandbox, as the supervisor holds it. */
+struct sandbox {
+	int ctl; /* our end of the control socket (include/initproto.h) */
+	int pidfd;
+	pid_t pid;
+	dev_t ns_dev;
+	ino_t pidns, userns; /* of the sandbox, read at start */
+	struct timespec t_start;
+};
+
+/* init_image.c: paddock-init (init_path, or next to the paddock binary,
+ * or PREFIX/libexec/paddock) copied into a sealed memfd: *out. */
+int sandbox_prepare_init(const char *init_path, int *out, struct err *err);
+
+/* enter.c: clone3 into the spec's namespaces with a pidfd, write the id
+ * maps and release the child, which builds the root and execs paddock-init
+ * (the steps are mapped at the top of enter.c). sb->ctl, pidfd, pid and the
+ * namespace inodes are set from the clone on, so the caller can end the
+ * child on any later failure. */
+int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err);
+/* Prepare the protected paths (placeholders, locks) while the child mounts
+ * the rest, and hand it the result. On failure the child is killed and its
+ * own error, if it failed first, is the one reported. */
+int sandbox_protect(const struct sandbox_spec *s, struct sandbox *sb, struct protect_state *st,
+		    struct err *err);
+/* CLONE_NEW* for the POLICY_NS_* bits ns. */
+unsigned long sandbox_ns_flags(unsigned ns);
+/* The hardening of every process that enters the sandbox, in the
+ * sandbox's namespaces (after the mounts, or after sandbox_join()), as its
+ * last steps before execve: cwd (resolved in the root), rlimits, setsid,
+ * only fds 0-2 and keep (moved to 3, 4, ...; keep[] is updated; the first
+ * n_inherit stay open across execve, the others become close-on-exec), no
+ * capabilities, no_new_privs, Landlock (with apply_landlock; paddock-init
+ * applies it to what it starts), an empty signal mask, seccomp. -errno
+ * with err set; the process is then half-hardened and must only report and
+ * _exit(). */
+int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, size_t n_keep,
+		   size_t n_inherit, bool apply_landlock, struct err *err);
+
+/* join.c: the one way into a running sandbox from outside (the paddock exec
+ * helper, the port relay), and the fd and process steps of every helper
+ * the supervisor forks (the detached supervisor: no pidfd).
+ *
+ * In this order: PR_SET_PDEATHSIG and a check that parent still lives
+ * (with parent > 0); not dumpable (with SANDBOX_JOIN_NOT_DUMPABLE); only
+ * fds 0-2, keep[] (moved to 3, 4, ...; keep[] is updated, all close-on-exec
+ * but the first n_inherit) and the pidfd; 0-2 on /dev/null
+ * (SANDBOX_JOIN_NULL_STDIO) or, with SANDBOX_JOIN_STDIO_LAST3, the last
+ * three keep fds moved onto 0-2; setns(2) into nstypes through pidfd
+ * (>= 0), which is closed after; dumpable and the parent-death signal
+ * again (a credential change resets both); with SANDBOX_JOIN_DROP_CAPS no
+ * capabilities and no_new_privs; chdir("/") after a mount namespace join.
+ * -errno with err set: the caller reports and _exit()s. */
+enum sandbox_join_flags {
+	SANDBOX_JOIN_NOT_DUMPABLE = 1u << 0,
+	SANDBOX_JOIN_NULL_STDIO = 1u << 1,
+	SANDBOX_JOIN_NULL_STDIN = 1u << 2,
+	SANDBOX_JOIN_STDIO_LAST3 = 1u << 3,
+	SANDBOX_JOIN_DROP_CAPS = 1u << 4,
+};
+struct sandbox_join {
+	pid_t parent; /* > 0: die with it */
+	int pidfd;    /* the sandbox's PID 1, or -1: no setns */
+	int nstypes;  /* CLONE_NEW* to join through pidfd */
+	int *keep;
+	size_t n_keep, n_inherit;
+	unsigned flags; /* SANDBOX_JOIN_* */
+};
+int sandbox_join(const struct sandbox_join *j, struct err *err);
+
+/* init_image.c: paddock-init's argv for s: its options (the fds of enum
+ * initproto_fd), each service as "--service NAME LEASE_MS ARGC ARG...",
+ * then "--" and the workload. Heap, never freed: built in the child that
+ * execs next. NULL on ENOMEM. */
+char **sandbox_init_argv(const struct sandbox_spec *s);

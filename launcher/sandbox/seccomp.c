@@ -9,7 +9,7 @@
  * default.json), and closes what newer profiles and agent sandboxes close
  * besides: io_uring, AF_VSOCK and AF_ALG sockets, TIOCSTI and TIOCLINUX,
  * foreign-architecture entry points. */
-#include "launcher.h"
+#include "sandbox.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -23,8 +23,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-#include "../policy/sha256.h"
+#include "../../include/cleanup.h"
+#include "../../policy/sha256.h"
 
 #ifndef AF_ALG
 #define AF_ALG 38
@@ -508,7 +508,7 @@ static int set_attrs(scmp_filter_ctx ctx, struct err *err)
 	    /* A binary tree of syscall numbers instead of a linear list:
 	     * O(log n) compares per call with ~300 rules. */
 	    {SCMP_FLTATR_CTL_OPTIMIZE, 2, "optimize"},
-	    /* caps_drop_all() sets no_new_privs itself, before Landlock. */
+	    /* sandbox_harden() sets no_new_privs as its own step, before Landlock. */
 	    {SCMP_FLTATR_CTL_NNP, 0, "no_new_privs"},
 	    /* Report the kernel's errno from seccomp_load() instead of
 	     * -ECANCELED, so that the child's error says what failed. */
@@ -671,7 +671,7 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err)
 	if (!ctx)
 		return 0;
 	/* Without no_new_privs or CAP_SYS_ADMIN the kernel refuses a filter
-	 * with EACCES; caps_drop_all() has set it. */
+	 * with EACCES; caps_no_new_privs() has set it. */
 	r = seccomp_load(ctx);
 	if (r < 0)
 		return err_sys(err, r, "seccomp: load the filter");
@@ -692,7 +692,7 @@ int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err)
 		return err_set(err, EINVAL, "seccomp: no valid program to load");
 	/* seccomp(2) rather than prctl(2): the same filter mode, with errors
 	 * that say more. No flags: no thread sync (we are single-threaded),
-	 * no logging changes. Needs no_new_privs, set by caps_drop_all(). */
+	 * no logging changes. Needs no_new_privs, set by caps_no_new_privs(). */
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 		return err_sys(err, errno, "seccomp: load the filter");
 	return 0;

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "launcher.h"
+#include "sandbox.h"
 
 extern const unsigned char paddock_default_bpf[];
 extern const size_t paddock_default_bpf_len;

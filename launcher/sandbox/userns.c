@@ -2,14 +2,14 @@
  * writes them: an unprivileged process may map exactly its own uid and gid,
  * and only after "deny" is written to setgroups (Linux 3.19, CVE-2014-8989:
  * dropping groups could otherwise lift negative group permissions). */
-#include "launcher.h"
+#include "sandbox.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
+#include "../../include/cleanup.h"
 
 int userns_map_line(char *buf, size_t size, unsigned inside, unsigned outside)
 {

@@ -1,5 +1,5 @@
 /* The "exec" request of the control socket, both ways (the encoding is
- * described with the other requests at the top of session_server.c). Pure
+ * described with the other requests at the top of server.c). Pure
  * code but for the close() of the received fds: unit-tested, and the
  * supervisor trusts nothing in a packet that this did not check. */
 #include "session.h"
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../policy/validate.h"
+#include "../../policy/policy.h"
 
 #define TAG_LEN 4 /* "cwd=", "env=", "arg=" */
 

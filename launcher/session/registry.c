@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
+#include "../../include/cleanup.h"
 
 #define SESSION_JSON_MAX (64 * 1024)
 

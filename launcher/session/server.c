@@ -39,29 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-
-void session_iso_time(uint64_t after_ms, char *buf, size_t size)
-{
-	struct timespec ts;
-	struct tm tm;
-	char base[20];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(after_ms / 1000);
-	ts.tv_nsec += (long)(after_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, size, "%s.%03uZ", base, (unsigned)(ts.tv_nsec / 1000000L) % 1000u);
-}
+#include "../../include/cleanup.h"
+#include "../../include/iso8601.h"
 
 void session_expires(struct session *s, uint64_t ttl_ms)
 {
-	session_iso_time(ttl_ms, s->info.expires, sizeof(s->info.expires));
+	iso8601_now(ttl_ms, s->info.expires, sizeof(s->info.expires));
 }
 
 int session_write(struct session *s, struct err *err)
@@ -258,7 +241,7 @@ int session_create(struct session *s, struct registry *reg, const char *name, bo
 	s->info.state = SESSION_STARTING;
 	s->info.detached = detached;
 	snprintf(s->info.policy_sha256, sizeof(s->info.policy_sha256), "%s", policy_sha256);
-	session_iso_time(0, s->info.created, sizeof(s->info.created));
+	iso8601_now(0, s->info.created, sizeof(s->info.created));
 	rc = create(s, name, err);
 	if (rc < 0)
 		discard(s);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../include/err.h"
+#include "../../include/err.h"
 
 #define SESSION_ID_LEN	    12 /* lowercase hex digits */
 #define SESSION_NAME_MAX    64
@@ -195,8 +195,6 @@ int session_remove(const struct registry *reg, const char *id);
  * control socket listens. */
 int session_create(struct session *s, struct registry *reg, const char *name, bool detached,
 		   const char *policy_sha256, struct err *err);
-/* Now + after_ms, UTC, ISO 8601 with milliseconds ("...T03:04:05.678Z"). */
-void session_iso_time(uint64_t after_ms, char *buf, size_t size);
 /* Set info.expires to now + ttl_ms (written with the next session_write()). */
 void session_expires(struct session *s, uint64_t ttl_ms);
 /* Write session.json atomically (temp file, fsync, rename). */

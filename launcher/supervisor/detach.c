@@ -17,30 +17,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-#include "../include/exitcodes.h"
+#include "../../include/cleanup.h"
+#include "../../include/exitcodes.h"
 
 static void report(struct run *r, const char *line)
 {
-	if (r->report_fd < 0)
+	if (r->live.report_fd < 0)
 		return;
 	/* MSG_NOSIGNAL: a foreground process that was killed meanwhile
 	 * must not take the supervisor with it (SIGPIPE). */
-	(void)!send(r->report_fd, line, strlen(line), MSG_NOSIGNAL);
-	close(r->report_fd);
-	r->report_fd = -1;
-	if (r->caller_err >= 0)
-		close(r->caller_err);
-	r->caller_err = -1;
+	(void)!send(r->live.report_fd, line, strlen(line), MSG_NOSIGNAL);
+	close(r->live.report_fd);
+	r->live.report_fd = -1;
+	if (r->live.caller_err >= 0)
+		close(r->live.caller_err);
+	r->live.caller_err = -1;
 }
 
 void detach_report_started(struct run *r)
 {
 	char line[SESSION_ID_LEN + 16];
 
-	if (!r->opt->detach)
+	if (!r->spec->opt->detach)
 		return; /* a foreground run with leases reports at "retained" */
-	snprintf(line, sizeof(line), "started %s\n", r->session ? r->session->info.id : "?");
+	snprintf(line, sizeof(line), "started %s\n",
+		 r->live.session ? r->live.session->info.id : "?");
 	report(r, line);
 }
 
@@ -75,21 +76,16 @@ void detach_report_exit(struct run *r, int status)
  * session's output files. */
 static int become_supervisor(struct run *r, int fd, struct err *err)
 {
-	int null;
+	const struct sandbox_join j = {
+	    .parent = 0, .pidfd = -1, .keep = &fd, .n_keep = 1, .flags = SANDBOX_JOIN_NULL_STDIN};
 	int rc;
 
 	if (setsid() < 0)
 		return err_sys(err, errno, "setsid");
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null < 0 || dup2(null, 0) < 0)
-		return err_sys(err, errno, "/dev/null");
-	close(null);
-	rc = fds_keep_only(&fd, 1, err);
+	rc = sandbox_join(&j, err);
 	if (rc < 0)
 		return rc;
-	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
-		return err_sys(err, errno, "cloexec");
-	r->report_fd = 3;
+	r->live.report_fd = fd;
 	return 0;
 }
 
@@ -171,7 +167,7 @@ int detach_start(struct run *r, int *status, struct err *err)
 		if (rc < 0) {
 			/* Still the caller's stderr. */
 			fprintf(stderr, "paddock: %s\n", err->msg);
-			r->report_fd = fd;
+			r->live.report_fd = fd;
 			detach_report_exit(r, EXIT_LAUNCHER);
 			_exit(EXIT_LAUNCHER);
 		}
@@ -187,16 +183,13 @@ int detach_start(struct run *r, int *status, struct err *err)
  * (si_code SI_KERNEL) reach it directly, as it shares our process group. */
 static int retain_wait(int fd, pid_t pid)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	cleanup_close int sfd = -1;
 	char buf[64];
 	size_t n = 0;
 	int status = EXIT_LAUNCHER;
 	sigset_t set;
 
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&set, sigs[i]);
+	forwarded_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n)) {
@@ -232,7 +225,7 @@ int retain_start(struct run *r, int *status, struct err *err)
 	if (pid < 0)
 		return pid;
 	if (pid == 0) {
-		r->report_fd = fd;
+		r->live.report_fd = fd;
 		return 0;
 	}
 	*status = retain_wait(fd, pid);

@@ -38,14 +38,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../include/exitcodes.h"
-#include "../include/sys.h"
+#include "../../include/exitcodes.h"
+#include "../../include/sys.h"
 
 extern char **environ;
 
 /* One message on the client's socket, or the error pipe (not a socket). */
-static void say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(int fd, const char *fmt, ...)
+static void reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply(int fd, const char *fmt, ...)
 {
 	char msg[sizeof(((struct err *)0)->msg) + 16];
 	va_list ap;
@@ -101,74 +101,55 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 	 * is 0 while it lives; a reparented process sees PID 1. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != 0)
 		_exit(EXIT_LAUNCHER);
-	env = merged_env(r->env, x->env, x->n_env);
+	env = merged_env(r->spec->sb.env, x->env, x->n_env);
 	if (!env) {
 		err_set(&err, ENOMEM, "out of memory");
-	} else if (sandbox_harden(r, x->cwd ? x->cwd : r->policy->cwd, keep, 1, 0, true, &err) >=
-		   0) {
+	} else if (sandbox_harden(&r->spec->sb, x->cwd ? x->cwd : r->spec->policy->cwd, keep, 1, 0,
+				  true, &err) >= 0) {
 		/* execvp(3) searches the PATH of the environment it runs in:
 		 * the command's, as paddock-init's execvp does for the
 		 * workload. */
 		environ = env;
 		execvp(x->argv[0], x->argv);
 		e = errno;
-		say(keep[0], "exec-error %d", e);
+		reply(keep[0], "exec-error %d", e);
 		_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
 	}
-	say(keep[0], "error %s", err.msg);
+	reply(keep[0], "error %s", err.msg);
 	_exit(EXIT_LAUNCHER);
 }
 
-/* The helper's setup: only the client's socket (fd 3), the pidfd (fd 4),
- * the session's end pipe (fd 5) and the client's stdio (0-2), then the
- * sandbox's namespaces. */
-static int enter(const struct run *r, int *sock, struct session_exec *x, struct err *err)
+/* The helper's setup: only the client's socket, the session's end pipe
+ * and the client's stdio (onto 0-2), then the sandbox's namespaces
+ * (sandbox_join(): not dumpable before and after the join). *sock and
+ * *end_fd are their new numbers. */
+static int enter(const struct run *r, int *sock, int *end_fd, struct session_exec *x,
+		 struct err *err)
 {
-	int keep[6] = {*sock, r->pidfd, r->exec_end[0], x->stdio[0], x->stdio[1], x->stdio[2]};
-	int rc;
+	int keep[5] = {*sock, r->live.exec_end[0], x->stdio[0], x->stdio[1], x->stdio[2]};
+	const struct sandbox_join j = {
+	    .parent = 0, /* reparented at once (exec_spawn()); the client's hang-up ends us */
+	    .pidfd = r->live.box.pidfd,
+	    .nstypes = (int)sandbox_ns_flags(r->spec->sb.namespaces),
+	    .keep = keep,
+	    .n_keep = 5,
+	    .n_inherit = 0,
+	    .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_STDIO_LAST3,
+	};
+	int rc = sandbox_join(&j, err);
 
-	/* Not dumpable: from here on we hold fds of the host (the client's
-	 * socket and stdio) and, after setns, sit in the sandbox's user
-	 * namespace with its uid. ptrace(2), /proc/PID/fd and /proc/PID/exe
-	 * of a non-dumpable process need CAP_SYS_PTRACE in the user
-	 * namespace of its mm, which no sandbox process has (CVE-2019-5736,
-	 * CVE-2016-9962). The command's process inherits this until its
-	 * execve. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		return err_sys(err, errno, "prctl(PR_SET_DUMPABLE)");
-	/* Nothing else of the supervisor's may reach the sandbox: its
-	 * registry, policy and record fds, other clients (CVE-2024-21626). */
-	rc = fds_keep_only(keep, 6, err);
 	if (rc < 0)
 		return rc;
-	for (int i = 0; i < 3; i++)
-		if (dup2(6 + i, i) < 0)
-			return err_sys(err, errno, "dup2");
-	if (close_range(6, ~0U, 0) < 0)
-		return err_sys(err, errno, "close_range");
-	*sock = 3;
-	for (int fd = 3; fd < 6; fd++)
-		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-			return err_sys(err, errno, "cloexec");
+	*sock = keep[0];
+	*end_fd = keep[1];
 	for (int i = 0; i < 3; i++)
 		x->stdio[i] = -1; /* now 0-2 */
-	/* Exactly the sandbox's namespaces, through the pidfd of its PID 1:
-	 * the kernel joins the user namespace first, so the rest is joined
-	 * with the capabilities we hold there as its owner (setns(2)). The
-	 * pid namespace applies to our children only. */
-	if (setns(4, (int)sandbox_ns_flags(r->namespaces)) < 0)
-		return err_sys(err, errno, "setns into the sandbox");
-	close(4);
-	/* setns(CLONE_NEWNS) put our root and cwd at the sandbox's root;
-	 * sandbox_harden() resolves the cwd from there (RESOLVE_IN_ROOT). */
-	if (chdir("/") < 0)
-		return err_sys(err, errno, "chdir /");
 	return 0;
 }
 
 /* The client's requests until the command ends: "signal N". A hang-up
  * kills the command; the session's end (EOF on end_fd) terminates it. */
-static void relay(int sock, int pidfd, int end_fd)
+static void forward_client(int sock, int pidfd, int end_fd)
 {
 	bool client = true, ending = false;
 
@@ -221,16 +202,16 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 	struct err err = {0};
 	char buf[sizeof(err.msg) + 16];
 	siginfo_t si = {0};
-	int pipefd[2], pidfd = -1;
+	int pipefd[2], pidfd = -1, end_fd = -1;
 	ssize_t n;
 	long pid;
 
-	if (enter(r, &sock, x, &err) < 0) {
-		say(sock, "error %s", err.msg);
+	if (enter(r, &sock, &end_fd, x, &err) < 0) {
+		reply(sock, "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		say(sock, "error pipe: %s", strerror(errno));
+		reply(sock, "error pipe: %s", strerror(errno));
 		_exit(EXIT_LAUNCHER);
 	}
 	args.flags = CLONE_PIDFD;
@@ -244,9 +225,9 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 	if (pid < 0) {
 		/* ENOMEM: the pid namespace has no init any more (fork(2)). */
 		if (pid == -ENOMEM)
-			say(sock, "error session %s has ended", r->session->info.id);
+			reply(sock, "error session %s has ended", r->live.session->info.id);
 		else
-			say(sock, "error clone3: %s", strerror((int)-pid));
+			reply(sock, "error clone3: %s", strerror((int)-pid));
 		_exit(EXIT_LAUNCHER);
 	}
 	close(pipefd[1]);
@@ -258,16 +239,16 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 	if (n > 0) {
 		buf[n] = '\0';
 		waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
-		say(sock, "%s", buf);
+		reply(sock, "%s", buf);
 		_exit(0);
 	}
-	relay(sock, pidfd, 5);
+	forward_client(sock, pidfd, end_fd);
 	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
 		_exit(EXIT_LAUNCHER);
 	if (si.si_code == CLD_EXITED)
-		say(sock, "exit %d", si.si_status);
+		reply(sock, "exit %d", si.si_status);
 	else
-		say(sock, "signal %d", si.si_status);
+		reply(sock, "signal %d", si.si_status);
 	_exit(0);
 }
 
@@ -275,28 +256,28 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 static const char *refusal(const struct run *r, const struct session_exec *x, char *buf,
 			   size_t size)
 {
-	const char *id = r->session->info.id;
+	const char *id = r->live.session->info.id;
 
 	/* Without a pid namespace nothing would end the command with the
 	 * session: the supervisor can only kill its direct child then. */
-	if (!(r->namespaces & POLICY_NS_PID)) {
+	if (!(r->spec->sb.namespaces & POLICY_NS_PID)) {
 		snprintf(buf, size,
 			 "session %s has no pid namespace (--weaken no-pidns); exec would escape "
 			 "its lifetime",
 			 id);
 		return buf;
 	}
-	if (!r->started) {
+	if (!r->out.started) {
 		snprintf(buf, size, "session %s is still starting", id);
 		return buf;
 	}
-	if (r->retained) {
+	if (r->out.retained) {
 		snprintf(buf, size,
 			 "session %s: its main command has ended (only leased services run on)",
 			 id);
 		return buf;
 	}
-	if (r->wl_reported || r->expired || r->stopped) {
+	if (r->out.wl_reported || r->out.expired || r->out.stopped) {
 		snprintf(buf, size, "session %s is ending", id);
 		return buf;
 	}
@@ -318,20 +299,20 @@ static const char *refusal(const struct run *r, const struct session_exec *x, ch
 void exec_spawn(struct run *r, int fd, struct session_exec *req)
 {
 	char why[160];
-	const char *no = r->session ? refusal(r, req, why, sizeof(why)) : "no session";
+	const char *no = r->live.session ? refusal(r, req, why, sizeof(why)) : "no session";
 	pid_t pid;
 	int ws;
 
-	if (!no && !r->exec_end_open) {
-		if (pipe2(r->exec_end, O_CLOEXEC) < 0)
+	if (!no && !r->live.exec_end_open) {
+		if (pipe2(r->live.exec_end, O_CLOEXEC) < 0)
 			no = strerror(errno);
 		else
-			r->exec_end_open = true;
+			r->live.exec_end_open = true;
 	}
 	if (no) {
-		say(fd, "error %s", no);
+		reply(fd, "error %s", no);
 	} else if ((pid = fork()) < 0) {
-		say(fd, "error fork: %s", strerror(errno));
+		reply(fd, "error fork: %s", strerror(errno));
 	} else if (pid == 0) {
 		/* The helper's parent exits at once: the helper is reparented
 		 * away from the supervisor (to the host's init or subreaper),
@@ -340,7 +321,7 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req)
 		if (pid == 0)
 			helper(r, fd, req);
 		if (pid < 0)
-			say(fd, "error fork: %s", strerror(errno));
+			reply(fd, "error fork: %s", strerror(errno));
 		_exit(0);
 	} else {
 		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)

@@ -4,17 +4,9 @@
 
 #include <stdio.h>
 
-static const char *const op_names[] = {"bind", "tmpfs",	  "proc",    "dev",
-				       "dir",  "symlink", "protect", "pin"};
-
-const char *landlock_scope_name(uint64_t bit)
-{
-	return bit == 1 ? "abstract_unix_socket" : bit == 2 ? "signal" : "unknown";
-}
-
 static void mount_line(const struct mount_op *op, FILE *f)
 {
-	fprintf(f, "  %-11s %-7s %s", op->what, op_names[op->kind], op->target);
+	fprintf(f, "  %-11s %-7s %s", op->what, mounts_op_name(op->kind), op->target);
 	switch (op->kind) {
 	case MOUNT_OP_BIND:
 		fprintf(f, " <- %s %s%s", op->source, op->readonly ? "ro" : "rw",
@@ -115,40 +107,39 @@ static void ports_lines(const struct policy *p, FILE *f)
 	}
 }
 
-void explain_print(const struct run *r, FILE *f)
+void explain_print(const struct run_spec *r, FILE *f)
 {
 	const char *w[WEAKEN_COUNT + 1];
-	size_t n = run_weakenings(r, w, WEAKEN_COUNT + 1);
+	size_t n = weakenings_in_effect(r->opt->weaken, r->policy, w, WEAKEN_COUNT + 1);
 
 	fprintf(f, "policy: %s\n  sha256 %s\n  effective %s\n", r->policy_label, r->file_sha256,
 		r->policy->sha256);
 	fputs("namespaces:", f);
 	for (unsigned bit = 1; bit <= POLICY_NS_CGROUP; bit <<= 1)
-		if (r->namespaces & bit)
+		if (r->sb.namespaces & bit)
 			fprintf(f, " %s", policy_ns_name(bit));
-	fprintf(f, "\nids: uid %u -> %u, gid %u -> %u (inside -> outside)\n", r->uid_in, r->uid_out,
-		r->gid_in, r->gid_out);
+	fprintf(f, "\nids: uid %u -> %u, gid %u -> %u (inside -> outside)\n", r->sb.uid_in,
+		r->sb.uid_out, r->sb.gid_in, r->sb.gid_out);
 	fprintf(f, "hostname: %s\ncwd: %s\n", r->policy->hostname, r->policy->cwd);
 	fputs("mounts, in order (root: fresh tmpfs, read-only after setup):\n", f);
-	for (size_t i = 0; i < r->plan.n; i++)
-		mount_line(&r->plan.ops[i], f);
+	for (size_t i = 0; i < r->sb.plan.n; i++)
+		mount_line(&r->sb.plan.ops[i], f);
 	fputs("capabilities: none (effective, permitted, inheritable, ambient and bounding "
 	      "sets empty); no_new_privs\n",
 	      f);
 	fprintf(f, "session: %s\n",
 		r->opt->weaken & WEAKEN_NO_NEW_SESSION ? "the caller's (weakened)"
 						       : "new, no controlling terminal");
-	if (r->seccomp_info.enabled) {
-		fprintf(f,
-			"seccomp: %u rules, %u syscalls allowed; denied:", r->seccomp_info.n_rules,
-			r->seccomp_info.n_allowed);
-		for (size_t i = 0; i < r->seccomp_info.n_denied; i++)
-			fprintf(f, " %s", r->seccomp_info.denied[i]);
+	if (r->sb.seccomp.enabled) {
+		fprintf(f, "seccomp: %u rules, %u syscalls allowed; denied:", r->sb.seccomp.n_rules,
+			r->sb.seccomp.n_allowed);
+		for (size_t i = 0; i < r->sb.seccomp.n_denied; i++)
+			fprintf(f, " %s", r->sb.seccomp.denied[i]);
 		fputc('\n', f);
 	} else {
 		fputs("seccomp: none\n", f);
 	}
-	landlock_lines(&r->landlock, f);
+	landlock_lines(&r->sb.landlock, f);
 	ports_lines(r->policy, f);
 	services_lines(r->policy, f);
 	fprintf(f, "limits: ttl %llu ms, grace %llu ms", (unsigned long long)r->policy->ttl_ms,

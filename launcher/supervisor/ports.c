@@ -17,18 +17,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
+#include "../../include/cleanup.h"
+#include "../../include/io.h"
 
 _Static_assert(POLICY_PORTS_MAX <= SESSION_ENDPOINTS_MAX, "every forward has an endpoint");
 
-int ports_check(const struct run *r, struct err *err)
+int ports_check(const struct run_spec *s, struct err *err)
 {
-	if (r->policy->n_ports == 0)
+	if (s->policy->n_ports == 0)
 		return 0;
 	/* Without its own network namespace the sandbox's loopback is the
 	 * host's: there is nothing to forward to, and a relay would only
 	 * shadow ports the workload can bind itself. */
-	if (!(r->namespaces & POLICY_NS_NET))
+	if (!(s->sb.namespaces & POLICY_NS_NET))
 		return err_set(err, EINVAL,
 			       "ports: port forwards need the sandbox's own network namespace "
 			       "(not with --weaken host-net); nothing started");
@@ -87,10 +88,10 @@ static int bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-static int bind_one(struct run *r, const struct policy_port *pp, struct err *err)
+static int bind_one(struct ports *pt, const struct policy_port *pp, struct err *err)
 {
-	struct port_listener *l = &r->ports.l[pp->index];
-	struct session_endpoint *e = &r->ports.endpoints[pp->index];
+	struct port_listener *l = &pt->l[pp->index];
+	struct session_endpoint *e = &pt->endpoints[pp->index];
 	char shown[64];
 	int fd, port;
 
@@ -126,22 +127,21 @@ static int bind_one(struct run *r, const struct policy_port *pp, struct err *err
 	return 0;
 }
 
-int ports_bind(struct run *r, struct err *err)
+int ports_bind(const struct policy *p, struct ports *pt, struct err *err)
 {
-	const struct policy *p = r->policy;
 	int rc = 0;
 
 	for (size_t i = 0; i < p->n_ports; i++)
-		r->ports.l[i].fd = -1;
-	r->ports.n = p->n_ports;
+		pt->l[i].fd = -1;
+	pt->n = p->n_ports;
 	/* Fixed ports first: an "auto" one must not take a port that a
 	 * fixed entry of the same policy names. */
 	for (size_t i = 0; rc >= 0 && i < p->n_ports; i++)
 		if (p->ports[i].host_port)
-			rc = bind_one(r, &p->ports[i], err);
+			rc = bind_one(pt, &p->ports[i], err);
 	for (size_t i = 0; rc >= 0 && i < p->n_ports; i++)
 		if (!p->ports[i].host_port)
-			rc = bind_one(r, &p->ports[i], err);
+			rc = bind_one(pt, &p->ports[i], err);
 	return rc;
 }
 
@@ -156,11 +156,12 @@ static void close_listeners(struct ports *pt)
 
 int ports_start(struct run *r, struct err *err)
 {
-	struct ports *pt = &r->ports;
+	struct ports *pt = &r->live.ports;
 	char msg[sizeof(err->msg)];
 	cleanup_close int rd = -1;
 	int rep[2];
-	size_t got = 0;
+	size_t got;
+	ssize_t n;
 	pid_t parent = getpid(), pid;
 
 	if (pt->n == 0)
@@ -175,7 +176,7 @@ int ports_start(struct run *r, struct err *err)
 	}
 	if (pid == 0) {
 		close(rep[0]);
-		ports_relay(pt->l, pt->n, r->pidfd, parent, rep[1]);
+		ports_relay(pt->l, pt->n, r->live.box.pidfd, parent, rep[1]);
 	}
 	close(rep[1]);
 	/* Our unreaped child: its pid cannot have been reused yet. */
@@ -194,31 +195,21 @@ int ports_start(struct run *r, struct err *err)
 	 * is gone, so the endpoint would hang instead of refusing. */
 	close_listeners(pt);
 	/* The relay reports its set-up: EOF alone is success, text an error. */
-	for (;;) {
-		ssize_t n = read(rd, msg + got, sizeof(msg) - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (got == sizeof(msg) - 1)
-			break;
-	}
+	n = read_full(rd, msg, sizeof(msg) - 1);
+	got = n > 0 ? (size_t)n : 0;
 	msg[got] = '\0';
 	if (got)
 		return err_set(err, EIO, "port relay: %s", msg);
-	if (r->session) {
-		memcpy(r->session->info.endpoints, pt->endpoints, pt->n * sizeof(pt->endpoints[0]));
-		r->session->info.n_endpoints = pt->n;
+	if (r->live.session) {
+		memcpy(r->live.session->info.endpoints, pt->endpoints,
+		       pt->n * sizeof(pt->endpoints[0]));
+		r->live.session->info.n_endpoints = pt->n;
 	}
 	return 0;
 }
 
-void ports_stop(struct run *r)
+void ports_stop(struct ports *pt)
 {
-	struct ports *pt = &r->ports;
-
 	close_listeners(pt);
 	if (pt->relay_pid <= 0)
 		return;

@@ -9,17 +9,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-
-static void iso_time(const struct timespec *ts, char *buf, size_t size)
-{
-	struct tm tm;
-	char base[32];
-
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, size, "%s.%03ldZ", base, ts->tv_nsec / 1000000L);
-}
+#include "../../include/cleanup.h"
+#include "../../include/io.h"
+#include "../../include/iso8601.h"
 
 static cJSON *namespaces(unsigned ns)
 {
@@ -31,61 +23,48 @@ static cJSON *namespaces(unsigned ns)
 	return a;
 }
 
-static const char *op_type(enum mount_op_kind k)
-{
-	static const char *const names[] = {"bind", "tmpfs",   "proc",	  "dev",
-					    "dir",  "symlink", "protect", "pin"};
-
-	return k <= MOUNT_OP_PIN ? names[k] : "?";
-}
-
-static cJSON *mounts(const struct mount_plan *plan)
+/* The plan as the child applied it: "state" is what the child reported
+ * for the op ("applied", "skipped": an optional source missing, "symlink":
+ * recreated as one), or "not-reported" when it never got that far (then
+ * "mode" is only the plan's). */
+static cJSON *mounts(const struct mount_plan *plan, const struct outcome *out)
 {
 	cJSON *a = cJSON_CreateArray();
 
 	for (size_t i = 0; a && i < plan->n; i++) {
 		const struct mount_op *op = &plan->ops[i];
 		cJSON *m = cJSON_CreateObject();
+		const char *state;
 
 		if (!m)
 			break;
 		cJSON_AddStringToObject(m, "from", op->what);
-		cJSON_AddStringToObject(m, "type", op_type(op->kind));
+		cJSON_AddStringToObject(m, "type", mounts_op_name(op->kind));
 		if (op->source)
 			cJSON_AddStringToObject(m, "source", op->source);
 		cJSON_AddStringToObject(m, "target", op->target);
+		state = outcome_applied_state(out, i);
 		if (op->kind == MOUNT_OP_BIND || op->kind == MOUNT_OP_PROTECT) {
 			const char *mode = op->readonly ? "ro" : "rw";
 
-			if (op->skipped)
+			if (state && strcmp(state, "applied") != 0)
+				mode = state;
+			else if (!state && op->skipped)
 				mode = "skipped";
-			else if (op->as_symlink)
-				mode = "symlink";
 			cJSON_AddStringToObject(m, "mode", mode);
 		}
 		if (op->host_proc)
 			cJSON_AddStringToObject(m, "mode", "host-proc-bind");
+		cJSON_AddStringToObject(m, "state", state ? state : "not-reported");
 		cJSON_AddItemToArray(a, m);
 	}
 	return a;
 }
 
-size_t run_weakenings(const struct run *r, const char **out, size_t max)
-{
-	size_t n = 0;
-
-	for (unsigned bit = 1; bit < (1u << WEAKEN_COUNT); bit <<= 1)
-		if ((r->opt->weaken & bit) && n < max)
-			out[n++] = weaken_name(bit);
-	if (r->policy && r->policy->seccomp_profile == POLICY_SECCOMP_NONE && n < max)
-		out[n++] = "seccomp-profile-none";
-	return n;
-}
-
 static cJSON *weakenings(const struct run *r)
 {
 	const char *w[WEAKEN_COUNT + 1];
-	size_t n = run_weakenings(r, w, WEAKEN_COUNT + 1);
+	size_t n = weakenings_in_effect(r->spec->opt->weaken, r->spec->policy, w, WEAKEN_COUNT + 1);
 	cJSON *a = cJSON_CreateArray();
 
 	for (size_t i = 0; a && i < n; i++)
@@ -95,7 +74,7 @@ static cJSON *weakenings(const struct run *r)
 
 static cJSON *seccomp(const struct run *r)
 {
-	const struct seccomp_info *s = &r->seccomp_info;
+	const struct seccomp_info *s = &r->spec->sb.seccomp;
 	cJSON *o = cJSON_CreateObject(), *a;
 
 	if (!o)
@@ -134,16 +113,16 @@ static cJSON *ports(const uint16_t *p, size_t n)
 
 static cJSON *landlock(const struct run *r)
 {
-	const struct landlock_info *l = &r->landlock;
+	const struct landlock_info *l = &r->spec->sb.landlock;
 	cJSON *o = cJSON_CreateObject(), *a;
 
 	if (!o)
 		return NULL;
 	cJSON_AddNumberToObject(o, "abi", l->abi);
 	cJSON_AddBoolToObject(o, "enabled", l->enabled);
-	if (r->policy)
+	if (r->spec->policy)
 		cJSON_AddStringToObject(o, "mode",
-					r->policy->landlock_mode == POLICY_LANDLOCK_REQUIRED
+					r->spec->policy->landlock_mode == POLICY_LANDLOCK_REQUIRED
 					    ? "required"
 					    : "best-effort");
 	if (!l->enabled)
@@ -174,14 +153,15 @@ static cJSON *killed(const struct run *r)
 {
 	cJSON *a = cJSON_CreateArray();
 
-	for (size_t i = 0; a && i < r->n_killed; i++) {
+	for (size_t i = 0; a && i < r->out.n_killed; i++) {
 		cJSON *k = cJSON_CreateObject();
 
 		if (!k)
 			break;
-		cJSON_AddNumberToObject(k, "pid", r->killed[i].pid);
-		cJSON_AddStringToObject(k, "comm", r->killed[i].comm);
-		cJSON_AddStringToObject(k, "signal", r->killed[i].sig == 9 ? "SIGKILL" : "SIGTERM");
+		cJSON_AddNumberToObject(k, "pid", r->out.killed[i].pid);
+		cJSON_AddStringToObject(k, "comm", r->out.killed[i].comm);
+		cJSON_AddStringToObject(k, "signal",
+					r->out.killed[i].sig == 9 ? "SIGKILL" : "SIGTERM");
 		cJSON_AddItemToArray(a, k);
 	}
 	return a;
@@ -191,13 +171,13 @@ static cJSON *survivors(const struct run *r)
 {
 	cJSON *a = cJSON_CreateArray();
 
-	for (size_t i = 0; a && i < r->n_survivors; i++) {
+	for (size_t i = 0; a && i < r->out.n_survivors; i++) {
 		cJSON *s = cJSON_CreateObject();
 
 		if (!s)
 			break;
-		cJSON_AddNumberToObject(s, "host_pid", r->survivors[i].pid);
-		cJSON_AddStringToObject(s, "comm", r->survivors[i].comm);
+		cJSON_AddNumberToObject(s, "host_pid", r->out.survivors[i].pid);
+		cJSON_AddStringToObject(s, "comm", r->out.survivors[i].comm);
 		cJSON_AddItemToArray(a, s);
 	}
 	return a;
@@ -209,18 +189,18 @@ static cJSON *services(const struct run *r)
 {
 	cJSON *a = cJSON_CreateArray();
 
-	for (size_t i = 0; a && i < r->n_services; i++) {
-		const struct session_lease *l = &r->services[i];
+	for (size_t i = 0; a && i < r->out.n_leases; i++) {
+		const struct session_lease *l = &r->out.leases[i];
 		cJSON *s = cJSON_CreateObject();
 
 		if (!s)
 			break;
 		cJSON_AddStringToObject(s, "name", l->service);
-		if (r->session) {
-			cJSON_AddStringToObject(s, "session", r->session->info.id);
-			cJSON_AddNumberToObject(s, "generation", r->session->info.generation);
+		if (r->live.session) {
+			cJSON_AddStringToObject(s, "session", r->live.session->info.id);
+			cJSON_AddNumberToObject(s, "generation", r->live.session->info.generation);
 		}
-		cJSON_AddNumberToObject(s, "owner_uid", r->uid_out);
+		cJSON_AddNumberToObject(s, "owner_uid", r->spec->sb.uid_out);
 		cJSON_AddNumberToObject(s, "pid", l->pid);
 		cJSON_AddNumberToObject(s, "lease_ms", (double)l->lease_ms);
 		if (l->started[0])
@@ -241,16 +221,16 @@ static cJSON *endpoints(const struct run *r)
 {
 	cJSON *a = cJSON_CreateArray();
 
-	for (size_t i = 0; a && r->session && i < r->session->info.n_endpoints; i++) {
-		const struct session_endpoint *e = &r->session->info.endpoints[i];
+	for (size_t i = 0; a && r->live.session && i < r->live.session->info.n_endpoints; i++) {
+		const struct session_endpoint *e = &r->live.session->info.endpoints[i];
 		cJSON *o = cJSON_CreateObject();
 
 		if (!o)
 			break;
 		cJSON_AddStringToObject(o, "host", e->host);
 		cJSON_AddNumberToObject(o, "sandbox", e->sandbox);
-		cJSON_AddStringToObject(o, "session", r->session->info.id);
-		cJSON_AddNumberToObject(o, "generation", r->session->info.generation);
+		cJSON_AddStringToObject(o, "session", r->live.session->info.id);
+		cJSON_AddNumberToObject(o, "generation", r->live.session->info.generation);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -270,65 +250,71 @@ static cJSON *build(const struct run *r)
 	cJSON_AddStringToObject(x, "commit", PADDOCK_COMMIT);
 	cJSON_AddStringToObject(o, "kernel", uname(&u) == 0 ? u.release : "unknown");
 	x = cJSON_AddObjectToObject(o, "policy");
-	cJSON_AddStringToObject(x, "path", r->policy_label);
-	cJSON_AddStringToObject(x, "sha256", r->file_sha256);
-	cJSON_AddStringToObject(x, "effective_sha256", r->policy ? r->policy->sha256 : "");
-	cJSON_AddItemToObject(o, "namespaces", namespaces(r->namespaces));
-	cJSON_AddItemToObject(o, "mounts", mounts(&r->plan));
+	cJSON_AddStringToObject(x, "path", r->spec->policy_label);
+	cJSON_AddStringToObject(x, "sha256", r->spec->file_sha256);
+	cJSON_AddStringToObject(x, "effective_sha256",
+				r->spec->policy ? r->spec->policy->sha256 : "");
+	cJSON_AddItemToObject(o, "namespaces", namespaces(r->spec->sb.namespaces));
+	cJSON_AddItemToObject(o, "mounts", mounts(&r->spec->sb.plan, &r->out));
+	cJSON_AddBoolToObject(o, "mounts_reported", r->out.applied_all);
 	cJSON_AddItemToObject(o, "weakenings", weakenings(r));
 	cJSON_AddItemToObject(o, "seccomp", seccomp(r));
 	cJSON_AddItemToObject(o, "landlock", landlock(r));
 	x = cJSON_AddArrayToObject(o, "command");
-	for (char **a = r->opt->argv; x && a && *a; a++)
+	for (char **a = r->spec->opt->argv; x && a && *a; a++)
 		cJSON_AddItemToArray(x, cJSON_CreateString(*a));
-	if (r->session) {
+	if (r->live.session) {
 		x = cJSON_AddObjectToObject(o, "session");
-		cJSON_AddStringToObject(x, "id", r->session->info.id);
-		if (r->session->info.name[0])
-			cJSON_AddStringToObject(x, "name", r->session->info.name);
+		cJSON_AddStringToObject(x, "id", r->live.session->info.id);
+		if (r->live.session->info.name[0])
+			cJSON_AddStringToObject(x, "name", r->live.session->info.name);
 		else
 			cJSON_AddNullToObject(x, "name");
-		cJSON_AddNumberToObject(x, "generation", r->session->info.generation);
-		cJSON_AddBoolToObject(x, "detached", r->session->info.detached);
+		cJSON_AddNumberToObject(x, "generation", r->live.session->info.generation);
+		cJSON_AddBoolToObject(x, "detached", r->live.session->info.detached);
 	}
 	cJSON_AddItemToObject(o, "endpoints", endpoints(r));
 	x = cJSON_AddObjectToObject(o, "ids");
-	cJSON_AddNumberToObject(x, "uid_inside", r->uid_in);
-	cJSON_AddNumberToObject(x, "uid_outside", r->uid_out);
-	cJSON_AddNumberToObject(x, "gid_inside", r->gid_in);
-	cJSON_AddNumberToObject(x, "gid_outside", r->gid_out);
-	if (r->policy)
-		cJSON_AddNumberToObject(o, "ttl_ms", (double)r->policy->ttl_ms);
-	iso_time(&r->t_start, t, sizeof(t));
+	cJSON_AddNumberToObject(x, "uid_inside", r->spec->sb.uid_in);
+	cJSON_AddNumberToObject(x, "uid_outside", r->spec->sb.uid_out);
+	cJSON_AddNumberToObject(x, "gid_inside", r->spec->sb.gid_in);
+	cJSON_AddNumberToObject(x, "gid_outside", r->spec->sb.gid_out);
+	if (r->spec->policy)
+		cJSON_AddNumberToObject(o, "ttl_ms", (double)r->spec->policy->ttl_ms);
+	iso8601(&r->live.box.t_start, 0, t, sizeof(t));
 	cJSON_AddStringToObject(o, "start", t);
-	iso_time(&r->t_end, t, sizeof(t));
+	iso8601(&r->out.t_end, 0, t, sizeof(t));
 	cJSON_AddStringToObject(o, "end", t);
-	cJSON_AddStringToObject(o, "ended", ending_name(r->ending));
-	if (r->ending != ENDING_LAUNCHER_ERROR && r->wl_reported) {
-		if (r->wl_signaled)
-			cJSON_AddNumberToObject(o, "signal", r->wl_code);
+	cJSON_AddStringToObject(o, "ended", ending_name(r->out.ending));
+	if (r->out.ending != ENDING_LAUNCHER_ERROR && r->out.wl_reported) {
+		if (r->out.wl_signaled)
+			cJSON_AddNumberToObject(o, "signal", r->out.wl_code);
 		else
-			cJSON_AddNumberToObject(o, "exit_code", r->wl_code);
+			cJSON_AddNumberToObject(o, "exit_code", r->out.wl_code);
 	}
-	if (r->exec_errno)
-		cJSON_AddStringToObject(o, "exec_error", strerror(r->exec_errno));
-	cJSON_AddNumberToObject(o, "status", r->status);
+	if (r->out.exec_errno)
+		cJSON_AddStringToObject(o, "exec_error", strerror(r->out.exec_errno));
+	cJSON_AddNumberToObject(o, "status", r->out.status);
 	/* "retained": written at the main command's end while leased
 	 * services run on; rewritten as "final" when the sandbox is over. */
-	cJSON_AddStringToObject(o, "phase", r->retained && !r->over ? "retained" : "final");
-	if (r->retained) {
-		iso_time(&r->t_main_end, t, sizeof(t));
+	cJSON_AddStringToObject(o, "phase", r->out.retained && !r->out.over ? "retained" : "final");
+	if (r->out.retained) {
+		iso8601(&r->out.t_main_end, 0, t, sizeof(t));
 		cJSON_AddStringToObject(o, "main_end", t);
 	}
 	cJSON_AddItemToObject(o, "services", services(r));
 	cJSON_AddItemToObject(o, "killed", killed(r));
 	cJSON_AddItemToObject(o, "survivors", survivors(r));
-	cJSON_AddNumberToObject(o, "placeholders_left", r->placeholders_left);
+	cJSON_AddNumberToObject(o, "placeholders_left", r->out.placeholders_left);
+	/* init's "done": it saw no process but itself left. Absent (false)
+	 * when the kernel ended the rest: init was killed, or never ran. */
+	cJSON_AddBoolToObject(o, "init_done", r->out.done);
 	x = cJSON_AddArrayToObject(o, "errors");
-	if (x && r->child_error[0])
-		cJSON_AddItemToArray(x, cJSON_CreateString(r->child_error));
-	if (x && r->err.msg[0])
-		cJSON_AddItemToArray(x, cJSON_CreateString(r->err.msg));
+	if (x && r->out.error.code)
+		cJSON_AddItemToArray(x, cJSON_CreateString(r->out.error.msg));
+	x = cJSON_AddArrayToObject(o, "warnings");
+	for (size_t i = 0; x && i < r->out.n_warnings; i++)
+		cJSON_AddItemToArray(x, cJSON_CreateString(r->out.warnings[i]));
 	return o;
 }
 
@@ -336,7 +322,8 @@ int record_write(const struct run *r, int fd, struct err *err)
 {
 	cJSON *o = build(r);
 	cleanup_free char *text = NULL;
-	size_t len, off = 0;
+	size_t len;
+	int rc;
 
 	if (!o)
 		return err_set(err, ENOMEM, "record: out of memory");
@@ -345,17 +332,12 @@ int record_write(const struct run *r, int fd, struct err *err)
 	if (!text)
 		return err_set(err, ENOMEM, "record: out of memory");
 	len = strlen(text);
+	text[len++] = '\n'; /* cJSON_Print's NUL, now the last newline */
 	/* From the start, whatever happened to the file meanwhile. */
-	if (ftruncate(fd, 0) < 0)
+	if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
 		return err_sys(err, errno, "record: truncate");
-	while (off < len) {
-		ssize_t n = pwrite(fd, text + off, len - off, (off_t)off);
-
-		if (n <= 0)
-			return err_sys(err, n < 0 ? errno : EIO, "record: write");
-		off += (size_t)n;
-	}
-	if (pwrite(fd, "\n", 1, (off_t)len) != 1)
-		return err_sys(err, errno, "record: write");
+	rc = write_full(fd, text, len);
+	if (rc < 0)
+		return err_sys(err, rc, "record: write");
 	return 0;
 }

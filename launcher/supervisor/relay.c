@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../include/exitcodes.h"
+#include "../../include/exitcodes.h"
 
 #define RELAY_CONNS_MAX 256   /* concurrent connections; more are refused (closed) */
 #define RELAY_BUF	16384 /* bytes in flight per direction */
@@ -234,52 +234,35 @@ static void relay_loop(struct relay *rl)
 static int relay_setup(struct port_listener *l, size_t n, int sandbox_pidfd, pid_t parent,
 		       int *report, struct err *err)
 {
-	int keep[POLICY_PORTS_MAX + 2], null;
+	int keep[POLICY_PORTS_MAX + 1];
+	/* Only the listeners and the report pipe stay (not the control
+	 * sockets, the registry, the record), nor the caller's terminal or
+	 * the session's output files. The sandbox's network namespace
+	 * belongs to its user namespace, so joining it needs CAP_SYS_ADMIN
+	 * there, which joining that user namespace gives; the capabilities
+	 * are not needed to connect and go again. Killed with the
+	 * supervisor: nobody else would ever end us. */
+	struct sandbox_join j = {
+	    .parent = parent,
+	    .pidfd = sandbox_pidfd,
+	    .nstypes = CLONE_NEWUSER | CLONE_NEWNET,
+	    .keep = keep,
+	    .n_keep = n + 1,
+	    .n_inherit = 0,
+	    .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIO | SANDBOX_JOIN_DROP_CAPS,
+	};
 	int rc;
 
-	/* Killed with the supervisor: nobody else would ever end us. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		return err_sys(err, errno, "PR_SET_PDEATHSIG");
-	if (getppid() != parent)
-		return err_set(err, ESRCH, "the supervisor is gone");
 	(void)prctl(PR_SET_NAME, "paddock-relay");
-	/* Only the listeners, the report pipe and the sandbox's pidfd (until
-	 * setns) stay: not the control sockets, the registry, the record. */
 	for (size_t i = 0; i < n; i++)
 		keep[i] = l[i].fd;
 	keep[n] = *report;
-	keep[n + 1] = sandbox_pidfd;
-	rc = fds_keep_only(keep, n + 2, err);
+	rc = sandbox_join(&j, err);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < n; i++)
-		l[i].fd = 3 + (int)i;
-	*report = 3 + (int)n;
-	sandbox_pidfd = 3 + (int)n + 1;
-	/* Nor the caller's terminal or the session's output files. */
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-		return err_sys(err, errno, "/dev/null");
-	close(null);
-	/* The sandbox's network namespace belongs to its user namespace, so
-	 * joining it needs CAP_SYS_ADMIN there: an unprivileged process gets
-	 * that by joining the user namespace, which its own uid created
-	 * (user_namespaces(7)); both in one setns(2) on the pidfd (5.8+). */
-	if (setns(sandbox_pidfd, CLONE_NEWUSER | CLONE_NEWNET) < 0)
-		return err_sys(err, errno, "setns into the sandbox's network namespace");
-	close(sandbox_pidfd);
-	/* The capabilities the join gave are not needed to connect. */
-	rc = caps_drop_all(err);
-	if (rc < 0)
-		return rc;
-	/* Not dumpable: nothing may ptrace or read the relay's memory. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		return err_sys(err, errno, "PR_SET_DUMPABLE");
-	/* Credential changes may reset the parent-death signal. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		return err_sys(err, errno, "PR_SET_PDEATHSIG");
-	if (getppid() != parent)
-		return err_set(err, ESRCH, "the supervisor is gone");
+		l[i].fd = keep[i];
+	*report = keep[n];
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* The exit status of paddock run (paddock(1), EXIT STATUS). */
-#include "launcher.h"
+#include "outcome.h"
 
-#include "../include/exitcodes.h"
+#include "../../include/exitcodes.h"
 
 const char *ending_name(enum ending e)
 {

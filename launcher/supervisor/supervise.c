@@ -19,73 +19,63 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-#include "../include/log.h"
+#include "../../include/cleanup.h"
+#include "../../include/log.h"
+#include "../../include/timer.h"
 
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+const size_t n_forwarded_signals = sizeof(forwarded_signals) / sizeof(forwarded_signals[0]);
+
+void forwarded_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < n_forwarded_signals; i++)
+		sigaddset(set, forwarded_signals[i]);
+}
 
 /* SIGKILL margin after the grace period: init's own deadline comes first,
  * so it can report what it had to kill; this one ends it regardless. */
 #define KILL_MARGIN_MS 1000
 
-static int arm(int tfd, uint64_t ms)
+/* The workload runs: the session says so, and a detached run's foreground
+ * process prints the id and leaves. */
+static void started(struct run *r)
 {
-	struct itimerspec its = {0};
-
-	its.it_value.tv_sec = (time_t)(ms / 1000);
-	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
-	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-		its.it_value.tv_nsec = 1;
-	return timerfd_settime(tfd, 0, &its, NULL) < 0 ? -errno : 0;
+	if (r->live.session) {
+		if (proc_identity(r->live.box.pid, &r->live.session->info.init) < 0)
+			r->live.session->info.init = (struct proc_id){0};
+		r->live.session->info.state = SESSION_RUNNING;
+		/* A registry that went away meanwhile does not stop the
+		 * workload; ps and stop will not find it. */
+		(void)session_write(r->live.session, NULL);
+	}
+	detach_report_started(r);
 }
 
-static void add_killed(struct run *r, const char *rest, int sig)
-{
-	struct killed *k = realloc(r->killed, (r->n_killed + 1) * sizeof(*k));
-	int pid = 0;
-	char comm[64] = "";
-
-	if (!k)
-		return;
-	r->killed = k;
-	if (sscanf(rest, "%d %63s", &pid, comm) < 1)
-		return;
-	k = &r->killed[r->n_killed++];
-	k->pid = pid;
-	k->sig = sig;
-	snprintf(k->comm, sizeof(k->comm), "%s", comm);
-}
-
-/* One message from the child (before exec) or from paddock-init. */
+/* One message from the child (before exec) or from paddock-init: the
+ * outcome changes (pure), then its effects happen here. */
 static void handle_message(struct run *r, const char *m)
 {
-	int v;
+	struct timespec now;
+	int fx;
 
-	if (strncmp(m, "error ", 6) == 0) {
-		snprintf(r->child_error, sizeof(r->child_error), "%s", m + 6);
-	} else if (sscanf(m, "started %d", &v) == 1) {
-		r->started = true;
-	} else if (sscanf(m, "exec-error %d", &v) == 1) {
-		r->exec_errno = v;
-	} else if (sscanf(m, "exit %d", &v) == 1) {
-		r->wl_reported = true;
-		r->wl_signaled = false;
-		r->wl_code = v;
-	} else if (sscanf(m, "signal %d", &v) == 1) {
-		r->wl_reported = true;
-		r->wl_signaled = true;
-		r->wl_code = v;
-	} else if (strncmp(m, "term ", 5) == 0) {
-		add_killed(r, m + 5, SIGTERM);
-	} else if (strncmp(m, "kill ", 5) == 0) {
-		add_killed(r, m + 5, SIGKILL);
-	} else if (strcmp(m, "done") == 0) {
-		r->done = true;
-	} else if (strcmp(m, "retained") == 0) {
-		services_retained(r);
-	} else {
-		services_message(r, m);
+	clock_gettime(CLOCK_REALTIME, &now);
+	fx = outcome_apply(&r->out, m, &now);
+	if (fx < 0) {
+		log_debug("ignored message: %s", m);
+		return;
 	}
+	if (fx & OUTCOME_FX_SERVICE_FAILED) {
+		const struct session_lease *l = &r->out.leases[r->out.fx_lease];
+
+		fprintf(stderr, "paddock: warning: service %s: %s: %s\n", l->service,
+			r->spec->policy->services[r->out.fx_lease].argv[0],
+			strerror(atoi(strrchr(l->ended, ' ') ? strrchr(l->ended, ' ') + 1 : "0")));
+	}
+	if (fx & OUTCOME_FX_RETAINED)
+		leases_retained(r);
+	else if (fx & OUTCOME_FX_LEASE)
+		leases_publish(r);
 }
 
 static void drain(struct run *r, bool *open)
@@ -93,7 +83,7 @@ static void drain(struct run *r, bool *open)
 	char buf[INITPROTO_MAX + 1];
 
 	while (*open) {
-		ssize_t n = recv(r->ctl, buf, INITPROTO_MAX, MSG_DONTWAIT);
+		ssize_t n = recv(r->live.box.ctl, buf, INITPROTO_MAX, MSG_DONTWAIT);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -113,11 +103,11 @@ static void end_now(struct run *r, int kill_tfd, bool has_grace, uint64_t grace_
 {
 	char msg[48] = "stop";
 
-	if (r->opt->weaken & WEAKEN_NO_PIDNS) {
+	if (r->spec->opt->weaken & WEAKEN_NO_PIDNS) {
 		/* Without a pid namespace the supervisor has no handle on the
 		 * sandbox's other processes: all it can end is its direct
 		 * child. That is the hole this weakening demonstrates. */
-		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
 		return;
 	}
 	/* Ask init to TERM everything, then SIGKILL PID 1 after the grace
@@ -125,15 +115,15 @@ static void end_now(struct run *r, int kill_tfd, bool has_grace, uint64_t grace_
 	 * process left in it (pid_namespaces(7)), detached or not. */
 	if (has_grace)
 		snprintf(msg, sizeof(msg), "stop %llu", (unsigned long long)grace_ms);
-	(void)!send(r->ctl, msg, strlen(msg), MSG_NOSIGNAL);
-	arm(kill_tfd, (has_grace ? grace_ms : r->policy->grace_ms) + KILL_MARGIN_MS);
+	(void)!send(r->live.box.ctl, msg, strlen(msg), MSG_NOSIGNAL);
+	timer_arm_ms(kill_tfd, (has_grace ? grace_ms : r->spec->policy->grace_ms) + KILL_MARGIN_MS);
 }
 
 static void expire(struct run *r, int kill_tfd)
 {
-	if (r->stopped || r->services_stop_sent)
+	if (r->out.stopped || r->out.services_stop_sent)
 		return; /* already ending, with the grace paddock stop asked for */
-	r->expired = true;
+	r->out.expired = true;
 	log_debug("ttl expired");
 	end_now(r, kill_tfd, false, 0);
 }
@@ -142,108 +132,51 @@ static void expire(struct run *r, int kill_tfd)
  * ending, is not "stopped": init is finishing, and the stop waits for it. */
 static void stop(struct run *r, int kill_tfd, const struct session_request *req)
 {
-	if (r->expired || r->stopped || r->services_stop_sent)
+	if (r->out.expired || r->out.stopped || r->out.services_stop_sent)
 		return;
-	if (r->wl_reported) {
+	if (r->out.wl_reported) {
 		/* The main command is over; what a stop still ends is the
 		 * leased services. The main command's outcome stays. */
-		if (!services_leased(r->policy))
+		if (!leases_any(r->spec->policy))
 			return;
-		r->services_stop_sent = true;
+		r->out.services_stop_sent = true;
 		end_now(r, kill_tfd, req->has_grace, req->grace_ms);
 		return;
 	}
-	r->stopped = true;
+	r->out.stopped = true;
 	end_now(r, kill_tfd, req->has_grace, req->grace_ms);
 }
 
-/* The workload runs: the session says so, and a detached run's foreground
- * process prints the id and leaves. */
-static void started(struct run *r)
-{
-	if (r->session) {
-		if (proc_identity(r->pid, &r->session->info.init) < 0)
-			r->session->info.init = (struct proc_id){0};
-		r->session->info.state = SESSION_RUNNING;
-		/* A registry that went away meanwhile does not stop the
-		 * workload; ps and stop will not find it. */
-		(void)session_write(r->session, NULL);
-	}
-	detach_report_started(r);
-}
-
-/* The main command's outcome from init's report (r->wl_*). */
-void sandbox_conclude_main(struct run *r)
-{
-	if (!r->retained && (r->expired || r->stopped)) {
-		r->ending = r->expired ? ENDING_EXPIRED : ENDING_STOPPED;
-		r->status = exit_status_for(r->ending, r->wl_signaled ? r->wl_code : -1);
-	} else if (r->wl_signaled) {
-		r->ending = ENDING_SIGNAL;
-		r->status = exit_status_for(r->ending, r->wl_code);
-	} else {
-		r->ending = ENDING_EXIT;
-		r->status = exit_status_for(r->ending, r->wl_code);
-	}
-}
-
-static void conclude(struct run *r, const siginfo_t *si)
-{
-	if (r->child_error[0]) {
-		r->ending = ENDING_LAUNCHER_ERROR;
-		r->status = exit_status_for(r->ending, 0);
-		return;
-	}
-	if (!r->wl_reported) {
-		/* init ended without reporting: use its own status. */
-		r->wl_reported = true;
-		r->wl_signaled = si->si_code != CLD_EXITED;
-		r->wl_code = si->si_status;
-	} else if (si->si_code == CLD_EXITED &&
-		   si->si_status != (r->wl_signaled ? 128 + r->wl_code : r->wl_code)) {
-		/* init exits with the workload's status, and its exit status
-		 * comes from the kernel: a report that disagrees with it was
-		 * not init's. Trust the kernel and say so. */
-		snprintf(r->err.msg, sizeof(r->err.msg),
-			 "init reported %s %d but exited with %d; the report is ignored",
-			 r->wl_signaled ? "signal" : "exit", r->wl_code, si->si_status);
-		r->wl_signaled = si->si_status > 128 && si->si_status < 128 + 65;
-		r->wl_code = r->wl_signaled ? si->si_status - 128 : si->si_status;
-	}
-	sandbox_conclude_main(r);
-}
-
-int sandbox_supervise(struct run *r, struct err *err)
+int supervise(struct run *r, struct err *err)
 {
 	cleanup_close int sfd = -1, ttl_tfd = -1, kill_tfd = -1;
 	bool ctl_open = true, announced = false;
 	sigset_t set;
 	siginfo_t si = {0};
 
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
+	forwarded_sigset(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	ttl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	kill_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (sfd < 0 || ttl_tfd < 0 || kill_tfd < 0)
 		return err_sys(err, errno, "supervisor fds");
-	if (r->policy->ttl_ms && arm(ttl_tfd, r->policy->ttl_ms) < 0)
+	if (r->spec->policy->ttl_ms && timer_arm_ms(ttl_tfd, r->spec->policy->ttl_ms) < 0)
 		return err_sys(err, errno, "arm the TTL");
-	if (r->policy->ttl_ms && r->session)
-		session_expires(r->session, r->policy->ttl_ms);
+	if (r->spec->policy->ttl_ms && r->live.session)
+		session_expires(r->live.session, r->spec->policy->ttl_ms);
 
 	for (;;) {
 		struct pollfd pfd[5 + 1 + SESSION_CLIENTS_MAX] = {
-		    {.fd = r->pidfd, .events = POLLIN},
-		    {.fd = ctl_open ? r->ctl : -1, .events = POLLIN},
+		    {.fd = r->live.box.pidfd, .events = POLLIN},
+		    {.fd = ctl_open ? r->live.box.ctl : -1, .events = POLLIN},
 		    {.fd = sfd, .events = POLLIN},
 		    {.fd = ttl_tfd, .events = POLLIN},
 		    {.fd = kill_tfd, .events = POLLIN},
 		};
 		/* The session's control socket and its clients follow. */
-		size_t n =
-		    r->session ? session_pollfds(r->session, pfd + 5, 1 + SESSION_CLIENTS_MAX) : 0;
+		size_t n = r->live.session
+			       ? session_pollfds(r->live.session, pfd + 5, 1 + SESSION_CLIENTS_MAX)
+			       : 0;
 		struct session_request req;
 		uint64_t ticks;
 
@@ -254,7 +187,7 @@ int sandbox_supervise(struct run *r, struct err *err)
 		}
 		if (pfd[1].revents)
 			drain(r, &ctl_open);
-		if (r->started && !announced) {
+		if (r->out.started && !announced) {
 			announced = true;
 			started(r);
 		}
@@ -264,15 +197,15 @@ int sandbox_supervise(struct run *r, struct err *err)
 			while (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
 				/* ESRCH: PID 1 is already gone; pidfd readiness
 				 * follows. */
-				pidfd_send_signal(r->pidfd, (int)ssi.ssi_signo, NULL, 0);
+				pidfd_send_signal(r->live.box.pidfd, (int)ssi.ssi_signo, NULL, 0);
 			}
 		}
 		if ((pfd[3].revents & POLLIN) && read(ttl_tfd, &ticks, sizeof(ticks)) > 0)
 			expire(r, kill_tfd);
 		if ((pfd[4].revents & POLLIN) && read(kill_tfd, &ticks, sizeof(ticks)) > 0)
-			pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+			pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
 		if (n) {
-			session_serve(r->session, pfd + 5, n, &req);
+			session_serve(r->live.session, pfd + 5, n, &req);
 			if (req.stop)
 				stop(r, kill_tfd, &req);
 			if (req.exec)
@@ -281,14 +214,13 @@ int sandbox_supervise(struct run *r, struct err *err)
 		if (pfd[0].revents & POLLIN)
 			break;
 	}
-	if (waitid(P_PIDFD, (id_t)r->pidfd, &si, WEXITED) < 0)
+	if (waitid(P_PIDFD, (id_t)r->live.box.pidfd, &si, WEXITED) < 0)
 		return err_sys(err, errno, "waitid");
-	r->init_reaped = true;
-	clock_gettime(CLOCK_REALTIME, &r->t_end);
+	clock_gettime(CLOCK_REALTIME, &r->out.t_end);
 	drain(r, &ctl_open);
-	if (r->started && !announced)
+	if (r->out.started && !announced)
 		started(r);
-	conclude(r, &si);
+	outcome_conclude(&r->out, &si);
 	return 0;
 }
 
@@ -297,13 +229,13 @@ int sandbox_supervise(struct run *r, struct err *err)
  * user namespace. */
 static bool in_sandbox(const struct run *r, const char *pid)
 {
-	bool pidns = r->namespaces & POLICY_NS_PID;
+	bool pidns = r->spec->sb.namespaces & POLICY_NS_PID;
 	char path[300];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%s/ns/%s", pid, pidns ? "pid" : "user");
-	return stat(path, &st) == 0 && st.st_dev == r->ns_dev &&
-	       st.st_ino == (pidns ? r->pidns : r->userns);
+	return stat(path, &st) == 0 && st.st_dev == r->live.box.ns_dev &&
+	       st.st_ino == (pidns ? r->live.box.pidns : r->live.box.userns);
 }
 
 static void read_comm(const char *pid, char *out, size_t size)
@@ -327,7 +259,7 @@ static void read_comm(const char *pid, char *out, size_t size)
 /* Processes still in the sandbox's pid or user namespace, found from the
  * host's /proc: with a pid namespace there must be none (the kernel ended
  * them with PID 1); without one, what is left is recorded, not hidden. */
-int sandbox_find_survivors(struct run *r)
+int find_survivors(struct run *r)
 {
 	DIR *d;
 	struct dirent *e;
@@ -340,7 +272,7 @@ int sandbox_find_survivors(struct run *r)
 	 * parent can wait for (pid_namespaces(7), kernel/pid_namespace.c).
 	 * The scan read every process of the host (~1 ms on an idle machine,
 	 * more under load) after every run and could only find nothing. */
-	if ((r->namespaces & POLICY_NS_PID) && r->init_reaped)
+	if ((r->spec->sb.namespaces & POLICY_NS_PID) && r->out.init_reaped)
 		return 0;
 	d = opendir("/proc");
 	if (!d)
@@ -350,14 +282,14 @@ int sandbox_find_survivors(struct run *r)
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' || !in_sandbox(r, e->d_name))
 			continue;
-		s = realloc(r->survivors, (r->n_survivors + 1) * sizeof(*s));
+		s = realloc(r->out.survivors, (r->out.n_survivors + 1) * sizeof(*s));
 		if (!s)
 			break;
-		r->survivors = s;
-		s = &r->survivors[r->n_survivors++];
+		r->out.survivors = s;
+		s = &r->out.survivors[r->out.n_survivors++];
 		s->pid = atoi(e->d_name);
 		read_comm(e->d_name, s->comm, sizeof(s->comm));
 	}
 	closedir(d);
-	return (int)r->n_survivors;
+	return (int)r->out.n_survivors;
 }

@@ -1,4 +1,4 @@
-/* Unit tests for launcher/landlock.c against the running kernel. No mounts
+/* Unit tests for launcher/sandbox/landlock.c against the running kernel. No mounts
  * and no namespaces: the "sandbox paths" of a hand-built plan are real
  * directories in a temporary directory, /dev and /proc of the host. Each
  * restriction happens in a forked child (a Landlock domain cannot be left),
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "../../include/landlock.h"
-#include "../../launcher/launcher.h"
+#include "../../launcher/sandbox/sandbox.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>

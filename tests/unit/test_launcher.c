@@ -6,6 +6,8 @@
 
 #include "../../include/exitcodes.h"
 #include "../../launcher/launcher.h"
+#include "../../launcher/sandbox/sandbox.h"
+#include "../../launcher/supervisor/outcome.h"
 #include "../../mounts/mounts.h"
 
 #if defined(__SANITIZE_ADDRESS__)

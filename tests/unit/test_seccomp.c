@@ -1,4 +1,4 @@
-/* Unit tests for launcher/seccomp.c against the running kernel: each test
+/* Unit tests for launcher/sandbox/seccomp.c against the running kernel: each test
  * builds a filter from a policy, loads it in a forked child (after
  * no_new_privs, as the launcher does), makes raw syscalls there and reports
  * the errno through a pipe or dies; the parent asserts. Every call is made
@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../launcher/launcher.h"
+#include "../../launcher/sandbox/sandbox.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>

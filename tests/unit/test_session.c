@@ -9,7 +9,7 @@
 
 #include "../../include/exitcodes.h"
 #include "../../launcher/launcher.h"
-#include "../../launcher/session.h"
+#include "../../launcher/supervisor/outcome.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>

@@ -1,0 +1,37 @@
+/* launcher/: the paddock binary. Verb dispatch (main.c), the options of
+ * paddock run (args.c, run by supervisor/), and the client verbs that talk
+ * to a running session over its control socket (cmd_session.c, cmd_exec.c,
+ * cli.c). Includes supervisor/ and session/ only through their headers. */
+#pragma once
+
+#include "../include/err.h"
+#include "session/session.h"
+#include "supervisor/supervisor.h"
+
+/* args.c: parse "paddock run ..." (argv after "run"). Returns 0, 1 when
+ * help or version was printed (exit 0), or -EINVAL with err set. *o owns
+ * arrays; free with options_free(). */
+int options_parse(int argc, char **argv, struct options *o, struct err *err);
+void options_free(struct options *o);
+
+/* cmd_session.c: paddock ps, stop, wait and rm; cmd_exec.c: paddock exec
+ * (argv from the command word on). Each returns the exit status and prints
+ * its own one-line errors. */
+int cmd_ps(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+
+/* cli.c: what the client verbs share. cli_fail() prints "paddock: MSG"
+ * and returns EXIT_LAUNCHER. cli_lookup(): open the caller's registry into
+ * reg and find the session (an id or a name), removing a stale one
+ * (-ESRCH); err says what is wrong. cli_dial(): connect to the session's
+ * control socket, whose listener must be the registered supervisor with
+ * the caller's uid (SO_PEERCRED): the fd, or -errno with err set. */
+/* Make sure fds 0-2 are open (on /dev/null), so a closed stdio fd cannot be
+ * taken by something we open (then handed to the sandbox as its stdio). */
+int cli_ensure_stdio(void);
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_lookup(struct registry *reg, const char *what, struct session_info *info, struct err *err);
+int cli_dial(const struct registry *reg, const struct session_info *info, struct err *err);

@@ -1,0 +1,285 @@
+/* Everything of paddock run before anything starts: the policy read,
+ * amended and loaded, the weakenings folded in, the mount plan, the
+ * environment, the bind sources checked, the record opened out of the
+ * sandbox's reach, the seccomp program and the Landlock rules built, and
+ * paddock-init copied. Then the session registered out of its sight. */
+#include "run.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../include/cleanup.h"
+#include "../../include/io.h"
+#include "../../include/log.h"
+#include "../../policy/sha256.h"
+#include "../sandbox/seccomp_default.h"
+
+extern char **environ;
+
+static int read_policy(const struct options *o, char **out, size_t *len, struct err *err)
+{
+	const char *path = o->policy_path;
+	cleanup_close int fd = -1;
+	cleanup_free char *buf = NULL;
+	ssize_t n;
+
+	if (!path) {
+		*len = o->builtin_policy_len;
+		*out = malloc(*len + 1);
+		if (!*out)
+			return err_set(err, ENOMEM, "out of memory");
+		memcpy(*out, o->builtin_policy, *len);
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(err, errno, "policy %s", path);
+	buf = malloc(POLICY_MAX_BYTES + 1);
+	if (!buf)
+		return err_set(err, ENOMEM, "out of memory");
+	n = read_full(fd, buf, POLICY_MAX_BYTES + 1);
+	if (n < 0)
+		return err_sys(err, n, "policy %s", path);
+	if (n > POLICY_MAX_BYTES)
+		return err_set(err, E2BIG, "policy %s: larger than %u bytes", path,
+			       POLICY_MAX_BYTES);
+	*out = take_ptr(&buf);
+	*len = (size_t)n;
+	return 0;
+}
+
+/* ${WORKSPACE}, ${HOME}, ${PWD}: canonical, so that the mount code can then
+ * refuse any symlink it meets. A HOME that does not exist is left unset. */
+struct vars_buf {
+	char workspace[PATH_MAX], home[PATH_MAX], pwd[PATH_MAX];
+};
+
+static int make_vars(const struct options *o, struct vars_buf *b, struct policy_vars *v,
+		     struct err *err)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (!realpath(o->workspace ? o->workspace : ".", b->workspace))
+		return err_sys(err, errno, "workspace %s", o->workspace ? o->workspace : ".");
+	if (!realpath(".", b->pwd))
+		return err_sys(err, errno, "current directory");
+	if (!home || home[0] != '/') {
+		pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	v->workspace = b->workspace;
+	v->pwd = b->pwd;
+	v->home = home && realpath(home, b->home) ? b->home : NULL;
+	return 0;
+}
+
+static int load_policy(struct run_spec *r, struct err *err)
+{
+	const struct options *o = r->opt;
+	struct policy_additions add = {
+	    .binds = o->binds,
+	    .n_binds = o->n_binds,
+	    .protect = o->protect,
+	    .n_protect = o->n_protect,
+	    .setenv = o->setenv,
+	    .n_setenv = o->n_setenv,
+	    .cwd = o->cwd,
+	    .ports = o->ports,
+	    .n_ports = o->n_ports,
+	};
+	cleanup_free char *file = NULL, *eff = NULL;
+	unsigned char digest[SHA256_DIGEST_LEN];
+	size_t len = 0, eff_len = 0;
+	struct vars_buf vb;
+	struct policy_vars vars;
+	int rc;
+
+	r->policy_label = o->policy_path ? o->policy_path : "(built-in agent policy)";
+	rc = read_policy(o, &file, &len, err);
+	if (rc < 0)
+		return rc;
+	rc = make_vars(o, &vb, &vars, err);
+	if (rc < 0)
+		return rc;
+	rc = policy_amend(file, len, &add, &eff, &eff_len, err);
+	if (rc >= 0)
+		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
+	if (rc < 0)
+		return err_wrap(err, "policy %s", r->policy_label);
+	/* Without additions the effective text is the file's, byte for byte,
+	 * and its digest is already computed by the loader. */
+	if (eff_len == len && memcmp(eff, file, len) == 0) {
+		memcpy(r->file_sha256, r->policy->sha256, sizeof(r->file_sha256));
+	} else {
+		sha256(file, len, digest);
+		sha256_hex(digest, r->file_sha256);
+	}
+	if (o->has_ttl)
+		r->policy->ttl_ms = o->ttl_ms;
+	return 0;
+}
+
+/* The record must be out of the sandbox's reach: refuse a path inside a
+ * writable bind, where the workload could replace it. */
+static int open_record(const struct run_spec *r, struct err *err)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *path = r->opt->record_path;
+	const struct mount_op *op;
+	char *slash;
+	long i;
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return err_set(err, ENAMETOOLONG, "--record %s: path too long", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!realpath(slash ? (dir[0] ? dir : "/") : ".", real))
+		return err_sys(err, errno, "--record %s", path);
+	i = mounts_exposing_bind(&r->sb.plan, real, MOUNTS_EXPOSE_WRITABLE);
+	if (i >= 0) {
+		op = &r->sb.plan.ops[i];
+		return err_set(err, EPERM,
+			       "--record %s: inside the writable bind %s (%s); the sandbox "
+			       "could tamper with it",
+			       path, op->source, op->what);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_sys(err, errno, "--record %s", path);
+	return fd;
+}
+
+/* Register the session. The registry must be out of the sandbox's sight
+ * entirely, not just out of its writable binds: it holds every session's
+ * control socket, and connect(2) to a socket only needs write permission on
+ * the socket inode, which a read-only mount does not take away (checked on
+ * Linux 6.x). A bind below the registry would show one session's entry. */
+int run_open_session(struct run *r, struct session *s, struct err *err)
+{
+	struct registry reg;
+	const struct mount_op *op;
+	long i;
+	int rc;
+
+	rc = session_registry_open(&reg, true, err);
+	if (rc < 0)
+		return rc;
+	i = mounts_exposing_bind(&r->spec->sb.plan, reg.path, MOUNTS_EXPOSE_BELOW);
+	if (i >= 0) {
+		op = &r->spec->sb.plan.ops[i];
+		rc = err_set(err, EPERM,
+			     "session registry %s: the sandbox would see it through the bind %s "
+			     "(%s); set XDG_RUNTIME_DIR to a private directory elsewhere",
+			     reg.path, op->source, op->what);
+		session_registry_close(&reg);
+		return rc;
+	}
+	rc = session_create(s, &reg, r->spec->opt->name, r->spec->opt->detach,
+			    r->spec->policy->sha256, err);
+	if (rc < 0)
+		return rc;
+	r->live.session = s;
+	if (!r->spec->opt->detach)
+		return 0;
+	/* Errors until the workload has started are still the caller's. */
+	r->live.caller_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	if (r->live.caller_err < 0)
+		return err_sys(err, errno, "dup stderr");
+	return session_open_output(s, err);
+}
+
+/* Everything up to the start; nothing of the sandbox exists on failure. */
+int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, struct err *err)
+{
+	struct sandbox_spec *sb = &r->sb;
+	int rc;
+
+	r->opt = o;
+	sb->init_fd = -1;
+	sb->new_session = !(o->weaken & WEAKEN_NO_NEW_SESSION);
+	sb->argv = o->argv;
+	rc = load_policy(r, err);
+
+	log_debug("policy loaded");
+	if (rc < 0)
+		return rc;
+	sb->namespaces = r->policy->namespaces;
+	if (r->opt->weaken & WEAKEN_NO_PIDNS)
+		sb->namespaces &= ~POLICY_NS_PID;
+	if (r->opt->weaken & WEAKEN_HOST_NET)
+		sb->namespaces &= ~POLICY_NS_NET;
+	sb->uid_out = getuid();
+	sb->gid_out = getgid();
+	sb->uid_in = r->policy->has_uid ? r->policy->uid : sb->uid_out;
+	sb->gid_in = r->policy->has_gid ? r->policy->gid : sb->gid_out;
+	if (mounts_plan(r->policy,
+			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
+			    (sb->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
+			&sb->plan) < 0 ||
+	    env_build(r->policy, environ, &sb->env) < 0)
+		return err_set(err, ENOMEM, "out of memory");
+	log_debug("planned");
+	rc = mounts_check_sources(&sb->plan, err);
+	if (rc < 0)
+		return err_wrap(err, "policy %s", r->policy_label);
+	if (r->opt->record_path && !r->opt->explain) {
+		*record_fd = open_record(r, err);
+		if (*record_fd < 0)
+			return *record_fd;
+	}
+	log_debug("sources checked");
+	/* The filter is built and checked here, before anything starts: a
+	 * bad rule is a policy error, not a half-built sandbox. */
+	if (!(r->opt->weaken & WEAKEN_NO_SECCOMP) && seccomp_default_applies(r->policy)) {
+		/* The default profile was compiled at build time by the same
+		 * code (tests/unit/test_seccomp_default.c checks they agree). */
+		if (seccomp_default_info(&sb->seccomp) < 0)
+			return err_set(err, ENOMEM, "out of memory");
+	} else if (!(r->opt->weaken & WEAKEN_NO_SECCOMP)) {
+		scmp_filter_ctx ctx = NULL;
+
+		rc = seccomp_build(r->policy, &ctx, &sb->seccomp, err);
+		if (rc < 0)
+			return err_wrap(err, "policy %s", r->policy_label);
+		/* The exported program is all the child needs. */
+		if (ctx)
+			seccomp_release(ctx);
+	}
+	if (!(r->opt->weaken & WEAKEN_NO_LANDLOCK)) {
+		rc = landlock_prepare(r->policy, &sb->plan, &sb->landlock, err);
+		if (rc < 0)
+			return rc;
+	} else {
+		sb->landlock.abi = landlock_abi(); /* recorded even when not applied */
+	}
+	sb->policy = r->policy;
+	rc = ports_check(r, err);
+	if (rc < 0 || r->opt->explain)
+		return rc;
+	log_debug("filters built");
+	rc = sandbox_prepare_init(r->opt->init_path, &sb->init_fd, err);
+	log_debug("init copied");
+	return rc;
+}
+
+void run_spec_free(struct run_spec *s)
+{
+	seccomp_info_free(&s->sb.seccomp);
+	landlock_info_free(&s->sb.landlock);
+	policy_free(s->policy);
+	mounts_plan_free(&s->sb.plan);
+	env_free(s->sb.env);
+	if (s->sb.init_fd >= 0)
+		close(s->sb.init_fd);
+	s->policy = NULL;
+	s->sb.env = NULL;
+	s->sb.init_fd = -1;
+}

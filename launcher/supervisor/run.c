@@ -1,0 +1,183 @@
+/* paddock run, from parsed options to the exit status: prepare, start,
+ * supervise, finish. The one place that prints the run's final messages. */
+#include "run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../include/cleanup.h"
+#include "../../include/exitcodes.h"
+#include "../../include/log.h"
+
+/* Where the final messages go: a detached run that never started still
+ * reports to the caller's terminal; otherwise stderr (for a detached run,
+ * the session's stderr file). */
+static FILE *message_stream(const struct run *r)
+{
+	FILE *f;
+	int fd;
+
+	if (r->live.caller_err < 0)
+		return stderr;
+	fd = fcntl(r->live.caller_err, F_DUPFD_CLOEXEC, 3);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	return f ? f : stderr;
+}
+
+static void live_free(struct run_live *l)
+{
+	ports_stop(&l->ports);
+	if (l->box.ctl >= 0)
+		close(l->box.ctl);
+	if (l->box.pidfd >= 0)
+		close(l->box.pidfd);
+	l->box.ctl = l->box.pidfd = -1;
+}
+
+/* Start the sandbox and what runs beside it. On failure the child (which
+ * waits for "go" or for its protected paths) must not outlive us. */
+static int start(struct run *r, struct err *err)
+{
+	sigset_t set;
+	int rc;
+
+	/* Blocked before the clone, so none is lost before the signalfd. */
+	forwarded_sigset(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	if (rc >= 0)
+		rc = sandbox_protect(&r->spec->sb, &r->live.box, &r->live.protect, err);
+	log_debug("protected paths prepared");
+	if (rc >= 0)
+		rc = ports_start(r, err);
+	if (rc < 0 && r->live.box.pidfd >= 0) {
+		pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
+		waitid(P_PIDFD, (id_t)r->live.box.pidfd, &(siginfo_t){0}, WEXITED);
+	}
+	return rc;
+}
+
+/* After the sandbox: what is left is looked for, placeholders go, the
+ * record and the session get the outcome, and the one message is printed.
+ * Returns the exit status. */
+static int finish(struct run *r, struct session *session, int rc, const struct err *err)
+{
+	const struct options *o = r->spec->opt;
+	struct err werr = {0};
+	FILE *out;
+
+	/* The endpoints end with the session, before anyone learns it ended. */
+	ports_stop(&r->live.ports);
+	if (rc < 0) {
+		outcome_fail(&r->out, err);
+		clock_gettime(CLOCK_REALTIME, &r->out.t_end);
+	}
+	if (r->live.box.pidfd >= 0)
+		find_survivors(r);
+	log_debug("survivors checked");
+	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
+	r->out.over = true;
+	if (r->live.record_fd >= 0 && record_write(r, r->live.record_fd, &werr) < 0) {
+		fprintf(stderr, "paddock: %s\n", werr.msg);
+		if (rc >= 0)
+			r->out.status = EXIT_LAUNCHER;
+	}
+	/* The session's waiters learn the status now. A foreground run's
+	 * entry goes (its caller has the status), and so does a detached
+	 * run's that never started (its caller never got the id). */
+	session_finish(session, r->out.status, ending_name(r->out.ending),
+		       (!o->detach && !r->out.retained) || r->live.report_fd >= 0);
+	out = message_stream(r);
+	if (r->out.error.code)
+		fprintf(out, "paddock: %s\n", r->out.error.msg);
+	else if (r->out.exec_errno)
+		fprintf(out, "paddock: %s: %s\n", o->argv[0], strerror(r->out.exec_errno));
+	for (size_t i = 0; i < r->out.n_warnings; i++)
+		fprintf(out, "paddock: warning: %s\n", r->out.warnings[i]);
+	for (size_t i = 0; i < r->out.n_survivors; i++)
+		fprintf(out, "paddock: warning: process %d (%s) outlived the sandbox\n",
+			(int)r->out.survivors[i].pid, r->out.survivors[i].comm);
+	if (out != stderr)
+		fclose(out);
+	detach_report_exit(r, r->out.status);
+	return r->out.status;
+}
+
+int supervisor_run(const struct options *o)
+{
+	struct run_spec spec = {.sb = {.init_fd = -1}};
+	struct run r = {.spec = &spec,
+			.live = {.box = {.ctl = -1, .pidfd = -1},
+				 .report_fd = -1,
+				 .caller_err = -1,
+				 .record_fd = -1,
+				 .ports = {.relay_pidfd = -1}}};
+	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
+	struct err err = {0};
+	cleanup_close int record_fd = -1;
+	int rc, status;
+
+	for (unsigned i = 0; i < WEAKEN_COUNT; i++)
+		if (o->weaken & (1u << i))
+			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
+				weaken_warning(1u << i));
+	/* Detached: everything from here on happens in the supervisor, which
+	 * reports back once the workload runs or the run is over. */
+	if (o->detach && !o->explain) {
+		spec.opt = o;
+		rc = detach_start(&r, &status, &err);
+		if (rc != 0) {
+			if (rc < 0)
+				fprintf(stderr, "paddock: %s\n", err.msg);
+			return rc < 0 ? EXIT_LAUNCHER : status;
+		}
+	}
+	rc = run_prepare(&spec, o, &record_fd, &err);
+	log_debug("prepared");
+	if (rc >= 0 && o->explain) {
+		explain_print(&spec, stdout);
+		run_spec_free(&spec);
+		return 0;
+	}
+	/* Host ports before the sandbox: a busy one means nothing starts. */
+	if (rc >= 0)
+		rc = ports_bind(spec.policy, &r.live.ports, &err);
+	if (rc >= 0) {
+		r.live.record_fd = record_fd;
+		if (outcome_init(&r.out, spec.policy, spec.sb.plan.n) < 0)
+			rc = err_set(&err, ENOMEM, "out of memory");
+	}
+	/* Leased services outlive the main command: the caller gets its
+	 * status at the main command's end from a supervisor that goes on. */
+	if (rc >= 0 && !o->detach && leases_any(spec.policy)) {
+		rc = retain_start(&r, &status, &err);
+		if (rc > 0) {
+			live_free(&r.live);
+			outcome_free(&r.out);
+			run_spec_free(&spec);
+			return status;
+		}
+	}
+	if (rc >= 0)
+		rc = run_open_session(&r, &session, &err);
+	log_debug("session registered");
+	if (rc >= 0)
+		rc = start(&r, &err);
+	log_debug("sandbox released");
+	if (rc >= 0)
+		rc = supervise(&r, &err);
+	log_debug("sandbox ended");
+	status = finish(&r, &session, rc, &err);
+	live_free(&r.live);
+	outcome_free(&r.out);
+	run_spec_free(&spec);
+	return status;
+}

@@ -1,0 +1,64 @@
+/* supervisor/: one run of paddock run, outside the sandbox: prepare (policy,
+ * plan, filters, record, session), start (sandbox/), supervise (init's
+ * reports, signals, the TTL, the control socket, exec, port forwards,
+ * leases), and the outcome, written to the record and the session.
+ *
+ * Its public face is what the binary (launcher/) needs: the options of
+ * paddock run, the weakening knobs, and supervisor_run(). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../include/err.h"
+#include "../../policy/policy.h"
+
+enum weaken {
+	WEAKEN_RW_BINDS = 1u << 0,	 /* read-only binds become writable */
+	WEAKEN_NO_PIDNS = 1u << 1,	 /* no pid namespace: expiry kills only the direct child */
+	WEAKEN_HOST_NET = 1u << 2,	 /* no network namespace: the host's network */
+	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
+	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
+	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
+};
+#define WEAKEN_COUNT 6
+
+/* What paddock run was asked to do (launcher/args.c fills it). */
+struct options {
+	const char *policy_path; /* NULL: the built-in policy below */
+	const char *builtin_policy;
+	size_t builtin_policy_len;
+	const char *workspace;	 /* NULL: the current directory */
+	const char *record_path; /* NULL: no record */
+	const char *init_path;	 /* NULL: found next to the paddock binary */
+	uint64_t ttl_ms;
+	bool has_ttl;
+	unsigned weaken; /* WEAKEN_* */
+	struct policy_bind_arg *binds;
+	size_t n_binds;
+	const char **protect;
+	size_t n_protect;
+	const char **setenv;
+	size_t n_setenv;
+	const char *cwd;
+	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
+	size_t n_ports;
+	bool explain;	  /* print the effective sandbox, start nothing */
+	bool detach;	  /* print the session id once started; supervise in the background */
+	const char *name; /* the session's name, NULL: unnamed */
+	char **argv;	  /* the workload command, NULL-terminated */
+};
+
+/* weaken.c */
+const char *weaken_name(unsigned bit);
+const char *weaken_warning(unsigned bit);
+int weaken_parse(const char *name, unsigned *out);
+/* The weakenings in effect: the knobs plus what the policy itself turns
+ * off ("seccomp-profile-none"). For the record and --explain. */
+size_t weakenings_in_effect(unsigned weaken, const struct policy *p, const char **out, size_t max);
+
+/* run.c: paddock run from parsed options to the exit status (the
+ * workload's, or a documented launcher status), its one-line errors
+ * printed. */
+int supervisor_run(const struct options *o);
