@@ -85,9 +85,19 @@ USE_MUSL := $(if $(and $(wildcard $(MUSL_LIB)/rcrt1.o),$(shell command -v musl-g
 endif
 
 ifeq ($(USE_MUSL),1)
-$(B)/init-musl/%.o: init/%.c
+# musl ships no kernel headers, and include/landlock.h (sys_landlock_*) needs
+# <linux/types.h>: the kernel's uapi folders, and only those, are linked in.
+MUSL_UAPI := $(B)/musl-uapi
+$(MUSL_UAPI)/.linked:
+	@mkdir -p $(MUSL_UAPI)
+	ln -sfn /usr/include/linux $(MUSL_UAPI)/linux
+	ln -sfn /usr/include/asm-generic $(MUSL_UAPI)/asm-generic
+	ln -sfn /usr/include/$(shell $(CC) -dumpmachine)/asm $(MUSL_UAPI)/asm
+	@touch $@
+
+$(B)/init-musl/%.o: init/%.c | $(MUSL_UAPI)/.linked
 	@mkdir -p $(dir $@)
-	musl-gcc $(filter-out -g,$(CFLAGS)) -MMD -MP -c -o $@ $<
+	musl-gcc $(filter-out -g,$(CFLAGS)) -idirafter $(MUSL_UAPI) -MMD -MP -c -o $@ $<
 
 $(B)/paddock-init: $(INIT_SRC:init/%.c=$(B)/init-musl/%.o)
 	$(CC) -nostdlib -static-pie -s -Wl,-z,relro,-z,now -o $@ $(MUSL_LIB)/rcrt1.o \
