@@ -113,9 +113,10 @@ $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libpaddock.a
+# Unit tests are built without -MMD: tests/unit/unit.h is named here.
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
 # Integration runners only start paddock; the sanitizers belong in paddock,
 # paddock-init and the unit tests. An ASan-built Criterion runner can
