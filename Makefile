@@ -93,9 +93,19 @@ USE_MUSL := $(if $(and $(wildcard $(MUSL_LIB)/rcrt1.o),$(shell command -v musl-g
 endif
 
 ifeq ($(USE_MUSL),1)
-$(B)/init-musl/%.o: init/%.c
+# musl ships no kernel headers, and include/landlock.h (sys_landlock_*) needs
+# <linux/types.h>: the kernel's uapi folders, and only those, are linked in.
+MUSL_UAPI := $(B)/musl-uapi
+$(MUSL_UAPI)/.linked:
+	@mkdir -p $(MUSL_UAPI)
+	ln -sfn /usr/include/linux $(MUSL_UAPI)/linux
+	ln -sfn /usr/include/asm-generic $(MUSL_UAPI)/asm-generic
+	ln -sfn /usr/include/$(shell $(CC) -dumpmachine)/asm $(MUSL_UAPI)/asm
+	@touch $@
+
+$(B)/init-musl/%.o: init/%.c | $(MUSL_UAPI)/.linked
 	@mkdir -p $(dir $@)
-	musl-gcc $(filter-out -g,$(CFLAGS)) -MMD -MP -c -o $@ $<
+	musl-gcc $(filter-out -g,$(CFLAGS)) -idirafter $(MUSL_UAPI) -MMD -MP -c -o $@ $<
 
 $(B)/paddock-init: $(INIT_SRC:init/%.c=$(B)/init-musl/%.o)
 	$(CC) -nostdlib -static-pie -s -Wl,-z,relro,-z,now -o $@ $(MUSL_LIB)/rcrt1.o \
@@ -111,9 +121,10 @@ $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libpaddock.a
+# Unit tests are built without -MMD: tests/unit/unit.h is named here.
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
 # Integration runners only start paddock; the sanitizers belong in paddock,
 # paddock-init and the unit tests. An ASan-built Criterion runner can

@@ -10,7 +10,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,13 +25,16 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../include/cleanup.h"
 #include "../include/err.h"
 #include "../include/exitcodes.h"
 #include "../include/initproto.h"
+#include "../include/io.h"
 #include "../include/log.h"
+#include "../include/timer.h"
 #include "init.h"
 
 #ifndef PADDOCK_VERSION
@@ -52,7 +54,7 @@ static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SI
 	(BIT(SIGINT) | BIT(SIGTERM) | BIT(SIGHUP) | BIT(SIGQUIT) | BIT(SIGUSR1) | BIT(SIGUSR2) | \
 	 BIT(SIGWINCH) | BIT(SIGCONT) | BIT(SIGALRM))
 
-void complain(const char *fmt, ...)
+void init_complain(const char *fmt, ...)
 {
 	int saved = errno; /* for %m */
 	va_list ap;
@@ -68,7 +70,7 @@ void complain(const char *fmt, ...)
 /* One protocol message per packet. A blocking send on purpose: "exit" and
  * "done" are the contract, so when the supervisor is slow init waits for it
  * rather than dropping reports; a dead supervisor gives EPIPE, not a hang. */
-void say(struct init *in, const char *fmt, ...)
+void init_say(struct init *in, const char *fmt, ...)
 {
 	char msg[INITPROTO_MAX + 1];
 	va_list ap;
@@ -85,13 +87,40 @@ void say(struct init *in, const char *fmt, ...)
 	 * gone; its EOF starts the shutdown and there is nobody left to tell. */
 	if (send(in->ctl, msg, (size_t)n, MSG_NOSIGNAL) < 0 && errno != EPIPE &&
 	    errno != ECONNRESET)
-		complain("control socket: send \"%s\": %m", msg);
+		init_complain("control socket: send \"%s\": %m", msg);
+}
+
+void init_printable(char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s >= 0x7f)
+			*s = '_';
+}
+
+int init_parse_num(const char *s, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int64_t init_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void shutdown_begin(struct init *in)
 {
-	struct itimerspec t = {
-	    .it_value = {.tv_sec = in->grace_ms / 1000, .tv_nsec = in->grace_ms % 1000 * 1000000}};
+	int r;
 
 	if (in->phase >= TERMINATING)
 		return;
@@ -99,19 +128,18 @@ static void shutdown_begin(struct init *in)
 	services_tick(in); /* disarms the services' own deadlines */
 	if (in->no_children)
 		return;
-	sweep(in, SIGTERM);
-	/* An all-zero it_value would disarm the timer: --grace 0 means "now". */
-	if (in->grace_ms == 0)
-		t.it_value.tv_nsec = 1;
-	if (timerfd_settime(in->tfd, 0, &t, NULL) < 0) {
-		complain("timerfd_settime: %m; sending SIGKILL now");
+	procs_sweep(in, SIGTERM);
+	/* --grace 0 means "now" (timer_arm_ms() of 0 fires at once). */
+	r = timer_arm_ms(in->tfd, (uint64_t)in->grace_ms);
+	if (r < 0) {
+		init_complain("timerfd_settime: %s; sending SIGKILL now", strerror(-r));
 		in->phase = KILLING;
-		sweep(in, SIGKILL);
+		procs_sweep(in, SIGKILL);
 	}
 }
 
-/* Reaps every child: the workload, and orphans the kernel reparented to us. */
-/* Reaps every child that has ended; returns how many. */
+/* Reaps every child that has ended: the workload, services, and orphans the
+ * kernel reparented to us. Returns how many. */
 static unsigned reap(struct init *in)
 {
 	unsigned n = 0;
@@ -127,14 +155,14 @@ static unsigned reap(struct init *in)
 		in->reaped = true;
 		in->wstatus = st;
 		if (WIFSIGNALED(st))
-			say(in, "signal %d", WTERMSIG(st));
+			init_say(in, "signal %d", WTERMSIG(st));
 		else
-			say(in, "exit %d", WEXITSTATUS(st));
+			init_say(in, "exit %d", WEXITSTATUS(st));
 	}
 	if (p < 0 && errno == ECHILD)
 		in->no_children = true;
 	else if (p < 0)
-		complain("waitpid: %m");
+		init_complain("waitpid: %m");
 	return n;
 }
 
@@ -161,7 +189,7 @@ static void reap_children(struct init *in)
 	/* No-pidns mode: killing a child that left the group hands its own
 	 * children to us (subreaper), so those are found and killed here. */
 	if (in->phase == KILLING && !in->pid1 && !in->no_children)
-		sweep(in, SIGKILL);
+		procs_sweep(in, SIGKILL);
 	if (in->phase == SHEDDING && in->shed_killing)
 		services_sweep_others(in, SIGKILL);
 }
@@ -184,27 +212,14 @@ static void on_signals(struct init *in)
 			 * The other signals (SIGPIPE, SIGTSTP, ...) are dropped. */
 			else if (sig < 64 && (FORWARDED & BIT(sig)) && !in->reaped &&
 				 kill(in->wpid, sig) < 0 && errno != ESRCH)
-				complain("forward signal %d: %m", sig);
+				init_complain("forward signal %d: %m", sig);
 		}
 	}
 	if (n < 0 && errno != EAGAIN && errno != EINTR)
-		complain("read signalfd: %m");
+		init_complain("read signalfd: %m");
 	/* In a burst the next timed pass reaps (loop()). */
 	if (child && !in->reap_burst)
 		reap_children(in);
-}
-
-static int parse_num(const char *s, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (s[0] < '0' || s[0] > '9' || errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 static void on_control(struct init *in, short revents)
@@ -225,7 +240,7 @@ static void on_control(struct init *in, short revents)
 		return;
 	}
 	if (n < 0) {
-		complain("control socket: read: %m; no longer listening");
+		init_complain("control socket: read: %m; no longer listening");
 		in->ctl_closed = true;
 		return;
 	}
@@ -237,15 +252,15 @@ static void on_control(struct init *in, short revents)
 	}
 	/* "stop MS": this shutdown's grace period (paddock stop --grace);
 	 * one already under way keeps its own. */
-	if (strncmp(buf, "stop ", 5) == 0 && parse_num(buf + 5, GRACE_MS_MAX, &grace) == 0) {
+	if (strncmp(buf, "stop ", 5) == 0 && init_parse_num(buf + 5, GRACE_MS_MAX, &grace) == 0) {
 		if (in->phase < TERMINATING)
 			in->grace_ms = grace;
 		services_mark(in, "stopped");
 		shutdown_begin(in);
 		return;
 	}
-	printable(buf);
-	complain("ignoring unknown control message \"%s\"", buf);
+	init_printable(buf);
+	init_complain("ignoring unknown control message \"%s\"", buf);
 }
 
 static __attribute__((noreturn)) void finish(struct init *in)
@@ -258,20 +273,19 @@ static __attribute__((noreturn)) void finish(struct init *in)
 	if (in->reaped)
 		code = WIFSIGNALED(in->wstatus) ? EXIT_SIGNAL_BASE + WTERMSIG(in->wstatus)
 						: WEXITSTATUS(in->wstatus);
-	flush_reports(in);
-	say(in, "done");
+	procs_flush_reports(in);
+	init_say(in, "done");
 	exit(code);
 }
 
-static void arm_ms(int tfd, long ms)
+/* The grace timer, ms from now (0: at once). A failure is only warned: the
+ * workload runs, so init must not exit (section 9 of STYLE.md). */
+static void arm_grace(struct init *in, long ms)
 {
-	struct itimerspec t = {.it_value = {.tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000}};
+	int r = timer_arm_ms(in->tfd, (uint64_t)ms);
 
-	/* An all-zero it_value would disarm the timer: 0 means "now". */
-	if (ms == 0)
-		t.it_value.tv_nsec = 1;
-	if (timerfd_settime(tfd, 0, &t, NULL) < 0)
-		complain("timerfd_settime: %m");
+	if (r < 0)
+		init_complain("timerfd_settime: %s", strerror(-r));
 }
 
 /* The workload ended. Without a running leased service the sandbox ends;
@@ -288,7 +302,7 @@ static void workload_ended(struct init *in)
 		}
 		in->phase = SHEDDING;
 		services_sweep_others(in, SIGTERM);
-		arm_ms(in->tfd, in->grace_ms);
+		arm_grace(in, in->grace_ms);
 	}
 	/* Zombies are not counted: reap ours first, so that every service
 	 * that ended is reported before "retained". */
@@ -296,9 +310,9 @@ static void workload_ended(struct init *in)
 		(void)reap(in);
 	if (in->phase == SHEDDING && services_sweep_others(in, 0) == 0) {
 		in->phase = RETAINED;
-		/* The shedding's grace timer, disarmed (an all-zero value). */
-		timerfd_settime(in->tfd, 0, &(struct itimerspec){0}, NULL);
-		say(in, "retained");
+		/* The shedding's grace timer, disarmed. */
+		(void)timer_disarm(in->tfd);
+		init_say(in, "retained");
 	}
 	if (in->phase == RETAINED && !services_running(in))
 		shutdown_begin(in);
@@ -312,12 +326,12 @@ static void grace_over(struct init *in)
 	if (in->phase == SHEDDING) {
 		in->shed_killing = true;
 		services_sweep_others(in, SIGKILL);
-		arm_ms(in->tfd, 100);
+		arm_grace(in, 100);
 		return;
 	}
 	if (in->phase == TERMINATING) {
 		in->phase = KILLING;
-		sweep(in, SIGKILL);
+		procs_sweep(in, SIGKILL);
 	}
 }
 
@@ -340,7 +354,7 @@ static __attribute__((noreturn)) void loop(struct init *in)
 
 		if (ready < 0) {
 			if (errno != EINTR)
-				complain("poll: %m");
+				init_complain("poll: %m");
 			continue;
 		}
 		if (p[0].revents)
@@ -373,7 +387,17 @@ static __attribute__((noreturn)) void child(struct init *in, char **cmd, int err
 	 * a failure just leaves the terminal where it was. */
 	if (fg > 0 && fg == getpgid(getppid()))
 		(void)tcsetpgrp(STDIN_FILENO, getpid());
-	exec_child(in, cmd, errfd);
+	init_exec_child(in, cmd, errfd);
+}
+
+/* 0, or -errno. */
+static int set_cloexec(int fd)
+{
+	int fl = fcntl(fd, F_GETFD);
+
+	if (fl < 0 || fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
 }
 
 /* Everything that may fail before the workload exists; failing here is an
@@ -382,22 +406,16 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 {
 	struct sigaction sa;
 	sigset_t block;
-	int fl;
+	int r;
 
 	/* The control socket is init's alone: the workload must never inherit
 	 * it and speak to the supervisor in init's name. */
-	if (in->ctl >= 0) {
-		fl = fcntl(in->ctl, F_GETFD);
-		if (fl < 0 || fcntl(in->ctl, F_SETFD, fl | FD_CLOEXEC) < 0)
-			return err_sys(err, errno, "control fd %d", in->ctl);
-	}
+	if (in->ctl >= 0 && (r = set_cloexec(in->ctl)) < 0)
+		return err_sys(err, r, "control fd %d", in->ctl);
 	/* Likewise the ruleset: what init starts enters its domain and then
 	 * has no use for it. */
-	if (in->landlock_fd >= 0) {
-		fl = fcntl(in->landlock_fd, F_GETFD);
-		if (fl < 0 || fcntl(in->landlock_fd, F_SETFD, fl | FD_CLOEXEC) < 0)
-			return err_sys(err, errno, "landlock fd %d", in->landlock_fd);
-	}
+	if (in->landlock_fd >= 0 && (r = set_cloexec(in->landlock_fd)) < 0)
+		return err_sys(err, r, "landlock fd %d", in->landlock_fd);
 	/* Not dumpable: the workload runs with our uid in our user namespace
 	 * without capabilities, so this alone keeps it from ptrace()ing us,
 	 * from pidfd_getfd(2) of the control socket and from /proc/1/fd
@@ -453,22 +471,27 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 	 * it (setpgid(2), the job-control idiom). EACCES: the child already
 	 * exec'd, which it does only after its own setpgid(). */
 	if (setpgid(pid, pid) < 0 && errno != EACCES)
-		complain("setpgid %d: %m", (int)pid);
+		init_complain("setpgid %d: %m", (int)pid);
 	/* The pipe is close-on-exec: EOF means the exec succeeded. */
-	do
-		n = read(pipefd[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
+	n = read_full(pipefd[0], &e, sizeof(e));
 	close(pipefd[0]);
-	if (n == sizeof(e) && (e & LANDLOCK_FAILED))
-		say(in, "error landlock: restrict_self: %s", strerror(e & ~LANDLOCK_FAILED));
-	else if (n == sizeof(e))
-		say(in, "exec-error %d", e);
+	if (n == sizeof(e) && (e & INIT_LANDLOCK_FAILED)) {
+		/* "error ERRNO MSG", as the launcher's child reports its own
+		 * setup failures: the errno crosses the socket as a number. */
+		char msg[INITPROTO_MAX + 1];
+		struct err le;
+
+		err_sys(&le, e & ~INIT_LANDLOCK_FAILED, "landlock: restrict_self");
+		if (initproto_error_format(msg, sizeof(msg), le.code, le.msg) >= 0)
+			init_say(in, "%s", msg);
+	} else if (n == sizeof(e))
+		init_say(in, "exec-error %d", e);
 	else
-		say(in, "started %d", (int)pid);
+		init_say(in, "started %d", (int)pid);
 	/* After the fork: the workload keeps the cwd the launcher set; init
 	 * holds no directory busy. */
 	if (chdir("/") < 0)
-		complain("chdir /: %m");
+		init_complain("chdir /: %m");
 	return 0;
 }
 
@@ -486,6 +509,17 @@ static void usage(void)
 	      "                  above 0 it outlives CMD until LEASE_MS after its start\n"
 	      "  --help, --version\n",
 	      stdout);
+}
+
+/* An fd given on the command line: 3 or above, 0-2 being stdio. */
+static int parse_fd(const char *s, int *out)
+{
+	long v;
+
+	if (init_parse_num(s, INT32_MAX, &v) < 0 || v < 3)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
 }
 
 /* Returns the index of CMD in argv, 0 after --help/--version, or -EINVAL. */
@@ -508,19 +542,17 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (parse_num(optarg, INT32_MAX, &v) < 0 || v < 3)
+			if (parse_fd(optarg, &in->ctl) < 0)
 				return err_set(err, EINVAL, "bad --control-fd '%s'", optarg);
-			in->ctl = (int)v;
 			break;
 		case 'g':
-			if (parse_num(optarg, GRACE_MS_MAX, &v) < 0)
+			if (init_parse_num(optarg, GRACE_MS_MAX, &v) < 0)
 				return err_set(err, EINVAL, "bad --grace '%s'", optarg);
 			in->grace_ms = v;
 			break;
 		case 'l':
-			if (parse_num(optarg, INT32_MAX, &v) < 0 || v < 3)
+			if (parse_fd(optarg, &in->landlock_fd) < 0)
 				return err_set(err, EINVAL, "bad --landlock-fd '%s'", optarg);
-			in->landlock_fd = (int)v;
 			break;
 		case 's':
 			if (services_add(in, optarg, argc, argv, &optind, err) < 0)

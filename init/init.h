@@ -1,5 +1,6 @@
-/* paddock-init's shared state (init.c) and its services (services.c).
- * libc only. */
+/* paddock-init's shared state and what its files share: init.c (the loop
+ * and the reports), exec.c (a child's exec), procs.c (/proc and the
+ * shutdown's sweeps) and services.c (the services). libc only. */
 #pragma once
 
 #include <signal.h>
@@ -75,28 +76,44 @@ struct proc {
 	char comm[COMM_MAX + 1];
 };
 
-void say(struct init *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int read_proc(pid_t pid, struct proc *p);
-bool proc_is_ours(pid_t self);
-/* Says "kill" once per pid. */
-bool first_kill(struct init *in, pid_t pid);
-/* procs.c: blanks and non-ASCII of s become '_' (one protocol word). */
-void printable(char *s);
-/* Reports ("term"/"kill") and signals what is left of the sandbox. */
-void sweep(struct init *in, int sig);
-/* Sends the reports sweep() kept for later (before "done"). */
-void flush_reports(struct init *in);
-int64_t now_ms(void);
-/* In a child of init before its execvp: the sandbox's Landlock domain
- * (--landlock-fd). 0, or -errno. */
-int enter_landlock(const struct init *in);
-/* In a child of init: the original signal mask, the Landlock domain,
+/* init.c: the reports, and the small helpers every file of init uses. */
+/* One protocol message to the supervisor (include/initproto.h); dropped
+ * without --control-fd or once the supervisor is gone. */
+void init_say(struct init *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "paddock-init: warning: ..." on stderr; %m is the caller's errno. */
+void init_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A decimal in 0..max (no sign, no blanks): 0 and *out, or -EINVAL. */
+int init_parse_num(const char *s, long max, long *out);
+/* Blanks and non-ASCII of s become '_' (one protocol word). */
+void init_printable(char *s);
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t init_now_ms(void);
+
+/* exec.c: the child's side of every fork of init. */
+/* The original signal mask, the sandbox's Landlock domain (--landlock-fd),
  * execvp; a failure is written to errfd (below) and the child exits. */
-__attribute__((noreturn)) void exec_child(const struct init *in, char **argv, int errfd);
+__attribute__((noreturn)) void init_exec_child(const struct init *in, char **argv, int errfd);
 /* The child's report through its close-on-exec pipe: errno of the failed
- * execvp, or LANDLOCK_FAILED | errno when the domain could not be entered. */
-#define LANDLOCK_FAILED 0x10000
+ * execvp, or INIT_LANDLOCK_FAILED | errno when the domain could not be
+ * entered. */
+#define INIT_LANDLOCK_FAILED 0x10000
+
+/* procs.c: the sandbox's processes in /proc, and the shutdown's sweeps. */
+/* /proc/PID/stat: state, ppid, pgrp, session and a printable comm. 0 or
+ * -errno. */
+int procs_read(pid_t pid, struct proc *p);
+/* fn(in, pid, arg) for every process in /proc but init, named from the
+ * directory alone (no file of a process is opened); a nonzero return from
+ * fn ends the walk. 0; -ENOENT when /proc is missing or not of our pid
+ * namespace (its pids are not ours to signal or report; nothing said);
+ * -errno when it cannot be read (then warned). */
+int procs_each(struct init *in, int (*fn)(struct init *in, pid_t pid, void *arg), void *arg);
+/* True the first time for pid: "kill" is said once per pid. */
+bool procs_first_kill(struct init *in, pid_t pid);
+/* Reports ("term"/"kill") and signals what is left of the sandbox. */
+void procs_sweep(struct init *in, int sig);
+/* Sends the reports procs_sweep() kept for later (before "done"). */
+void procs_flush_reports(struct init *in);
 
 /* services.c */
 /* "--service NAME LEASE_MS ARGC ARG..." at argv[*i] (NAME is optarg):

@@ -16,14 +16,6 @@
 #include "../include/initproto.h"
 #include "init.h"
 
-/* Makes s one printable protocol word: blanks and non-ASCII become '_'. */
-void printable(char *s)
-{
-	for (; *s; s++)
-		if (*s <= ' ' || *s >= 0x7f)
-			*s = '_';
-}
-
 /* Reads a small file (procfs) into buf, NUL-terminated. */
 static int read_small(const char *path, char *buf, size_t size)
 {
@@ -45,7 +37,7 @@ static int read_small(const char *path, char *buf, size_t size)
  * needed. The expiry path scans every process before it signals them, and
  * with 1,000 processes that scan is most of the time from the deadline to
  * the kill. */
-int read_proc(pid_t pid, struct proc *p)
+int procs_read(pid_t pid, struct proc *p)
 {
 	char path[64], buf[1024];
 	const char *open_paren, *s;
@@ -67,7 +59,7 @@ int read_proc(pid_t pid, struct proc *p)
 		len = COMM_MAX;
 	memcpy(p->comm, open_paren + 1, len);
 	p->comm[len] = '\0';
-	printable(p->comm);
+	init_printable(p->comm);
 	if (!p->comm[0])
 		strcpy(p->comm, "?");
 	return 0;
@@ -75,7 +67,7 @@ int read_proc(pid_t pid, struct proc *p)
 
 /* /proc must be the procfs of our own pid namespace, or its pids are not ours
  * to report (a host /proc seen from PID 1 would list host processes). */
-bool proc_is_ours(pid_t self)
+static bool proc_is_ours(pid_t self)
 {
 	char buf[32];
 	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
@@ -86,8 +78,34 @@ bool proc_is_ours(pid_t self)
 	return atoi(buf) == self;
 }
 
-/* Says "kill" once per pid: in the no-pidns mode sweep() repeats. */
-bool first_kill(struct init *in, pid_t pid)
+int procs_each(struct init *in, int (*fn)(struct init *in, pid_t pid, void *arg), void *arg)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (!proc_is_ours(in->self))
+		return -ENOENT;
+	d = opendir("/proc");
+	if (!d) {
+		r = -errno;
+		init_complain("opendir /proc: %m");
+		return r;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		long pid;
+
+		/* Not a number: /proc's own files (self, meminfo, ...). */
+		if (init_parse_num(de->d_name, INT32_MAX, &pid) < 0 || pid <= 0 || pid == in->self)
+			continue;
+		r = fn(in, (pid_t)pid, arg);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Says "kill" once per pid: in the no-pidns mode procs_sweep() repeats. */
+bool procs_first_kill(struct init *in, pid_t pid)
 {
 	for (unsigned i = 0; i < in->nkilled; i++)
 		if (in->killed[i] == pid)
@@ -97,90 +115,89 @@ bool first_kill(struct init *in, pid_t pid)
 	return true;
 }
 
+/* procs_each() for the shutdown's reports, which a /proc that is not ours
+ * cannot give: then said once per sweep. */
+static void walk(struct init *in, int (*fn)(struct init *in, pid_t pid, void *arg), void *arg)
+{
+	if (procs_each(in, fn, arg) == -ENOENT)
+		init_complain("/proc is missing or not of our pid namespace: no term/kill reports");
+}
+
+/* What scan() is after, and what it found. */
+struct scan {
+	int sig;
+	int members; /* live members of the workload's group */
+};
+
+static int scan_one(struct init *in, pid_t pid, void *arg)
+{
+	struct scan *sc = arg;
+	struct proc p;
+	bool mine, group;
+
+	if (procs_read(pid, &p) < 0 || p.state == 'Z' || p.state == 'X')
+		return 0;
+	mine = p.ppid == in->self;
+	group = p.pgrp == in->wpid;
+	if (!in->pid1 && !mine && !group)
+		return 0;
+	sc->members += group;
+	if (sc->sig != SIGKILL || procs_first_kill(in, pid))
+		init_say(in, "%s %d %s", sc->sig == SIGKILL ? "kill" : "term", (int)pid, p.comm);
+	/* Our own child's pid cannot be reused before we reap it, so it
+	 * is safe to signal by pid; the group is signalled by procs_sweep(). */
+	if (!in->pid1 && mine && !group && pid != in->wpid && kill(pid, sc->sig) < 0 &&
+	    errno != ESRCH)
+		init_complain("kill %d: %m", (int)pid);
+	return 0;
+}
+
 /* Without a pid namespace: reports what is left of the workload's process
  * group and init's own children (skipping zombies, which only wait to be
  * reaped), and signals those children that are outside the group. Returns
  * the number of live members of the workload's group. */
 static int scan(struct init *in, int sig)
 {
-	const char *verb = sig == SIGKILL ? "kill" : "term";
-	DIR *d;
-	struct dirent *de;
-	int members = 0;
+	struct scan sc = {.sig = sig};
 
-	if (!proc_is_ours(in->self)) {
-		complain("/proc is missing or not of our pid namespace: no term/kill reports");
-		return 0;
-	}
-	d = opendir("/proc");
-	if (!d) {
-		complain("opendir /proc: %m");
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct proc p;
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		bool mine, group;
-
-		if (*end || pid <= 0 || pid == in->self || read_proc((pid_t)pid, &p) < 0)
-			continue;
-		if (p.state == 'Z' || p.state == 'X')
-			continue;
-		mine = p.ppid == in->self;
-		group = p.pgrp == in->wpid;
-		if (!in->pid1 && !mine && !group)
-			continue;
-		members += group;
-		if (sig != SIGKILL || first_kill(in, (pid_t)pid))
-			say(in, "%s %ld %s", verb, pid, p.comm);
-		/* Our own child's pid cannot be reused before we reap it, so it
-		 * is safe to signal by pid; the group is signalled by sweep(). */
-		if (!in->pid1 && mine && !group && pid != in->wpid && kill((pid_t)pid, sig) < 0 &&
-		    errno != ESRCH)
-			complain("kill %ld: %m", pid);
-	}
-	closedir(d);
-	return members;
+	walk(in, scan_one, &sc);
+	return sc.members;
 }
 
-/* Reports and signals what is left of the sandbox. */
+/* The pids listed so far: malloc'd, n of them. */
+struct pids {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int list_one(struct init *in, pid_t pid, void *arg)
+{
+	struct pids *l = arg;
+	pid_t *t;
+
+	(void)in;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+
+		t = realloc(l->v, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM; /* the signal still reaches all; fewer reports */
+		l->v = t;
+		l->cap = cap;
+	}
+	l->v[l->n++] = pid;
+	return 0;
+}
+
 /* The pids in /proc but ours, from the directory alone (no file of a
  * process is opened): malloc'd, *n of them; NULL when /proc is not ours. */
-static pid_t *list_pids(const struct init *in, size_t *n)
+static pid_t *list_pids(struct init *in, size_t *n)
 {
-	pid_t *v = NULL, *t;
-	size_t cap = 0;
-	struct dirent *de;
-	DIR *d;
+	struct pids l = {0};
 
-	*n = 0;
-	if (!proc_is_ours(in->self)) {
-		complain("/proc is missing or not of our pid namespace: no term/kill reports");
-		return NULL;
-	}
-	d = opendir("/proc");
-	if (!d) {
-		complain("opendir /proc: %m");
-		return NULL;
-	}
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0 || pid == in->self)
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 256;
-			t = realloc(v, cap * sizeof(*v));
-			if (!t)
-				break; /* the signal still reaches all; fewer reports */
-			v = t;
-		}
-		v[(*n)++] = (pid_t)pid;
-	}
-	closedir(d);
-	return v;
+	walk(in, list_one, &l);
+	*n = l.n;
+	return l.v;
 }
 
 /* /proc/PID/comm, printable; "?" when it is gone. Cheaper than the stat
@@ -197,12 +214,12 @@ static void read_comm(pid_t pid, char *buf, size_t size)
 		return;
 	}
 	buf[strcspn(buf, "\n")] = '\0';
-	printable(buf);
+	init_printable(buf);
 	if (!buf[0])
 		snprintf(buf, size, "?");
 }
 
-/* One report kept for flush_reports(): sending a thousand of them while the
+/* One report kept for procs_flush_reports(): sending a thousand of them while the
  * processes die would take the CPU from their exits (and the supervisor's
  * from its own). Kept as NUL-terminated messages; without memory, sent. */
 static void later(struct init *in, const char *verb, pid_t pid, const char *comm)
@@ -222,7 +239,7 @@ static void later(struct init *in, const char *verb, pid_t pid, const char *comm
 			cap *= 2;
 		t = realloc(in->later, cap);
 		if (!t) {
-			say(in, "%s", msg);
+			init_say(in, "%s", msg);
 			return;
 		}
 		in->later = t;
@@ -233,10 +250,10 @@ static void later(struct init *in, const char *verb, pid_t pid, const char *comm
 	in->later_len += need;
 }
 
-void flush_reports(struct init *in)
+void procs_flush_reports(struct init *in)
 {
 	for (size_t off = 0; off < in->later_len; off += strlen(in->later + off) + 1)
-		say(in, "%s", in->later + off);
+		init_say(in, "%s", in->later + off);
 	free(in->later);
 	in->later = NULL;
 	in->later_len = in->later_cap = 0;
@@ -249,7 +266,7 @@ void flush_reports(struct init *in)
  * until its reaper (mostly us, after this) waits for it, so the name is
  * mostly still there ("?" when not). A zombie that was already one when
  * the shutdown began is reported too: it cannot be told apart any more.
- * The reports wait for flush_reports(): sent now, a thousand of them would
+ * The reports wait for procs_flush_reports(): sent now, a thousand of them would
  * take the CPU from the exits they report (bench/: expiry). */
 static void sweep_pid1(struct init *in, int sig)
 {
@@ -258,18 +275,18 @@ static void sweep_pid1(struct init *in, int sig)
 	pid_t *pids = list_pids(in, &n);
 
 	if (kill(-1, sig) < 0 && errno != ESRCH)
-		complain("kill -1: %m");
+		init_complain("kill -1: %m");
 	for (size_t i = 0; i < n; i++) {
 		char comm[COMM_MAX + 1];
 
 		read_comm(pids[i], comm, sizeof(comm));
-		if (sig != SIGKILL || first_kill(in, pids[i]))
+		if (sig != SIGKILL || procs_first_kill(in, pids[i]))
 			later(in, verb, pids[i], comm);
 	}
 	free(pids);
 }
 
-void sweep(struct init *in, int sig)
+void procs_sweep(struct init *in, int sig)
 {
 	int members;
 
@@ -287,7 +304,7 @@ void sweep(struct init *in, int sig)
 	 * group is signalled only while the workload is unreaped or scan() saw a
 	 * live member. ESRCH: the group just emptied. */
 	if ((!in->reaped || members > 0) && kill(-in->wpid, sig) < 0 && errno != ESRCH)
-		complain("kill -%d: %m", (int)in->wpid);
+		init_complain("kill -%d: %m", (int)in->wpid);
 	if (!in->reaped && getpgid(in->wpid) != in->wpid && kill(in->wpid, sig) < 0)
-		complain("kill %d: %m", (int)in->wpid);
+		init_complain("kill %d: %m", (int)in->wpid);
 }

@@ -7,68 +7,22 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "../include/exitcodes.h"
+#include "../include/io.h"
+#include "../include/timer.h"
 #include "init.h"
 
 /* While a service's session is being killed, how often it is swept again
  * (members can fork until the SIGKILL reaches them). */
 #define RESWEEP_MS 100
-
-void exec_child(const struct init *in, char **argv, int errfd)
-{
-	int e;
-
-	sigprocmask(SIG_SETMASK, &in->orig_mask, NULL);
-	e = enter_landlock(in);
-	if (e < 0) {
-		e = LANDLOCK_FAILED | -e;
-		(void)!write(errfd, &e, sizeof(e));
-		_exit(EXIT_LAUNCHER);
-	}
-	execvp(argv[0], argv);
-	e = errno;
-	(void)!write(errfd, &e, sizeof(e));
-	_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
-}
-
-int enter_landlock(const struct init *in)
-{
-	/* landlock_restrict_self(2); no_new_privs is inherited from the
-	 * launcher, which set it before exec'ing us. */
-	if (in->landlock_fd >= 0 && syscall(SYS_landlock_restrict_self, in->landlock_fd, 0) < 0)
-		return -errno;
-	return 0;
-}
-
-int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int parse_long(const char *s, long max, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return s[0] >= '0' && s[0] <= '9' && !errno && !*end && *out <= max ? 0 : -EINVAL;
-}
 
 int services_add(struct init *in, const char *name, int argc, char **argv, int *i, struct err *err)
 {
@@ -79,8 +33,8 @@ int services_add(struct init *in, const char *name, int argc, char **argv, int *
 		return err_set(err, EINVAL, "more than %d services", SERVICES_MAX);
 	if (!name[0] || strlen(name) > 64 || strpbrk(name, " \t\n"))
 		return err_set(err, EINVAL, "bad service name '%s'", name);
-	if (*i + 2 > argc || parse_long(argv[*i], 30L * 24 * 3600 * 1000, &lease) < 0 ||
-	    parse_long(argv[*i + 1], 256, &n) < 0 || n < 1 || *i + 2 + n > argc)
+	if (*i + 2 > argc || init_parse_num(argv[*i], 30L * 24 * 3600 * 1000, &lease) < 0 ||
+	    init_parse_num(argv[*i + 1], 256, &n) < 0 || n < 1 || *i + 2 + n > argc)
 		return err_set(err, EINVAL, "--service %s: expected LEASE_MS ARGC ARG...", name);
 	sv->name = (char *)name;
 	sv->lease_ms = lease;
@@ -98,7 +52,7 @@ static __attribute__((noreturn)) void service_child(struct init *in, struct serv
 	/* Its own session and group: its processes are found by session id,
 	 * and job control of the workload's group does not reach it. */
 	setsid();
-	exec_child(in, sv->argv, errfd);
+	init_exec_child(in, sv->argv, errfd);
 }
 
 static void start_one(struct init *in, struct service *sv)
@@ -108,9 +62,9 @@ static void start_one(struct init *in, struct service *sv)
 	pid_t pid;
 
 	if (pipe2(fd, O_CLOEXEC) < 0) {
-		complain("service %s: pipe2: %m", sv->name);
+		init_complain("service %s: pipe2: %m", sv->name);
 		sv->state = SVC_ENDED;
-		say(in, "service-ended %s exec-error %d", sv->name, errno);
+		init_say(in, "service-ended %s exec-error %d", sv->name, errno);
 		return;
 	}
 	pid = fork();
@@ -119,9 +73,7 @@ static void start_one(struct init *in, struct service *sv)
 	close(fd[1]);
 	e = pid < 0 ? errno : 0;
 	/* The pipe is close-on-exec: EOF means the exec succeeded. */
-	do
-		n = pid < 0 ? 0 : read(fd[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
+	n = pid < 0 ? 0 : read_full(fd[0], &e, sizeof(e));
 	close(fd[0]);
 	sv->pid = pid;
 	if (pid < 0 || n == sizeof(e)) {
@@ -131,17 +83,17 @@ static void start_one(struct init *in, struct service *sv)
 		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		sv->state = SVC_ENDED;
-		if (e & LANDLOCK_FAILED)
-			say(in, "service-ended %s landlock-error %d", sv->name,
-			    e & ~LANDLOCK_FAILED);
+		if (e & INIT_LANDLOCK_FAILED)
+			init_say(in, "service-ended %s landlock-error %d", sv->name,
+				 e & ~INIT_LANDLOCK_FAILED);
 		else
-			say(in, "service-ended %s exec-error %d", sv->name, e);
+			init_say(in, "service-ended %s exec-error %d", sv->name, e);
 		return;
 	}
 	sv->state = SVC_RUNNING;
 	sv->cause = "exited";
-	sv->lease_end = sv->lease_ms ? now_ms() + sv->lease_ms : 0;
-	say(in, "service-started %s %d", sv->name, (int)pid);
+	sv->lease_end = sv->lease_ms ? init_now_ms() + sv->lease_ms : 0;
+	init_say(in, "service-started %s %d", sv->name, (int)pid);
 }
 
 void services_start(struct init *in)
@@ -180,42 +132,47 @@ static bool in_leased_session(const struct init *in, int sid)
 	return false;
 }
 
-/* Every live process of our pid namespace but init, with fn deciding. */
+/* What each_proc() is after, and how many it found. */
+struct each {
+	bool (*pick)(const struct init *in, const struct proc *p, int arg);
+	int arg;
+	int sig;
+	bool report;
+	int count;
+};
+
+static int each_one(struct init *in, pid_t pid, void *arg)
+{
+	struct each *e = arg;
+	struct proc p;
+
+	if (procs_read(pid, &p) < 0 || !e->pick(in, &p, e->arg))
+		return 0;
+	/* A zombie is gone, but one of ours counts until reap() has
+	 * reported it (a service's end comes before "retained"). */
+	if ((p.state == 'Z' || p.state == 'X') && (e->sig || p.ppid != in->self))
+		return 0;
+	e->count++;
+	if (!e->sig)
+		return 0;
+	if (e->report && (e->sig != SIGKILL || procs_first_kill(in, pid)))
+		init_say(in, "%s %d %s", e->sig == SIGKILL ? "kill" : "term", (int)pid, p.comm);
+	if (kill(pid, e->sig) < 0 && errno != ESRCH)
+		init_complain("kill %d: %m", (int)pid);
+	return 0;
+}
+
+/* Every live process of our pid namespace but init that pick() chooses:
+ * counted, and with sig signalled (and reported). PID 1 only: without a pid
+ * namespace /proc lists the host's processes. */
 static int each_proc(struct init *in, bool (*pick)(const struct init *, const struct proc *, int),
 		     int arg, int sig, bool report)
 {
-	DIR *d;
-	struct dirent *de;
-	int count = 0;
+	struct each e = {.pick = pick, .arg = arg, .sig = sig, .report = report};
 
-	if (!in->pid1 || !proc_is_ours(in->self))
-		return 0;
-	d = opendir("/proc");
-	if (!d) {
-		complain("opendir /proc: %m");
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct proc p;
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 1 || read_proc((pid_t)pid, &p) < 0 || !pick(in, &p, arg))
-			continue;
-		/* A zombie is gone, but one of ours counts until reap() has
-		 * reported it (a service's end comes before "retained"). */
-		if ((p.state == 'Z' || p.state == 'X') && (sig || p.ppid != in->self))
-			continue;
-		count++;
-		if (!sig)
-			continue;
-		if (report && (sig != SIGKILL || first_kill(in, (pid_t)pid)))
-			say(in, "%s %ld %s", sig == SIGKILL ? "kill" : "term", pid, p.comm);
-		if (kill((pid_t)pid, sig) < 0 && errno != ESRCH)
-			complain("kill %ld: %m", pid);
-	}
-	closedir(d);
-	return count;
+	if (in->pid1)
+		(void)procs_each(in, each_one, &e);
+	return e.count;
 }
 
 static bool pick_other(const struct init *in, const struct proc *p, int arg)
@@ -241,7 +198,7 @@ int services_sweep_others(struct init *in, int sig)
 static void signal_service(struct init *in, struct service *sv, int sig)
 {
 	if (sv->state != SVC_ENDED && kill(-sv->pid, sig) < 0 && errno != ESRCH)
-		complain("kill -%d: %m", (int)sv->pid);
+		init_complain("kill -%d: %m", (int)sv->pid);
 	each_proc(in, pick_session, sv->pid, sig, false);
 }
 
@@ -256,11 +213,11 @@ bool services_reaped(struct init *in, pid_t pid, int status)
 			return true; /* its exec failed; already reported */
 		sv->state = SVC_ENDED;
 		if (WIFSIGNALED(status))
-			say(in, "service-ended %s %s signal:%d", sv->name, sv->cause,
-			    WTERMSIG(status));
+			init_say(in, "service-ended %s %s signal:%d", sv->name, sv->cause,
+				 WTERMSIG(status));
 		else
-			say(in, "service-ended %s %s exit:%d", sv->name, sv->cause,
-			    WEXITSTATUS(status));
+			init_say(in, "service-ended %s %s exit:%d", sv->name, sv->cause,
+				 WEXITSTATUS(status));
 		/* What the leader leaves of its session goes with it. */
 		signal_service(in, sv, SIGKILL);
 		return true;
@@ -275,24 +232,19 @@ void services_mark(struct init *in, const char *cause)
 			in->svc[i].cause = cause;
 }
 
+/* svc_tfd for the deadline at (CLOCK_MONOTONIC ms), disarmed for 0. */
 static void arm(struct init *in, int64_t at)
 {
-	struct itimerspec t = {0};
-	int64_t d;
+	int64_t d = at - init_now_ms();
+	int r = at ? timer_arm_ms(in->svc_tfd, d < 1 ? 1 : (uint64_t)d) : timer_disarm(in->svc_tfd);
 
-	if (at) {
-		d = at - now_ms();
-		d = d < 1 ? 1 : d;
-		t.it_value.tv_sec = d / 1000;
-		t.it_value.tv_nsec = d % 1000 * 1000000;
-	}
-	if (timerfd_settime(in->svc_tfd, 0, &t, NULL) < 0)
-		complain("timerfd_settime (services): %m");
+	if (r < 0)
+		init_complain("timerfd_settime (services): %s", strerror(-r));
 }
 
 void services_tick(struct init *in)
 {
-	int64_t now = now_ms(), next = 0;
+	int64_t now = init_now_ms(), next = 0;
 
 	for (unsigned i = 0; i < in->nsvc; i++) {
 		struct service *sv = &in->svc[i];

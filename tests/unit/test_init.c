@@ -29,10 +29,7 @@
 #include <unistd.h>
 
 #include "../../include/initproto.h"
-
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/lsan_interface.h>
-#endif
+#include "unit.h"
 
 #define INIT	 "build/paddock-init"
 #define CTL_FD	 7
@@ -130,10 +127,7 @@ static void teardown(void)
 		close(R.out);
 	if (R.tmp[0])
 		unlink(R.tmp);
-#ifdef __SANITIZE_ADDRESS__
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-#endif
+	unit_leak_check();
 }
 
 TestSuite(init, .init = setup, .fini = teardown, .timeout = 10);
@@ -352,6 +346,34 @@ Test(init, not_executable)
 	start(false, NULL, false, CMD(R.tmp));
 	cr_assert_eq(finish(), 126);
 	assert_msgs(WANT("exec-error 13", "exit 126", "done"));
+}
+
+/* A workload that cannot enter the Landlock domain is reported as "error
+ * ERRNO MSG" (include/initproto.h), its errno a number the supervisor can
+ * parse, and ends with 125 before its exec. Fd 7 is the control socket, not
+ * a ruleset: EBADFD (EOPNOTSUPP or ENOSYS without Landlock). */
+static void landlock_error(bool pid1)
+{
+	struct err e = {0};
+	char want[128];
+
+	start_opts(pid1, NULL, false, CMD("--landlock-fd", "7"), CMD("true"));
+	cr_assert_eq(finish(), 125);
+	assert_msgs(WANT("error [1-9]* landlock: restrict_self: *", "exit 125", "done"));
+	cr_assert_eq(initproto_error_parse(R.msgs[0], &e), 0);
+	cr_assert(e.code == EBADFD || e.code == EOPNOTSUPP || e.code == ENOSYS, "errno %d", e.code);
+	snprintf(want, sizeof(want), "landlock: restrict_self: %s", strerror(e.code));
+	cr_assert_str_eq(e.msg, want);
+}
+
+Test(init, landlock_error)
+{
+	landlock_error(false);
+}
+
+Test(init, landlock_error_pid1)
+{
+	landlock_error(true);
 }
 
 static void stop_message(bool pid1)

@@ -12,22 +12,9 @@
 
 #include "../../policy/policy.h"
 #include "../../policy/sha256.h"
+#include "unit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
-
-/* LeakSanitizer does not report leaks made in Criterion's forked workers
- * (STYLE.md section 11), so each test ends with an explicit check. */
-static void leak_check(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-#endif
-}
-
-TestSuite(policy, .fini = leak_check);
+TestSuite(policy, .fini = unit_leak_check);
 
 static const struct policy_vars vars = {
     .workspace = "/ws",
