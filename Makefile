@@ -48,7 +48,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: eval fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay
+.PHONY: eval fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval
 
@@ -163,6 +163,7 @@ integration: all $(INTEG_BIN) $(HELPER_BIN)
 	@./tests/integration/run.sh $(INTEG_BIN)
 
 test: deps
+	$(MAKE) check-deps
 	$(MAKE) unit
 	$(MAKE) integration
 
@@ -193,6 +194,12 @@ format:
 
 format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+# Includes point one way (docs/architecture.md); the self-test first shows
+# that the check sees a forbidden include.
+check-deps:
+	@python3 tests/check_deps.py --self-test
+	@python3 tests/check_deps.py .
 
 clean:
 	rm -rf $(B)

@@ -70,6 +70,16 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err);
  * again (about 2 ms of every start). Nothing to do when !info->enabled. */
 int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err);
 
+/* seccomp_default.c: the default profile, compiled at build time and
+ * embedded. */
+/* Does this policy ask for exactly the default profile (no additions, the
+ * default action EPERM)? Then the embedded program is what seccomp_build()
+ * would produce. */
+bool seccomp_default_applies(const struct policy *p);
+
+/* Fill info from the embedded program, as seccomp_build() would. -ENOMEM. */
+int seccomp_default_info(struct seccomp_info *info);
+
 /* landlock.c: filesystem writes only below writable binds and tmpfs mounts
  * (plus the few device nodes and /proc files a workload writes), TCP
  * bind/connect rules and scoping where the running kernel's ABI has them. */

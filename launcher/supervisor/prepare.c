@@ -17,7 +17,6 @@
 #include "../../include/io.h"
 #include "../../include/log.h"
 #include "../../policy/sha256.h"
-#include "../sandbox/seccomp_default.h"
 
 extern char **environ;
 
