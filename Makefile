@@ -117,9 +117,10 @@ $(B)/paddock-init: $(INIT_OBJ)
 endif
 
 $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
-		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
+		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a \
+		tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
 # Unit tests are built without -MMD: tests/unit/unit.h is named here.
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
@@ -143,21 +144,38 @@ $(B)/tests/fuzz_replay: tests/fuzz/fuzz_policy.c tests/fuzz/replay.c $(B)/libpad
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-fuzz-replay: $(B)/tests/fuzz_replay
-	$(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress contrib/policies
+# The parsers of cross-process input (tests/fuzz/fuzz_proto.c): the
+# supervisor's outcome_apply(), the child's mounts_protect_decode(), the
+# exec request codec and the "error ERRNO MSG" codec.
+$(B)/tests/fuzz_proto_replay: tests/fuzz/fuzz_proto.c tests/fuzz/replay.c $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-fuzz: $(B)/libpaddock.a
-	clang -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
-		-o $(B)/fuzz_policy tests/fuzz/fuzz_policy.c policy/*.c $(PKG_LIBS)
-	@mkdir -p $(B)/fuzz-corpus
-	$(B)/fuzz_policy -max_total_time=$${FUZZ_SECONDS:-60} $(B)/fuzz-corpus tests/data/valid contrib/policies
+FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
+	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto
+
+fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay
+	$(FUZZ_REPLAY)
+
+# make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target.
+FUZZ ?= policy
+FUZZ_SRC_policy := policy/*.c
+FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/default_seccomp.c
+FUZZ_SEED_policy := tests/data/valid contrib/policies
+FUZZ_SEED_proto := tests/data/proto
+fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
+	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
+		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ) \
+		tests/fuzz/fuzz_$(FUZZ).c $(FUZZ_SRC_$(FUZZ)) $(B)/launcher/default_policy.o $(PKG_LIBS)
+	@mkdir -p $(B)/fuzz-corpus-$(FUZZ)
+	$(B)/fuzz_$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} $(B)/fuzz-corpus-$(FUZZ) $(FUZZ_SEED_$(FUZZ))
 
 deps:
 	@./tests/deps.sh
 
-unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay
+unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
-	$(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress contrib/policies
+	$(FUZZ_REPLAY)
 
 integration: all $(INTEG_BIN) $(HELPER_BIN)
 	@./tests/integration/run.sh $(INTEG_BIN)

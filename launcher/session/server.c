@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
+#include "../../include/io.h"
 #include "../../include/iso8601.h"
 
 void session_expires(struct session *s, uint64_t ttl_ms)
@@ -51,7 +52,8 @@ int session_write(struct session *s, struct err *err)
 {
 	cleanup_free char *text = session_info_json(&s->info);
 	cleanup_close int fd = -1;
-	size_t len, off = 0;
+	size_t len;
+	int rc;
 
 	if (!text)
 		return err_set(err, ENOMEM, "out of memory");
@@ -62,15 +64,9 @@ int session_write(struct session *s, struct err *err)
 		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return err_sys(err, errno, "session %s: session.json", s->info.id);
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err_sys(err, n < 0 ? errno : EIO, "session %s: write", s->info.id);
-		off += (size_t)n;
-	}
+	rc = write_full(fd, text, len);
+	if (rc < 0)
+		return err_sys(err, rc, "session %s: write", s->info.id);
 	/* rename(2) is what makes the update atomic. No fsync: the registry
 	 * is runtime state (XDG_RUNTIME_DIR is volatile by design) that means
 	 * nothing after a crash of the machine, and the two syncs cost

@@ -16,8 +16,9 @@
 #define SESSION_ID_LEN	    12 /* lowercase hex digits */
 #define SESSION_NAME_MAX    64
 #define SESSION_CLIENTS_MAX 16
-#define SESSION_REPLY_MAX   8192  /* one control-socket packet */
-#define SESSION_EXEC_MAX    65536 /* one "exec" request, all its fields included */
+#define SESSION_REPLY_MAX   8192	/* one control-socket packet */
+#define SESSION_EXEC_MAX    65536	/* one "exec" request, all its fields included */
+#define SESSION_JSON_MAX    (64 * 1024) /* one session.json */
 
 /* A process as the kernel names it for good: pid plus start time (field 22
  * of /proc/PID/stat, clock ticks since boot). A bare pid may be reused. */

@@ -129,6 +129,8 @@ static int final_status(const char *buf, pid_t pid)
 
 /* The foreground side: the supervisor's one line, then its exit if it
  * ended, so nothing of a failed run is left when we return. */
+/* A line, not read_full(): the line is all there is to wait for, whoever
+ * else may still hold the other end. */
 static int wait_report(int fd, pid_t pid)
 {
 	char buf[128];

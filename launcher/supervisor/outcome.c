@@ -67,6 +67,14 @@ static const char *num(const char *s, long min, long max, long *out)
 	return *end ? end + 1 : end;
 }
 
+/* A message that is one number and nothing else. */
+static bool num_only(const char *s, long min, long max, long *out)
+{
+	const char *rest = num(s, min, max, out);
+
+	return rest && *rest == '\0' && rest[-1] != ' ';
+}
+
 /* "term PID COMM" / "kill PID COMM". */
 static int add_killed(struct outcome *o, const char *rest, int sig)
 {
@@ -137,7 +145,7 @@ static int service(struct outcome *o, const char *m, bool started, const struct 
 		return 0; /* not a service of ours: nothing changes */
 	o->fx_lease = (size_t)(l - o->leases);
 	if (started) {
-		if (!num(sp + 1, 1, INT32_MAX, &pid))
+		if (!num_only(sp + 1, 1, INT32_MAX, &pid))
 			return -EPROTO;
 		l->pid = (pid_t)pid;
 		iso8601(now, 0, l->started, sizeof(l->started));
@@ -189,14 +197,14 @@ int outcome_apply(struct outcome *o, const char *m, const struct timespec *now)
 	if (strncmp(m, "applied ", 8) == 0)
 		return applied(o, m + 8);
 	if (strncmp(m, "started ", 8) == 0) {
-		if (!num(m + 8, 1, INT32_MAX, &v))
+		if (!num_only(m + 8, 1, INT32_MAX, &v))
 			return -EPROTO;
 		o->started = true;
 		o->started_pid = (pid_t)v;
 		return OUTCOME_FX_STARTED;
 	}
 	if (strncmp(m, "exec-error ", 11) == 0) {
-		if (!num(m + 11, 1, 4095, &v))
+		if (!num_only(m + 11, 1, 4095, &v))
 			return -EPROTO;
 		o->exec_errno = (int)v;
 		return 0;
@@ -204,7 +212,7 @@ int outcome_apply(struct outcome *o, const char *m, const struct timespec *now)
 	if (strncmp(m, "exit ", 5) == 0 || strncmp(m, "signal ", 7) == 0) {
 		bool sig = m[0] == 's';
 
-		if (!num(m + (sig ? 7 : 5), sig ? 1 : 0, sig ? 127 : 255, &v))
+		if (!num_only(m + (sig ? 7 : 5), sig ? 1 : 0, sig ? 127 : 255, &v))
 			return -EPROTO;
 		o->wl_reported = true;
 		o->wl_signaled = sig;

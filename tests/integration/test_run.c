@@ -319,6 +319,38 @@ Test(run, record_contents)
 					  "and d['start'] <= d['end']"),
 			 "true");
 	cr_assert_str_eq(h_json(w.record, "d['survivors']"), "[]");
+	/* What the child applied, as it reported it (not the parent's plan),
+	 * and init's word that nothing else was left. */
+	cr_assert_str_eq(h_json(w.record, "[m['state'] for m in d['mounts'] if m['target'] == "
+					  "'/usr']"),
+			 "[\"applied\"]");
+	cr_assert_str_eq(h_json(w.record, "d['mounts_reported']"), "true");
+	cr_assert_str_eq(h_json(w.record, "d['init_done']"), "true");
+	cr_assert_str_eq(h_json(w.record, "d['warnings']"), "[]");
+}
+
+/* An optional bind whose source is missing is recorded as skipped, as the
+ * child saw it. */
+Test(run, record_of_a_skipped_optional_bind)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	char *policy = h_join(w.base, "p.json");
+
+	h_write_file(policy,
+		     "{\"version\":1,\"mounts\":[{\"type\":\"bind\",\"source\":\"/usr\"},"
+		     "{\"type\":\"proc\",\"target\":\"/proc\"},"
+		     "{\"type\":\"bind\",\"source\":\"/lib\",\"symlink\":\"copy\"},"
+		     "{\"type\":\"bind\",\"source\":\"/lib64\",\"symlink\":\"copy\","
+		     "\"optional\":true},"
+		     "{\"type\":\"bind\",\"source\":\"/nonexistent-paddock-src\","
+		     "\"target\":\"/opt/x\",\"optional\":true}]}",
+		     0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", policy, "--record", w.record, "--", "/usr/bin/true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "[(m['mode'], m['state']) for m in d['mounts'] if "
+					  "m['target'] == '/opt/x']"),
+			 "[[\"skipped\", \"skipped\"]]");
 }
 
 Test(run, record_of_the_builtin_policy_and_a_signal)
@@ -351,6 +383,11 @@ Test(run, record_of_a_launcher_error)
 	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"launcher-error\"");
 	cr_assert_str_eq(h_json(w.record, "d['status']"), "125");
 	cr_assert_str_eq(h_json(w.record, "len(d['errors'])"), "1");
+	cr_assert_str_eq(
+	    h_json(w.record, "d['errors'][0].startswith('cwd /nonexistent-paddock-cwd')"), "true");
+	/* The mounts were applied and reported before the cwd failed. */
+	cr_assert_str_eq(h_json(w.record, "d['mounts_reported']"), "true");
+	cr_assert_str_eq(h_json(w.record, "d['init_done']"), "false");
 	cr_assert_str_eq(h_list_dir(w.ws), "", "placeholders left behind");
 }
 

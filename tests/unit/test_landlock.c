@@ -26,19 +26,7 @@
 
 #include "../../include/landlock.h"
 #include "../../launcher/sandbox/sandbox.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-static void leak_check(void)
-{
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-}
-#else
-static void leak_check(void)
-{
-}
-#endif
+#include "unit.h"
 
 #define FS(x) LANDLOCK_ACCESS_FS_##x
 
@@ -96,14 +84,14 @@ static void remove_tree(void)
 	if (base[0] && strncmp(base, "/tmp/paddock-landlock-", 22) == 0)
 		nftw(base, rm_entry, 16, FTW_PHYS | FTW_DEPTH);
 	base[0] = '\0';
-	leak_check();
+	unit_leak_check();
 }
 
-TestSuite(landlock_names, .fini = leak_check);
-TestSuite(landlock_prepare, .fini = leak_check);
+TestSuite(landlock_names, .fini = unit_leak_check);
+TestSuite(landlock_prepare, .fini = unit_leak_check);
 TestSuite(landlock_fs, .init = make_tree, .fini = remove_tree);
-TestSuite(landlock_net, .fini = leak_check);
-TestSuite(landlock_scope, .fini = leak_check);
+TestSuite(landlock_net, .fini = unit_leak_check);
+TestSuite(landlock_scope, .fini = unit_leak_check);
 
 static int kernel_abi(void)
 {

@@ -9,24 +9,12 @@
 #include "../../launcher/sandbox/sandbox.h"
 #include "../../launcher/supervisor/outcome.h"
 #include "../../mounts/mounts.h"
+#include "unit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-static void leak_check(void)
-{
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-}
-#else
-static void leak_check(void)
-{
-}
-#endif
-
-TestSuite(plan, .fini = leak_check);
-TestSuite(env, .fini = leak_check);
-TestSuite(status, .fini = leak_check);
-TestSuite(args, .fini = leak_check);
+TestSuite(plan, .fini = unit_leak_check);
+TestSuite(env, .fini = unit_leak_check);
+TestSuite(status, .fini = unit_leak_check);
+TestSuite(args, .fini = unit_leak_check);
 
 static const struct policy_vars vars = {.workspace = "/ws", .home = "/home/u", .pwd = "/cwd"};
 

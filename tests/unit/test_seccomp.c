@@ -34,21 +34,9 @@
 #include <unistd.h>
 
 #include "../../launcher/sandbox/sandbox.h"
+#include "unit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-static void leak_check(void)
-{
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-}
-#else
-static void leak_check(void)
-{
-}
-#endif
-
-TestSuite(seccomp, .fini = leak_check, .timeout = 60);
+TestSuite(seccomp, .fini = unit_leak_check, .timeout = 60);
 
 #ifndef AF_ALG
 #define AF_ALG 38

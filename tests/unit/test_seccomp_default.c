@@ -6,21 +6,9 @@
 #include <string.h>
 
 #include "../../launcher/sandbox/seccomp_default.h"
+#include "unit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-static void leak_check(void)
-{
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-}
-#else
-static void leak_check(void)
-{
-}
-#endif
-
-TestSuite(seccomp_default, .fini = leak_check);
+TestSuite(seccomp_default, .fini = unit_leak_check);
 
 static struct policy *load(const char *json)
 {

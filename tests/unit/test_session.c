@@ -10,21 +10,9 @@
 #include "../../include/exitcodes.h"
 #include "../../launcher/launcher.h"
 #include "../../launcher/supervisor/outcome.h"
+#include "unit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-static void leak_check(void)
-{
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-}
-#else
-static void leak_check(void)
-{
-}
-#endif
-
-TestSuite(session, .fini = leak_check);
+TestSuite(session, .fini = unit_leak_check);
 
 Test(session, names)
 {

@@ -1,0 +1,119 @@
+/* libFuzzer target for the parsers of cross-process input other than the
+ * policy: the first byte picks one, the rest is its input.
+ *   'o' outcome_apply(): the supervisor's reading of what the child and
+ *       paddock-init send, one message per line, applied in order to one
+ *       outcome (so sequences reach every state)
+ *   'p' mounts_protect_decode(): the child's reading of "protect LINE"
+ *   'x' session_exec_decode(): the supervisor's reading of an "exec"
+ *       request from a local client
+ *   'e' initproto_error_parse(): "error ERRNO MSG"
+ *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=proto)
+ * Built with replay.c instead, make unit runs tests/data/proto through it. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../include/initproto.h"
+#include "../../launcher/session/session.h"
+#include "../../launcher/supervisor/outcome.h"
+#include "../../mounts/mounts.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char policy_json[] =
+    "{\"version\":1,\"mounts\":["
+    "{\"type\":\"bind\",\"source\":\"/usr\"},"
+    "{\"type\":\"proc\",\"target\":\"/proc\"},"
+    "{\"type\":\"bind\",\"source\":\"${WORKSPACE}\",\"target\":\"/work\",\"mode\":\"rw\"}],"
+    "\"protect\":[\"/work/.git/hooks\",\"/work/x\"],"
+    "\"services\":[{\"name\":\"web\",\"argv\":[\"httpd\"],\"lease\":\"10s\"},"
+    "{\"name\":\"db\",\"argv\":[\"db\"]}]}";
+
+static struct policy *policy(void)
+{
+	static const struct policy_vars vars = {.workspace = "/ws", .home = "/h", .pwd = "/p"};
+	static struct policy *p;
+	struct err err = {0};
+
+	if (!p && policy_load_buffer(policy_json, strlen(policy_json), &vars, &p, &err) < 0)
+		abort(); /* the fixture itself is wrong */
+	return p;
+}
+
+static void outcome(const char *text, size_t len)
+{
+	const struct timespec now = {.tv_sec = 1764570000, .tv_nsec = 123000000};
+	struct outcome o = {0};
+	char *copy = strndup(text, len), *line, *save = NULL;
+	siginfo_t si = {.si_code = CLD_EXITED, .si_status = 0};
+
+	if (!copy || outcome_init(&o, policy(), 9) < 0) {
+		free(copy);
+		outcome_free(&o);
+		return;
+	}
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strlen(line) <= INITPROTO_MAX)
+			(void)outcome_apply(&o, line, &now);
+	}
+	for (size_t i = 0; i < o.n_ops; i++)
+		(void)outcome_applied_state(&o, i);
+	outcome_conclude(&o, &si);
+	outcome_free(&o);
+	free(copy);
+}
+
+static void protect(const char *text, size_t len)
+{
+	struct mount_plan plan = {0};
+	char *line = strndup(text, len);
+
+	if (line && mounts_plan(policy(), 0, &plan) == 0)
+		(void)mounts_protect_decode(&plan, line);
+	mounts_plan_free(&plan);
+	free(line);
+}
+
+static void exec_request(const char *pkt, size_t len)
+{
+	struct session_exec x = {.stdio = {-1, -1, -1}};
+	struct err err = {0};
+
+	if (session_exec_decode(pkt, len, &x, &err) == 0)
+		session_exec_free(&x);
+}
+
+static void error_message(const char *text, size_t len)
+{
+	struct err e = {0};
+	char *m = strndup(text, len);
+
+	if (m)
+		(void)initproto_error_parse(m, &e);
+	free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *rest = (const char *)data + 1;
+
+	if (size < 1 || size > SESSION_EXEC_MAX + 1)
+		return 0;
+	switch (data[0]) {
+	case 'o':
+		outcome(rest, size - 1);
+		break;
+	case 'p':
+		protect(rest, size - 1);
+		break;
+	case 'x':
+		exec_request(rest, size - 1);
+		break;
+	case 'e':
+		error_message(rest, size - 1);
+		break;
+	}
+	return 0;
+}
