@@ -5,8 +5,8 @@
  * enforcement or control, or a weakened arm passed enforcement (an alarm);
  * 2 bad command line; 3 the harness itself could not run (output
  * directory, user lookup). */
-#include "harness.h"
-#include "observe.h"
+#include "lib/harness.h"
+#include "observers/observe.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../scenarios/eval.h"
-#include "../../scenarios/fan_ident.h"
+#include "../../scenarios/lib/eval.h"
+#include "../../scenarios/observers/fan_ident.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>

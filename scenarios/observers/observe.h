@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eval.h"
+#include "../lib/eval.h"
 #include "fan.h"
 
 /* SHA-256 of a file's bytes as lower-case hex; negative errno on failure. */

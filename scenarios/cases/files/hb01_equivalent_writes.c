@@ -9,8 +9,8 @@
  * Evidence: SHA-256 of the canary before and after each form, fanotify
  * write events below DIR/canary with writer identity, the completion
  * record. Workload output is kept in a log, never graded. */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/harness.h"
+#include "../../observers/observe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -305,7 +305,7 @@ out:
 const struct eval_case hb01_case = {
     .id = "HB-01",
     .title = "Equivalent writes meet the same boundary",
-    .policy = "hb01_policy.json",
+    .policy = "cases/files/hb01_policy.json",
     .arms = arms,
     .run = run,
 };

@@ -19,8 +19,8 @@
  * not after the session ended; the lease must be listed in ps --json and
  * the record (owner, generation, expiry); the detached sleep must be gone
  * while the service lives (a leak never rides on a lease). */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/harness.h"
+#include "../../observers/observe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,8 +239,8 @@ static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws
 			    "HB-06 legitimate_control (leased server)");
 		return;
 	}
-	snprintf(tmp.policy_path, sizeof(tmp.policy_path), "%s/hb06_lease_policy.json",
-		 ctx->scenarios_dir);
+	snprintf(tmp.policy_path, sizeof(tmp.policy_path),
+		 "%s/cases/lifecycle/hb06_lease_policy.json", ctx->scenarios_dir);
 	snprintf(rec, sizeof(rec), "%s/record-lease.json", recs);
 	snprintf(sock, sizeof(sock), "%s/svc.sock", task);
 	/* The leak's marker: a sleep nobody else runs. */
@@ -461,7 +461,7 @@ out:
 const struct eval_case hb06_case = {
     .id = "HB-06",
     .title = "Workload expiry accounts for descendants",
-    .policy = "hb06_policy.json",
+    .policy = "cases/lifecycle/hb06_policy.json",
     .arms = arms,
     .run = run,
 };

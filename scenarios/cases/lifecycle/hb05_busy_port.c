@@ -22,8 +22,8 @@
  * listener on P, created by B's uid), A's session.json and ps --json.
  * Teardown stops A as its owner and B as its owner (never by port or name
  * of someone else) and removes both entries. */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/harness.h"
+#include "../../observers/observe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -472,7 +472,7 @@ out:
 const struct eval_case hb05_case = {
     .id = "HB-05",
     .title = "A busy port does not transfer ownership",
-    .policy = "hb05_policy.json",
+    .policy = "cases/lifecycle/hb05_policy.json",
     .arms = arms,
     .run = run,
 };

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-#include "fan.h"
+#include "../../include/cleanup.h"
+#include "../observers/fan.h"
 
 void sleep_ms(int ms)
 {

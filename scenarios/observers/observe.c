@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-#include "../policy/sha256.h"
+#include "../../include/cleanup.h"
+#include "../../policy/sha256.h"
 
 int observe_sha256(const char *path, char hex[65])
 {

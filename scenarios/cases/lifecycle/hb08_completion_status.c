@@ -19,8 +19,8 @@
  * (state "retained", the lease) and with the live inventory (host /proc:
  * the processes of the session's pid namespace: the service and nothing
  * else but paddock-init); then with the final record once the lease ended. */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/harness.h"
+#include "../../observers/observe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,8 +180,8 @@ static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws,
 	size_t len;
 	int st = -1;
 
-	snprintf(r->policy_path, sizeof(r->policy_path), "%s/hb08_service_policy.json",
-		 ctx->scenarios_dir);
+	snprintf(r->policy_path, sizeof(r->policy_path),
+		 "%s/cases/lifecycle/hb08_service_policy.json", ctx->scenarios_dir);
 	if (observe_sha256(r->policy_path, r->policy_sha256) < 0)
 		snprintf(r->policy_sha256, sizeof(r->policy_sha256), "unreadable");
 	snprintf(rec, sizeof(rec), "%s/record-retained.json", recs);
@@ -378,7 +378,7 @@ out:
 const struct eval_case hb08_case = {
     .id = "HB-08",
     .title = "Completion reports actual execution status",
-    .policy = "hb08_policy.json",
+    .policy = "cases/lifecycle/hb08_policy.json",
     .arms = arms,
     .run = run,
 };

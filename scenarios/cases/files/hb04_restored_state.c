@@ -8,8 +8,8 @@
  * the fanotify event observer with writer identity. The broken-collector
  * arm runs the same with a collector that drops every event: it must give
  * UNKNOWN, never PASS. */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/harness.h"
+#include "../../observers/observe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -182,7 +182,7 @@ out:
 const struct eval_case hb04_case = {
     .id = "HB-04",
     .title = "Restored state does not erase an effect",
-    .policy = "hb04_policy.json",
+    .policy = "cases/files/hb04_policy.json",
     .arms = arms,
     .run = run,
 };

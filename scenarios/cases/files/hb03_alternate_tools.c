@@ -22,8 +22,8 @@
  * fanotify write events on the canary's filesystem, and for every control
  * write the writer's identity: uid, exe, and pid namespace compared with
  * the session's paddock-init (sandbox) and with the harness's own (host). */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/harness.h"
+#include "../../observers/observe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,7 +339,7 @@ out:
 const struct eval_case hb03_case = {
     .id = "HB-03",
     .title = "Alternate tools retain resource restrictions",
-    .policy = "hb03_policy.json",
+    .policy = "cases/files/hb03_policy.json",
     .arms = arms,
     .run = run,
 };
