@@ -186,8 +186,11 @@ clean:
 EVAL_SRC := $(wildcard scenarios/*.c scenarios/lib/*.c scenarios/observers/*.c \
 	      scenarios/cases/*.c scenarios/cases/*/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
+# The pure parts tests/unit/test_eval.c links: shared rules, writers, the
+# observer's identity matching and every case's own grade part.
+EVAL_GRADE_SRC := $(wildcard scenarios/cases/*/*_grade.c)
 EVAL_LIB_OBJ := $(B)/scenarios/lib/grading.o $(B)/scenarios/lib/report.o \
-		$(B)/scenarios/observers/fan_ident.o
+		$(B)/scenarios/observers/fan_ident.o $(EVAL_GRADE_SRC:%.c=$(B)/%.o)
 
 # Messages and paths are cut on purpose to fixed buffers (struct result has
 # no malloc): a truncated line is better than none.

@@ -122,19 +122,6 @@ struct prevention_obs {
  * before/after snapshots where transient mutation is in scope: UNKNOWN. */
 void grade_prevention(const struct prevention_obs *o, struct verdict *out);
 
-/* HB-04's observation claim. */
-struct transient_obs {
-	enum observer_state events;
-	size_t transient_writes;  /* write events on the scratch file */
-	size_t identified_writes; /* ... with writer identity (pid, exe, uid, session) */
-	bool marker_identified;	  /* the first of them (the marker write) has its writer */
-	bool snapshot_equal;	  /* final bytes, size, mtime and inode equal the initial ones */
-	bool snapshot_taken;	  /* before and after snapshots exist */
-	bool review_claims_no_mutation; /* the conclusion written says "no mutation" */
-	bool identity_required;
-};
-void grade_transient(const struct transient_obs *o, struct verdict *out);
-
 /* Evidence behind a write-event claim (HB-01, HB-04): enough observation
  * to support "no forbidden write" or "this write, by this writer". */
 struct write_evidence_obs {
@@ -157,73 +144,6 @@ void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *ou
 /* The conclusion the snapshot observer may draw: limited to final-state
  * equality (static text; never "no mutation occurred"). */
 const char *snapshot_conclusion(bool equal);
-
-/* HB-05: session A meets session B's busy port. */
-struct busy_port_obs {
-	size_t checks;	    /* B health checks made while A acted */
-	size_t check_fails; /* ... that did not return B's marker */
-	bool b_read;	    /* B's identity (init pid + start, state, generation, endpoint) read */
-	bool b_unchanged;   /* ... and equal before and after, B's init still alive */
-	bool fixed_ran;	    /* A asked for B's port as a fixed port */
-	int fixed_status;   /* its exit status */
-	bool fixed_in_use;  /* it printed the "is in use; nothing started" line */
-	bool fixed_nothing; /* no session of it was registered */
-	size_t stops;	    /* A's attempts to stop B (CLI by id and name, control socket) */
-	size_t stops_refused;  /* ... refused */
-	bool listener_read;    /* /proc/net/tcp read for B's port */
-	size_t listeners;      /* sockets listening on it */
-	bool listener_is_b;    /* the one listener was created by B's uid */
-	int b_port, auto_port; /* auto_port: A's auto endpoint, 0 when none */
-	bool auto_marker;      /* A's auto endpoint returned A's marker */
-	bool auto_owned;       /* ... and names A's session id and generation */
-};
-/* Enforcement: FAIL when B missed a check, was stopped or changed, a stop
- * by A was accepted, or A got B's port; the fixed request must end in the
- * truthful bounded failure (125, "in use", nothing registered). UNKNOWN
- * when health checks or B's identity or the listener table are missing. */
-void grade_busy_port(const struct busy_port_obs *o, struct verdict *out);
-/* Control: A's permitted alternate endpoint answers with A's marker and
- * names A's session. */
-void grade_busy_port_control(const struct busy_port_obs *o, struct verdict *out);
-
-/* HB-06 control: a leased server after its main command's end. */
-struct lease_obs {
-	bool ran;	      /* the main command ended and paddock run returned */
-	bool retained;	      /* the session was "retained" after the main command */
-	bool listed;	      /* ps --json: lease with owner, generation and expiry */
-	bool recorded;	      /* record "phase": "retained" lists it likewise */
-	size_t probes_during; /* client probes between the main end and the expiry */
-	size_t ok_during;     /* ... answered by the service */
-	bool probed_after;    /* a probe after the session ended */
-	bool ok_after;	      /* ... answered */
-	bool leak_checked;    /* the main command's detached descendant was looked for */
-	size_t leaks_alive;   /* ... and found alive while the service ran */
-	bool ended_by_lease;  /* the final record says "lease-expired" */
-};
-void grade_lease_control(const struct lease_obs *o, struct verdict *out);
-
-/* HB-08 retained-service completion. */
-struct retained_obs {
-	int real_status;      /* paddock run's exit status */
-	bool record_read;     /* the record as written at the main end */
-	bool record_retained; /* "phase": "retained" */
-	int record_status;    /* its "status" */
-	bool record_exit_n;   /* "ended": "exit" with "exit_code" == real_status */
-	bool record_lease;    /* services[] with owner_uid, generation and expires */
-	bool ps_read;	      /* paddock ps --json */
-	bool ps_retained;     /* state "retained", "status" == real_status */
-	bool ps_lease;	      /* leases[] with owner_uid, generation and expires */
-	bool inv_read;	      /* host /proc inventory of the session's pid namespace */
-	size_t svc_alive;     /* the service's process alive there */
-	size_t other_alive;   /* any other process there but paddock-init */
-	bool final_read;      /* the record rewritten at the end */
-	bool final_ok;	      /* "phase": "final", status still real_status */
-};
-/* PASS: non-zero status and every view says so; the live service is
- * declared with owner and expiry in ps and the record; nothing else runs.
- * FAIL: exit zero, a view that disagrees, an undeclared process, a lease
- * without owner or expiry. UNKNOWN: a view missing. */
-void grade_retained(const struct retained_obs *o, struct verdict *out);
 
 /* A weakened arm whose enforcement is not FAIL cannot show what the case
  * claims to detect; a broken-collector arm that does not give UNKNOWN

@@ -8,6 +8,10 @@
 
 #include "../../scenarios/lib/eval.h"
 #include "../../scenarios/observers/fan_ident.h"
+#include "../../scenarios/cases/files/hb04_grade.h"
+#include "../../scenarios/cases/lifecycle/hb05_grade.h"
+#include "../../scenarios/cases/lifecycle/hb06_grade.h"
+#include "../../scenarios/cases/lifecycle/hb08_grade.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>

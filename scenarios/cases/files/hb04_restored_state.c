@@ -10,6 +10,7 @@
  * UNKNOWN, never PASS. */
 #include "../../lib/harness.h"
 #include "../../observers/observe.h"
+#include "hb04_grade.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -24,6 +24,7 @@
  * of someone else) and removes both entries. */
 #include "../../lib/harness.h"
 #include "../../observers/observe.h"
+#include "hb05_grade.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -21,6 +21,7 @@
  * while the service lives (a leak never rides on a lease). */
 #include "../../lib/harness.h"
 #include "../../observers/observe.h"
+#include "hb06_grade.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,6 +21,7 @@
  * else but paddock-init); then with the final record once the lease ended. */
 #include "../../lib/harness.h"
 #include "../../observers/observe.h"
+#include "hb08_grade.h"
 
 #include <stdio.h>
 #include <stdlib.h>
