@@ -1,11 +1,12 @@
 /* paddock-eval: the scenario harness (DESIGN.md "Scenario harness").
  *
- * One file per case (hbNN_*.c) with the same shape: fixture in a fresh
- * temporary directory, arms, a legitimate control task, evidence collected
- * outside the workload, grading, teardown. The shared part: grading.c
- * (pure), report.c (JSON, Markdown, JUnit writers; pure over FILE *),
- * observe.c (canary digests, fanotify, /proc inventories), arms.c (running
- * paddock as the unprivileged test user, and docker). */
+ * The result model every part shares: grades, verdicts, one result per
+ * case and arm, the subject under test; the shared grading rules
+ * (grading.c: verdict_set, grade_prevention, grade_write_evidence, the
+ * alarms) and the result's life (result.c), both pure; the report writers
+ * (report.c, pure over FILE *). A case's own observation struct and grader
+ * live beside its driver (cases/AREA/hbNN_grade.h); the case skeleton is
+ * case.h; docs/scenarios.md "Layout" maps the folders. */
 #pragma once
 
 #include <stdbool.h>
@@ -89,9 +90,22 @@ struct result {
 	size_t n_ev;
 	size_t ev_dropped; /* evidence lines that did not fit */
 	double seconds;
+	/* Set once a step of the arm could not run as written (argv_add()
+	 * refused a word): result_finish() makes every dimension NOT EXECUTED
+	 * with it, whatever the driver graded. */
+	char not_run[320];
 };
 
-/* ---- grading.c: pure, no syscalls ---- */
+/* The run's results, grown as the run goes (result.c). */
+struct results {
+	struct result *v;
+	size_t n, cap;
+};
+/* The bound is far above cases times arms (24 cases of a few arms): past it
+ * results_next() fails loudly instead of dropping results. */
+#define EVAL_MAX_RESULTS 4096
+
+/* ---- grading.c (the shared grading rules) and result.c: pure ---- */
 
 const char *grade_name(enum grade g);
 const char *dim_name(enum dim d);
@@ -161,12 +175,22 @@ __attribute__((format(printf, 3, 4))) void result_evidence(struct result *r, con
 void result_init(struct result *r, const char *case_id, const char *title, const char *arm);
 void result_mock(struct result *r, const char *what);
 
-/* Before reporting: a dimension nobody graded is UNKNOWN (missing
- * evidence), then the alarm check. */
+/* Before reporting: a result that did not run as written (not_run) is
+ * NOT EXECUTED in every dimension; a dimension nobody graded is UNKNOWN
+ * (missing evidence); then the alarm check. */
 void result_finish(struct result *r);
 
 /* Fill every dimension left unset with NOT EXECUTED and the reason. */
 void result_not_executed(struct result *r, const char *reason);
+/* The arm did not run as written: keep the first reason; result_finish()
+ * turns every dimension into NOT EXECUTED with it. */
+void result_not_run(struct result *r, const char *reason);
+
+/* A new zeroed result at the end of rs: 0, -ENOMEM, or -E2BIG past
+ * EVAL_MAX_RESULTS (never a silent drop). rs->v may move: pointers from
+ * earlier calls are stale. */
+int results_next(struct results *rs, struct result **out);
+void results_free(struct results *rs);
 
 /* ---- report.c: writers over FILE * (pure apart from the stream) ---- */
 
