@@ -110,6 +110,10 @@ void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct 
 	configure(ctx, c, arm, r);
 	if (cannot_run(ctx, arm, r))
 		goto done;
+	if (c->priv_size && !(cr.priv = priv = calloc(1, c->priv_size))) {
+		result_not_executed(r, "out of memory for the case's state");
+		goto done;
+	}
 	if (c->probe && c->probe(&cr, &why) < 0) {
 		not_executed(r, &why, "the paddock under test cannot run this arm");
 		goto done;
@@ -119,10 +123,6 @@ void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct 
 	if (arm->mock)
 		result_mock(r, arm->mock);
 	log_path(ctx, r, "log", cr.log, sizeof(cr.log));
-	if (c->priv_size && !(cr.priv = priv = calloc(1, c->priv_size))) {
-		result_not_executed(r, "out of memory for the case's state");
-		goto done;
-	}
 	if (fixture(&cr, c, &why) < 0 || (c->setup && c->setup(&cr, &why) < 0))
 		not_executed(r, &why, "fixture setup failed");
 	else

@@ -4,7 +4,8 @@
  *   1. result and configuration (policy path and digest, weakenings);
  *   2. arms NOT APPLICABLE by the case table: graded, nothing runs;
  *   3. docker arms without an engine: NOT EXECUTED with the reason;
- *   4. probe(): is the paddock under test able to run this arm at all;
+ *   4. the case's state (priv), then probe(): can the paddock under test
+ *      run this arm at all;
  *   5. mocked parts named in the table, the arm's log path;
  *   6. fixture by flags (directory, canary, task directory, records), then
  *      setup() for the case's own files and observers;
