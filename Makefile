@@ -187,10 +187,11 @@ EVAL_SRC := $(wildcard scenarios/*.c scenarios/lib/*.c scenarios/observers/*.c \
 	      scenarios/cases/*.c scenarios/cases/*/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 # The pure parts tests/unit/test_eval.c links: shared rules, results,
-# writers, the command line, argument vectors, the observer's identity
-# matching and every case's own grade part.
+# writers, the command line, argument vectors (and proc.o, for the check
+# that a refused vector never runs), the observer's identity matching and
+# every case's own grade part.
 EVAL_GRADE_SRC := $(wildcard scenarios/cases/*/*_grade.c)
-EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o args.o argv.o) \
+EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o args.o argv.o proc.o) \
 		$(B)/scenarios/observers/fan_ident.o $(EVAL_GRADE_SRC:%.c=$(B)/%.o)
 
 # Messages and paths are cut on purpose to fixed buffers (struct result has
