@@ -41,6 +41,19 @@ int argv_add(struct argv_buf *a, const char *s)
 	return 0;
 }
 
+int argv_words(struct argv_buf *a, ...)
+{
+	const char *w;
+	va_list ap;
+	int rc = 0;
+
+	va_start(ap, a);
+	while ((w = va_arg(ap, const char *)) && rc == 0)
+		rc = argv_add(a, w);
+	va_end(ap);
+	return rc;
+}
+
 int argv_addf(struct argv_buf *a, const char *fmt, ...)
 {
 	size_t room = sizeof(a->store) - a->used;

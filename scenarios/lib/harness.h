@@ -72,6 +72,9 @@ void argv_start(struct argv_buf *a, struct result *r);
 /* Append a word: 0, or -E2BIG when it does not fit (the vector keeps what
  * it had, stays NULL-terminated, records the error and tells a->r). */
 int argv_add(struct argv_buf *a, const char *s);
+/* Append each word up to the NULL: argv_add()'s return for the first that
+ * fails, else 0. */
+__attribute__((sentinel)) int argv_words(struct argv_buf *a, ...);
 /* Append a formatted word kept in a->store; -E2BIG as argv_add(). */
 __attribute__((format(printf, 2, 3))) int argv_addf(struct argv_buf *a, const char *fmt, ...);
 
@@ -126,8 +129,7 @@ void log_path(const struct eval_ctx *ctx, const struct result *r, const char *na
 
 /* ---- json.c ---- */
 
-/* Up to n-1 bytes of a file, NUL-terminated: the length or -errno. */
-int read_file(const char *path, char *buf, size_t n);
+/* read_file() is observe.h's. */
 /* A JSON value from a completion record: ("ended"), ("exit_code"),
  * ("survivors" length), via cJSON; a dotted path
  * ("init.pid", "endpoints.0.host": numbers index arrays). Returns 0 and fills out. */

@@ -5,28 +5,11 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../../include/cleanup.h"
-#include "../../include/io.h"
-
-int read_file(const char *path, char *buf, size_t n)
-{
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	ssize_t k;
-
-	if (fd < 0)
-		return -errno;
-	k = read_full(fd, buf, n - 1);
-	if (k < 0)
-		return (int)k;
-	buf[k] = '\0';
-	return (int)k;
-}
+#include "../observers/observe.h"
 
 int json_get(const char *text, size_t len, const char *key, char *out, size_t n)
 {

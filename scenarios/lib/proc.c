@@ -56,12 +56,6 @@ static void child_exec_as(uid_t uid, gid_t gid, bool drop, char *const argv[], i
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-static void child_exec(const struct eval_ctx *ctx, bool drop, char *const argv[], int out_fd,
-		       int in_fd)
-{
-	child_exec_as(ctx->subj->workload_uid, ctx->subj->workload_gid, drop, argv, out_fd, in_fd);
-}
-
 static int wait_child(pid_t pid, int timeout_ms, int *status)
 {
 	cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -79,8 +73,9 @@ static int wait_child(pid_t pid, int timeout_ms, int *status)
 	return 0;
 }
 
-int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const char *out_path,
-	     int timeout_ms, int *status)
+/* The one fork-and-wait body of run_argv() and run_argv_as(). */
+static int run_as(bool drop, uid_t uid, gid_t gid, char *const argv[], const char *out_path,
+		  int timeout_ms, int *status)
 {
 	cleanup_close int fd = open(out_path ? out_path : "/dev/null",
 				    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -93,8 +88,15 @@ int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const ch
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		child_exec(ctx, drop, argv, fd, in);
+		child_exec_as(uid, gid, drop, argv, fd, in);
 	return wait_child(pid, timeout_ms, status);
+}
+
+int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const char *out_path,
+	     int timeout_ms, int *status)
+{
+	return run_as(drop, ctx->subj->workload_uid, ctx->subj->workload_gid, argv, out_path,
+		      timeout_ms, status);
 }
 
 static int capture(const struct eval_ctx *ctx, bool drop, uid_t uid, gid_t gid, char *const argv[],
@@ -152,20 +154,8 @@ int run_capture_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const
 int run_argv_as(const struct eval_ctx *ctx, uid_t uid, gid_t gid, char *const argv[],
 		const char *out_path, int timeout_ms, int *status)
 {
-	cleanup_close int fd = open(out_path ? out_path : "/dev/null",
-				    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	cleanup_close int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	pid_t pid;
-
 	(void)ctx;
-	if (fd < 0 || in < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		child_exec_as(uid, gid, true, argv, fd, in);
-	return wait_child(pid, timeout_ms, status);
+	return run_as(true, uid, gid, argv, out_path, timeout_ms, status);
 }
 
 int run_vec(const struct eval_ctx *ctx, bool drop, const struct argv_buf *a, const char *out_path,

@@ -79,9 +79,9 @@ bool snapshot_equal(const struct snapshot *a, const struct snapshot *b)
 
 /* ---- /proc readers ---- */
 
-static int read_small(const char *path, char *buf, size_t n)
+int read_file(const char *path, char *buf, size_t n)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t k;
 
 	if (fd < 0)
@@ -108,7 +108,7 @@ static int stat_fields(pid_t pid, pid_t *ppid, pid_t *sid, unsigned long long *s
 	pid_t pgrp;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	r = read_small(path, buf, sizeof(buf));
+	r = read_file(path, buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	open_p = strchr(buf, '(');
@@ -149,7 +149,7 @@ static int status_uid(pid_t pid, uid_t *uid)
 	char *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (read_file(path, buf, sizeof(buf)) < 0)
 		return -ESRCH;
 	p = strstr(buf, "\nUid:");
 	if (!p)
@@ -361,7 +361,7 @@ size_t inventory_find_cmdline(const char *a0, const char *a1, struct proc_entry 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
-		len = read_small(path, buf, sizeof(buf));
+		len = read_file(path, buf, sizeof(buf));
 		if (len != (int)(l0 + l1 + 2) || memcmp(buf, a0, l0 + 1) != 0 ||
 		    memcmp(buf + l0 + 1, a1, l1 + 1) != 0)
 			continue;

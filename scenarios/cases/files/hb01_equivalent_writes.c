@@ -113,16 +113,8 @@ static int run_form(struct case_run *cr, size_t i, int *status)
 	case_argv_arm(cr, &a,
 		      &(struct arm_start){
 			  .binds = binds, .workdir = cr->task, .ws = cr->fx.dir, .record = rec});
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, script);
-	argv_add(&a, "sh");
-	argv_add(&a, cr->task);
-	argv_add(&a, cr->canary);
-	argv_add(&a, ctl);
-	argv_add(&a, MARK);
-	argv_add(&a, done1);
-	argv_add(&a, done2);
+	argv_words(&a, "sh", "-c", script, "sh", cr->task, cr->canary, ctl, MARK, done1, done2,
+		   NULL);
 	return case_run_vec(cr, &a, cr->log, 60000, status);
 }
 

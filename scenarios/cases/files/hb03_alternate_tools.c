@@ -165,20 +165,8 @@ static int start_session(struct case_run *cr)
 	/* The same session in both arms: host-fallback is the file tool's
 	 * mode (an adapter arm: no knob reaches paddock). */
 	argv_paddock_run(&a, cr->ctx, cr->r, cr->r->policy_path, cr->r->knob, cr->fx.dir, rec);
-	argv_add(&a, "--detach");
-	argv_add(&a, "--name");
-	argv_add(&a, name);
-	argv_add(&a, "--");
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, SHELL_ADAPTER);
-	argv_add(&a, "sh");
-	argv_add(&a, cr->canary);
-	argv_add(&a, h->link);
-	argv_add(&a, ctl);
-	argv_add(&a, MARK);
-	argv_add(&a, done);
-	argv_add(&a, fin);
+	argv_words(&a, "--detach", "--name", name, "--", "sh", "-c", SHELL_ADAPTER, "sh",
+		   cr->canary, h->link, ctl, MARK, done, fin, NULL);
 	if (capture_vec(cr->ctx, cr->ctx->drop, &a, h->id, sizeof(h->id), 30000, &st) < 0 ||
 	    st != 0) {
 		h->id[0] = '\0';
@@ -205,17 +193,9 @@ static int file_tool(struct case_run *cr, const char *target)
 		 * workload user, outside paddock. */
 		argv_add(&a, "/usr/bin/python3");
 	} else {
-		argv_add(&a, cr->ctx->paddock);
-		argv_add(&a, "exec");
-		argv_add(&a, h->id);
-		argv_add(&a, "--");
-		argv_add(&a, "python3");
+		argv_words(&a, cr->ctx->paddock, "exec", h->id, "--", "python3", NULL);
 	}
-	argv_add(&a, "-c");
-	argv_add(&a, tool_py);
-	argv_add(&a, target);
-	argv_add(&a, MARK);
-	argv_add(&a, h->held ? "0" : "0.3");
+	argv_words(&a, "-c", tool_py, target, MARK, h->held ? "0" : "0.3", NULL);
 	if (run_vec(cr->ctx, cr->ctx->drop, &a, cr->log, 30000, &st) < 0)
 		return -1;
 	return st;

@@ -138,11 +138,7 @@ static void run(struct case_run *cr)
 	sleep_ms(20);
 	observe_snapshot(h->scratch, &h->before);
 	case_argv_arm(cr, &a, &(struct arm_start){.binds = binds, .ws = cr->fx.dir, .record = rec});
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, SCRIPT);
-	argv_add(&a, "sh");
-	argv_add(&a, h->scratch);
+	argv_words(&a, "sh", "-c", SCRIPT, "sh", h->scratch, NULL);
 	if (case_run_vec(cr, &a, cr->log, 60000, &status) < 0) {
 		result_not_executed(r, "could not start the workload");
 		return;

@@ -152,16 +152,8 @@ static void server_argv(struct argv_buf *a, const struct eval_ctx *ctx, struct r
 	argv_paddock_run(a, ctx, r, r->policy_path, NULL, NULL, rec);
 	if (detach)
 		argv_add(a, "--detach");
-	argv_add(a, "--name");
-	argv_add(a, name);
-	argv_add(a, "--port");
-	argv_add(a, spec);
-	argv_add(a, "--");
-	argv_add(a, "python3");
-	argv_add(a, "-c");
-	argv_add(a, server_py);
-	argv_add(a, port);
-	argv_add(a, mark);
+	argv_words(a, "--name", name, "--port", spec, "--", "python3", "-c", server_py, port, mark,
+		   NULL);
 }
 
 /* "stop" on B's control socket from a process whose effective uid is A's.

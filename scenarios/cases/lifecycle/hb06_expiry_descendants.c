@@ -143,17 +143,8 @@ static int start_paddock(struct case_run *cr, const char *name, const char *ttl,
 	int st = -1;
 
 	argv_paddock_run(&a, cr->ctx, r, r->policy_path, weaken ? r->knob : NULL, cr->fx.dir, rec);
-	argv_add(&a, "--detach");
-	argv_add(&a, "--name");
-	argv_add(&a, name);
-	argv_add(&a, "--ttl");
-	argv_add(&a, ttl);
-	argv_add(&a, "--");
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, script);
-	argv_add(&a, "sh");
-	argv_add(&a, cr->task);
+	argv_words(&a, "--detach", "--name", name, "--ttl", ttl, "--", "sh", "-c", script, "sh",
+		   cr->task, NULL);
 	if (capture_vec(cr->ctx, cr->ctx->drop, &a, w->id, sizeof(w->id), 30000, &st) < 0 ||
 	    st != 0)
 		return -1;
@@ -176,9 +167,7 @@ static int start_docker(struct case_run *cr, const char *name, const char *cmd, 
 	struct proc_entry e;
 
 	argv_docker_detached(&a, cr->ctx, cr->r, name);
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, cmd);
+	argv_words(&a, "sh", "-c", cmd, NULL);
 	if (capture_vec(cr->ctx, false, &a, w->id, sizeof(w->id), 60000, &st) < 0 || st != 0)
 		return -1;
 	if (run_capture(cr->ctx, false, insp, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
@@ -308,14 +297,8 @@ static void control_lease(struct case_run *cr)
 	snprintf(name, sizeof(name), "paddock-eval-hb06-lease-%d", (int)getpid());
 	log_path(cr->ctx, r, "lease.log", log, sizeof(log));
 	argv_paddock_run(&a, cr->ctx, r, policy, r->knob, cr->fx.dir, rec);
-	argv_add(&a, "--name");
-	argv_add(&a, name);
-	argv_add(&a, "--");
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, "( setsid sleep \"$1\" & ); sleep 0.5");
-	argv_add(&a, "sh");
-	argv_add(&a, token);
+	argv_words(&a, "--name", name, "--", "sh", "-c", "( setsid sleep \"$1\" & ); sleep 0.5",
+		   "sh", token, NULL);
 	o.ran = run_vec(cr->ctx, cr->ctx->drop, &a, log, 30000, &st) == 0 && st == 0;
 	result_evidence(r, "exit",
 			"lease run (policy hb06_lease_policy.json, lease 4s): paddock "

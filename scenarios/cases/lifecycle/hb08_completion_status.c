@@ -82,10 +82,7 @@ static void run_task(struct case_run *cr, const char *label, int fails, struct t
 		case_argv_arm(cr, &a,
 			      &(struct arm_start){
 				  .binds = binds, .ws = cr->fx.dir, .record = rec, .name = name});
-		argv_add(&a, "sh");
-		argv_add(&a, tool);
-		argv_add(&a, ledger);
-		argv_add(&a, nfail);
+		argv_words(&a, "sh", tool, ledger, nfail, NULL);
 		t->attempts = i;
 		if (case_run_vec(cr, &a, cr->log, 60000, &t->status) < 0)
 			t->status = -1;
@@ -260,10 +257,7 @@ static void run_retained(struct case_run *cr)
 	snprintf(ledger, sizeof(ledger), "%s/ledger-retained", cr->task);
 	snprintf(tool, sizeof(tool), "%s/tool.sh", cr->task);
 	case_argv_arm(cr, &a, &(struct arm_start){.ws = cr->fx.dir, .record = rec, .name = name});
-	argv_add(&a, "sh");
-	argv_add(&a, tool);
-	argv_add(&a, ledger);
-	argv_add(&a, "5");
+	argv_words(&a, "sh", tool, ledger, "5", NULL);
 	if (case_run_vec(cr, &a, cr->log, 30000, &o.real_status) < 0) {
 		result_not_executed(r, "paddock run could not be started");
 		return;
