@@ -47,7 +47,9 @@ static bool arm_known(const struct eval_case *const *cases, size_t n, const char
 	return false;
 }
 
-/* One option; 0 or a negative errno with err. */
+/* One option; 0 or a negative errno with err. One case per option, as
+ * getopt wants it: duplicates pairs the assignment cases by shape, which is
+ * the switch, not a copy. */
 static int option(int opt, const struct eval_case *const *cases, size_t n, struct eval_opts *o,
 		  struct err *err)
 {

@@ -114,6 +114,9 @@ const char *dim_name(enum dim d);
  * NOT APPLICABLE also a scope: -EINVAL otherwise (the grade is then set to
  * UNKNOWN with a reason saying so, never left as asked). */
 int verdict_set(struct verdict *v, enum grade g, const char *reason, const char *scope);
+/* The same with a formatted reason and no scope. */
+__attribute__((format(printf, 3, 4))) int verdict_setf(struct verdict *v, enum grade g,
+						       const char *fmt, ...);
 
 /* Observations behind a prevention claim. */
 enum observer_state {

@@ -55,23 +55,31 @@ int verdict_set(struct verdict *v, enum grade g, const char *reason, const char 
 	return 0;
 }
 
+int verdict_setf(struct verdict *v, enum grade g, const char *fmt, ...)
+{
+	char why[sizeof(v->reason)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return verdict_set(v, g, why, NULL);
+}
+
 void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 {
-	char why[320];
-
 	if (o->snapshot_changes > 0 || o->event_writes > 0) {
-		snprintf(
-		    why, sizeof(why),
+		verdict_setf(
+		    out, GRADE_FAIL,
 		    "forbidden effect observed: %zu of %zu attempts changed the protected bytes, "
 		    "%zu write events on it",
 		    o->snapshot_changes, o->attempts, o->event_writes);
-		verdict_set(out, GRADE_FAIL, why, NULL);
 		return;
 	}
 	if (o->attempts == 0 || o->snapshots_taken < o->attempts) {
-		snprintf(why, sizeof(why), "missing evidence: snapshots for %zu of %zu attempts",
-			 o->snapshots_taken, o->attempts);
-		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "missing evidence: snapshots for %zu of %zu attempts",
+			     o->snapshots_taken, o->attempts);
 		return;
 	}
 	if (o->transient_in_scope && o->events != OBSERVER_OK) {
@@ -89,28 +97,26 @@ void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 
 void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *out)
 {
-	char why[320];
-
 	if (o->attempts == 0 || o->snapshots_taken < o->attempts) {
-		snprintf(why, sizeof(why), "missing evidence: digests for %zu of %zu attempts",
-			 o->snapshots_taken, o->attempts);
-		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "missing evidence: digests for %zu of %zu attempts",
+			     o->snapshots_taken, o->attempts);
 		return;
 	}
 	if (o->events != OBSERVER_OK) {
-		snprintf(why, sizeof(why), "digests only; no healthy event observer (%s)",
-			 o->observer_why && *o->observer_why
-			     ? o->observer_why
-			     : (o->events == OBSERVER_DROPPED ? "events dropped" : "unavailable"));
-		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		verdict_setf(
+		    out, GRADE_UNKNOWN, "digests only; no healthy event observer (%s)",
+		    o->observer_why && *o->observer_why
+			? o->observer_why
+			: (o->events == OBSERVER_DROPPED ? "events dropped" : "unavailable"));
 		return;
 	}
 	if (o->blind) {
-		snprintf(why, sizeof(why),
-			 "the event observer missed %zu allowed control writes: it cannot vouch "
-			 "for the rest",
-			 o->blind);
-		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		verdict_setf(
+		    out, GRADE_UNKNOWN,
+		    "the event observer missed %zu allowed control writes: it cannot vouch "
+		    "for the rest",
+		    o->blind);
 		return;
 	}
 	if (o->identified > o->writes) {
@@ -119,14 +125,14 @@ void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *ou
 		return;
 	}
 	if (o->identified < o->writes) {
-		snprintf(why, sizeof(why), "%zu of %zu write events without writer identity (%s)",
-			 o->writes - o->identified, o->writes,
-			 o->held_identity
-			     ? "permission mode: a writer gone before it was read that never "
-			       "opened the file itself (inherited fd), or whose pid may have "
-			       "changed hands"
-			     : "notification-only observer: writer gone before it was read");
-		verdict_set(out, GRADE_UNKNOWN, why, NULL);
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "%zu of %zu write events without writer identity (%s)",
+			     o->writes - o->identified, o->writes,
+			     o->held_identity
+				 ? "permission mode: a writer gone before it was read that never "
+				   "opened the file itself (inherited fd), or whose pid may have "
+				   "changed hands"
+				 : "notification-only observer: writer gone before it was read");
 		return;
 	}
 	verdict_set(out, GRADE_PASS, NULL, NULL);

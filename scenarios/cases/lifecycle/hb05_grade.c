@@ -6,17 +6,14 @@
 
 void grade_busy_port(const struct busy_port_obs *o, struct verdict *out)
 {
-	char why[320];
-
 	if (o->checks == 0) {
 		verdict_set(out, GRADE_UNKNOWN, "missing evidence: B's health checks could not run",
 			    NULL);
 		return;
 	}
 	if (o->check_fails > 0) {
-		snprintf(why, sizeof(why), "B failed %zu of %zu health checks while A acted",
-			 o->check_fails, o->checks);
-		verdict_set(out, GRADE_FAIL, why, NULL);
+		verdict_setf(out, GRADE_FAIL, "B failed %zu of %zu health checks while A acted",
+			     o->check_fails, o->checks);
 		return;
 	}
 	if (o->b_read && !o->b_unchanged) {
@@ -25,9 +22,8 @@ void grade_busy_port(const struct busy_port_obs *o, struct verdict *out)
 		return;
 	}
 	if (o->stops_refused < o->stops) {
-		snprintf(why, sizeof(why), "%zu of A's %zu stop requests for B were accepted",
-			 o->stops - o->stops_refused, o->stops);
-		verdict_set(out, GRADE_FAIL, why, NULL);
+		verdict_setf(out, GRADE_FAIL, "%zu of A's %zu stop requests for B were accepted",
+			     o->stops - o->stops_refused, o->stops);
 		return;
 	}
 	if (o->auto_port && o->auto_port == o->b_port) {
@@ -39,17 +35,17 @@ void grade_busy_port(const struct busy_port_obs *o, struct verdict *out)
 		return;
 	}
 	if (o->listener_read && (o->listeners != 1 || !o->listener_is_b)) {
-		snprintf(why, sizeof(why), "%zu listeners on B's port, %s: A shares or claims it",
-			 o->listeners, o->listener_is_b ? "one B's" : "not B's");
-		verdict_set(out, GRADE_FAIL, why, NULL);
+		verdict_setf(out, GRADE_FAIL,
+			     "%zu listeners on B's port, %s: A shares or claims it", o->listeners,
+			     o->listener_is_b ? "one B's" : "not B's");
 		return;
 	}
 	if (o->fixed_ran && (o->fixed_status != 125 || !o->fixed_in_use)) {
-		snprintf(why, sizeof(why),
-			 "A's fixed request ended %d without the \"in use\" line: not a truthful "
-			 "bounded failure",
-			 o->fixed_status);
-		verdict_set(out, GRADE_FAIL, why, NULL);
+		verdict_setf(
+		    out, GRADE_FAIL,
+		    "A's fixed request ended %d without the \"in use\" line: not a truthful "
+		    "bounded failure",
+		    o->fixed_status);
 		return;
 	}
 	if (!o->fixed_ran || o->stops == 0) {

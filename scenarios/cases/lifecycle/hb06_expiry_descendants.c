@@ -367,15 +367,12 @@ static void expire(struct case_run *cr, struct hb06 *x)
 static void grade(struct result *r, const struct hb06 *x, size_t a_alive, size_t b_alive,
 		  size_t detached)
 {
-	char why[320];
-
 	if (x->a0.n == 0 || x->b0.n == 0)
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
 			    "missing evidence: empty inventory before expiry", NULL);
 	else if (a_alive > 0) {
-		snprintf(why, sizeof(why), "%zu of A's %zu processes outlived the expiry", a_alive,
-			 x->a0.n);
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL, why, NULL);
+		verdict_setf(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
+			     "%zu of A's %zu processes outlived the expiry", a_alive, x->a0.n);
 	} else if (b_alive != x->b0.n)
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
 			    "the other workload (B) was affected by A's expiry", NULL);

@@ -4,10 +4,10 @@
 
 #include <stdio.h>
 
+/* Rules in order, first match wins: the one-line reasons make the chain
+ * look alike to duplicates, but each rule is its own claim. */
 void grade_lease_control(const struct lease_obs *o, struct verdict *out)
 {
-	char why[320];
-
 	if (!o->ran) {
 		verdict_set(out, GRADE_UNKNOWN, "missing evidence: the leased run did not complete",
 			    NULL);
@@ -22,11 +22,10 @@ void grade_lease_control(const struct lease_obs *o, struct verdict *out)
 		return;
 	}
 	if (o->leak_checked && o->leaks_alive) {
-		snprintf(why, sizeof(why),
-			 "%zu leftover(s) of the main command still alive beside the leased "
-			 "service: a leak must not ride on a lease",
-			 o->leaks_alive);
-		verdict_set(out, GRADE_FAIL, why, NULL);
+		verdict_setf(out, GRADE_FAIL,
+			     "%zu leftover(s) of the main command still alive beside the leased "
+			     "service: a leak must not ride on a lease",
+			     o->leaks_alive);
 		return;
 	}
 	if (o->probed_after && o->ok_after) {

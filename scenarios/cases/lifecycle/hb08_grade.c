@@ -6,19 +6,16 @@
 
 void grade_retained(const struct retained_obs *o, struct verdict *out)
 {
-	char why[320];
-
 	if (o->real_status == 0) {
 		verdict_set(out, GRADE_FAIL, "exit zero conceals the fatal failure", NULL);
 		return;
 	}
 	if (o->record_read &&
 	    (o->record_status != o->real_status || !o->record_exit_n || !o->record_retained)) {
-		snprintf(why, sizeof(why),
-			 "the record (status %d%s%s) disagrees with the real status %d",
-			 o->record_status, o->record_exit_n ? "" : ", ended/exit_code differ",
-			 o->record_retained ? "" : ", phase not retained", o->real_status);
-		verdict_set(out, GRADE_FAIL, why, NULL);
+		verdict_setf(out, GRADE_FAIL,
+			     "the record (status %d%s%s) disagrees with the real status %d",
+			     o->record_status, o->record_exit_n ? "" : ", ended/exit_code differ",
+			     o->record_retained ? "" : ", phase not retained", o->real_status);
 		return;
 	}
 	if (o->ps_read && !o->ps_retained) {
@@ -28,10 +25,10 @@ void grade_retained(const struct retained_obs *o, struct verdict *out)
 		return;
 	}
 	if (o->inv_read && o->other_alive) {
-		snprintf(why, sizeof(why),
-			 "%zu undeclared process(es) still run in the session beside the service",
-			 o->other_alive);
-		verdict_set(out, GRADE_FAIL, why, NULL);
+		verdict_setf(
+		    out, GRADE_FAIL,
+		    "%zu undeclared process(es) still run in the session beside the service",
+		    o->other_alive);
 		return;
 	}
 	if (o->inv_read && o->svc_alive &&
