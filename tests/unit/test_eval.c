@@ -546,7 +546,7 @@ Test(eval, retained_completion)
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 }
 
-/* ---- writer identity (scenarios/fan_ident.c) ---- */
+/* ---- writer identity (scenarios/observers/fan_ident.c) ---- */
 
 static struct fan_open rec(pid_t pid, unsigned long long start, ino_t ino, unsigned long long seq,
 			   long cursor)
