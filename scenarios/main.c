@@ -4,7 +4,8 @@
  * enforcement and control and no alarm went off; 1 an enforced arm failed
  * enforcement or control, or a weakened arm passed enforcement (an alarm);
  * 2 bad command line; 3 the harness itself could not run (output
- * directory, user lookup). */
+ * directory, user lookup, more results than EVAL_MAX_RESULTS). The cases
+ * are cases/cases.c's table; each arm goes through lib/case.c. */
 #include "lib/args.h"
 #include "lib/case.h"
 

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "../../include/cleanup.h"
 #include "../observers/fan.h"
