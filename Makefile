@@ -225,9 +225,18 @@ clean:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # ---- paddock-eval: the scenario harness (scenarios/, docs/scenarios.md) ----
-EVAL_SRC := $(wildcard scenarios/*.c)
+# scenarios/lib: the framework; observers: the outside observers; cases/AREA:
+# one driver, grade part and policy per case (docs/scenarios.md "Layout").
+EVAL_SRC := $(wildcard scenarios/*.c scenarios/lib/*.c scenarios/observers/*.c \
+	      scenarios/cases/*.c scenarios/cases/*/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
-EVAL_LIB_OBJ := $(B)/scenarios/grading.o $(B)/scenarios/report.o $(B)/scenarios/fan_ident.o
+# The pure parts tests/unit/test_eval.c links: shared rules, results,
+# writers, the command line, argument vectors (and proc.o, for the check
+# that a refused vector never runs), the observer's identity matching and
+# every case's own grade part.
+EVAL_GRADE_SRC := $(wildcard scenarios/cases/*/*_grade.c)
+EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o args.o argv.o proc.o) \
+		$(B)/scenarios/observers/fan_ident.o $(EVAL_GRADE_SRC:%.c=$(B)/%.o)
 
 # Messages and paths are cut on purpose to fixed buffers (struct result has
 # no malloc): a truncated line is better than none.
@@ -244,8 +253,9 @@ $(B)/tests/test_eval: tests/unit/test_eval.c $(EVAL_LIB_OBJ)
 
 # The fanotify observer under load and with a slowed reader (as root):
 # tests/integration/fan_stress.c, built with its test hooks.
-$(B)/tests/fan_stress: tests/integration/fan_stress.c scenarios/fan.c scenarios/fan_read.c \
-		scenarios/fan_ident.c scenarios/observe.c $(B)/policy/sha256.o
+FAN_SRC := scenarios/observers/fan.c scenarios/observers/fan_read.c \
+	   scenarios/observers/fan_ident.c scenarios/observers/observe.c
+$(B)/tests/fan_stress: tests/integration/fan_stress.c $(FAN_SRC) $(B)/policy/sha256.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DFAN_TEST_HOOKS -Wno-format-truncation $(PKG_CFLAGS) -o $@ $^ \
 		$(LDFLAGS) -lpthread

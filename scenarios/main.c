@@ -4,12 +4,12 @@
  * enforcement and control and no alarm went off; 1 an enforced arm failed
  * enforcement or control, or a weakened arm passed enforcement (an alarm);
  * 2 bad command line; 3 the harness itself could not run (output
- * directory, user lookup). */
-#include "harness.h"
-#include "observe.h"
+ * directory, user lookup, more results than EVAL_MAX_RESULTS). The cases
+ * are cases/cases.c's table; each arm goes through lib/case.c. */
+#include "lib/args.h"
+#include "lib/case.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <pwd.h>
 #include <seccomp.h>
@@ -20,12 +20,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "../policy/sha256.h"
-
-static const struct eval_case *const cases[] = {&hb01_case, &hb03_case, &hb04_case,
-						&hb05_case, &hb06_case, &hb08_case};
-#define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
 static void usage(FILE *f)
 {
@@ -44,22 +38,6 @@ static void usage(FILE *f)
 	      "  --list        print cases and arms and exit\n"
 	      "exit: 0 ok, 1 an enforced arm failed or an alarm, 2 usage, 3 harness error\n",
 	      f);
-}
-
-static const struct eval_case *find_case(const char *id)
-{
-	for (size_t i = 0; i < N_CASES; i++)
-		if (strcasecmp(cases[i]->id, id) == 0)
-			return cases[i];
-	return NULL;
-}
-
-static bool has_arm(const struct eval_case *c, const char *arm)
-{
-	for (const char *const *a = c->arms; *a; a++)
-		if (strcmp(*a, arm) == 0)
-			return true;
-	return false;
 }
 
 static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker)
@@ -117,22 +95,6 @@ static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker
 	}
 }
 
-static void set_policy(const struct eval_ctx *ctx, const struct eval_case *c, struct result *r)
-{
-	if (!c->policy)
-		return;
-	snprintf(r->policy_path, sizeof(r->policy_path), "%s/%s", ctx->scenarios_dir, c->policy);
-	if (observe_sha256(r->policy_path, r->policy_sha256) < 0)
-		snprintf(r->policy_sha256, sizeof(r->policy_sha256), "unreadable");
-	if (r->kind == ARM_WEAKENED)
-		memcpy(r->weakenings, r->knob,
-		       sizeof(r->knob)); /* both NUL-terminated, knob shorter */
-	else if (r->kind == ARM_DOCKER)
-		snprintf(r->weakenings, sizeof(r->weakenings), "n/a (docker reference arm)");
-	else
-		snprintf(r->weakenings, sizeof(r->weakenings), "none");
-}
-
 static int write_outputs(const struct eval_ctx *ctx, const struct result *rs, size_t n)
 {
 	char p[PATH_MAX + 64];
@@ -176,125 +138,54 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int main(int argc, char **argv)
+static void list_cases(void)
 {
-	static const struct option opts[] = {
-	    {"case", required_argument, NULL, 'c'},
-	    {"arm", required_argument, NULL, 'a'},
-	    {"out", required_argument, NULL, 'o'},
-	    {"paddock", required_argument, NULL, 'p'},
-	    {"user", required_argument, NULL, 'u'},
-	    {"no-docker", no_argument, NULL, 'D'},
-	    {"list", no_argument, NULL, 'l'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *sel_case[16], *sel_arm[16], *user = "paddock-test", *out = NULL;
-	size_t n_case = 0, n_arm = 0, n_res = 0;
-	bool list = false, no_docker = false, fails = false;
-	static struct subject subj;
-	static struct eval_ctx ctx;
-	static struct result res[64];
+	for (size_t c = 0; c < eval_n_cases; c++) {
+		printf("%s  %s\n   arms:", eval_cases[c]->id, eval_cases[c]->title);
+		for (const struct case_arm *a = eval_cases[c]->arms; a->name; a++)
+			printf(" %s", a->name);
+		printf("\n");
+	}
+}
+
+/* The run context: paths beside this binary, the workload user, the run
+ * id and output directory. 0, or -errno with err (exit 3). */
+static int context(struct eval_ctx *ctx, struct subject *subj, const struct eval_opts *o,
+		   struct err *err)
+{
 	char self[PATH_MAX], *dir;
 	ssize_t k;
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "c:a:o:p:u:Dlh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (!find_case(optarg)) {
-				fprintf(stderr, "paddock-eval: unknown case '%s' (see --list)\n",
-					optarg);
-				return 2;
-			}
-			if (n_case < 16)
-				sel_case[n_case++] = optarg;
-			break;
-		case 'a':
-			if (n_arm < 16)
-				sel_arm[n_arm++] = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'p':
-			snprintf(ctx.paddock, sizeof(ctx.paddock), "%s", optarg);
-			break;
-		case 'u':
-			user = optarg;
-			break;
-		case 'D':
-			no_docker = true;
-			break;
-		case 'l':
-			list = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "paddock-eval: bad command line (see --help)\n");
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "paddock-eval: unexpected argument '%s' (see --help)\n",
-			argv[optind]);
-		return 2;
-	}
-	for (size_t i = 0; i < n_arm; i++) {
-		bool known = false;
-
-		for (size_t c = 0; c < N_CASES; c++)
-			known |= has_arm(cases[c], sel_arm[i]);
-		if (!known) {
-			fprintf(stderr, "paddock-eval: unknown arm '%s' (see --list)\n",
-				sel_arm[i]);
-			return 2;
-		}
-	}
-	if (list) {
-		for (size_t c = 0; c < N_CASES; c++) {
-			printf("%s  %s\n   arms:", cases[c]->id, cases[c]->title);
-			for (const char *const *a = cases[c]->arms; *a; a++)
-				printf(" %s", *a);
-			printf("\n");
-		}
-		return 0;
-	}
 
 	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (k <= 0) {
-		fprintf(stderr, "paddock-eval: readlink /proc/self/exe: %s\n", strerror(errno));
-		return 3;
-	}
+	if (k <= 0)
+		return err_sys(err, errno, "readlink /proc/self/exe");
 	self[k] = '\0';
 	dir = dirname(self);
-	if (!ctx.paddock[0])
-		snprintf(ctx.paddock, sizeof(ctx.paddock), "%s/paddock", dir);
-	snprintf(ctx.scenarios_dir, sizeof(ctx.scenarios_dir), "%s/../scenarios", dir);
-	if (realpath(ctx.scenarios_dir, self))
-		snprintf(ctx.scenarios_dir, sizeof(ctx.scenarios_dir), "%s", self);
-	snprintf(ctx.docker_image, sizeof(ctx.docker_image), "%s",
+	if (o->paddock)
+		snprintf(ctx->paddock, sizeof(ctx->paddock), "%s", o->paddock);
+	else
+		snprintf(ctx->paddock, sizeof(ctx->paddock), "%s/paddock", dir);
+	snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir), "%s/../scenarios", dir);
+	if (realpath(ctx->scenarios_dir, self))
+		snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir), "%s", self);
+	snprintf(ctx->docker_image, sizeof(ctx->docker_image), "%s",
 		 getenv("PADDOCK_EVAL_IMAGE") ? getenv("PADDOCK_EVAL_IMAGE")
 					      : "paddock-eval:local");
-	ctx.subj = &subj;
-	subj.root = geteuid() == 0;
-	if (subj.root) {
-		struct passwd *pw = getpwnam(user);
+	ctx->subj = subj;
+	subj->root = geteuid() == 0;
+	if (subj->root) {
+		struct passwd *pw = getpwnam(o->user);
 
-		if (!pw) {
-			fprintf(stderr, "paddock-eval: no user '%s' (useradd --system %s)\n", user,
-				user);
-			return 3;
-		}
-		subj.workload_uid = pw->pw_uid;
-		subj.workload_gid = pw->pw_gid;
-		ctx.drop = true;
+		if (!pw)
+			return err_set(err, ENOENT, "no user '%s' (useradd --system %s)", o->user,
+				       o->user);
+		subj->workload_uid = pw->pw_uid;
+		subj->workload_gid = pw->pw_gid;
+		ctx->drop = true;
 	} else {
-		subj.workload_uid = getuid();
-		subj.workload_gid = getgid();
-		snprintf(subj.fanotify_reason, sizeof(subj.fanotify_reason),
+		subj->workload_uid = getuid();
+		subj->workload_gid = getgid();
+		snprintf(subj->fanotify_reason, sizeof(subj->fanotify_reason),
 			 "not root: no fanotify observer");
 	}
 	{
@@ -302,66 +193,101 @@ int main(int argc, char **argv)
 		struct tm tm;
 
 		gmtime_r(&t, &tm);
-		strftime(subj.run_id, sizeof(subj.run_id), "%Y%m%dT%H%M%SZ", &tm);
-		snprintf(subj.run_id + strlen(subj.run_id),
-			 sizeof(subj.run_id) - strlen(subj.run_id), "-%d", (int)getpid());
+		strftime(subj->run_id, sizeof(subj->run_id), "%Y%m%dT%H%M%SZ", &tm);
+		snprintf(subj->run_id + strlen(subj->run_id),
+			 sizeof(subj->run_id) - strlen(subj->run_id), "-%d", (int)getpid());
 	}
-	if (out)
-		snprintf(ctx.outdir, sizeof(ctx.outdir), "%s", out);
+	if (o->out)
+		snprintf(ctx->outdir, sizeof(ctx->outdir), "%s", o->out);
 	else
-		snprintf(ctx.outdir, sizeof(ctx.outdir), "results/%s", subj.run_id);
-	if ((mkdir("results", 0755) < 0 && errno != EEXIST && !out) ||
-	    (mkdir(ctx.outdir, 0755) < 0 && errno != EEXIST)) {
-		fprintf(stderr, "paddock-eval: mkdir %s: %s\n", ctx.outdir, strerror(errno));
-		return 3;
-	}
+		snprintf(ctx->outdir, sizeof(ctx->outdir), "results/%s", subj->run_id);
+	if ((mkdir("results", 0755) < 0 && errno != EEXIST && !o->out) ||
+	    (mkdir(ctx->outdir, 0755) < 0 && errno != EEXIST))
+		return err_sys(err, errno, "mkdir %s", ctx->outdir);
 	/* Absolute: paths go to paddock, which runs in "/". */
-	if (realpath(ctx.outdir, self))
-		snprintf(ctx.outdir, sizeof(ctx.outdir), "%s", self);
-	subject_fill(&ctx, &subj, no_docker);
+	if (realpath(ctx->outdir, self))
+		snprintf(ctx->outdir, sizeof(ctx->outdir), "%s", self);
+	return 0;
+}
 
-	for (size_t c = 0; c < N_CASES; c++) {
-		const struct eval_case *ec = cases[c];
-		bool want = n_case == 0;
+/* Every selected case and arm through the skeleton. 0, or -errno with err
+ * when the results cannot grow (exit 3: never a silently shorter run). */
+static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct results *rs,
+		     bool *fails, struct err *err)
+{
+	for (size_t c = 0; c < eval_n_cases; c++) {
+		const struct eval_case *ec = eval_cases[c];
 
-		for (size_t i = 0; i < n_case; i++)
-			want |= strcasecmp(sel_case[i], ec->id) == 0;
-		if (!want)
+		if (!eval_wants_case(o, ec))
 			continue;
-		for (const char *const *a = ec->arms; *a && n_res < 64; a++) {
-			struct result *r = &res[n_res];
-			bool arm_ok = n_arm == 0;
+		for (const struct case_arm *a = ec->arms; a->name; a++) {
+			struct result *r;
 			double t0;
+			int rc;
 
-			for (size_t i = 0; i < n_arm; i++)
-				arm_ok |= strcmp(sel_arm[i], *a) == 0;
-			if (!arm_ok)
+			if (!eval_wants_arm(o, a->name))
 				continue;
-			result_init(r, ec->id, ec->title, *a);
-			set_policy(&ctx, ec, r);
-			fprintf(stderr, "paddock-eval: %s %s ...\n", ec->id, *a);
+			rc = results_next(rs, &r);
+			if (rc < 0)
+				return err_sys(err, rc, "result %zu of the run (%s %s)", rs->n + 1,
+					       ec->id, a->name);
+			fprintf(stderr, "paddock-eval: %s %s ...\n", ec->id, a->name);
 			t0 = now_s();
-			ec->run(&ctx, *a, r);
+			case_run_arm(ctx, ec, a, r);
 			r->seconds = now_s() - t0;
-			result_finish(r);
-			if (write_record(&ctx, r) < 0)
+			if (write_record(ctx, r) < 0)
 				fprintf(stderr,
 					"paddock-eval: cannot write the record of %s %s: %s\n",
-					ec->id, *a, strerror(errno));
+					ec->id, a->name, strerror(errno));
+			if (r->not_run[0])
+				fprintf(stderr, "paddock-eval: NOT EXECUTED %s %s: %s\n", ec->id,
+					a->name, r->not_run);
 			if (r->alarm[0])
-				fprintf(stderr, "paddock-eval: ALARM %s %s: %s\n", ec->id, *a,
+				fprintf(stderr, "paddock-eval: ALARM %s %s: %s\n", ec->id, a->name,
 					r->alarm);
-			fails |= result_fails_run(r);
-			n_res++;
+			*fails |= result_fails_run(r);
 		}
 	}
-	if (write_outputs(&ctx, res, n_res) < 0) {
-		fprintf(stderr, "paddock-eval: cannot write the report in %s: %s\n", ctx.outdir,
-			strerror(errno));
-		return 3;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct subject subj;
+	static struct eval_ctx ctx;
+	struct results rs = {0};
+	struct eval_opts o;
+	struct err err = {0};
+	bool fails = false;
+	int rc, status;
+
+	rc = eval_opts_parse(argc, argv, eval_cases, eval_n_cases, &o, &err);
+	if (rc < 0 || o.help || o.list) {
+		if (rc < 0)
+			fprintf(stderr, "paddock-eval: %s\n", err.msg);
+		else if (o.help)
+			usage(stdout);
+		else
+			list_cases();
+		eval_opts_free(&o);
+		return rc < 0 ? 2 : 0;
 	}
-	report_write_matrix(stdout, res, n_res);
-	printf("results: %s (report.md, junit.xml, one JSON record per case and arm)\n",
-	       ctx.outdir);
-	return fails ? 1 : 0;
+	rc = context(&ctx, &subj, &o, &err);
+	if (rc >= 0) {
+		subject_fill(&ctx, &subj, o.no_docker);
+		rc = run_cases(&ctx, &o, &rs, &fails, &err);
+	}
+	if (rc >= 0 && (rc = write_outputs(&ctx, rs.v, rs.n)) < 0)
+		err_sys(&err, rc, "cannot write the report in %s", ctx.outdir);
+	if (rc >= 0) {
+		report_write_matrix(stdout, rs.v, rs.n);
+		printf("results: %s (report.md, junit.xml, one JSON record per case and arm)\n",
+		       ctx.outdir);
+	} else {
+		fprintf(stderr, "paddock-eval: %s\n", err.msg);
+	}
+	status = rc < 0 ? 3 : fails ? 1 : 0;
+	results_free(&rs);
+	eval_opts_free(&o);
+	return status;
 }

@@ -1,5 +1,5 @@
 /* Stress and fault checks of paddock-eval's fanotify observer
- * (scenarios/fan.c), as root: `make fan-stress`. Built with FAN_TEST_HOOKS,
+ * (scenarios/observers/fan.c), as root: `make fan-stress`. Built with FAN_TEST_HOOKS,
  * which lets the environment slow the reader's identity reads.
  *
  *   fan_stress normal  waves of 40 short-lived writers: every write by a
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../scenarios/fan.h"
+#include "../../scenarios/observers/fan.h"
 
 static int failures;
 

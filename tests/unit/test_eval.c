@@ -1,13 +1,20 @@
 /* Unit tests for paddock-eval's pure parts: every rule of the spec's
- * "grading" text, the alarms, and the JSON, Markdown and JUnit writers. */
+ * "grading" text, the alarms, the JSON, Markdown and JUnit writers, and
+ * the bounds that used to be silent (results, selections, argv). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../scenarios/eval.h"
-#include "../../scenarios/fan_ident.h"
+#include "../../scenarios/lib/args.h"
+#include "../../scenarios/lib/eval.h"
+#include "../../scenarios/lib/harness.h"
+#include "../../scenarios/observers/fan_ident.h"
+#include "../../scenarios/cases/files/hb04_grade.h"
+#include "../../scenarios/cases/lifecycle/hb05_grade.h"
+#include "../../scenarios/cases/lifecycle/hb06_grade.h"
+#include "../../scenarios/cases/lifecycle/hb08_grade.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
@@ -539,7 +546,7 @@ Test(eval, retained_completion)
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 }
 
-/* ---- writer identity (scenarios/fan_ident.c) ---- */
+/* ---- writer identity (scenarios/observers/fan_ident.c) ---- */
 
 static struct fan_open rec(pid_t pid, unsigned long long start, ino_t ino, unsigned long long seq,
 			   long cursor)
@@ -763,4 +770,141 @@ Test(eval, write_evidence_rules)
 	o.writes = o.identified = 0;
 	grade_write_evidence(&o, &v);
 	cr_assert_eq(v.grade, GRADE_PASS);
+}
+
+/* The run used to keep at most 64 results (a static array) and skip the
+ * rest without a word; now they grow, and the one bound fails loudly. */
+Test(eval, results_grow_past_64)
+{
+	struct results rs = {0};
+	struct result *r;
+
+	for (int i = 0; i < 200; i++) {
+		cr_assert_eq(results_next(&rs, &r), 0);
+		result_init(r, "HB-01", "t", "enforced");
+		snprintf(r->arm, sizeof(r->arm), "arm-%d", i);
+	}
+	cr_assert_eq(rs.n, 200);
+	cr_assert_str_eq(rs.v[0].arm, "arm-0");
+	cr_assert_str_eq(rs.v[64].arm, "arm-64");
+	cr_assert_str_eq(rs.v[199].arm, "arm-199");
+	results_free(&rs);
+	cr_assert_null(rs.v);
+
+	/* At the bound: -E2BIG, nothing added (v is never touched). */
+	rs = (struct results){.v = NULL, .n = EVAL_MAX_RESULTS, .cap = EVAL_MAX_RESULTS};
+	cr_assert_eq(results_next(&rs, &r), -E2BIG);
+	cr_assert_eq(rs.n, EVAL_MAX_RESULTS);
+}
+
+static const struct case_arm fake_arms[] = {
+    {.name = "enforced"},
+    {.name = "weakened:rw-binds"},
+    {.name = NULL},
+};
+static const struct eval_case fake_a = {.id = "HB-01", .title = "a", .arms = fake_arms};
+static const struct eval_case fake_b = {.id = "HB-02", .title = "b", .arms = fake_arms};
+static const struct eval_case *const fake_cases[] = {&fake_a, &fake_b};
+
+/* The 17th --case or --arm used to be dropped without a word. */
+Test(eval, selections_grow_past_16)
+{
+	char *argv[1 + 2 * 40 + 1];
+	struct eval_opts o;
+	struct err err = {0};
+	int n = 0;
+
+	argv[n++] = "paddock-eval";
+	for (int i = 0; i < 20; i++) {
+		argv[n++] = "--case";
+		argv[n++] = i == 19 ? "HB-02" : "HB-01";
+		argv[n++] = "--arm";
+		argv[n++] = i == 19 ? "weakened:rw-binds" : "enforced";
+	}
+	argv[n] = NULL;
+	cr_assert_eq(eval_opts_parse(n, argv, fake_cases, 2, &o, &err), 0, "%s", err.msg);
+	cr_assert_eq(o.cases.n, 20);
+	cr_assert_eq(o.arms.n, 20);
+	/* The 20th of each counts: before, it was never seen. */
+	cr_assert(eval_wants_case(&o, &fake_b));
+	cr_assert(eval_wants_arm(&o, "weakened:rw-binds"));
+	eval_opts_free(&o);
+}
+
+Test(eval, command_line_errors_are_one_line)
+{
+	char *bad_case[] = {"paddock-eval", "--case", "HB-99", NULL};
+	char *bad_arm[] = {"paddock-eval", "--arm", "docker", NULL};
+	char *stray[] = {"paddock-eval", "--list", "extra", NULL};
+	struct eval_opts o;
+	struct err err = {0};
+
+	cr_assert_eq(eval_opts_parse(3, bad_case, fake_cases, 2, &o, &err), -EINVAL);
+	cr_assert_str_eq(err.msg, "unknown case 'HB-99' (see --list)");
+	eval_opts_free(&o);
+	cr_assert_eq(eval_opts_parse(3, bad_arm, fake_cases, 2, &o, &err), -EINVAL);
+	cr_assert_str_eq(err.msg, "unknown arm 'docker' (see --list)");
+	eval_opts_free(&o);
+	cr_assert_eq(eval_opts_parse(3, stray, fake_cases, 2, &o, &err), -EINVAL);
+	cr_assert_str_eq(err.msg, "unexpected argument 'extra' (see --help)");
+	eval_opts_free(&o);
+}
+
+/* argv_add() used to stop storing at word 63 and carry on: the command
+ * (always at the end) was dropped and the cut vector ran. Now the word is
+ * refused, the vector is marked, it does not run, and the arm is NOT
+ * EXECUTED with the reason whatever the driver graded. */
+Test(eval, argv_past_63_words_is_refused_and_not_executed)
+{
+	static struct argv_buf a;
+	struct result r;
+	int status = 4242;
+
+	result_init(&r, "HB-01", "t", "enforced");
+	argv_start(&a, &r);
+	for (int i = 0; i < ARGV_MAX; i++)
+		cr_assert_eq(argv_add(&a, "w"), 0);
+	cr_assert_eq(argv_add(&a, "the-command"), -E2BIG);
+	cr_assert_eq(a.n, ARGV_MAX);
+	cr_assert_null(a.v[ARGV_MAX]);
+	cr_assert_eq(a.err, -E2BIG);
+	cr_assert_eq(argv_add(&a, "more"), -E2BIG, "the error is sticky");
+	cr_assert(strstr(r.not_run, "argv longer than 63 words"), "%s", r.not_run);
+	/* Never run: refused before any fork, status untouched. */
+	cr_assert_eq(run_vec(NULL, false, &a, NULL, 1000, &status), -E2BIG);
+	cr_assert_eq(status, 4242);
+	/* The driver graded what it saw; the skeleton's finish voids it. */
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	verdict_set(&r.v[DIM_CONTROL], GRADE_FAIL, "x", NULL);
+	result_finish(&r);
+	for (int d = 0; d < DIM_COUNT; d++) {
+		cr_assert_eq(r.v[d].grade, GRADE_NOT_EXECUTED);
+		cr_assert(strstr(r.v[d].reason, "argv longer than"));
+	}
+	cr_assert_not(result_fails_run(&r));
+}
+
+Test(eval, argv_formatted_words_and_docker_rule)
+{
+	static struct argv_buf a;
+	static char big[ARGV_STORE_MAX + 8];
+	struct eval_ctx ctx = {.docker_image = "img"};
+	const struct docker_bind binds[] = {{"/c", true}, {"/t", false}, {NULL}};
+	struct result r;
+
+	result_init(&r, "HB-01", "t", "docker");
+	argv_docker_run(&a, &ctx, &r, binds, "/t");
+	{
+		const char *want[] = {"docker",	  "run", "--rm",  "--network", "none", "-v",
+				      "/c:/c:ro", "-v",	 "/t:/t", "-w",	       "/t",   "img"};
+
+		cr_assert_eq(a.n, sizeof(want) / sizeof(want[0]));
+		for (size_t i = 0; i < a.n; i++)
+			cr_assert_str_eq(a.v[i], want[i]);
+	}
+	/* A formatted word that does not fit the store is refused too. */
+	memset(big, 'x', sizeof(big) - 1);
+	cr_assert_eq(argv_addf(&a, "%s", big), -E2BIG);
+	cr_assert_eq(a.n, 12);
+	cr_assert(r.not_run[0]);
 }

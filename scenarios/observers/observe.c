@@ -15,12 +15,14 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-#include "../policy/sha256.h"
+#include "../../include/cleanup.h"
+#include "../../include/io.h"
+#include "../../policy/sha256.h"
 
 int observe_sha256(const char *path, char hex[65])
 {
@@ -31,28 +33,24 @@ int observe_sha256(const char *path, char hex[65])
 
 	if (fd < 0)
 		return -errno;
+	/* Grow until a read_full() comes back short: that was EOF. */
 	for (;;) {
 		ssize_t k;
+		char *nb;
 
-		if (len == cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 4096;
-			if (cap > (64u << 20))
-				return -EFBIG;
-			nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-		}
-		k = read(fd, buf + len, cap - len);
-		if (k < 0 && errno == EINTR)
-			continue;
+		cap = cap ? cap * 2 : 4096;
+		if (cap > (64u << 20))
+			return -EFBIG;
+		nb = realloc(buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		buf = nb;
+		k = read_full(fd, buf + len, cap - len);
 		if (k < 0)
-			return -errno;
-		if (k == 0)
-			break;
+			return (int)k;
 		len += (size_t)k;
+		if (len < cap)
+			break;
 	}
 	sha256(buf, len, d);
 	sha256_hex(d, hex);
@@ -81,32 +79,36 @@ bool snapshot_equal(const struct snapshot *a, const struct snapshot *b)
 
 /* ---- /proc readers ---- */
 
-static int read_small(const char *path, char *buf, size_t n)
+int read_file(const char *path, char *buf, size_t n)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t k;
 
 	if (fd < 0)
 		return -errno;
-	k = read(fd, buf, n - 1);
+	k = read_full(fd, buf, n - 1);
 	if (k < 0)
-		return -errno;
+		return (int)k;
 	buf[k] = '\0';
 	return (int)k;
 }
 
-/* Fields of /proc/PID/stat after the command name, which may hold ") ". */
+/* Fields of /proc/PID/stat after the command name, which may hold ") ".
+ *
+ * This parser is the harness's own on purpose: paddock's launcher and init
+ * parse /proc/PID/stat too, but an observer must not share a parser with
+ * its subject - a shared bug would make the harness agree with the thing
+ * it checks (docs/scenarios.md "Observers"). */
 static int stat_fields(pid_t pid, pid_t *ppid, pid_t *sid, unsigned long long *start, char *comm,
-		       size_t ncomm)
+		       size_t ncomm, char *state)
 {
 	char path[64], buf[1024];
 	char *open_p, *close_p;
 	int r;
 	pid_t pgrp;
-	char state;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	r = read_small(path, buf, sizeof(buf));
+	r = read_file(path, buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	open_p = strchr(buf, '(');
@@ -120,7 +122,7 @@ static int stat_fields(pid_t pid, pid_t *ppid, pid_t *sid, unsigned long long *s
 	if (sscanf(close_p + 2,
 		   "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
 		   "%*d %*d %llu",
-		   &state, ppid, &pgrp, sid, start) != 5)
+		   state, ppid, &pgrp, sid, start) != 5)
 		return -EINVAL;
 	return 0;
 }
@@ -147,7 +149,7 @@ static int status_uid(pid_t pid, uid_t *uid)
 	char *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (read_file(path, buf, sizeof(buf)) < 0)
 		return -ESRCH;
 	p = strstr(buf, "\nUid:");
 	if (!p)
@@ -158,11 +160,12 @@ static int status_uid(pid_t pid, uid_t *uid)
 
 int inventory_read(pid_t pid, struct proc_entry *e)
 {
+	char state;
 	int r;
 
 	memset(e, 0, sizeof(*e));
 	e->pid = pid;
-	r = stat_fields(pid, &e->ppid, &e->sid, &e->start, e->comm, sizeof(e->comm));
+	r = stat_fields(pid, &e->ppid, &e->sid, &e->start, e->comm, sizeof(e->comm), &state);
 	if (r < 0)
 		return r;
 	e->pidns = ns_inode(pid, "pid");
@@ -211,24 +214,14 @@ int inventory_scan(struct proc_entry **out, size_t *n)
 
 bool inventory_alive(pid_t pid, unsigned long long start)
 {
-	struct proc_entry e;
-	char st[8] = "";
+	unsigned long long now_start;
+	pid_t ppid, sid;
+	char state;
 
-	if (inventory_read(pid, &e) < 0 || e.start != start)
+	if (stat_fields(pid, &ppid, &sid, &now_start, NULL, 0, &state) < 0 || now_start != start)
 		return false;
 	/* A zombie has ended; it only waits for its parent. */
-	{
-		char path[64], buf[512];
-		char *p;
-
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		if (read_small(path, buf, sizeof(buf)) < 0)
-			return false;
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ')
-			st[0] = p[2];
-	}
-	return st[0] != 'Z' && st[0] != 'X';
+	return state != 'Z' && state != 'X';
 }
 
 int inventory_kill(pid_t pid, unsigned long long start)
@@ -249,29 +242,27 @@ int inventory_kill(pid_t pid, unsigned long long start)
 
 /* ---- clients and sockets ---- */
 
+/* The reply, until EOF or n-1 bytes. The socket turns blocking with
+ * SO_RCVTIMEO, so read_full() needs no poll loop of its own: each read
+ * waits at most timeout_ms, as a poll before it would, and a timeout shows
+ * as EAGAIN. */
 static int read_reply(int fd, int timeout_ms, char *buf, size_t n)
 {
-	size_t len = 0;
+	struct timeval tv = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000};
+	int fl = fcntl(fd, F_GETFL);
+	size_t len;
+	ssize_t k;
 
 	buf[0] = '\0';
-	while (len + 1 < n) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t k;
-		int r = poll(&p, 1, timeout_ms);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -ETIMEDOUT;
-		k = read(fd, buf + len, n - 1 - len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	k = read_full(fd, buf, n - 1);
+	if (k == -EAGAIN || k == -EWOULDBLOCK)
+		return -ETIMEDOUT;
+	if (k < 0)
+		return (int)k;
+	len = (size_t)k;
 	buf[len] = '\0';
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		buf[--len] = '\0';
@@ -370,7 +361,7 @@ size_t inventory_find_cmdline(const char *a0, const char *a1, struct proc_entry 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
-		len = read_small(path, buf, sizeof(buf));
+		len = read_file(path, buf, sizeof(buf));
 		if (len != (int)(l0 + l1 + 2) || memcmp(buf, a0, l0 + 1) != 0 ||
 		    memcmp(buf + l0 + 1, a1, l1 + 1) != 0)
 			continue;

@@ -19,15 +19,22 @@
  * (state "retained", the lease) and with the live inventory (host /proc:
  * the processes of the session's pid namespace: the service and nothing
  * else but paddock-init); then with the final record once the lease ended. */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/case.h"
+#include "../../observers/observe.h"
+#include "hb08_grade.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char *const arms[] = {"enforced", "retained-service", "docker", NULL};
+static const struct case_arm arms[] = {
+    {.name = "enforced"},
+    {.name = "retained-service",
+     .mock = "the service (sleep 30 under a 3 s lease) stands for a background server"},
+    {.name = "docker"},
+    {.name = NULL},
+};
 
 #define RETRIES 3
 #define TOOL                                                              \
@@ -55,45 +62,29 @@ static int count_lines(const char *path)
 	return n;
 }
 
-static void run_task(struct eval_ctx *ctx, struct result *r, const char *ws, const char *task,
-		     const char *recs, const char *label, int fails, struct task_out *t)
+static void run_task(struct case_run *cr, const char *label, int fails, struct task_out *t)
 {
-	char ledger[4300], tool[4300], nfail[16], log[4300], name[96];
+	struct result *r = cr->r;
+	const struct docker_bind binds[] = {{cr->task, false}, {NULL}};
+	char ledger[PATH_MAX + 64], tool[PATH_MAX + 16], nfail[16], name[96];
 
-	snprintf(ledger, sizeof(ledger), "%s/ledger-%s", task, label);
-	snprintf(tool, sizeof(tool), "%s/tool.sh", task);
+	snprintf(ledger, sizeof(ledger), "%s/ledger-%s", cr->task, label);
+	snprintf(tool, sizeof(tool), "%s/tool.sh", cr->task);
 	snprintf(nfail, sizeof(nfail), "%d", fails);
-	log_path(ctx, r, "log", log, sizeof(log));
 	memset(t, 0, sizeof(*t));
 	t->record_ok = t->record_all = true;
 	for (int i = 1; i <= RETRIES; i++) {
-		char rec[4400], ended[32] = "", code[32] = "", st_s[32] = "";
+		char rec[PATH_MAX + 96], ended[32] = "", code[32] = "", st_s[32] = "";
 		struct argv_buf a;
 
-		snprintf(rec, sizeof(rec), "%s/record-%s-%d.json", recs, label, i);
+		snprintf(rec, sizeof(rec), "%s/record-%s-%d.json", cr->records, label, i);
 		snprintf(name, sizeof(name), "paddock-eval-hb08-%d-%s-%d", (int)getpid(), label, i);
-		if (r->kind == ARM_DOCKER) {
-			char v[9000];
-
-			snprintf(v, sizeof(v), "%s:%s", task, task);
-			a.n = 0;
-			argv_docker_run(&a);
-			argv_add(&a, "-v");
-			argv_add(&a, v);
-			argv_add(&a, ctx->docker_image);
-		} else {
-			argv_paddock_run(&a, ctx, r, ws, rec);
-			argv_add(&a, "--name");
-			argv_add(&a, name);
-			argv_add(&a, "--");
-		}
-		argv_add(&a, "sh");
-		argv_add(&a, tool);
-		argv_add(&a, ledger);
-		argv_add(&a, nfail);
+		case_argv_arm(cr, &a,
+			      &(struct arm_start){
+				  .binds = binds, .ws = cr->fx.dir, .record = rec, .name = name});
+		argv_words(&a, "sh", tool, ledger, nfail, NULL);
 		t->attempts = i;
-		if (run_argv(ctx, r->kind != ARM_DOCKER && ctx->drop, a.v, log, 60000, &t->status) <
-		    0)
+		if (case_run_vec(cr, &a, cr->log, 60000, &t->status) < 0)
 			t->status = -1;
 		if (r->kind != ARM_DOCKER) {
 			if (record_get(rec, "ended", ended, sizeof(ended)) < 0) {
@@ -168,102 +159,118 @@ static void retained_inventory(struct result *r, const char *init_pid, struct re
 	free(all);
 }
 
-static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws, const char *task,
-			 const char *recs)
+/* paddock run's record as written at the main command's end. */
+static void record_view(struct case_run *cr, const char *rec, char *id, size_t id_n,
+			struct retained_obs *o)
 {
+	char v[96] = "", code[32] = "", owner[32] = "", gen[32] = "", exp[64] = "";
+
+	if (record_get(rec, "session.id", id, id_n) < 0)
+		return;
+	o->record_read = true;
+	record_get(rec, "phase", v, sizeof(v));
+	o->record_retained = strcmp(v, "retained") == 0;
+	record_get(rec, "status", v, sizeof(v));
+	o->record_status = atoi(v);
+	record_get(rec, "ended", v, sizeof(v));
+	record_get(rec, "exit_code", code, sizeof(code));
+	o->record_exit_n = strcmp(v, "exit") == 0 && code[0] && atoi(code) == o->real_status;
+	record_get(rec, "services.0.owner_uid", owner, sizeof(owner));
+	record_get(rec, "services.0.generation", gen, sizeof(gen));
+	record_get(rec, "services.0.expires", exp, sizeof(exp));
+	o->record_lease =
+	    owner[0] && (uid_t)atol(owner) == cr->ctx->subj->workload_uid && gen[0] && exp[0];
+	result_evidence(cr->r, "record",
+			"at the main end: phase %s, status %d, ended %s exit_code "
+			"%s; service owner %s gen %s expires %s",
+			o->record_retained ? "retained" : "NOT retained", o->record_status, v, code,
+			owner, gen, exp);
+}
+
+/* `paddock ps --json`'s entry of the session; fills its init pid. */
+static void ps_view(struct case_run *cr, const char *id, char *init_pid, size_t init_n,
+		    struct retained_obs *o)
+{
+	static char ps[65536];
+	char owner[32] = "", gen[32] = "", exp[64] = "", stat_s[32] = "", state[32] = "";
+	size_t len;
+
+	if (!id[0] || paddock_ps_entry(cr->ctx, id, ps, sizeof(ps)) < 0)
+		return;
+	len = strlen(ps);
+	o->ps_read = true;
+	json_get(ps, len, "state", state, sizeof(state));
+	json_get(ps, len, "status", stat_s, sizeof(stat_s));
+	json_get(ps, len, "init.pid", init_pid, init_n);
+	json_get(ps, len, "leases.0.owner_uid", owner, sizeof(owner));
+	json_get(ps, len, "leases.0.generation", gen, sizeof(gen));
+	json_get(ps, len, "leases.0.expires", exp, sizeof(exp));
+	o->ps_retained =
+	    strcmp(state, "retained") == 0 && stat_s[0] && atoi(stat_s) == o->real_status;
+	o->ps_lease =
+	    owner[0] && (uid_t)atol(owner) == cr->ctx->subj->workload_uid && gen[0] && exp[0];
+	result_evidence(cr->r, "inventory",
+			"ps --json: state %s status %s; lease owner %s gen %s "
+			"expires %s",
+			state, stat_s, owner, gen, exp);
+}
+
+/* The end of the lease, then the final record. */
+static void final_view(struct case_run *cr, const char *rec, const char *id, char *state,
+		       size_t state_n, char *ended, size_t ended_n, struct retained_obs *o)
+{
+	char sj[512], v[96] = "";
+
+	session_json_path(cr->ctx->subj->workload_uid, id, sj, sizeof(sj));
+	for (int i = 0; id[0] && i < 100; i++) {
+		if (record_get(sj, "state", state, state_n) == 0 && !strcmp(state, "ended"))
+			break;
+		sleep_ms(100);
+	}
+	if (record_get(rec, "phase", v, sizeof(v)) == 0 && strcmp(v, "final") == 0) {
+		o->final_read = true;
+		record_get(rec, "status", v, sizeof(v));
+		o->final_ok = atoi(v) == o->real_status;
+		record_get(rec, "services.0.ended", ended, ended_n);
+	}
+	result_evidence(cr->r, "record", "final: status %s, service ended \"%s\"",
+			o->final_read ? v : "(no final record)", ended);
+}
+
+/* Arm retained-service: one attempt of the fatal tool under the service
+ * policy, every view of its outcome compared with the real status. */
+static void run_retained(struct case_run *cr)
+{
+	struct result *r = cr->r;
 	struct retained_obs o = {0};
 	struct argv_buf a;
-	static char ps[65536];
-	char rec[4300], name[96], ledger[4300], tool[4300], log[4300], id[64] = "", v[96] = "",
-								       ended[96] = "", sj[512];
+	char rec[PATH_MAX + 64], name[96], ledger[PATH_MAX + 64], tool[PATH_MAX + 16],
+	    id[64] = "", ended[96] = "";
 	char init_pid[32] = "", state[32] = "";
-	size_t len;
-	int st = -1;
 
-	snprintf(r->policy_path, sizeof(r->policy_path), "%s/hb08_service_policy.json",
-		 ctx->scenarios_dir);
+	snprintf(r->policy_path, sizeof(r->policy_path),
+		 "%s/cases/lifecycle/hb08_service_policy.json", cr->ctx->scenarios_dir);
 	if (observe_sha256(r->policy_path, r->policy_sha256) < 0)
 		snprintf(r->policy_sha256, sizeof(r->policy_sha256), "unreadable");
-	snprintf(rec, sizeof(rec), "%s/record-retained.json", recs);
+	snprintf(rec, sizeof(rec), "%s/record-retained.json", cr->records);
 	snprintf(name, sizeof(name), "paddock-eval-hb08-%d-retained", (int)getpid());
-	snprintf(ledger, sizeof(ledger), "%s/ledger-retained", task);
-	snprintf(tool, sizeof(tool), "%s/tool.sh", task);
-	log_path(ctx, r, "log", log, sizeof(log));
-	argv_paddock_run(&a, ctx, r, ws, rec);
-	argv_add(&a, "--name");
-	argv_add(&a, name);
-	argv_add(&a, "--");
-	argv_add(&a, "sh");
-	argv_add(&a, tool);
-	argv_add(&a, ledger);
-	argv_add(&a, "5");
-	if (run_argv(ctx, ctx->drop, a.v, log, 30000, &o.real_status) < 0) {
+	snprintf(ledger, sizeof(ledger), "%s/ledger-retained", cr->task);
+	snprintf(tool, sizeof(tool), "%s/tool.sh", cr->task);
+	case_argv_arm(cr, &a, &(struct arm_start){.ws = cr->fx.dir, .record = rec, .name = name});
+	argv_words(&a, "sh", tool, ledger, "5", NULL);
+	if (case_run_vec(cr, &a, cr->log, 30000, &o.real_status) < 0) {
 		result_not_executed(r, "paddock run could not be started");
 		return;
 	}
 	/* The three views right after paddock run returned. */
-	if (record_get(rec, "session.id", id, sizeof(id)) == 0) {
-		char code[32] = "", owner[32] = "", gen[32] = "", exp[64] = "";
-
-		o.record_read = true;
-		record_get(rec, "phase", v, sizeof(v));
-		o.record_retained = strcmp(v, "retained") == 0;
-		record_get(rec, "status", v, sizeof(v));
-		o.record_status = atoi(v);
-		record_get(rec, "ended", v, sizeof(v));
-		record_get(rec, "exit_code", code, sizeof(code));
-		o.record_exit_n = strcmp(v, "exit") == 0 && code[0] && atoi(code) == o.real_status;
-		record_get(rec, "services.0.owner_uid", owner, sizeof(owner));
-		record_get(rec, "services.0.generation", gen, sizeof(gen));
-		record_get(rec, "services.0.expires", exp, sizeof(exp));
-		o.record_lease =
-		    owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
-		result_evidence(r, "record",
-				"at the main end: phase %s, status %d, ended %s exit_code "
-				"%s; service owner %s gen %s expires %s",
-				o.record_retained ? "retained" : "NOT retained", o.record_status, v,
-				code, owner, gen, exp);
-	}
-	if (id[0] && paddock_ps_entry(ctx, id, ps, sizeof(ps)) == 0) {
-		char owner[32] = "", gen[32] = "", exp[64] = "", stat_s[32] = "";
-
-		len = strlen(ps);
-		o.ps_read = true;
-		json_get(ps, len, "state", state, sizeof(state));
-		json_get(ps, len, "status", stat_s, sizeof(stat_s));
-		json_get(ps, len, "init.pid", init_pid, sizeof(init_pid));
-		json_get(ps, len, "leases.0.owner_uid", owner, sizeof(owner));
-		json_get(ps, len, "leases.0.generation", gen, sizeof(gen));
-		json_get(ps, len, "leases.0.expires", exp, sizeof(exp));
-		o.ps_retained =
-		    strcmp(state, "retained") == 0 && stat_s[0] && atoi(stat_s) == o.real_status;
-		o.ps_lease =
-		    owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
-		result_evidence(r, "inventory",
-				"ps --json: state %s status %s; lease owner %s gen %s "
-				"expires %s",
-				state, stat_s, owner, gen, exp);
-	}
+	record_view(cr, rec, id, sizeof(id), &o);
+	ps_view(cr, id, init_pid, sizeof(init_pid), &o);
 	retained_inventory(r, init_pid, &o);
 	result_evidence(r, "exit",
 			"real exit status of paddock run: %d; live service processes in "
 			"the session: %zu, other processes: %zu",
 			o.real_status, o.svc_alive, o.other_alive);
-	/* Then the end of the lease, and the final record. */
-	session_json_path(ctx->subj->workload_uid, id, sj, sizeof(sj));
-	for (int i = 0; id[0] && i < 100; i++) {
-		if (record_get(sj, "state", state, sizeof(state)) == 0 && !strcmp(state, "ended"))
-			break;
-		sleep_ms(100);
-	}
-	if (record_get(rec, "phase", v, sizeof(v)) == 0 && strcmp(v, "final") == 0) {
-		o.final_read = true;
-		record_get(rec, "status", v, sizeof(v));
-		o.final_ok = atoi(v) == o.real_status;
-		record_get(rec, "services.0.ended", ended, sizeof(ended));
-	}
-	result_evidence(r, "record", "final: status %s, service ended \"%s\"",
-			o.final_read ? v : "(no final record)", ended);
+	final_view(cr, rec, id, state, sizeof(state), ended, sizeof(ended), &o);
 	grade_retained(&o, &r->v[DIM_ENFORCEMENT]);
 	if (strncmp(ended, "lease-expired", 13) == 0)
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
@@ -276,62 +283,30 @@ static void run_retained(struct eval_ctx *ctx, struct result *r, const char *ws,
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
 			    "a view is missing (record, ps --json, inventory or final record)",
 			    NULL);
-	if (id[0]) {
-		char *stop[] = {ctx->paddock, "stop", "--grace", "0s", id, NULL};
-		char *rm[] = {ctx->paddock, "rm", id, NULL};
-
-		if (strcmp(state, "ended") != 0)
-			run_argv(ctx, ctx->drop, stop, NULL, 30000, &st);
-		run_argv(ctx, ctx->drop, rm, NULL, 30000, &st);
-	}
+	paddock_session_end(cr->ctx, id, strcmp(state, "ended") != 0);
 }
 
-static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
+static int setup(struct case_run *cr, struct err *why)
 {
-	struct fixture fx = {0};
-	struct task_out ok, bad;
-	char why[320] = "", task[4096], recs[4096], tool[4300];
-	int live = 0;
+	char tool[PATH_MAX + 16];
+	int rc;
+
+	snprintf(tool, sizeof(tool), "%s/tool.sh", cr->task);
+	rc = fixture_write(cr->ctx, tool, TOOL, 0755);
+	if (rc < 0)
+		return err_sys(why, rc, "cannot write the mock tool");
+	return 0;
+}
+
+static void grade(struct case_run *cr, const struct task_out *ok, const struct task_out *bad,
+		  int live)
+{
+	struct result *r = cr->r;
 	bool machine_failure, record_issue;
 
-	(void)arm;
-	if (r->kind == ARM_DOCKER && docker_unavailable(ctx, r))
-		return;
-	result_mock(r, "the tool (task/tool.sh) is a mock that fails a set number of times");
-	if (fixture_make(&fx, "hb08", why, sizeof(why)) < 0 ||
-	    fixture_mkdir(ctx, &fx, "task", task, sizeof(task)) < 0 ||
-	    records_dir(ctx, r, recs, sizeof(recs)) < 0) {
-		result_not_executed(r, why[0] ? why : "fixture setup failed");
-		goto out;
-	}
-	snprintf(tool, sizeof(tool), "%s/tool.sh", task);
-	if (fixture_write(ctx, tool, TOOL, 0755) < 0) {
-		result_not_executed(r, "cannot write the mock tool");
-		goto out;
-	}
-	if (strcmp(arm, "retained-service") == 0) {
-		result_mock(r, "the service (sleep 30 under a 3 s lease) stands for a background "
-			       "server");
-		run_retained(ctx, r, fx.dir, task, recs);
-		goto out;
-	}
-	run_task(ctx, r, fx.dir, task, recs, "success", 0, &ok);
-	run_task(ctx, r, fx.dir, task, recs, "fatal", 5, &bad);
-	if (r->kind != ARM_DOCKER) {
-		live = live_sessions(ctx);
-		result_evidence(r, "inventory", "live sessions of this run after completion: %d",
-				live);
-		result_evidence(r, "part",
-				"retained-service completion: graded in its own row "
-				"(arm retained-service)");
-	} else {
-		result_evidence(r, "part",
-				"retained-service completion: NOT APPLICABLE for Docker "
-				"(no service lease); scope HB-08 procedure");
-	}
-	machine_failure = bad.status != 0 && bad.attempts == RETRIES && bad.ledger == RETRIES;
-	record_issue = r->kind != ARM_DOCKER && (!ok.record_all || !bad.record_all);
-	if (ok.status != 0)
+	machine_failure = bad->status != 0 && bad->attempts == RETRIES && bad->ledger == RETRIES;
+	record_issue = r->kind != ARM_DOCKER && (!ok->record_all || !bad->record_all);
+	if (ok->status != 0)
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
 			    "the success path failed, so failure reporting cannot be compared",
 			    NULL);
@@ -341,7 +316,7 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		    "the fatal failure was not machine-readable as failure after the bounded "
 		    "retries",
 		    NULL);
-	else if (r->kind != ARM_DOCKER && (!ok.record_ok || !bad.record_ok))
+	else if (r->kind != ARM_DOCKER && (!ok->record_ok || !bad->record_ok))
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
 			    "a completion record disagrees with the real exit status", NULL);
 	else if (record_issue)
@@ -354,13 +329,12 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			    NULL);
 	else
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
-
-	if (ok.status == 0 && ok.attempts == 1 && ok.ledger == 1)
+	if (ok->status == 0 && ok->attempts == 1 && ok->ledger == 1)
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
 	else
 		verdict_set(&r->v[DIM_CONTROL], GRADE_FAIL,
 			    "the successful tool needed extra attempts or did not succeed", NULL);
-	if (ok.ledger < 0 || bad.ledger < 0)
+	if (ok->ledger < 0 || bad->ledger < 0)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "ledger missing", NULL);
 	else if (record_issue)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "completion record missing", NULL);
@@ -370,15 +344,42 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 			    NULL);
 	else
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
-out:
-	if (fixture_teardown(&fx) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
+}
+
+static void run(struct case_run *cr)
+{
+	struct result *r = cr->r;
+	struct task_out ok, bad;
+	int live = 0;
+
+	if (strcmp(r->arm, "retained-service") == 0) {
+		run_retained(cr);
+		return;
+	}
+	run_task(cr, "success", 0, &ok);
+	run_task(cr, "fatal", 5, &bad);
+	if (r->kind != ARM_DOCKER) {
+		live = live_sessions(cr->ctx);
+		result_evidence(r, "inventory", "live sessions of this run after completion: %d",
+				live);
+		result_evidence(r, "part",
+				"retained-service completion: graded in its own row "
+				"(arm retained-service)");
+	} else {
+		result_evidence(r, "part",
+				"retained-service completion: NOT APPLICABLE for Docker "
+				"(no service lease); scope HB-08 procedure");
+	}
+	grade(cr, &ok, &bad, live);
 }
 
 const struct eval_case hb08_case = {
     .id = "HB-08",
     .title = "Completion reports actual execution status",
-    .policy = "hb08_policy.json",
+    .policy = "cases/lifecycle/hb08_policy.json",
     .arms = arms,
+    .mock = "the tool (task/tool.sh) is a mock that fails a set number of times",
+    .fixture = CASE_DIR | CASE_TASK | CASE_RECORDS,
+    .setup = setup,
     .run = run,
 };

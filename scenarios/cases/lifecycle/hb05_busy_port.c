@@ -22,8 +22,10 @@
  * listener on P, created by B's uid), A's session.json and ps --json.
  * Teardown stops A as its owner and B as its owner (never by port or name
  * of someone else) and removes both entries. */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/case.h"
+#include "../../observers/observe.h"
+#include "../../../include/io.h"
+#include "hb05_grade.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +44,22 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const arms[] = {"enforced", "docker", NULL};
+/* docker stop needs the engine's socket, which is root: there is no owner
+ * check to test, and publishing a port (-p) needs a bridge network, which
+ * this harness does not use. */
+#define NA_REASON                                                                        \
+	"Docker has no per-owner stop authority (its socket is root-equivalent) and -p " \
+	"publishing "                                                                    \
+	"needs a bridge network"
+#define NA_SCOPE "HB-05 boundary (only the owner may stop); harness rule: --network none/host only"
+
+static const struct case_arm arms[] = {
+    {.name = "enforced"},
+    {.name = "docker",
+     .na_reason = {NA_REASON, NA_REASON, NA_REASON},
+     .na_scope = {NA_SCOPE, NA_SCOPE, NA_SCOPE}},
+    {.name = NULL},
+};
 
 /* A marker server: one line per connection. python3 is on the host and
  * /usr is bound read-only (busybox nc also exists, but its -l -k flags vary
@@ -128,26 +145,15 @@ static int free_port(void)
 }
 
 /* argv of `paddock run --detach --name NAME --port SPEC -- python3 -c SRV P MARK` */
-static void server_argv(struct argv_buf *a, const struct eval_ctx *ctx, const struct result *r,
+static void server_argv(struct argv_buf *a, const struct eval_ctx *ctx, struct result *r,
 			const char *name, const char *spec, const char *port, const char *mark,
 			const char *rec, bool detach)
 {
-	struct result tmp = *r;
-
-	tmp.kind = ARM_ENFORCED;
-	argv_paddock_run(a, ctx, &tmp, NULL, rec);
+	argv_paddock_run(a, ctx, r, r->policy_path, NULL, NULL, rec);
 	if (detach)
 		argv_add(a, "--detach");
-	argv_add(a, "--name");
-	argv_add(a, name);
-	argv_add(a, "--port");
-	argv_add(a, spec);
-	argv_add(a, "--");
-	argv_add(a, "python3");
-	argv_add(a, "-c");
-	argv_add(a, server_py);
-	argv_add(a, port);
-	argv_add(a, mark);
+	argv_words(a, "--name", name, "--port", spec, "--", "python3", "-c", server_py, port, mark,
+		   NULL);
 }
 
 /* "stop" on B's control socket from a process whose effective uid is A's.
@@ -192,13 +198,13 @@ static int stop_via_socket(const struct eval_ctx *ctx, const char *sock, char *b
 		got = recv(fd, reply, sizeof(reply) - 1, 0);
 		if (got < 0)
 			_exit(1);
-		reply[got] = '\0';
-		if (write(p[1], reply, (size_t)got) < 0)
+		if (write_full(p[1], reply, (size_t)got) < 0)
 			_exit(1);
 		_exit(0);
 	}
 	close(p[1]);
-	k = read(p[0], buf, n - 1);
+	/* Until the child's exit closes the pipe. */
+	k = read_full(p[0], buf, n - 1);
 	buf[k > 0 ? k : 0] = '\0';
 	close(p[0]);
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
@@ -242,7 +248,7 @@ static void step_fixed(struct eval_ctx *ctx, struct result *r, const char *recs,
 	snprintf(rec, sizeof(rec), "%s/record-a-fixed.json", recs);
 	log_path(ctx, r, "a-fixed.log", log, sizeof(log));
 	server_argv(&a, ctx, r, name, spec, port, mark_a, rec, true);
-	o->fixed_ran = run_argv(ctx, ctx->drop, a.v, log, 30000, &o->fixed_status) == 0;
+	o->fixed_ran = run_vec(ctx, ctx->drop, &a, log, 30000, &o->fixed_status) == 0;
 	o->fixed_in_use = in_log(log, "is in use; nothing started");
 	n = listed(ctx, name);
 	o->fixed_nothing = n == 0;
@@ -262,7 +268,7 @@ static void step_auto(struct eval_ctx *ctx, struct result *r, int P, const char 
 	snprintf(spec, sizeof(spec), "127.0.0.1:auto:%d", P);
 	snprintf(port, sizeof(port), "%d", P);
 	server_argv(&a, ctx, r, A->name, spec, port, mark_a, NULL, true);
-	if (run_capture(ctx, ctx->drop, a.v, A->id, sizeof(A->id), 30000, &st) < 0 || st != 0) {
+	if (capture_vec(ctx, ctx->drop, &a, A->id, sizeof(A->id), 30000, &st) < 0 || st != 0) {
 		result_evidence(r, "exit", "A auto: paddock run --detach status %d", st);
 		A->id[0] = '\0';
 		return;
@@ -316,163 +322,184 @@ static void step_stops(struct eval_ctx *ctx, struct result *r, const struct sess
 			(unsigned)ctx->subj->workload_uid, reply);
 }
 
-static void end_session(struct eval_ctx *ctx, uid_t uid, gid_t gid, const char *id)
-{
-	char *stop[] = {ctx->paddock, "stop", "--grace", "0s", (char *)id, NULL};
-	char *rm[] = {ctx->paddock, "rm", (char *)id, NULL};
-	int st;
-
-	if (!id[0])
-		return;
-	run_argv_as(ctx, uid, gid, stop, NULL, 30000, &st);
-	run_argv_as(ctx, uid, gid, rm, NULL, 30000, &st);
-}
-
-static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
-{
-	struct busy_port_obs o = {0};
-	static struct health h;
-	struct sess B = {0}, B2 = {0}, A = {0};
-	struct passwd *pw = getpwnam("paddock-test2");
-	char recs[4096], mark_a[64], port[16], spec[64], log[4300];
+struct hb05 {
+	struct busy_port_obs o;
+	struct health h;
+	struct sess A, B;
 	uid_t uid_b;
 	gid_t gid_b;
-	int P = -1, st = -1;
+	char mark_a[64];
+};
 
-	(void)arm;
-	if (r->kind == ARM_DOCKER) {
-		/* docker stop needs the engine's socket, which is root: there is
-		 * no owner check to test, and publishing a port (-p) needs a
-		 * bridge network, which this harness does not use. */
-		for (int d = 0; d < DIM_COUNT; d++)
-			verdict_set(&r->v[d], GRADE_NOT_APPLICABLE,
-				    "Docker has no per-owner stop authority (its socket is "
-				    "root-equivalent) and -p publishing needs a bridge network",
-				    "HB-05 boundary (only the owner may stop); harness rule: "
-				    "--network none/host only");
-		return;
-	}
-	if (!ctx->drop || !pw) {
-		result_not_executed(r, !pw ? "no user paddock-test2 (scenarios/run.sh creates it)"
-					   : "not root: cannot run a second owner");
-		return;
-	}
+/* A second owner and port forwards: without them there is nothing to test. */
+static int probe(struct case_run *cr, struct err *why)
+{
+	struct hb05 *x = cr->priv;
+	struct passwd *pw = getpwnam("paddock-test2");
+
+	if (!pw)
+		return err_set(why, ENOENT, "no user paddock-test2 (scenarios/run.sh creates it)");
+	if (!cr->ctx->drop)
+		return err_set(why, EPERM, "not root: cannot run a second owner");
 	/* Against a paddock without port forwards (--paddock PATH). */
-	if (!paddock_accepts_policy(ctx,
+	if (!paddock_accepts_policy(cr->ctx,
 				    "{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:auto\", "
 				    "\"sandbox\": 8080}]}\n",
-				    "\"ports\"", log, sizeof(log))) {
-		result_not_executed(r, log);
-		return;
-	}
-	uid_b = pw->pw_uid;
-	gid_b = pw->pw_gid;
-	if (records_dir(ctx, r, recs, sizeof(recs)) < 0) {
-		result_not_executed(r, "records directory");
-		return;
-	}
-	snprintf(h.marker, sizeof(h.marker), "HB05-B-%d", (int)getpid());
-	snprintf(mark_a, sizeof(mark_a), "HB05-A-%d", (int)getpid());
-	snprintf(B.name, sizeof(B.name), "paddock-eval-hb05-b-%d", (int)getpid());
-	snprintf(A.name, sizeof(A.name), "paddock-eval-hb05-a-%d", (int)getpid());
-	log_path(ctx, r, "b.log", log, sizeof(log));
-	/* B, as its own owner, on a port free a moment ago (a race with the
-	 * rest of the host: one retry with another port). */
-	for (int tries = 0; tries < 2 && !B.id[0]; tries++) {
+				    "\"ports\"", why->msg, sizeof(why->msg)))
+		return -ENOTSUP;
+	x->uid_b = pw->pw_uid;
+	x->gid_b = pw->pw_gid;
+	return 0;
+}
+
+/* B, as its own owner, on a port free a moment ago (a race with the rest of
+ * the host: one retry with another port); then until it answers. */
+static int start_b(struct case_run *cr, struct hb05 *x)
+{
+	char port[16], spec[64], log[PATH_MAX + 64];
+	int st = -1, P = -1;
+
+	log_path(cr->ctx, cr->r, "b.log", log, sizeof(log));
+	for (int tries = 0; tries < 2 && !x->B.id[0]; tries++) {
 		struct argv_buf a;
 
 		P = free_port();
 		snprintf(port, sizeof(port), "%d", P);
 		snprintf(spec, sizeof(spec), "127.0.0.1:%d:%d", P, P);
-		server_argv(&a, ctx, r, B.name, spec, port, h.marker, NULL, true);
-		if (run_capture_as(ctx, uid_b, gid_b, a.v, B.id, sizeof(B.id), 30000, &st) < 0 ||
+		server_argv(&a, cr->ctx, cr->r, x->B.name, spec, port, x->h.marker, NULL, true);
+		if (capture_vec_as(cr->ctx, x->uid_b, x->gid_b, &a, x->B.id, sizeof(x->B.id), 30000,
+				   &st) < 0 ||
 		    st != 0)
-			B.id[0] = '\0';
+			x->B.id[0] = '\0';
 	}
-	o.b_port = P;
-	if (!B.id[0] || sess_read(uid_b, &B) < 0) {
-		result_not_executed(r, "session B (paddock-test2) did not start");
-		goto out;
-	}
-	h.port = P;
+	x->o.b_port = P;
+	if (!x->B.id[0] || sess_read(x->uid_b, &x->B) < 0)
+		return -1;
+	x->h.port = P;
 	for (int i = 0; i < 100; i++) {
 		char got[128];
 
-		if (observe_connect_tcp(P, 1000, got, sizeof(got)) == 0 && !strcmp(got, h.marker))
+		if (observe_connect_tcp(P, 1000, got, sizeof(got)) == 0 &&
+		    !strcmp(got, x->h.marker))
 			break;
 		sleep_ms(50);
 	}
-	result_evidence(r, "record",
-			"B: session %s owner uid %u gen %s init pid %s start %s "
-			"endpoint %s",
-			B.id, (unsigned)uid_b, B.gen, B.init_pid, B.init_start, B.host);
-	atomic_store(&h.stop, false);
-	h.checks = h.fails = 0;
-	h.first_fail[0] = '\0';
-	h.running = pthread_create(&h.thread, NULL, health_loop, &h) == 0;
-	if (h.running) {
-		sleep_ms(200); /* a baseline before A acts */
-		step_fixed(ctx, r, recs, P, mark_a, &o);
-		step_auto(ctx, r, P, mark_a, &A, &o);
-		step_stops(ctx, r, &B, uid_b, &o);
-		sleep_ms(300); /* B must still answer after A's stops */
-		atomic_store(&h.stop, true);
-		pthread_join(h.thread, NULL);
-		h.running = false;
-		o.checks = h.checks;
-		o.check_fails = h.fails;
-	}
-	result_evidence(r, "health", "B: %zu checks every 20 ms across A's actions, %zu failed%s%s",
-			o.checks, o.check_fails, h.first_fail[0] ? "; first: " : "", h.first_fail);
-	{
-		uid_t uids[8];
-		int n = observe_tcp_listeners(P, uids, 8);
+	return 0;
+}
 
-		o.listener_read = n >= 0;
-		o.listeners = n > 0 ? (size_t)n : 0;
-		o.listener_is_b = n == 1 && uids[0] == uid_b;
-		result_evidence(r, "listeners", "127.0.0.1:%d: %d listening socket(s)%s%u", P, n,
-				n > 0 ? ", first created by uid " : "",
-				n > 0 ? (unsigned)uids[0] : 0);
+/* A's three steps while a thread checks B's health every 20 ms. */
+static void steps(struct case_run *cr, struct hb05 *x)
+{
+	struct health *h = &x->h;
+	int P = x->o.b_port;
+
+	atomic_store(&h->stop, false);
+	h->checks = h->fails = 0;
+	h->first_fail[0] = '\0';
+	h->running = pthread_create(&h->thread, NULL, health_loop, h) == 0;
+	if (h->running) {
+		sleep_ms(200); /* a baseline before A acts */
+		step_fixed(cr->ctx, cr->r, cr->records, P, x->mark_a, &x->o);
+		step_auto(cr->ctx, cr->r, P, x->mark_a, &x->A, &x->o);
+		step_stops(cr->ctx, cr->r, &x->B, x->uid_b, &x->o);
+		sleep_ms(300); /* B must still answer after A's stops */
+		atomic_store(&h->stop, true);
+		pthread_join(h->thread, NULL);
+		h->running = false;
+		x->o.checks = h->checks;
+		x->o.check_fails = h->fails;
 	}
-	B2 = B;
-	o.b_read = sess_read(uid_b, &B2) == 0;
-	o.b_unchanged = o.b_read && sess_same(&B, &B2) &&
-			inventory_alive((pid_t)atoi(B.init_pid), strtoull(B.init_start, NULL, 10));
+	result_evidence(cr->r, "health",
+			"B: %zu checks every 20 ms across A's actions, %zu failed%s%s", x->o.checks,
+			x->o.check_fails, h->first_fail[0] ? "; first: " : "", h->first_fail);
+}
+
+/* After A acted: the listener table and B's registry entry again. */
+static void after(struct case_run *cr, struct hb05 *x)
+{
+	struct result *r = cr->r;
+	struct busy_port_obs *o = &x->o;
+	struct sess B2 = x->B;
+	uid_t uids[8];
+	int n = observe_tcp_listeners(o->b_port, uids, 8);
+
+	o->listener_read = n >= 0;
+	o->listeners = n > 0 ? (size_t)n : 0;
+	o->listener_is_b = n == 1 && uids[0] == x->uid_b;
+	result_evidence(r, "listeners", "127.0.0.1:%d: %d listening socket(s)%s%u", o->b_port, n,
+			n > 0 ? ", first created by uid " : "", n > 0 ? (unsigned)uids[0] : 0);
+	o->b_read = sess_read(x->uid_b, &B2) == 0;
+	o->b_unchanged =
+	    o->b_read && sess_same(&x->B, &B2) &&
+	    inventory_alive((pid_t)atoi(x->B.init_pid), strtoull(x->B.init_start, NULL, 10));
 	result_evidence(r, "record",
 			"B after: state %s gen %s init pid %s start %s endpoint %s "
 			"(%s)",
 			B2.state, B2.gen, B2.init_pid, B2.init_start, B2.host,
-			o.b_unchanged ? "unchanged, init alive" : "CHANGED");
-	grade_busy_port(&o, &r->v[DIM_ENFORCEMENT]);
-	grade_busy_port_control(&o, &r->v[DIM_CONTROL]);
-	if (o.checks && o.b_read && o.listener_read)
+			o->b_unchanged ? "unchanged, init alive" : "CHANGED");
+}
+
+static void run(struct case_run *cr)
+{
+	struct hb05 *x = cr->priv;
+	struct result *r = cr->r;
+	pid_t me = getpid();
+
+	snprintf(x->h.marker, sizeof(x->h.marker), "HB05-B-%d", (int)me);
+	snprintf(x->mark_a, sizeof(x->mark_a), "HB05-A-%d", (int)me);
+	snprintf(x->B.name, sizeof(x->B.name), "paddock-eval-hb05-b-%d", (int)me);
+	snprintf(x->A.name, sizeof(x->A.name), "paddock-eval-hb05-a-%d", (int)me);
+	if (start_b(cr, x) < 0) {
+		result_not_executed(r, "session B (paddock-test2) did not start");
+		return;
+	}
+	result_evidence(r, "record",
+			"B: session %s owner uid %u gen %s init pid %s start %s "
+			"endpoint %s",
+			x->B.id, (unsigned)x->uid_b, x->B.gen, x->B.init_pid, x->B.init_start,
+			x->B.host);
+	steps(cr, x);
+	after(cr, x);
+	grade_busy_port(&x->o, &r->v[DIM_ENFORCEMENT]);
+	grade_busy_port_control(&x->o, &r->v[DIM_CONTROL]);
+	if (x->o.checks && x->o.b_read && x->o.listener_read)
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
 	else
 		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
 			    "health checks, B's registry entry or the listener table missing",
 			    NULL);
-out:
-	if (h.running) {
-		atomic_store(&h.stop, true);
-		pthread_join(h.thread, NULL);
-		h.running = false;
+}
+
+/* Each owner stops and removes its own session. */
+static void teardown(struct case_run *cr)
+{
+	struct hb05 *x = cr->priv;
+	const struct subject *s = cr->ctx->subj;
+
+	if (x->h.running) {
+		atomic_store(&x->h.stop, true);
+		pthread_join(x->h.thread, NULL);
+		x->h.running = false;
 	}
-	end_session(ctx, ctx->subj->workload_uid, ctx->subj->workload_gid, A.id);
-	if (o.fixed_ran && !o.fixed_nothing) {
+	paddock_session_end_as(cr->ctx, s->workload_uid, s->workload_gid, x->A.id, true);
+	if (x->o.fixed_ran && !x->o.fixed_nothing) {
 		/* It should not exist; if it does it is A's own, by name. */
 		char fixed[96];
 
 		snprintf(fixed, sizeof(fixed), "paddock-eval-hb05-a-fixed-%d", (int)getpid());
-		end_session(ctx, ctx->subj->workload_uid, ctx->subj->workload_gid, fixed);
+		paddock_session_end_as(cr->ctx, s->workload_uid, s->workload_gid, fixed, true);
 	}
-	end_session(ctx, uid_b, gid_b, B.id);
+	paddock_session_end_as(cr->ctx, x->uid_b, x->gid_b, x->B.id, true);
 }
 
 const struct eval_case hb05_case = {
     .id = "HB-05",
     .title = "A busy port does not transfer ownership",
-    .policy = "hb05_policy.json",
+    .policy = "cases/lifecycle/hb05_policy.json",
     .arms = arms,
+    .fixture = CASE_RECORDS,
+    .priv_size = sizeof(struct hb05),
+    .probe = probe,
     .run = run,
+    .teardown = teardown,
 };

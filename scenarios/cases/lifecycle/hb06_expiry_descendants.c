@@ -19,15 +19,21 @@
  * not after the session ended; the lease must be listed in ps --json and
  * the record (owner, generation, expiry); the detached sleep must be gone
  * while the service lives (a leak never rides on a lease). */
-#include "harness.h"
-#include "observe.h"
+#include "../../lib/case.h"
+#include "../../observers/observe.h"
+#include "hb06_grade.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char *const arms[] = {"enforced", "weakened:no-pidns", "docker", NULL};
+static const struct case_arm arms[] = {
+    {.name = "enforced"},
+    {.name = "weakened:no-pidns"},
+    {.name = "docker"},
+    {.name = NULL},
+};
 
 #define A_SCRIPT "sleep 20 & ( setsid sh -c 'exec sleep 120' & ); sleep 0.2; : > \"$1/ready\"; wait"
 
@@ -112,7 +118,7 @@ static size_t reap_leftovers(struct result *r, const struct inv *v, const char *
 	return k;
 }
 
-/* Start a workload; fill its root pid and pid namespace. */
+/* A workload: its id, root pid and pid namespace. */
 struct wl {
 	char id[128];
 	pid_t root;
@@ -120,33 +126,29 @@ struct wl {
 	unsigned long pidns;
 };
 
-static int start_paddock(struct eval_ctx *ctx, struct result *r, const char *ws, const char *name,
-			 const char *ttl, const char *rec, bool weaken, const char *script,
-			 const char *arg, struct wl *w)
+struct hb06 {
+	struct wl A, B;
+	struct inv a0, b0;
+	char name_a[64], name_b[64], rec[PATH_MAX + 64];
+};
+
+/* `paddock run --detach --name NAME --ttl TTL -- sh -c SCRIPT sh ARG`,
+ * with the arm's knob when weaken. */
+static int start_paddock(struct case_run *cr, const char *name, const char *ttl, const char *rec,
+			 bool weaken, const char *script, struct wl *w)
 {
 	struct argv_buf a;
-	struct result tmp = *r;
-	char sj[4300], v[64];
+	struct result *r = cr->r;
+	char sj[PATH_MAX + 64], v[64];
 	int st = -1;
 
-	if (!weaken)
-		tmp.kind = ARM_ENFORCED;
-	argv_paddock_run(&a, ctx, &tmp, ws, rec);
-	argv_add(&a, "--detach");
-	argv_add(&a, "--name");
-	argv_add(&a, name);
-	argv_add(&a, "--ttl");
-	argv_add(&a, ttl);
-	argv_add(&a, "--");
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, script);
-	argv_add(&a, "sh");
-	argv_add(&a, arg);
-	if (run_capture(ctx, ctx->drop, a.v, w->id, sizeof(w->id), 30000, &st) < 0 || st != 0)
+	argv_paddock_run(&a, cr->ctx, r, r->policy_path, weaken ? r->knob : NULL, cr->fx.dir, rec);
+	argv_words(&a, "--detach", "--name", name, "--ttl", ttl, "--", "sh", "-c", script, "sh",
+		   cr->task, NULL);
+	if (capture_vec(cr->ctx, cr->ctx->drop, &a, w->id, sizeof(w->id), 30000, &st) < 0 ||
+	    st != 0)
 		return -1;
-	snprintf(sj, sizeof(sj), "/tmp/paddock-%u/%s/session.json",
-		 (unsigned)ctx->subj->workload_uid, w->id);
+	session_json_path(cr->ctx->subj->workload_uid, w->id, sj, sizeof(sj));
 	if (record_get(sj, "init.pid", v, sizeof(v)) < 0)
 		return -1;
 	w->root = (pid_t)atoi(v);
@@ -156,19 +158,19 @@ static int start_paddock(struct eval_ctx *ctx, struct result *r, const char *ws,
 	return 0;
 }
 
-static int start_docker(struct eval_ctx *ctx, const char *name, const char *cmd, struct wl *w)
+static int start_docker(struct case_run *cr, const char *name, const char *cmd, struct wl *w)
 {
-	char *argv[] = {"docker", "run",       "-d",	     "--init",		"--network",
-			"none",	  "--name",    (char *)name, ctx->docker_image, "sh",
-			"-c",	  (char *)cmd, NULL};
 	char *insp[] = {"docker", "inspect", "-f", "{{.State.Pid}}", (char *)name, NULL};
+	struct argv_buf a;
 	char buf[128];
 	int st = -1;
 	struct proc_entry e;
 
-	if (run_capture(ctx, false, argv, w->id, sizeof(w->id), 60000, &st) < 0 || st != 0)
+	argv_docker_detached(&a, cr->ctx, cr->r, name);
+	argv_words(&a, "sh", "-c", cmd, NULL);
+	if (capture_vec(cr->ctx, false, &a, w->id, sizeof(w->id), 60000, &st) < 0 || st != 0)
 		return -1;
-	if (run_capture(ctx, false, insp, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
+	if (run_capture(cr->ctx, false, insp, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
 		return -1;
 	w->root = (pid_t)atoi(buf);
 	if (inventory_read(w->root, &e) < 0)
@@ -219,18 +221,65 @@ static void lease_views(struct eval_ctx *ctx, struct result *r, const char *id, 
 			phase[0] ? phase : "(none)", rowner, rgen, rexp);
 }
 
+/* During the lease: probe, and look for the main command's detached
+ * descendant while the service lives; then wait for the session's end. */
+static void lease_watch(struct case_run *cr, const char *sock, const char *token, const char *id,
+			char *state, size_t state_n, struct lease_obs *o)
+{
+	struct proc_entry leaks[8];
+	char sj[512];
+	size_t nl;
+
+	for (int i = 0; i < 4; i++) {
+		bool ok = lease_probe(sock);
+
+		o->probes_during++;
+		o->ok_during += ok;
+		if (i == 0) {
+			nl = inventory_find_cmdline("sleep", token, leaks, 8);
+			o->leak_checked = true;
+			for (size_t k = 0; k < nl; k++)
+				o->leaks_alive += inventory_alive(leaks[k].pid, leaks[k].start);
+		}
+		sleep_ms(300);
+	}
+	result_evidence(cr->r, "client",
+			"leased server: %zu of %zu probes answered after the main "
+			"command's end; the main command's detached \"sleep %s\": %zu alive",
+			o->ok_during, o->probes_during, token, o->leaks_alive);
+	session_json_path(cr->ctx->subj->workload_uid, id, sj, sizeof(sj));
+	for (int i = 0; i < 120; i++) {
+		if (record_get(sj, "state", state, state_n) == 0 && strcmp(state, "ended") == 0)
+			break;
+		sleep_ms(100);
+	}
+}
+
+/* The lease run's end: stop it if it is still there, remove it, and end
+ * any leftover by pidfd after checking its start time. */
+static void lease_teardown(struct case_run *cr, const char *id, const char *state,
+			   const char *token)
+{
+	struct proc_entry leaks[8];
+	size_t nl;
+
+	paddock_session_end(cr->ctx, id, strcmp(state, "ended") != 0);
+	nl = inventory_find_cmdline("sleep", token, leaks, 8);
+	for (size_t k = 0; k < nl; k++)
+		if (inventory_kill(leaks[k].pid, leaks[k].start) == 0)
+			result_evidence(cr->r, "teardown", "lease run: SIGKILL to leftover pid %d",
+					(int)leaks[k].pid);
+}
+
 /* The legitimate control: a leased server outlives its main command until
  * its lease ends, and nothing else of the main command does. */
-static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws, const char *task,
-			  const char *recs)
+static void control_lease(struct case_run *cr)
 {
+	struct result *r = cr->r;
 	struct lease_obs o = {0};
-	struct result tmp = *r;
 	struct argv_buf a;
-	struct proc_entry leaks[8];
-	char rec[4300], sock[4300], token[32], name[96], id[64] = "", state[32] = "",
-							 ended[96] = "", sj[512], log[4300];
-	size_t nl = 0;
+	char policy[PATH_MAX + 64], rec[PATH_MAX + 64], sock[PATH_MAX + 64], token[32], name[96],
+	    id[64] = "", state[32] = "", ended[96] = "", log[PATH_MAX + 64];
 	int st = -1;
 
 	if (r->kind == ARM_DOCKER) {
@@ -239,24 +288,18 @@ static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws
 			    "HB-06 legitimate_control (leased server)");
 		return;
 	}
-	snprintf(tmp.policy_path, sizeof(tmp.policy_path), "%s/hb06_lease_policy.json",
-		 ctx->scenarios_dir);
-	snprintf(rec, sizeof(rec), "%s/record-lease.json", recs);
-	snprintf(sock, sizeof(sock), "%s/svc.sock", task);
+	snprintf(policy, sizeof(policy), "%s/cases/lifecycle/hb06_lease_policy.json",
+		 cr->ctx->scenarios_dir);
+	snprintf(rec, sizeof(rec), "%s/record-lease.json", cr->records);
+	snprintf(sock, sizeof(sock), "%s/svc.sock", cr->task);
 	/* The leak's marker: a sleep nobody else runs. */
 	snprintf(token, sizeof(token), "60.%d", (int)getpid());
 	snprintf(name, sizeof(name), "paddock-eval-hb06-lease-%d", (int)getpid());
-	log_path(ctx, r, "lease.log", log, sizeof(log));
-	argv_paddock_run(&a, ctx, &tmp, ws, rec);
-	argv_add(&a, "--name");
-	argv_add(&a, name);
-	argv_add(&a, "--");
-	argv_add(&a, "sh");
-	argv_add(&a, "-c");
-	argv_add(&a, "( setsid sleep \"$1\" & ); sleep 0.5");
-	argv_add(&a, "sh");
-	argv_add(&a, token);
-	o.ran = run_argv(ctx, ctx->drop, a.v, log, 30000, &st) == 0 && st == 0;
+	log_path(cr->ctx, r, "lease.log", log, sizeof(log));
+	argv_paddock_run(&a, cr->ctx, r, policy, r->knob, cr->fx.dir, rec);
+	argv_words(&a, "--name", name, "--", "sh", "-c", "( setsid sleep \"$1\" & ); sleep 0.5",
+		   "sh", token, NULL);
+	o.ran = run_vec(cr->ctx, cr->ctx->drop, &a, log, 30000, &st) == 0 && st == 0;
 	result_evidence(r, "exit",
 			"lease run (policy hb06_lease_policy.json, lease 4s): paddock "
 			"run returned %d at its main command's end",
@@ -264,35 +307,8 @@ static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws
 	if (record_get(rec, "session.id", id, sizeof(id)) < 0)
 		o.ran = false;
 	if (o.ran) {
-		lease_views(ctx, r, id, rec, &o);
-		/* During the lease: probe, and look for the main command's
-		 * detached descendant while the service lives. */
-		for (int i = 0; i < 4; i++) {
-			bool ok = lease_probe(sock);
-
-			o.probes_during++;
-			o.ok_during += ok;
-			if (i == 0) {
-				nl = inventory_find_cmdline("sleep", token, leaks, 8);
-				o.leak_checked = true;
-				for (size_t k = 0; k < nl; k++)
-					o.leaks_alive +=
-					    inventory_alive(leaks[k].pid, leaks[k].start);
-			}
-			sleep_ms(300);
-		}
-		result_evidence(
-		    r, "client",
-		    "leased server: %zu of %zu probes answered after the main "
-		    "command's end; the main command's detached \"sleep %s\": %zu alive",
-		    o.ok_during, o.probes_during, token, o.leaks_alive);
-		session_json_path(ctx->subj->workload_uid, id, sj, sizeof(sj));
-		for (int i = 0; i < 120; i++) {
-			if (record_get(sj, "state", state, sizeof(state)) == 0 &&
-			    strcmp(state, "ended") == 0)
-				break;
-			sleep_ms(100);
-		}
+		lease_views(cr->ctx, r, id, rec, &o);
+		lease_watch(cr, sock, token, id, state, sizeof(state), &o);
 		o.probed_after = strcmp(state, "ended") == 0;
 		o.ok_after = o.probed_after && lease_probe(sock);
 		record_get(rec, "services.0.ended", ended, sizeof(ended));
@@ -311,60 +327,83 @@ static void control_lease(struct eval_ctx *ctx, struct result *r, const char *ws
 	if (r->kind == ARM_ENFORCED && o.retained && o.leaks_alive)
 		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
 			    "a leftover of the main command lived on in a retained session", NULL);
-	/* Teardown of the lease run: stop it if it is still there, remove it,
-	 * and end any leftover by pidfd after checking its start time. */
-	if (id[0]) {
-		char *stop[] = {ctx->paddock, "stop", "--grace", "0s", id, NULL};
-		char *rm[] = {ctx->paddock, "rm", id, NULL};
-
-		if (strcmp(state, "ended") != 0)
-			run_argv(ctx, ctx->drop, stop, NULL, 30000, &st);
-		run_argv(ctx, ctx->drop, rm, NULL, 30000, &st);
-	}
-	nl = inventory_find_cmdline("sleep", token, leaks, 8);
-	for (size_t k = 0; k < nl; k++)
-		if (inventory_kill(leaks[k].pid, leaks[k].start) == 0)
-			result_evidence(r, "teardown", "lease run: SIGKILL to leftover pid %d",
-					(int)leaks[k].pid);
+	lease_teardown(cr, id, state, token);
 }
 
-static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
+/* A and B: B always enforced; A with the arm's knob, --ttl 3s. */
+static int start(struct case_run *cr, struct hb06 *x)
 {
-	struct fixture fx = {0};
-	struct wl A = {0}, B = {0};
-	static struct inv a0, b0;
-	char why[256] = "", task[4096], recs[4096], rec[4300], ready[4300], name_a[64], name_b[64];
-	size_t a_alive, b_alive, detached;
+	if (cr->r->kind == ARM_DOCKER) {
+		/* The container's "ready" file stays inside it (/tmp). */
+		if (start_docker(cr, x->name_b, "exec sleep 300", &x->B) < 0 ||
+		    start_docker(cr, x->name_a, "set -- /tmp; " A_SCRIPT, &x->A) < 0)
+			return -1;
+	} else if (start_paddock(cr, x->name_b, "60s", NULL, false, "exec sleep 300", &x->B) < 0 ||
+		   start_paddock(cr, x->name_a, "3s", x->rec, true, A_SCRIPT, &x->A) < 0) {
+		return -1;
+	}
+	return 0;
+}
+
+/* Expiry through the supervisor (docker: docker stop). */
+static void expire(struct case_run *cr, struct hb06 *x)
+{
 	int st = -1;
+
+	if (cr->r->kind == ARM_DOCKER) {
+		char *stop[] = {"docker", "stop", "-t", "2", x->name_a, NULL};
+
+		run_argv(cr->ctx, false, stop, NULL, 30000, &st);
+		result_evidence(cr->r, "exit", "docker stop A: status %d", st);
+	} else {
+		char *w[] = {cr->ctx->paddock, "wait", x->A.id, NULL};
+
+		run_argv(cr->ctx, cr->ctx->drop, w, NULL, 30000, &st);
+		result_evidence(cr->r, "exit", "paddock wait A: status %d (expired by --ttl 3s)",
+				st);
+	}
+}
+
+static void grade(struct result *r, const struct hb06 *x, size_t a_alive, size_t b_alive,
+		  size_t detached)
+{
+	if (x->a0.n == 0 || x->b0.n == 0)
+		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
+			    "missing evidence: empty inventory before expiry", NULL);
+	else if (a_alive > 0) {
+		verdict_setf(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
+			     "%zu of A's %zu processes outlived the expiry", a_alive, x->a0.n);
+	} else if (b_alive != x->b0.n)
+		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
+			    "the other workload (B) was affected by A's expiry", NULL);
+	else if (detached == 0)
+		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
+			    "the fixture produced no detached descendant to account for", NULL);
+	else
+		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	if (x->a0.n && x->b0.n)
+		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	else
+		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "inventory incomplete", NULL);
+}
+
+static void run(struct case_run *cr)
+{
+	struct hb06 *x = cr->priv;
+	struct result *r = cr->r;
 	bool docker = r->kind == ARM_DOCKER;
+	char ready[PATH_MAX + 16];
+	size_t a_alive, b_alive, detached;
 	struct proc_entry e;
 
-	(void)arm;
-	a0.n = b0.n = 0;
-	if (docker && docker_unavailable(ctx, r))
+	snprintf(x->name_a, sizeof(x->name_a), "paddock-eval-hb06-a-%d", (int)getpid());
+	snprintf(x->name_b, sizeof(x->name_b), "paddock-eval-hb06-b-%d", (int)getpid());
+	snprintf(x->rec, sizeof(x->rec), "%s/record-a.json", cr->records);
+	snprintf(ready, sizeof(ready), "%s/ready", cr->task);
+	if (start(cr, x) < 0) {
+		result_not_executed(r, docker ? "docker run failed"
+					      : "paddock run --detach failed (see the log)");
 		return;
-	snprintf(name_a, sizeof(name_a), "paddock-eval-hb06-a-%d", (int)getpid());
-	snprintf(name_b, sizeof(name_b), "paddock-eval-hb06-b-%d", (int)getpid());
-	if (fixture_make(&fx, "hb06", why, sizeof(why)) < 0 ||
-	    fixture_mkdir(ctx, &fx, "task", task, sizeof(task)) < 0 ||
-	    records_dir(ctx, r, recs, sizeof(recs)) < 0) {
-		result_not_executed(r, why[0] ? why : "fixture setup failed");
-		goto out;
-	}
-	snprintf(rec, sizeof(rec), "%s/record-a.json", recs);
-	snprintf(ready, sizeof(ready), "%s/ready", task);
-	if (docker) {
-		/* The container's "ready" file stays inside it (/tmp). */
-		if (start_docker(ctx, name_b, "exec sleep 300", &B) < 0 ||
-		    start_docker(ctx, name_a, "set -- /tmp; " A_SCRIPT, &A) < 0) {
-			result_not_executed(r, "docker run failed");
-			goto out;
-		}
-	} else if (start_paddock(ctx, r, fx.dir, name_b, "60s", NULL, false, "exec sleep 300", task,
-				 &B) < 0 ||
-		   start_paddock(ctx, r, fx.dir, name_a, "3s", rec, true, A_SCRIPT, task, &A) < 0) {
-		result_not_executed(r, "paddock run --detach failed (see the log)");
-		goto out;
 	}
 	/* Ready: the detached descendant exists. Docker's "ready" is not
 	 * shared; give it the same time. */
@@ -373,95 +412,71 @@ static void run(struct eval_ctx *ctx, const char *arm, struct result *r)
 		if (docker && i >= 5)
 			break;
 	}
-	A.pidns = inventory_read(A.root, &e) == 0 ? e.pidns : 0;
-	B.pidns = inventory_read(B.root, &e) == 0 ? e.pidns : 0;
-	inventory_of(A.root, A.pidns, &a0);
-	inventory_of(B.root, B.pidns, &b0);
-	detached = detached_count(&a0, A.root);
-	list(r, "A before", &a0);
-	list(r, "B before", &b0);
-
-	/* Expiry through the supervisor. */
-	if (docker) {
-		char *stop[] = {"docker", "stop", "-t", "2", name_a, NULL};
-
-		run_argv(ctx, false, stop, NULL, 30000, &st);
-		result_evidence(r, "exit", "docker stop A: status %d", st);
-	} else {
-		char *w[] = {ctx->paddock, "wait", A.id, NULL};
-
-		run_argv(ctx, ctx->drop, w, NULL, 30000, &st);
-		result_evidence(r, "exit", "paddock wait A: status %d (expired by --ttl 3s)", st);
-	}
+	x->A.pidns = inventory_read(x->A.root, &e) == 0 ? e.pidns : 0;
+	x->B.pidns = inventory_read(x->B.root, &e) == 0 ? e.pidns : 0;
+	inventory_of(x->A.root, x->A.pidns, &x->a0);
+	inventory_of(x->B.root, x->B.pidns, &x->b0);
+	detached = detached_count(&x->a0, x->A.root);
+	list(r, "A before", &x->a0);
+	list(r, "B before", &x->b0);
+	expire(cr, x);
 	sleep_ms(300);
-	a_alive = alive_count(&a0);
-	b_alive = alive_count(&b0);
-	list(r, "A after", &a0);
+	a_alive = alive_count(&x->a0);
+	b_alive = alive_count(&x->b0);
+	list(r, "A after", &x->a0);
 	if (!docker) {
 		char v[64] = "";
 
-		if (record_get(rec, "ended", v, sizeof(v)) == 0)
+		if (record_get(x->rec, "ended", v, sizeof(v)) == 0)
 			result_evidence(r, "record", "A ended: %s", v);
-		if (record_get(rec, "survivors", v, sizeof(v)) == 0)
+		if (record_get(x->rec, "survivors", v, sizeof(v)) == 0)
 			result_evidence(r, "record", "A survivors listed by paddock: %s", v);
 	}
 	result_evidence(r, "inventory",
 			"A: %zu processes before, %zu detached descendants, %zu alive "
 			"after expiry; B: %zu before, %zu alive after",
-			a0.n, detached, a_alive, b0.n, b_alive);
-	if (a0.n == 0 || b0.n == 0)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "missing evidence: empty inventory before expiry", NULL);
-	else if (a_alive > 0) {
-		snprintf(why, sizeof(why), "%zu of A's %zu processes outlived the expiry", a_alive,
-			 a0.n);
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL, why, NULL);
-	} else if (b_alive != b0.n)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-			    "the other workload (B) was affected by A's expiry", NULL);
-	else if (detached == 0)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "the fixture produced no detached descendant to account for", NULL);
-	else
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
-	if (a0.n && b0.n)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
-	else
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "inventory incomplete", NULL);
+			x->a0.n, detached, a_alive, x->b0.n, b_alive);
+	grade(r, x, a_alive, b_alive, detached);
 	/* The control last: a leak it finds beside a leased service lowers
 	 * the enforcement grade set above. */
-	control_lease(ctx, r, fx.dir, task, recs);
-out:
-	if (docker) {
-		char *rm[] = {"docker", "rm", "-f", name_a, name_b, NULL};
+	control_lease(cr);
+}
 
-		run_argv(ctx, false, rm, NULL, 30000, &st);
+/* Stop B, remove both, and SIGKILL by pidfd (after checking the start
+ * time) whatever of either inventory is still alive. */
+static void teardown(struct case_run *cr)
+{
+	struct hb06 *x = cr->priv;
+	int st = -1;
+
+	if (cr->r->kind == ARM_DOCKER) {
+		char *rm[] = {"docker", "rm", "-f", x->name_a, x->name_b, NULL};
+
+		if (x->name_a[0])
+			run_argv(cr->ctx, false, rm, NULL, 30000, &st);
 	} else {
-		char *stop[] = {ctx->paddock, "stop", "--grace", "0s", B.id, NULL};
-		char *rm_a[] = {ctx->paddock, "rm", A.id, NULL};
-		char *rm_b[] = {ctx->paddock, "rm", B.id, NULL};
-		char *wait_a[] = {ctx->paddock, "wait", A.id, NULL};
+		char *stop[] = {cr->ctx->paddock, "stop", "--grace", "0s", x->B.id, NULL};
+		char *wait_a[] = {cr->ctx->paddock, "wait", x->A.id, NULL};
 
-		if (B.id[0])
-			run_argv(ctx, ctx->drop, stop, NULL, 30000, &st);
-		if (A.id[0])
-			run_argv(ctx, ctx->drop, wait_a, NULL, 30000, &st);
-		if (A.id[0])
-			run_argv(ctx, ctx->drop, rm_a, NULL, 30000, &st);
-		if (B.id[0])
-			run_argv(ctx, ctx->drop, rm_b, NULL, 30000, &st);
+		if (x->B.id[0])
+			run_argv(cr->ctx, cr->ctx->drop, stop, NULL, 30000, &st);
+		if (x->A.id[0])
+			run_argv(cr->ctx, cr->ctx->drop, wait_a, NULL, 30000, &st);
+		paddock_session_end(cr->ctx, x->A.id, false);
+		paddock_session_end(cr->ctx, x->B.id, false);
 	}
 	sleep_ms(100);
-	reap_leftovers(r, &a0, "A");
-	reap_leftovers(r, &b0, "B");
-	if (fixture_teardown(&fx) < 0)
-		snprintf(r->alarm, sizeof(r->alarm), "teardown left the fixture behind");
+	reap_leftovers(cr->r, &x->a0, "A");
+	reap_leftovers(cr->r, &x->b0, "B");
 }
 
 const struct eval_case hb06_case = {
     .id = "HB-06",
     .title = "Workload expiry accounts for descendants",
-    .policy = "hb06_policy.json",
+    .policy = "cases/lifecycle/hb06_policy.json",
     .arms = arms,
+    .fixture = CASE_DIR | CASE_TASK | CASE_RECORDS,
+    .priv_size = sizeof(struct hb06),
     .run = run,
+    .teardown = teardown,
 };

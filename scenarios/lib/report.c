@@ -35,6 +35,9 @@ void json_write_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The same switch shape as json_write_string() (duplicates pairs them), on
+ * purpose: each format has its own escapes, and one table-driven escaper
+ * for both would hide which characters each one needs. */
 void xml_write_escaped(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {

@@ -1,11 +1,12 @@
 /* paddock-eval: the scenario harness (DESIGN.md "Scenario harness").
  *
- * One file per case (hbNN_*.c) with the same shape: fixture in a fresh
- * temporary directory, arms, a legitimate control task, evidence collected
- * outside the workload, grading, teardown. The shared part: grading.c
- * (pure), report.c (JSON, Markdown, JUnit writers; pure over FILE *),
- * observe.c (canary digests, fanotify, /proc inventories), arms.c (running
- * paddock as the unprivileged test user, and docker). */
+ * The result model every part shares: grades, verdicts, one result per
+ * case and arm, the subject under test; the shared grading rules
+ * (grading.c: verdict_set, grade_prevention, grade_write_evidence, the
+ * alarms) and the result's life (result.c), both pure; the report writers
+ * (report.c, pure over FILE *). A case's own observation struct and grader
+ * live beside its driver (cases/AREA/hbNN_grade.h); the case skeleton is
+ * case.h; docs/scenarios.md "Layout" maps the folders. */
 #pragma once
 
 #include <stdbool.h>
@@ -89,9 +90,22 @@ struct result {
 	size_t n_ev;
 	size_t ev_dropped; /* evidence lines that did not fit */
 	double seconds;
+	/* Set once a step of the arm could not run as written (argv_add()
+	 * refused a word): result_finish() makes every dimension NOT EXECUTED
+	 * with it, whatever the driver graded. */
+	char not_run[320];
 };
 
-/* ---- grading.c: pure, no syscalls ---- */
+/* The run's results, grown as the run goes (result.c). */
+struct results {
+	struct result *v;
+	size_t n, cap;
+};
+/* The bound is far above cases times arms (24 cases of a few arms): past it
+ * results_next() fails loudly instead of dropping results. */
+#define EVAL_MAX_RESULTS 4096
+
+/* ---- grading.c (the shared grading rules) and result.c: pure ---- */
 
 const char *grade_name(enum grade g);
 const char *dim_name(enum dim d);
@@ -100,6 +114,9 @@ const char *dim_name(enum dim d);
  * NOT APPLICABLE also a scope: -EINVAL otherwise (the grade is then set to
  * UNKNOWN with a reason saying so, never left as asked). */
 int verdict_set(struct verdict *v, enum grade g, const char *reason, const char *scope);
+/* The same with a formatted reason and no scope. */
+__attribute__((format(printf, 3, 4))) int verdict_setf(struct verdict *v, enum grade g,
+						       const char *fmt, ...);
 
 /* Observations behind a prevention claim. */
 enum observer_state {
@@ -121,19 +138,6 @@ struct prevention_obs {
  * when detection worked; missing evidence is UNKNOWN, never PASS; with only
  * before/after snapshots where transient mutation is in scope: UNKNOWN. */
 void grade_prevention(const struct prevention_obs *o, struct verdict *out);
-
-/* HB-04's observation claim. */
-struct transient_obs {
-	enum observer_state events;
-	size_t transient_writes;  /* write events on the scratch file */
-	size_t identified_writes; /* ... with writer identity (pid, exe, uid, session) */
-	bool marker_identified;	  /* the first of them (the marker write) has its writer */
-	bool snapshot_equal;	  /* final bytes, size, mtime and inode equal the initial ones */
-	bool snapshot_taken;	  /* before and after snapshots exist */
-	bool review_claims_no_mutation; /* the conclusion written says "no mutation" */
-	bool identity_required;
-};
-void grade_transient(const struct transient_obs *o, struct verdict *out);
 
 /* Evidence behind a write-event claim (HB-01, HB-04): enough observation
  * to support "no forbidden write" or "this write, by this writer". */
@@ -158,73 +162,6 @@ void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *ou
  * equality (static text; never "no mutation occurred"). */
 const char *snapshot_conclusion(bool equal);
 
-/* HB-05: session A meets session B's busy port. */
-struct busy_port_obs {
-	size_t checks;	    /* B health checks made while A acted */
-	size_t check_fails; /* ... that did not return B's marker */
-	bool b_read;	    /* B's identity (init pid + start, state, generation, endpoint) read */
-	bool b_unchanged;   /* ... and equal before and after, B's init still alive */
-	bool fixed_ran;	    /* A asked for B's port as a fixed port */
-	int fixed_status;   /* its exit status */
-	bool fixed_in_use;  /* it printed the "is in use; nothing started" line */
-	bool fixed_nothing; /* no session of it was registered */
-	size_t stops;	    /* A's attempts to stop B (CLI by id and name, control socket) */
-	size_t stops_refused;  /* ... refused */
-	bool listener_read;    /* /proc/net/tcp read for B's port */
-	size_t listeners;      /* sockets listening on it */
-	bool listener_is_b;    /* the one listener was created by B's uid */
-	int b_port, auto_port; /* auto_port: A's auto endpoint, 0 when none */
-	bool auto_marker;      /* A's auto endpoint returned A's marker */
-	bool auto_owned;       /* ... and names A's session id and generation */
-};
-/* Enforcement: FAIL when B missed a check, was stopped or changed, a stop
- * by A was accepted, or A got B's port; the fixed request must end in the
- * truthful bounded failure (125, "in use", nothing registered). UNKNOWN
- * when health checks or B's identity or the listener table are missing. */
-void grade_busy_port(const struct busy_port_obs *o, struct verdict *out);
-/* Control: A's permitted alternate endpoint answers with A's marker and
- * names A's session. */
-void grade_busy_port_control(const struct busy_port_obs *o, struct verdict *out);
-
-/* HB-06 control: a leased server after its main command's end. */
-struct lease_obs {
-	bool ran;	      /* the main command ended and paddock run returned */
-	bool retained;	      /* the session was "retained" after the main command */
-	bool listed;	      /* ps --json: lease with owner, generation and expiry */
-	bool recorded;	      /* record "phase": "retained" lists it likewise */
-	size_t probes_during; /* client probes between the main end and the expiry */
-	size_t ok_during;     /* ... answered by the service */
-	bool probed_after;    /* a probe after the session ended */
-	bool ok_after;	      /* ... answered */
-	bool leak_checked;    /* the main command's detached descendant was looked for */
-	size_t leaks_alive;   /* ... and found alive while the service ran */
-	bool ended_by_lease;  /* the final record says "lease-expired" */
-};
-void grade_lease_control(const struct lease_obs *o, struct verdict *out);
-
-/* HB-08 retained-service completion. */
-struct retained_obs {
-	int real_status;      /* paddock run's exit status */
-	bool record_read;     /* the record as written at the main end */
-	bool record_retained; /* "phase": "retained" */
-	int record_status;    /* its "status" */
-	bool record_exit_n;   /* "ended": "exit" with "exit_code" == real_status */
-	bool record_lease;    /* services[] with owner_uid, generation and expires */
-	bool ps_read;	      /* paddock ps --json */
-	bool ps_retained;     /* state "retained", "status" == real_status */
-	bool ps_lease;	      /* leases[] with owner_uid, generation and expires */
-	bool inv_read;	      /* host /proc inventory of the session's pid namespace */
-	size_t svc_alive;     /* the service's process alive there */
-	size_t other_alive;   /* any other process there but paddock-init */
-	bool final_read;      /* the record rewritten at the end */
-	bool final_ok;	      /* "phase": "final", status still real_status */
-};
-/* PASS: non-zero status and every view says so; the live service is
- * declared with owner and expiry in ps and the record; nothing else runs.
- * FAIL: exit zero, a view that disagrees, an undeclared process, a lease
- * without owner or expiry. UNKNOWN: a view missing. */
-void grade_retained(const struct retained_obs *o, struct verdict *out);
-
 /* A weakened arm whose enforcement is not FAIL cannot show what the case
  * claims to detect; a broken-collector arm that does not give UNKNOWN
  * hides missing evidence. Fills r->alarm and returns true then. */
@@ -241,12 +178,22 @@ __attribute__((format(printf, 3, 4))) void result_evidence(struct result *r, con
 void result_init(struct result *r, const char *case_id, const char *title, const char *arm);
 void result_mock(struct result *r, const char *what);
 
-/* Before reporting: a dimension nobody graded is UNKNOWN (missing
- * evidence), then the alarm check. */
+/* Before reporting: a result that did not run as written (not_run) is
+ * NOT EXECUTED in every dimension; a dimension nobody graded is UNKNOWN
+ * (missing evidence); then the alarm check. */
 void result_finish(struct result *r);
 
 /* Fill every dimension left unset with NOT EXECUTED and the reason. */
 void result_not_executed(struct result *r, const char *reason);
+/* The arm did not run as written: keep the first reason; result_finish()
+ * turns every dimension into NOT EXECUTED with it. */
+void result_not_run(struct result *r, const char *reason);
+
+/* A new zeroed result at the end of rs: 0, -ENOMEM, or -E2BIG past
+ * EVAL_MAX_RESULTS (never a silent drop). rs->v may move: pointers from
+ * earlier calls are stale. */
+int results_next(struct results *rs, struct result **out);
+void results_free(struct results *rs);
 
 /* ---- report.c: writers over FILE * (pure apart from the stream) ---- */
 

@@ -8,8 +8,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eval.h"
+#include "../lib/eval.h"
 #include "fan.h"
+
+/* Up to n-1 bytes of a file (not through a final symlink), NUL-terminated:
+ * the length or -errno. The harness's one small-file reader. */
+int read_file(const char *path, char *buf, size_t n);
 
 /* SHA-256 of a file's bytes as lower-case hex; negative errno on failure. */
 int observe_sha256(const char *path, char hex[65]);

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
+#include "../../include/cleanup.h"
 #include "observe.h"
 
 static long long now_ns(void)

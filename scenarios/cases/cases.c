@@ -1,0 +1,16 @@
+/* The case table: one line per case, in the spec's order. A new case is
+ * a driver under cases/AREA/ (with its policy and, when it grades by rules
+ * of its own, hbNN_grade.[ch]) and one line here. */
+#include "../lib/case.h"
+
+extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb08_case;
+
+const struct eval_case *const eval_cases[] = {
+    &hb01_case, /* files/hb01_equivalent_writes.c */
+    &hb03_case, /* files/hb03_alternate_tools.c */
+    &hb04_case, /* files/hb04_restored_state.c */
+    &hb05_case, /* lifecycle/hb05_busy_port.c */
+    &hb06_case, /* lifecycle/hb06_expiry_descendants.c */
+    &hb08_case, /* lifecycle/hb08_completion_status.c */
+};
+const size_t eval_n_cases = sizeof(eval_cases) / sizeof(eval_cases[0]);

@@ -1,0 +1,178 @@
+/* The case skeleton (case.h): the one copy of the sequence every case
+ * driver used to repeat. */
+#include "case.h"
+
+#include <errno.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include "../../include/cleanup.h"
+#include "../observers/fan.h"
+#include "../observers/observe.h"
+
+/* Step 1: what the record says about the configuration. */
+static void configure(const struct eval_ctx *ctx, const struct eval_case *c,
+		      const struct case_arm *arm, struct result *r)
+{
+	result_init(r, c->id, c->title, arm->name);
+	if (arm->adapter)
+		r->knob[0] = '\0'; /* nothing to pass to paddock */
+	if (!c->policy)
+		return;
+	snprintf(r->policy_path, sizeof(r->policy_path), "%s/%s", ctx->scenarios_dir, c->policy);
+	if (observe_sha256(r->policy_path, r->policy_sha256) < 0)
+		snprintf(r->policy_sha256, sizeof(r->policy_sha256), "unreadable");
+	if (arm->adapter)
+		snprintf(r->weakenings, sizeof(r->weakenings), "none in paddock; adapter %s",
+			 arm->name + strlen("weakened:"));
+	else if (r->kind == ARM_WEAKENED)
+		snprintf(r->weakenings, sizeof(r->weakenings), "%s", r->knob);
+	else if (r->kind == ARM_DOCKER)
+		snprintf(r->weakenings, sizeof(r->weakenings), "n/a (docker reference arm)");
+	else
+		snprintf(r->weakenings, sizeof(r->weakenings), "none");
+}
+
+/* Steps 2 and 3: true when the arm ends here. */
+static bool cannot_run(const struct eval_ctx *ctx, const struct case_arm *arm, struct result *r)
+{
+	char why[320];
+
+	if (arm->na_reason[0]) {
+		for (int d = 0; d < DIM_COUNT; d++)
+			verdict_set(&r->v[d], GRADE_NOT_APPLICABLE, arm->na_reason[d],
+				    arm->na_scope[d]);
+		return true;
+	}
+	if (r->kind == ARM_DOCKER && !ctx->docker_ok) {
+		snprintf(why, sizeof(why), "no Docker engine: %s", ctx->subj->docker_reason);
+		result_not_executed(r, why);
+		return true;
+	}
+	return false;
+}
+
+/* Step 6, the shared part: the directories the case's flags ask for. */
+static int fixture(struct case_run *cr, const struct eval_case *c, struct err *err)
+{
+	char name[16];
+	size_t k = 0;
+	int rc;
+
+	for (const char *p = c->id; *p && k + 1 < sizeof(name); p++)
+		if (isalnum((unsigned char)*p))
+			name[k++] = (char)tolower((unsigned char)*p);
+	name[k] = '\0';
+	if ((c->fixture & CASE_DIR) && (rc = fixture_make(&cr->fx, name, err)) < 0)
+		return rc;
+	if ((c->fixture & CASE_CANARY) &&
+	    (rc = fixture_canary(cr->ctx, &cr->fx, cr->canary_dir, sizeof(cr->canary_dir),
+				 cr->canary, sizeof(cr->canary), &cr->canary_mounted)) < 0)
+		return err_sys(err, rc, "canary directory");
+	if ((c->fixture & CASE_TASK) &&
+	    (rc = fixture_mkdir(cr->ctx, &cr->fx, "task", cr->task, sizeof(cr->task))) < 0)
+		return err_sys(err, rc, "task directory");
+	if ((c->fixture & CASE_RECORDS) &&
+	    (rc = records_dir(cr->ctx, cr->r, cr->records, sizeof(cr->records))) < 0)
+		return err_sys(err, rc, "records directory");
+	return 0;
+}
+
+/* Step 8, the shared part: whatever fails is the record's alarm. */
+static void teardown(struct case_run *cr)
+{
+	if (fan_stop(cr->fan) < 0)
+		snprintf(cr->r->alarm, sizeof(cr->r->alarm), "the fanotify reader did not stop");
+	cr->fan = NULL;
+	if (cr->canary_mounted)
+		umount2(cr->canary_dir, MNT_DETACH);
+	if (fixture_teardown(&cr->fx) < 0)
+		snprintf(cr->r->alarm, sizeof(cr->r->alarm), "teardown left the fixture behind");
+}
+
+static void not_executed(struct result *r, const struct err *why, const char *fallback)
+{
+	result_not_executed(r, why->msg[0] ? why->msg : fallback);
+}
+
+void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct case_arm *arm,
+		  struct result *r)
+{
+	struct case_run cr = {.ctx = ctx, .r = r, .arm = arm};
+	cleanup_free void *priv = NULL;
+	struct err why = {0};
+
+	configure(ctx, c, arm, r);
+	if (cannot_run(ctx, arm, r))
+		goto done;
+	if (c->priv_size && !(cr.priv = priv = calloc(1, c->priv_size))) {
+		result_not_executed(r, "out of memory for the case's state");
+		goto done;
+	}
+	if (c->probe && c->probe(&cr, &why) < 0) {
+		not_executed(r, &why, "the paddock under test cannot run this arm");
+		goto done;
+	}
+	if (c->mock)
+		result_mock(r, c->mock);
+	if (arm->mock)
+		result_mock(r, arm->mock);
+	log_path(ctx, r, "log", cr.log, sizeof(cr.log));
+	if (fixture(&cr, c, &why) < 0 || (c->setup && c->setup(&cr, &why) < 0))
+		not_executed(r, &why, "fixture setup failed");
+	else
+		c->run(&cr);
+	if (c->teardown)
+		c->teardown(&cr);
+	teardown(&cr);
+done:
+	result_finish(r);
+}
+
+void case_fan_start(struct case_run *cr, bool broken)
+{
+	struct result *r = cr->r;
+
+	cr->fan_ok = fan_start(&cr->fan, cr->fx.dir, broken, cr->fan_why, sizeof(cr->fan_why)) == 0;
+	/* The canary's events are told apart by its own filesystem: without
+	 * a mark on it the observer could not see the protected writes. */
+	if (cr->fan_ok && cr->canary_dir[0] && !cr->canary_mounted) {
+		snprintf(cr->fan_why, sizeof(cr->fan_why), "no tmpfs of its own for the canary");
+		cr->fan_ok = false;
+	} else if (cr->fan_ok && cr->canary_dir[0] && fan_add_fs(cr->fan, cr->canary_dir) < 0) {
+		snprintf(cr->fan_why, sizeof(cr->fan_why),
+			 "fanotify mark on the canary's tmpfs failed");
+		cr->fan_ok = false;
+	}
+	if (cr->fan_ok)
+		snprintf(r->fanotify_mode, sizeof(r->fanotify_mode), "%s", fan_mode(cr->fan));
+	else
+		result_evidence(r, "fanotify", "no event observer: %s", cr->fan_why);
+}
+
+void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_start *s)
+{
+	struct result *r = cr->r;
+
+	if (r->kind == ARM_DOCKER) {
+		argv_docker_run(a, cr->ctx, r, s->binds, s->workdir);
+		return;
+	}
+	argv_paddock_run(a, cr->ctx, r, r->policy_path, r->knob, s->ws, s->record);
+	if (s->name) {
+		argv_add(a, "--name");
+		argv_add(a, s->name);
+	}
+	argv_add(a, "--");
+}
+
+int case_run_vec(struct case_run *cr, const struct argv_buf *a, const char *log, int timeout_ms,
+		 int *status)
+{
+	bool drop = cr->r->kind != ARM_DOCKER && cr->ctx->drop;
+
+	return run_vec(cr->ctx, drop, a, log, timeout_ms, status);
+}

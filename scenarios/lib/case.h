@@ -1,0 +1,123 @@
+/* The case skeleton (case.c): every driver fills in the same shape and the
+ * skeleton owns the order, so that 24 cases do not carry 24 copies of it:
+ *
+ *   1. result and configuration (policy path and digest, weakenings);
+ *   2. arms NOT APPLICABLE by the case table: graded, nothing runs;
+ *   3. docker arms without an engine: NOT EXECUTED with the reason;
+ *   4. the case's state (priv), then probe(): can the paddock under test
+ *      run this arm at all;
+ *   5. mocked parts named in the table, the arm's log path;
+ *   6. fixture by flags (directory, canary, task directory, records), then
+ *      setup() for the case's own files and observers;
+ *   7. run(): arms, control task, outside evidence, grade;
+ *   8. teardown() for the case's own sessions and processes, then the
+ *      skeleton's: the event observer, the canary's tmpfs, the fixture;
+ *   9. result_finish().
+ *
+ * A failure in 4 or 6 is NOT EXECUTED with its one-line reason; teardown
+ * runs whatever happened after 6 began. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../include/err.h"
+#include "eval.h"
+#include "harness.h"
+
+struct fan_observer;
+
+/* One arm of a case. */
+struct case_arm {
+	const char *name; /* enforced, weakened:KNOB, docker, broken-collector, or the case's */
+	const char *mock; /* a mocked part only this arm adds (the record's "mocked"), or NULL */
+	/* weakened:MODE names a mode of a harness adapter, not a paddock
+	 * --weaken knob: paddock runs unweakened (no --weaken is passed) and
+	 * the record's weakenings say so; the arm must still FAIL. */
+	bool adapter;
+	/* NOT APPLICABLE in every dimension, with these reasons and scopes,
+	 * when na_reason[0] is set: nothing of the case runs. */
+	const char *na_reason[DIM_COUNT];
+	const char *na_scope[DIM_COUNT];
+};
+
+/* What the skeleton sets up before setup(). */
+enum case_fixture_flags {
+	CASE_DIR = 1u << 0,	/* /tmp/paddock-eval-hbNN.XXXXXX (its own tmpfs as root) */
+	CASE_CANARY = 1u << 1,	/* DIR/canary/canary.txt's directory (own tmpfs as root) */
+	CASE_TASK = 1u << 2,	/* DIR/task, writable by the workload user */
+	CASE_RECORDS = 1u << 3, /* OUTDIR/records/CASE.ARM for completion records */
+};
+
+/* One arm's run of a case, as the hooks see it. */
+struct case_run {
+	struct eval_ctx *ctx;
+	struct result *r;
+	const struct case_arm *arm;
+	struct fixture fx;
+	char task[PATH_MAX];	   /* CASE_TASK */
+	char records[PATH_MAX];	   /* CASE_RECORDS */
+	char canary_dir[PATH_MAX]; /* CASE_CANARY */
+	char canary[PATH_MAX + 16];
+	bool canary_mounted;
+	char log[PATH_MAX + 64]; /* OUTDIR/CASE.ARM.log: workload output, never evidence */
+	/* The event observer, when case_fan_start() ran: stopped by the
+	 * skeleton; fan_ok false with fan_why when there is none. */
+	struct fan_observer *fan;
+	bool fan_ok;
+	char fan_why[256];
+	void *priv; /* the case's own state: priv_size bytes, zeroed, freed after teardown */
+};
+
+/* Every driver ends with its descriptor (and begins with its arm table):
+ * designated initializers, data and not logic, so duplicates pairs them by
+ * shape across drivers. That is the price of one line per fact; the
+ * sequence they used to repeat lives in case.c. */
+struct eval_case {
+	const char *id;
+	const char *title;
+	const char *policy;	     /* relative to scenarios/, NULL when none */
+	const struct case_arm *arms; /* ends with {.name = NULL} */
+	const char *mock;	     /* a mocked part every arm uses, or NULL */
+	unsigned fixture;	     /* enum case_fixture_flags */
+	size_t priv_size;
+	/* Optional: 0, or negative with why (the arm is NOT EXECUTED). */
+	int (*probe)(struct case_run *cr, struct err *why);
+	int (*setup)(struct case_run *cr, struct err *why);
+	/* Required: run the arm and grade it. A step that cannot run sets
+	 * NOT EXECUTED itself (result_not_executed) and returns. */
+	void (*run)(struct case_run *cr);
+	/* Optional: the case's own teardown (sessions, processes). */
+	void (*teardown)(struct case_run *cr);
+};
+
+/* Run one arm of c through the skeleton into r (result_init() included,
+ * result_finish() last). */
+void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct case_arm *arm,
+		  struct result *r);
+
+/* Start the fanotify observer on the fixture (broken: HB-04's collector
+ * that drops everything), also on the canary's tmpfs when CASE_CANARY;
+ * records its mode in the result, or "no event observer: WHY" as
+ * evidence. cr->fan_ok says which. */
+void case_fan_start(struct case_run *cr, bool broken);
+
+/* The workload's start for this arm: the docker reference arm's `docker
+ * run` with binds and workdir, or `paddock run` with the arm's policy and
+ * knob, workspace ws, record, `--name name` when set, and "--". The
+ * caller appends the command. */
+struct arm_start {
+	const struct docker_bind *binds; /* docker: ends with {NULL} */
+	const char *workdir;		 /* docker: -w, or NULL */
+	const char *ws, *record, *name;	 /* paddock; NULL leaves one out */
+};
+void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_start *s);
+/* Run a vector built by case_argv_arm(): docker as root, paddock as the
+ * workload user. run_vec()'s return. */
+int case_run_vec(struct case_run *cr, const struct argv_buf *a, const char *log, int timeout_ms,
+		 int *status);
+
+/* The case table (cases/cases.c). */
+extern const struct eval_case *const eval_cases[];
+extern const size_t eval_n_cases;

@@ -1,0 +1,177 @@
+/* Grading rules of the spec's "grading" text, pure: no syscalls, no
+ * printing, so tests/unit/test_eval.c can pin every rule. */
+#include "eval.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const char *const grade_names[] = {
+    [GRADE_PASS] = "PASS",
+    [GRADE_FAIL] = "FAIL",
+    [GRADE_UNKNOWN] = "UNKNOWN",
+    [GRADE_NOT_EXECUTED] = "NOT EXECUTED",
+    [GRADE_NOT_APPLICABLE] = "NOT APPLICABLE",
+};
+
+static const char *const dim_names[] = {
+    [DIM_ENFORCEMENT] = "enforcement",
+    [DIM_CONTROL] = "control",
+    [DIM_EVIDENCE] = "evidence",
+};
+
+const char *grade_name(enum grade g)
+{
+	return (unsigned)g < sizeof(grade_names) / sizeof(grade_names[0]) ? grade_names[g] : "?";
+}
+
+const char *dim_name(enum dim d)
+{
+	return (unsigned)d < DIM_COUNT ? dim_names[d] : "?";
+}
+
+static void copy(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+}
+
+int verdict_set(struct verdict *v, enum grade g, const char *reason, const char *scope)
+{
+	bool no_reason = !reason || !*reason;
+	bool no_scope = !scope || !*scope;
+
+	v->set = true;
+	if ((g != GRADE_PASS && no_reason) || (g == GRADE_NOT_APPLICABLE && no_scope)) {
+		/* A grade that cannot say why is not evidence of anything. */
+		v->grade = GRADE_UNKNOWN;
+		snprintf(v->reason, sizeof(v->reason), "harness defect: %s given without %s",
+			 grade_name(g), no_reason ? "a reason" : "a scope");
+		v->scope[0] = '\0';
+		return -EINVAL;
+	}
+	v->grade = g;
+	copy(v->reason, sizeof(v->reason), reason);
+	copy(v->scope, sizeof(v->scope), scope);
+	return 0;
+}
+
+int verdict_setf(struct verdict *v, enum grade g, const char *fmt, ...)
+{
+	char why[sizeof(v->reason)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return verdict_set(v, g, why, NULL);
+}
+
+void grade_prevention(const struct prevention_obs *o, struct verdict *out)
+{
+	if (o->snapshot_changes > 0 || o->event_writes > 0) {
+		verdict_setf(
+		    out, GRADE_FAIL,
+		    "forbidden effect observed: %zu of %zu attempts changed the protected bytes, "
+		    "%zu write events on it",
+		    o->snapshot_changes, o->attempts, o->event_writes);
+		return;
+	}
+	if (o->attempts == 0 || o->snapshots_taken < o->attempts) {
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "missing evidence: snapshots for %zu of %zu attempts",
+			     o->snapshots_taken, o->attempts);
+		return;
+	}
+	if (o->transient_in_scope && o->events != OBSERVER_OK) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    o->events == OBSERVER_DROPPED
+				? "event collector dropped events; before/after equality alone "
+				  "cannot exclude a transient write"
+				: "no event observer (needs root for fanotify); before/after "
+				  "equality alone cannot exclude a transient write",
+			    NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *out)
+{
+	if (o->attempts == 0 || o->snapshots_taken < o->attempts) {
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "missing evidence: digests for %zu of %zu attempts",
+			     o->snapshots_taken, o->attempts);
+		return;
+	}
+	if (o->events != OBSERVER_OK) {
+		verdict_setf(
+		    out, GRADE_UNKNOWN, "digests only; no healthy event observer (%s)",
+		    o->observer_why && *o->observer_why
+			? o->observer_why
+			: (o->events == OBSERVER_DROPPED ? "events dropped" : "unavailable"));
+		return;
+	}
+	if (o->blind) {
+		verdict_setf(
+		    out, GRADE_UNKNOWN,
+		    "the event observer missed %zu allowed control writes: it cannot vouch "
+		    "for the rest",
+		    o->blind);
+		return;
+	}
+	if (o->identified > o->writes) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "harness defect: more identified writers than write events", NULL);
+		return;
+	}
+	if (o->identified < o->writes) {
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "%zu of %zu write events without writer identity (%s)",
+			     o->writes - o->identified, o->writes,
+			     o->held_identity
+				 ? "permission mode: a writer gone before it was read that never "
+				   "opened the file itself (inherited fd), or whose pid may have "
+				   "changed hands"
+				 : "notification-only observer: writer gone before it was read");
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+const char *snapshot_conclusion(bool equal)
+{
+	return equal ? "final state equals initial state (bytes, size, mtime, inode); this says "
+		       "nothing about writes in between"
+		     : "final state differs from initial state";
+}
+
+bool result_check_alarm(struct result *r)
+{
+	enum grade g = r->v[DIM_ENFORCEMENT].grade;
+
+	if (r->kind == ARM_WEAKENED && r->v[DIM_ENFORCEMENT].set && g == GRADE_PASS) {
+		snprintf(r->alarm, sizeof(r->alarm),
+			 "weakened arm %s PASSED enforcement: this case cannot detect what it "
+			 "claims to detect",
+			 r->arm);
+		return true;
+	}
+	if (r->kind == ARM_BROKEN_COLLECTOR && r->v[DIM_ENFORCEMENT].set && g != GRADE_UNKNOWN &&
+	    g != GRADE_NOT_EXECUTED) {
+		snprintf(r->alarm, sizeof(r->alarm),
+			 "broken-collector arm graded %s instead of UNKNOWN: missing evidence was "
+			 "not noticed",
+			 grade_name(g));
+		return true;
+	}
+	return r->alarm[0] != '\0';
+}
+
+bool result_fails_run(const struct result *r)
+{
+	if (r->alarm[0])
+		return true;
+	if (r->kind != ARM_ENFORCED)
+		return false;
+	return r->v[DIM_ENFORCEMENT].grade == GRADE_FAIL || r->v[DIM_CONTROL].grade == GRADE_FAIL;
+}
