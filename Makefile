@@ -247,9 +247,9 @@ $(B)/scenarios/%.o: scenarios/%.c
 $(B)/paddock-eval: $(EVAL_OBJ) $(B)/policy/sha256.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
-$(B)/tests/test_eval: tests/unit/test_eval.c $(EVAL_LIB_OBJ)
+$(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
 # The fanotify observer under load and with a slowed reader (as root):
 # tests/integration/fan_stress.c, built with its test hooks.

@@ -15,21 +15,9 @@
 #include "../../scenarios/cases/lifecycle/hb05_grade.h"
 #include "../../scenarios/cases/lifecycle/hb06_grade.h"
 #include "../../scenarios/cases/lifecycle/hb08_grade.h"
+#include "unit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-static void leak_check(void)
-{
-	if (__lsan_do_recoverable_leak_check())
-		abort();
-}
-#else
-static void leak_check(void)
-{
-}
-#endif
-
-TestSuite(eval, .fini = leak_check);
+TestSuite(eval, .fini = unit_leak_check);
 
 static struct prevention_obs clean(void)
 {
