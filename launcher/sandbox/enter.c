@@ -283,7 +283,14 @@ static int child_setup(const struct sandbox_spec *s, int *ctl, int *init_fd, str
 	rc = sandbox_harden(s, p->cwd, keep, n, n - 1, false, err);
 	*ctl = keep[0];
 	*init_fd = keep[n - 1];
-	return rc;
+	if (rc < 0)
+		return rc;
+	/* init is told these numbers (sandbox_init_argv()): they must be
+	 * where the keep order put them. */
+	if (keep[0] != INITPROTO_FD_CONTROL ||
+	    (s->landlock.enabled && keep[1] != INITPROTO_FD_LANDLOCK))
+		return err_set(err, EBADF, "the fd layout differs from enum initproto_fd");
+	return 0;
 }
 
 static _Noreturn void child(const struct sandbox_spec *s, int ctl)
