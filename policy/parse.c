@@ -118,23 +118,6 @@ static int parse_user(const cJSON *obj, struct policy *p, struct err *err)
 	return 0;
 }
 
-static int parse_network(const cJSON *it, struct policy *p, struct err *err)
-{
-	const char *s;
-	int r;
-
-	r = policy_json_string(it, "network", &s, err);
-	if (r < 0)
-		return r;
-	if (strcmp(s, "host") == 0)
-		return err_set(err, EINVAL,
-			       "network: \"host\" is only available as --weaken host-net");
-	if (strcmp(s, "none") != 0)
-		return err_set(err, EINVAL, "network: unknown mode %s", QUOTE(s));
-	p->network = POLICY_NET_NONE;
-	return 0;
-}
-
 static int parse_env_keep(const cJSON *arr, struct policy *p, struct err *err)
 {
 	char path[JPATH_MAX];
@@ -356,7 +339,7 @@ static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_i
 	if (r >= 0 && (it = member(root, "cwd")))
 		r = policy_json_strdup(it, "cwd", &p->cwd, err);
 	if (r >= 0 && (it = member(root, "network")))
-		r = parse_network(it, p, err);
+		r = policy_parse_network(it, p, err);
 	if (r >= 0 && (it = member(root, "environment")))
 		r = parse_environment(it, p, err);
 	if (r >= 0 && (it = member(root, "mounts")))
@@ -462,6 +445,14 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->n_ports; i++)
 		free(p->ports[i].host_addr);
 	free(p->ports);
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		free(p->net_allow[i].host);
+	free(p->net_allow);
+	for (size_t i = 0; i < p->n_net_resolve; i++) {
+		free(p->net_resolve[i].host);
+		free(p->net_resolve[i].addr);
+	}
+	free(p->net_resolve);
 	free(p->landlock_tcp_bind);
 	free(p->landlock_tcp_connect);
 	free(p);

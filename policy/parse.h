@@ -25,6 +25,9 @@ int policy_parse_landlock(const cJSON *obj, struct policy *p, struct err *err);
 /* Walk the "ports" array into p->ports (at most POLICY_PORTS_MAX). */
 int policy_parse_ports(const cJSON *arr, struct policy *p, struct err *err);
 
+/* Walk "network" (a mode string, or an object with mode, allow, resolve). */
+int policy_parse_network(const cJSON *it, struct policy *p, struct err *err);
+
 /* "<path>: invalid size ..." or "<path>: size ... is too large" for the
  * result r of policy_parse_size(); hint is appended to the examples. */
 int policy_size_error(int r, const char *path, const char *s, const char *hint, struct err *err);

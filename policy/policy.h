@@ -34,7 +34,8 @@ enum policy_mount_type {
 };
 
 enum policy_net {
-	POLICY_NET_NONE, /* a new net namespace with only lo, up */
+	POLICY_NET_NONE,     /* a new net namespace with only lo, up */
+	POLICY_NET_MEDIATED, /* the same, and paddock-mediator the only way out (docs/network.md) */
 };
 
 enum policy_rlimit {
@@ -94,6 +95,35 @@ struct policy_service {
 
 #define POLICY_PORTS_MAX 16 /* entries of "ports" */
 
+#define POLICY_NET_RULES_MAX 64	 /* entries of "network.allow" */
+#define POLICY_NET_PORTS_MAX 16	 /* ports of one rule */
+#define POLICY_NET_RESOLVE_MAX 16 /* entries of "network.resolve" */
+#define POLICY_NET_NAME_MAX 253	 /* a DNS name, without the trailing dot */
+
+enum policy_net_proto {
+	POLICY_NET_HTTP = 1u << 0, /* HTTP/1.1: proxy-form, or transparent on the port */
+	POLICY_NET_TLS = 1u << 1,  /* TLS, the SNI checked against the name (CONNECT or transparent) */
+	POLICY_NET_TCP = 1u << 2,  /* plain TCP to the name's port */
+};
+
+/* "network.allow": where a mediated sandbox may connect. */
+struct policy_net_rule {
+	char *host; /* lower case; "api.example.com", or "*.example.com" (any name below) */
+	uint16_t ports[POLICY_NET_PORTS_MAX];
+	size_t n_ports;
+	enum policy_net_proto protocol;
+	size_t index; /* position in "network.allow", for messages and admissions */
+};
+
+/* "network.resolve": a name resolved to a fixed address by the mediator
+ * instead of DNS; an address it would refuse (loopback, private) is then
+ * allowed for that name only, because a rule names it (tests, local
+ * services). */
+struct policy_net_resolve {
+	char *host;
+	char *addr; /* an IPv4 or IPv6 literal */
+};
+
 /* "ports": the supervisor listens on the host's loopback and relays each
  * connection into the sandbox's network namespace. */
 struct policy_port {
@@ -115,6 +145,10 @@ struct policy {
 	uint32_t uid, gid; /* inside; when !has_*, the caller's own ids */
 	char *cwd;	   /* never NULL; default "/" */
 	enum policy_net network;
+	struct policy_net_rule *net_allow;
+	size_t n_net_allow;
+	struct policy_net_resolve *net_resolve;
+	size_t n_net_resolve;
 	bool env_clear;	 /* default true */
 	char **env_keep; /* names; a trailing '*' matches a prefix */
 	size_t n_env_keep;
@@ -199,6 +233,11 @@ struct policy_additions {
 	const char *cwd;	  /* replaces "cwd" when not NULL */
 	const char *const *ports; /* "HOST:PORT:SANDBOXPORT", appended to "ports" */
 	size_t n_ports;
+	/* "HOST[:PORT]" (--allow-net), appended to "network.allow"; the
+	 * network becomes "mediated". PORT 443 (the default) is "tls", 80
+	 * "http", any other "tcp". */
+	const char *const *allow_net;
+	size_t n_allow_net;
 };
 
 /* Return in *out (malloc'd, NUL-terminated, length in *out_len) the JSON
@@ -223,3 +262,12 @@ const char *policy_mount_type_name(enum policy_mount_type t);
 const char *policy_rlimit_name(enum policy_rlimit r);
 const char *policy_ns_name(unsigned bit); /* one POLICY_NS_* bit -> "user", ... */
 const char *policy_errno_name(int e);	  /* EPERM -> "EPERM", unknown -> "E?" */
+const char *policy_net_proto_name(enum policy_net_proto p); /* "http", "tls", "tcp" */
+
+/* Does name (lower case, no trailing dot) match rule host pattern ("a.b" or
+ * "*.b": any name ending in ".b", not "b" itself)? Pure. */
+bool policy_net_host_match(const char *pattern, const char *name);
+/* Is s a host name a rule may name: labels of [a-z0-9-], not starting or
+ * ending with '-', 1-63 bytes each, at most POLICY_NET_NAME_MAX in all;
+ * with wildcard, "*." may come first. */
+bool policy_net_host_valid(const char *s, bool wildcard);
