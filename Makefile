@@ -50,7 +50,15 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: eval fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
 
-all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval
+all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
+
+# paddock-mediator (mediator/, docs/network.md): the parsers and rules are
+# pure (unit-tested, fuzzed); main.c and loop.c do the I/O.
+MEDIATOR_SRC := $(wildcard mediator/*.c)
+MEDIATOR_LIB_OBJ := $(filter-out $(B)/mediator/main.o,$(MEDIATOR_SRC:%.c=$(B)/%.o))
+POLICY_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard policy/*.c))
+$(B)/paddock-mediator: $(B)/mediator/main.o $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -202,6 +210,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/libexec/paddock $(DESTDIR)$(PREFIX)/share/paddock/policies
 	install -m 755 $(B)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
 	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
+	install -m 755 $(B)/paddock-mediator $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator
 	install -m 644 docs/man/paddock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/paddock-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 docs/man/paddock-init.8 $(DESTDIR)$(PREFIX)/share/man/man8/

@@ -16,7 +16,10 @@ static const cJSON *member(const cJSON *obj, const char *key)
 
 const char *policy_net_proto_name(enum policy_net_proto p)
 {
-	return p == POLICY_NET_HTTP ? "http" : p == POLICY_NET_TLS ? "tls" : p == POLICY_NET_TCP ? "tcp" : "?";
+	return p == POLICY_NET_HTTP  ? "http"
+	       : p == POLICY_NET_TLS ? "tls"
+	       : p == POLICY_NET_TCP ? "tcp"
+				     : "?";
 }
 
 bool policy_net_host_valid(const char *s, bool wildcard)
@@ -63,7 +66,8 @@ bool policy_net_host_match(const char *pattern, const char *name)
 static int parse_proto(const cJSON *it, const char *path, enum policy_net_proto *out,
 		       struct err *err)
 {
-	static const enum policy_net_proto all[] = {POLICY_NET_HTTP, POLICY_NET_TLS, POLICY_NET_TCP};
+	static const enum policy_net_proto all[] = {POLICY_NET_HTTP, POLICY_NET_TLS,
+						    POLICY_NET_TCP};
 	const char *s;
 	int r = policy_json_string(it, path, &s, err);
 
@@ -101,6 +105,12 @@ static int parse_ports(const cJSON *arr, const char *path, struct policy_net_rul
 			r = -EINVAL;
 		if (r < 0)
 			return err_set(err, EINVAL, "%s: must be an integer from 1 to 65535", sub);
+		/* The mediator's own: its DNS stub and its proxy. */
+		if (v == 53 || v == 3128)
+			return err_set(err, EINVAL,
+				       "%s: port %u is the mediator's own (DNS stub, proxy); "
+				       "name the service's real port",
+				       sub, (unsigned)v);
 		for (size_t i = 0; i < rule->n_ports; i++)
 			if (rule->ports[i] == v)
 				return err_set(err, EINVAL, "%s: port %u is listed twice", sub,
@@ -110,8 +120,7 @@ static int parse_ports(const cJSON *arr, const char *path, struct policy_net_rul
 	return 0;
 }
 
-static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *rule,
-		      struct err *err)
+static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *rule, struct err *err)
 {
 	static const char *const keys[] = {"host", "ports", "protocol", NULL};
 	char path[JPATH_MAX], sub[JPATH_MAX];
@@ -129,7 +138,9 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 		return r;
 	if (!host || !ports || !proto)
 		return err_set(err, EINVAL, "%s: missing key \"%s\"", path,
-			       !host ? "host" : !ports ? "ports" : "protocol");
+			       !host	? "host"
+			       : !ports ? "ports"
+					: "protocol");
 	snprintf(sub, sizeof(sub), "network.allow[%zu].host", index);
 	r = policy_json_string(host, sub, &s, err);
 	if (r < 0)
@@ -160,7 +171,8 @@ static int parse_allow(const cJSON *arr, struct policy *p, struct err *err)
 	if (r < 0)
 		return r;
 	if (cJSON_GetArraySize(arr) > POLICY_NET_RULES_MAX)
-		return err_set(err, EINVAL, "network.allow: at most %d rules", POLICY_NET_RULES_MAX);
+		return err_set(err, EINVAL, "network.allow: at most %d rules",
+			       POLICY_NET_RULES_MAX);
 	p->net_allow = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*p->net_allow));
 	if (!p->net_allow)
 		return err_set(err, ENOMEM, "out of memory");
@@ -250,8 +262,8 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 	} else {
 		r = policy_json_object(it, "network", err);
 		if (r >= 0)
-			r = policy_json_check_keys(it, keys, "network", " (known: mode, allow, resolve)",
-						   err);
+			r = policy_json_check_keys(it, keys, "network",
+						   " (known: mode, allow, resolve)", err);
 		if (r < 0)
 			return r;
 		mode = member(it, "mode");
@@ -262,7 +274,8 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 	if (r < 0)
 		return r;
 	if (strcmp(s, "host") == 0)
-		return err_set(err, EINVAL, "network: \"host\" is only available as --weaken host-net");
+		return err_set(err, EINVAL,
+			       "network: \"host\" is only available as --weaken host-net");
 	if (strcmp(s, "none") == 0)
 		p->network = POLICY_NET_NONE;
 	else if (strcmp(s, "mediated") == 0)
@@ -274,7 +287,8 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		return 0;
 	if ((x = member(it, "allow"))) {
 		if (p->network != POLICY_NET_MEDIATED)
-			return err_set(err, EINVAL, "network.allow: only with \"mode\": \"mediated\"");
+			return err_set(err, EINVAL,
+				       "network.allow: only with \"mode\": \"mediated\"");
 		r = parse_allow(x, p, err);
 		if (r < 0)
 			return r;

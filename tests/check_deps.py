@@ -4,6 +4,8 @@ way (docs/architecture.md):
 
   launcher/ (the binary) -> supervisor/ -> {sandbox/, session/}
                          -> {mounts/, policy/} -> include/
+  mediator/ (paddock-mediator) -> policy/ -> include/; nothing of the
+  launcher includes it, nor it the launcher
   sandbox/ and session/ never include each other; init/ includes only
   include/; a module's private headers are its own.
 
@@ -28,6 +30,7 @@ PUBLIC = {
     "init": ["include/"],
     "include": [],
     "scenarios": ["policy/sha256.h", "include/"],
+    "mediator": ["policy/policy.h", "policy/sha256.h", "include/"],
 }
 # The room of a path, and its own prefix (what it may include freely).
 ROOMS = [
@@ -40,6 +43,7 @@ ROOMS = [
     ("init/", "init"),
     ("include/", "include"),
     ("scenarios/", "scenarios"),
+    ("mediator/", "mediator"),
 ]
 # The binary's own files are launcher/*.{c,h} only, not its subfolders.
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

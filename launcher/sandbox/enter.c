@@ -264,6 +264,8 @@ static int child_setup(const struct sandbox_spec *s, int *ctl, int *init_fd, str
 		return err_sys(err, errno, "sethostname");
 	if (s->namespaces & POLICY_NS_NET) {
 		rc = net_lo_up(err);
+		if (rc >= 0 && s->anyip)
+			rc = net_anyip_routes(err);
 		if (rc < 0)
 			return rc;
 	}
@@ -318,6 +320,13 @@ static _Noreturn void child(const struct sandbox_spec *s, int ctl)
 /* Step 1 and 3. */
 int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err)
 {
+	return sandbox_start_gated(s, sb, NULL, NULL, err);
+}
+
+int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
+			int (*before_go)(struct sandbox *sb, void *arg, struct err *err), void *arg,
+			struct err *err)
+{
 	int sv[2];
 	cleanup_close int peer = -1;
 	struct sys_clone_args args = {0};
@@ -360,6 +369,11 @@ int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *
 	if (rc < 0)
 		return rc;
 	log_debug("maps written");
+	if (before_go) {
+		rc = before_go(sb, arg, err);
+		if (rc < 0)
+			return rc;
+	}
 	if (send(sb->ctl, "go", 2, MSG_NOSIGNAL) != 2)
 		return err_sys(err, errno, "release the sandbox");
 	return 0;

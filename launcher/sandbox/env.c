@@ -54,6 +54,16 @@ static int put(char **env, size_t *n, const char *entry)
 	return 0;
 }
 
+/* A mediated network: proxy-aware clients find the mediator's proxy by
+ * these (docs/network.md); proxy-unaware ones reach it anyway through the
+ * local routes. Set before the policy's own list, which may replace them. */
+static const char *const proxy_env[] = {
+    "HTTP_PROXY=http://127.0.0.1:3128", "HTTPS_PROXY=http://127.0.0.1:3128",
+    "http_proxy=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
+    "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+};
+#define N_PROXY_ENV (sizeof(proxy_env) / sizeof(proxy_env[0]))
+
 int env_build(const struct policy *p, char *const *caller_env, char ***out)
 {
 	size_t n_caller = 0, n = 0;
@@ -61,7 +71,7 @@ int env_build(const struct policy *p, char *const *caller_env, char ***out)
 
 	while (caller_env && caller_env[n_caller])
 		n_caller++;
-	env = calloc(n_caller + p->n_env_set + 1, sizeof(*env));
+	env = calloc(n_caller + p->n_env_set + N_PROXY_ENV + 1, sizeof(*env));
 	if (!env)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_caller; i++) {
@@ -72,6 +82,9 @@ int env_build(const struct policy *p, char *const *caller_env, char ***out)
 		if (put(env, &n, caller_env[i]) < 0)
 			goto oom;
 	}
+	for (size_t i = 0; p->network == POLICY_NET_MEDIATED && i < N_PROXY_ENV; i++)
+		if (put(env, &n, proxy_env[i]) < 0)
+			goto oom;
 	for (size_t i = 0; i < p->n_env_set; i++)
 		if (put(env, &n, p->env_set[i]) < 0)
 			goto oom;

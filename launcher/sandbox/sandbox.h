@@ -32,8 +32,11 @@ int userns_write_maps(pid_t pid, uid_t inside_uid, uid_t outside_uid, gid_t insi
 /* The map line "INSIDE OUTSIDE 1\n" into buf. */
 int userns_map_line(char *buf, size_t size, unsigned inside, unsigned outside);
 
-/* net.c: bring lo up in the current network namespace over rtnetlink. */
+/* net.c: bring lo up in the current network namespace over rtnetlink;
+ * for a mediated network, local default routes on lo for IPv4 and IPv6
+ * (every destination is local: docs/network.md). */
 int net_lo_up(struct err *err);
+int net_anyip_routes(struct err *err);
 
 /* caps.c: drop every capability from every set, the bounding set and the
  * ambient set. */
@@ -135,6 +138,7 @@ struct sandbox_spec {
 	gid_t gid_in, gid_out;
 	int init_fd;	   /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
 	bool new_session;  /* setsid(2) for what enters; false only when weakened */
+	bool anyip;	   /* mediated network: local default routes on lo */
 	char *const *argv; /* the workload command, NULL-terminated */
 };
 
@@ -158,6 +162,13 @@ int sandbox_prepare_init(const char *init_path, int *out, struct err *err);
  * namespace inodes are set from the clone on, so the caller can end the
  * child on any later failure. */
 int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err);
+/* The same, with before_go called once the id maps are written and before
+ * the child is released: nothing of the sandbox runs yet, and before_go may
+ * join its namespaces through sb->pidfd (the mediator binds its listeners
+ * inside then, so no workload can take their ports first). */
+int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
+			int (*before_go)(struct sandbox *sb, void *arg, struct err *err), void *arg,
+			struct err *err);
 /* Prepare the protected paths (placeholders, locks) while the child mounts
  * the rest, and hand it the result. On failure the child is killed and its
  * own error, if it failed first, is the one reported. */

@@ -6,12 +6,14 @@
  * renders the spec plus this. */
 #pragma once
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
 
+#include "../../include/admission.h"
 #include "../../include/err.h"
 #include "../../policy/policy.h"
 #include "../session/session.h"
@@ -42,6 +44,14 @@ struct survivor {
 };
 
 #define OUTCOME_WARNINGS_MAX 4
+
+/* A mediated network's admissions, summed from the mediator's log. */
+struct outcome_net {
+	bool reported; /* the log was read */
+	unsigned long counts[MEDIATOR_DECISIONS];
+	char log_sha256[65];
+	char log_path[PATH_MAX];
+};
 
 struct outcome {
 	/* the supervisor's own events */
@@ -81,6 +91,7 @@ struct outcome {
 	enum ending ending;
 	int status; /* paddock run's own exit status */
 	struct timespec t_end, t_main_end;
+	struct outcome_net net;
 };
 
 enum outcome_effect {

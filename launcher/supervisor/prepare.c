@@ -260,6 +260,9 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		sb->landlock.abi = landlock_abi(); /* recorded even when not applied */
 	}
 	sb->policy = r->policy;
+	/* Without its own network namespace (--weaken host-net) there is
+	 * nothing to mediate: the host's network is the weakening. */
+	sb->anyip = r->policy->network == POLICY_NET_MEDIATED && (sb->namespaces & POLICY_NS_NET);
 	rc = ports_check(r, err);
 	if (rc < 0 || r->opt->explain)
 		return rc;

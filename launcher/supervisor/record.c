@@ -236,6 +236,32 @@ static cJSON *endpoints(const struct run *r)
 	return a;
 }
 
+/* The network mode and, when mediated, what the mediator decided: counts
+ * per decision from its admissions log, the log's path and digest. */
+static cJSON *network(const struct run *r)
+{
+	const struct policy *p = r->spec->policy;
+	cJSON *o = cJSON_CreateObject(), *c;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "mode",
+				!(r->spec->sb.namespaces & POLICY_NS_NET) ? "host"
+				: p && p->network == POLICY_NET_MEDIATED ? "mediated"
+									  : "none");
+	if (!r->spec->sb.anyip)
+		return o;
+	cJSON_AddBoolToObject(o, "admissions_reported", r->out.net.reported);
+	if (!r->out.net.reported)
+		return o;
+	c = cJSON_AddObjectToObject(o, "admissions");
+	for (int k = 0; c && k < MEDIATOR_DECISIONS; k++)
+		cJSON_AddNumberToObject(c, mediator_decision_names[k], (double)r->out.net.counts[k]);
+	cJSON_AddStringToObject(o, "admissions_log", r->out.net.log_path);
+	cJSON_AddStringToObject(o, "admissions_sha256", r->out.net.log_sha256);
+	return o;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -274,6 +300,7 @@ static cJSON *build(const struct run *r)
 		cJSON_AddBoolToObject(x, "detached", r->live.session->info.detached);
 	}
 	cJSON_AddItemToObject(o, "endpoints", endpoints(r));
+	cJSON_AddItemToObject(o, "network", network(r));
 	x = cJSON_AddObjectToObject(o, "ids");
 	cJSON_AddNumberToObject(x, "uid_inside", r->spec->sb.uid_in);
 	cJSON_AddNumberToObject(x, "uid_outside", r->spec->sb.uid_out);

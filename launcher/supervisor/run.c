@@ -35,6 +35,9 @@ static FILE *message_stream(const struct run *r)
 static void live_free(struct run_live *l)
 {
 	ports_stop(&l->ports);
+	mediator_stop(&l->mediator);
+	if (l->mediator.log_fd >= 0)
+		close(l->mediator.log_fd);
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
 	if (l->box.pidfd >= 0)
@@ -52,10 +55,17 @@ static int start(struct run *r, struct err *err)
 	/* Blocked before the clone, so none is lost before the signalfd. */
 	forwarded_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	/* A mediated network: the mediator's listeners are bound inside
+	 * before the child is released. */
+	if (r->spec->sb.anyip)
+		rc = sandbox_start_gated(&r->spec->sb, &r->live.box, mediator_bind, r, err);
+	else
+		rc = sandbox_start(&r->spec->sb, &r->live.box, err);
 	if (rc >= 0)
 		rc = sandbox_protect(&r->spec->sb, &r->live.box, &r->live.protect, err);
 	log_debug("protected paths prepared");
+	if (rc >= 0 && r->spec->sb.anyip)
+		rc = mediator_start(r, err);
 	if (rc >= 0)
 		rc = ports_start(r, err);
 	if (rc < 0 && r->live.box.pidfd >= 0) {
@@ -74,8 +84,11 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	struct err werr = {0};
 	FILE *out;
 
-	/* The endpoints end with the session, before anyone learns it ended. */
+	/* The endpoints end with the session, before anyone learns it ended;
+	 * the mediator too, and what it admitted goes into the record. */
 	ports_stop(&r->live.ports);
+	mediator_stop(&r->live.mediator);
+	mediator_summary(r);
 	if (rc < 0) {
 		outcome_fail(&r->out, err);
 		clock_gettime(CLOCK_REALTIME, &r->out.t_end);
@@ -119,7 +132,8 @@ int supervisor_run(const struct options *o)
 				 .report_fd = -1,
 				 .caller_err = -1,
 				 .record_fd = -1,
-				 .ports = {.relay_pidfd = -1}}};
+				 .ports = {.relay_pidfd = -1},
+				 .mediator = {.pidfd = -1, .log_fd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0};
 	cleanup_close int record_fd = -1;

@@ -37,6 +37,23 @@ struct ports {
 	int relay_pidfd;
 };
 
+/* The mediator of a mediated network (mediator.c). */
+#define MED_LISTENERS_MAX 64
+enum med_listener_kind { MED_L_PROXY, MED_L_TCP, MED_L_DNS_UDP, MED_L_DNS_TCP };
+struct mediator_listener {
+	enum med_listener_kind kind;
+	int family;
+	uint16_t port;
+	int fd;
+};
+struct mediator_state {
+	struct mediator_listener l[MED_LISTENERS_MAX];
+	size_t n;
+	pid_t pid; /* 0: none */
+	int pidfd;
+	int log_fd; /* the admissions log, in the session's directory */
+};
+
 /* What is open and running. */
 struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
@@ -51,6 +68,7 @@ struct run_live {
 	int exec_end[2];
 	bool exec_end_open;
 	int record_fd; /* --record: written at "retained" and at the end */
+	struct mediator_state mediator;
 };
 
 struct run {
@@ -125,6 +143,18 @@ void leases_publish(struct run *r);
 /* The effects of "retained": the session, the record and a waiting
  * foreground process learn the main command's outcome now. */
 void leases_retained(struct run *r);
+
+/* mediator.c: a mediated network. mediator_bind() is sandbox_start_gated()'s
+ * before_go (arg: the run): the listeners bound inside the sandbox's
+ * network namespace before anything of the sandbox runs. mediator_start():
+ * paddock-mediator started with them (in the caller's namespaces), its
+ * admissions log in the session's directory. mediator_stop(): SIGTERM,
+ * SIGKILL a second later, reaped by pidfd; safe at any point.
+ * mediator_summary(): the log's counts and digest into the outcome. */
+int mediator_bind(struct sandbox *sb, void *arg, struct err *err);
+int mediator_start(struct run *r, struct err *err);
+void mediator_stop(struct mediator_state *ms);
+void mediator_summary(struct run *r);
 
 /* record.c: the completion record (docs/record.md) from spec and outcome. */
 int record_write(const struct run *r, int fd, struct err *err);

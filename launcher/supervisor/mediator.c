@@ -1,0 +1,428 @@
+/* The supervisor's side of a mediated network (docs/network.md): the
+ * mediator's listening sockets are bound inside the sandbox's network
+ * namespace by a short-lived helper that joins it before the child is
+ * released (so no workload can take their ports first), handed back over a
+ * socket pair, and given to paddock-mediator, which stays in the caller's
+ * namespaces and dials from there. At the end it is stopped by pidfd and
+ * its admissions log summed up for the record. */
+#include "run.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../include/cleanup.h"
+#include "../../include/exitcodes.h"
+#include "../../include/io.h"
+#include "../../policy/sha256.h"
+
+#define PROXY_PORT 3128
+#define DNS_PORT   53
+
+/* What to bind: the proxy on 127.0.0.1, DNS on both wildcards (UDP and
+ * TCP), and every port a rule names on both wildcards. */
+static int plan(const struct policy *p, struct mediator_listener *out, size_t max)
+{
+	size_t n = 0;
+
+#define ADD(k, f, port_)                                                    \
+	do {                                                                \
+		if (n == max)                                               \
+			return -ENOSPC;                                     \
+		out[n++] = (struct mediator_listener){                      \
+		    .kind = (k), .family = (f), .port = (port_), .fd = -1}; \
+	} while (0)
+	ADD(MED_L_PROXY, AF_INET, PROXY_PORT);
+	ADD(MED_L_DNS_UDP, AF_INET, DNS_PORT);
+	ADD(MED_L_DNS_UDP, AF_INET6, DNS_PORT);
+	ADD(MED_L_DNS_TCP, AF_INET, DNS_PORT);
+	ADD(MED_L_DNS_TCP, AF_INET6, DNS_PORT);
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		for (size_t k = 0; k < p->net_allow[i].n_ports; k++) {
+			uint16_t port = p->net_allow[i].ports[k];
+			bool seen = false;
+
+			for (size_t j = 0; j < n && !seen; j++)
+				seen = out[j].kind == MED_L_TCP && out[j].port == port;
+			if (seen)
+				continue;
+			ADD(MED_L_TCP, AF_INET, port);
+			ADD(MED_L_TCP, AF_INET6, port);
+		}
+#undef ADD
+	return (int)n;
+}
+
+/* In the helper, inside the sandbox's user and network namespaces. */
+static int bind_one(struct mediator_listener *l, struct err *err)
+{
+	struct sockaddr_storage ss = {0};
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	bool udp = l->kind == MED_L_DNS_UDP;
+	int one = 1, fd;
+
+	fd = socket(l->family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return err_sys(err, errno, "mediator: socket");
+	/* Never SO_REUSEPORT: nothing else may share these ports. */
+	if (l->family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+		return err_sys(err, errno, "mediator: IPV6_V6ONLY");
+	if (l->family == AF_INET) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(l->port);
+		in4->sin_addr.s_addr = htonl(l->kind == MED_L_PROXY ? INADDR_LOOPBACK : INADDR_ANY);
+	} else {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(l->port);
+		in6->sin6_addr = in6addr_any;
+	}
+	if (bind(fd, (struct sockaddr *)&ss, l->family == AF_INET ? sizeof(*in4) : sizeof(*in6)) <
+	    0)
+		return err_sys(err, errno, "mediator: bind port %u", l->port);
+	if (!udp && listen(fd, 128) < 0)
+		return err_sys(err, errno, "mediator: listen port %u", l->port);
+	l->fd = fd;
+	return 0;
+}
+
+static int send_fds(int sock, const struct mediator_listener *l, size_t n)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * MED_LISTENERS_MAX)] = {0};
+	int fds[MED_LISTENERS_MAX];
+	char byte = 0;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = CMSG_SPACE(sizeof(int) * n)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	for (size_t i = 0; i < n; i++)
+		fds[i] = l[i].fd;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+static _Noreturn void bind_helper(struct mediator_listener *l, size_t n, int pidfd, int sock)
+{
+	int keep[1] = {sock};
+	struct sandbox_join j = {.parent = getppid(),
+				 .pidfd = pidfd,
+				 .nstypes = CLONE_NEWUSER | CLONE_NEWNET,
+				 .keep = keep,
+				 .n_keep = 1,
+				 .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIO};
+	struct err err = {0};
+	int rc = sandbox_join(&j, &err);
+
+	/* The join's capabilities in the sandbox's user namespace are what
+	 * binds ports below 1024 there; the helper exits right after. */
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		rc = bind_one(&l[i], &err);
+	if (rc >= 0)
+		rc = send_fds(keep[0], l, n);
+	if (rc < 0) {
+		char msg[sizeof(err.msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err.msg[0] ? err.msg : strerror(-rc));
+		(void)!write(keep[0], msg, strlen(msg));
+	}
+	_exit(rc < 0 ? EXIT_LAUNCHER : 0);
+}
+
+static int recv_fds(int sock, struct mediator_listener *l, size_t n, struct err *err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * MED_LISTENERS_MAX)];
+	char text[512];
+	struct iovec iov = {.iov_base = text, .iov_len = sizeof(text) - 1};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	ssize_t k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+
+	cm = k > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int) * n)) {
+		text[k > 0 ? k : 0] = '\0';
+		return err_set(err, EIO, "mediator listeners: %s",
+			       k > 1 ? text : "the helper failed");
+	}
+	for (size_t i = 0; i < n; i++)
+		memcpy(&l[i].fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+	return 0;
+}
+
+int mediator_bind(struct sandbox *sb, void *arg, struct err *err)
+{
+	struct run *r = arg;
+	struct mediator_state *ms = &r->live.mediator;
+	int sv[2], rc;
+	pid_t pid;
+
+	rc = plan(r->spec->policy, ms->l, MED_LISTENERS_MAX);
+	if (rc < 0)
+		return err_set(err, ENOSPC,
+			       "network.allow: more ports than the mediator can listen on");
+	ms->n = (size_t)rc;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, errno, "mediator: socketpair");
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return err_sys(err, errno, "mediator: fork");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		bind_helper(ms->l, ms->n, sb->pidfd, sv[1]);
+	}
+	close(sv[1]);
+	rc = recv_fds(sv[0], ms->l, ms->n, err);
+	close(sv[0]);
+	/* Our unreaped child, by pid: nothing else has that pid yet. */
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
+/* ------------------------------------------------------ paddock-mediator */
+
+static int find_mediator(char *buf, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n < 0)
+		return -errno;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if (snprintf(buf, size, "%s/paddock-mediator", self) < (int)size && access(buf, X_OK) == 0)
+		return 0;
+	if (snprintf(buf, size, "%s/../libexec/paddock/paddock-mediator", self) < (int)size &&
+	    access(buf, X_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+/* {"version":1,"network":{...}}: the effective network, as a policy the
+ * mediator loads with the same parser. */
+static cJSON *network_policy(const struct policy *p)
+{
+	cJSON *root = cJSON_CreateObject(), *net, *allow, *res;
+
+	cJSON_AddNumberToObject(root, "version", 1);
+	net = cJSON_AddObjectToObject(root, "network");
+	cJSON_AddStringToObject(net, "mode", "mediated");
+	allow = cJSON_AddArrayToObject(net, "allow");
+	for (size_t i = 0; allow && i < p->n_net_allow; i++) {
+		const struct policy_net_rule *rule = &p->net_allow[i];
+		cJSON *o = cJSON_CreateObject(), *ports;
+
+		cJSON_AddStringToObject(o, "host", rule->host);
+		ports = cJSON_AddArrayToObject(o, "ports");
+		for (size_t k = 0; ports && k < rule->n_ports; k++)
+			cJSON_AddItemToArray(ports, cJSON_CreateNumber(rule->ports[k]));
+		cJSON_AddStringToObject(o, "protocol", policy_net_proto_name(rule->protocol));
+		cJSON_AddItemToArray(allow, o);
+	}
+	res = cJSON_AddObjectToObject(net, "resolve");
+	for (size_t i = 0; res && i < p->n_net_resolve; i++)
+		cJSON_AddStringToObject(res, p->net_resolve[i].host, p->net_resolve[i].addr);
+	return root;
+}
+
+/* The configuration, for the fds as the mediator will have them: 3 the
+ * configuration, 4 the log, 5... the listeners. */
+static int config(const struct run *r, int *out, struct err *err)
+{
+	static const char *const kinds[] = {"proxy", "tcp", "dns-udp", "dns-tcp"};
+	const struct mediator_state *ms = &r->live.mediator;
+	cJSON *root = cJSON_CreateObject(), *ls, *pol = network_policy(r->spec->policy);
+	cleanup_free char *text = NULL, *ptext = pol ? cJSON_PrintUnformatted(pol) : NULL;
+	int fd;
+
+	cJSON_Delete(pol);
+	cJSON_AddStringToObject(root, "session", r->live.session ? r->live.session->info.id : "");
+	cJSON_AddNumberToObject(root, "generation",
+				r->live.session ? r->live.session->info.generation : 0);
+	cJSON_AddNumberToObject(root, "log_fd", 4);
+	cJSON_AddStringToObject(root, "policy", ptext ? ptext : "");
+	ls = cJSON_AddArrayToObject(root, "listeners");
+	for (size_t i = 0; ls && i < ms->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "fd", 5 + (double)i);
+		cJSON_AddStringToObject(o, "kind", kinds[ms->l[i].kind]);
+		cJSON_AddNumberToObject(o, "port", ms->l[i].port);
+		cJSON_AddItemToArray(ls, o);
+	}
+	text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (!text || !ptext)
+		return err_set(err, ENOMEM, "out of memory");
+	fd = memfd_create("paddock-mediator-config", MFD_CLOEXEC);
+	if (fd < 0)
+		return err_sys(err, errno, "mediator: memfd");
+	if (write_full(fd, text, strlen(text)) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return err_sys(err, errno, "mediator: config");
+	}
+	*out = fd;
+	return 0;
+}
+
+static _Noreturn void exec_mediator(const char *path, int *keep, size_t n, pid_t parent)
+{
+	const struct sandbox_join j = {.parent = parent,
+				       .pidfd = -1,
+				       .keep = keep,
+				       .n_keep = n,
+				       .n_inherit = n,
+				       .flags =
+					   SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIN};
+	struct err err = {0};
+
+	if (sandbox_join(&j, &err) == 0) {
+		execl(path, "paddock-mediator", "--config-fd", "3", (char *)NULL);
+		err_sys(&err, errno, "exec %s", path);
+	}
+	fprintf(stderr, "paddock: %s\n", err.msg);
+	_exit(EXIT_LAUNCHER);
+}
+
+int mediator_start(struct run *r, struct err *err)
+{
+	struct mediator_state *ms = &r->live.mediator;
+	char path[PATH_MAX];
+	int keep[2 + MED_LISTENERS_MAX];
+	cleanup_close int cfg = -1;
+	pid_t pid, parent = getpid();
+	int rc;
+
+	if (find_mediator(path, sizeof(path)) < 0)
+		return err_set(err, ENOENT, "cannot find paddock-mediator next to paddock");
+	ms->log_fd = openat(r->live.session->dirfd, "admissions.jsonl",
+			    O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (ms->log_fd < 0)
+		return err_sys(err, errno, "mediator: admissions log");
+	rc = config(r, &cfg, err);
+	if (rc < 0)
+		return rc;
+	keep[0] = cfg;
+	keep[1] = ms->log_fd;
+	for (size_t i = 0; i < ms->n; i++)
+		keep[2 + i] = ms->l[i].fd;
+	pid = fork();
+	if (pid < 0)
+		return err_sys(err, errno, "mediator: fork");
+	if (pid == 0)
+		exec_mediator(path, keep, 2 + ms->n, parent);
+	ms->pid = pid;
+	ms->pidfd = pidfd_open(pid, 0);
+	if (ms->pidfd < 0) {
+		kill(pid, SIGKILL); /* our unreaped child */
+		waitpid(pid, NULL, 0);
+		ms->pid = 0;
+		return err_sys(err, errno, "mediator: pidfd_open");
+	}
+	/* The listeners are the mediator's now. */
+	for (size_t i = 0; i < ms->n; i++) {
+		close(ms->l[i].fd);
+		ms->l[i].fd = -1;
+	}
+	return 0;
+}
+
+void mediator_stop(struct mediator_state *ms)
+{
+	struct pollfd p;
+
+	for (size_t i = 0; i < ms->n; i++)
+		if (ms->l[i].fd >= 0) {
+			close(ms->l[i].fd);
+			ms->l[i].fd = -1;
+		}
+	if (ms->pid <= 0)
+		return;
+	/* SIGTERM: it logs the close of every open connection; SIGKILL one
+	 * second later at the latest. By pidfd, reaping exactly it. */
+	pidfd_send_signal(ms->pidfd, SIGTERM, NULL, 0);
+	p = (struct pollfd){.fd = ms->pidfd, .events = POLLIN};
+	if (poll(&p, 1, 1000) <= 0)
+		pidfd_send_signal(ms->pidfd, SIGKILL, NULL, 0);
+	while (waitid(P_PIDFD, (id_t)ms->pidfd, &(siginfo_t){0}, WEXITED) < 0 && errno == EINTR)
+		;
+	close(ms->pidfd);
+	ms->pidfd = -1;
+	ms->pid = 0;
+}
+
+void mediator_summary(struct run *r)
+{
+	struct mediator_state *ms = &r->live.mediator;
+	unsigned char digest[SHA256_DIGEST_LEN];
+	struct stat st;
+	char *text;
+	ssize_t n;
+
+	if (ms->log_fd < 0 || fstat(ms->log_fd, &st) < 0 || st.st_size > (64 << 20))
+		return;
+	text = malloc((size_t)st.st_size + 1);
+	if (!text)
+		return;
+	n = pread(ms->log_fd, text, (size_t)st.st_size, 0);
+	if (n >= 0) {
+		text[n] = '\0';
+		sha256(text, (size_t)n, digest);
+		sha256_hex(digest, r->out.net.log_sha256);
+		r->out.net.reported = true;
+		for (char *line = text; *line;) {
+			char *end = strchr(line, '\n');
+			char *d = strstr(line, "\"decision\":\"");
+
+			if (end)
+				*end = '\0';
+			if (d && strstr(line, "\"event\":\"close\"") == NULL) {
+				d += 12;
+				for (int k = 0; k < MEDIATOR_DECISIONS; k++) {
+					size_t len = strlen(mediator_decision_names[k]);
+
+					if (strncmp(d, mediator_decision_names[k], len) == 0 &&
+					    d[len] == '"')
+						r->out.net.counts[k]++;
+				}
+			}
+			if (!end)
+				break;
+			line = end + 1;
+		}
+	}
+	free(text);
+	if (r->live.session &&
+	    snprintf(r->out.net.log_path, sizeof(r->out.net.log_path), "%s/%s/admissions.jsonl",
+		     r->live.session->reg.path,
+		     r->live.session->info.id) >= (int)sizeof(r->out.net.log_path))
+		r->out.net.log_path[0] = '\0'; /* too long to say */
+}

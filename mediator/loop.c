@@ -1,0 +1,891 @@
+/* The mediator's one event loop (plain epoll: no event library in the
+ * trusted part). Every connection from the sandbox is decided by name
+ * before anything is dialled:
+ *
+ *   proxy, CONNECT NAME:PORT      rule for NAME:PORT; a "tls" rule reads the
+ *                                 ClientHello and checks its SNI is NAME
+ *   proxy, GET http://NAME/...    an "http" rule; Host must be NAME; the
+ *                                 request goes on in origin-form with
+ *                                 Paddock-Admission and Connection: close
+ *   transparent, to ADDR:PORT     ADDR must be a synthetic address of the
+ *                                 DNS stub (so it stands for a NAME); then
+ *                                 as above by the rule's protocol
+ *   DNS                           an allowed name gets its synthetic
+ *                                 address; every other name REFUSED
+ *
+ * One request per HTTP connection: what follows the body is not forwarded
+ * (no pipelining past the parser). Upstream names are resolved with the
+ * host's resolver (blocking: the mediator serves one sandbox) or the
+ * policy's network.resolve, and a refused address class is never dialled
+ * unless a resolve entry names it. */
+#include "mediator.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../include/iso8601.h"
+
+#define BUF_SIZE      HTTP_HEAD_MAX
+#define CONNS_MAX     1024
+#define LISTENERS_MAX 64
+
+enum tag_kind {
+	TAG_LISTENER,
+	TAG_CLIENT,
+	TAG_UPSTREAM
+};
+
+struct tag {
+	enum tag_kind kind;
+	void *ptr;
+};
+
+struct listener {
+	struct tag tag;
+	int fd;
+	enum mediator_listener_kind kind;
+	uint16_t port;
+};
+
+enum conn_state {
+	C_HEAD,	   /* reading an HTTP head (proxy, or a transparent "http" rule) */
+	C_SNI,	   /* reading a ClientHello to check its server name */
+	C_RELAY,   /* upstream dialled (or connecting): bytes both ways */
+	C_DNS,	   /* DNS over TCP: one query */
+	C_CLOSING, /* a reply queued for the client, then close */
+};
+
+struct buf {
+	char d[BUF_SIZE];
+	size_t len;
+};
+
+struct conn {
+	struct tag ctag, utag;
+	int cfd, ufd;
+	enum conn_state state;
+	bool proxy;
+	bool connecting;
+	bool c_eof, u_eof, c_stop; /* c_stop: read nothing more from the client */
+	bool u_shut;		   /* our half of the upstream is shut */
+	char name[POLICY_NET_NAME_MAX + 2];
+	uint16_t port;
+	const struct policy_net_rule *rule;
+	char admission[48];
+	char client[64];
+	/* client -> upstream: pending bytes; body accounting for http */
+	struct buf c2u, u2c;
+	bool http_body;
+	uint64_t body_left;
+	bool chunked;
+	struct http_chunked ch;
+	uint64_t up, down;
+	bool dead; /* closed; freed after the current batch of events */
+	struct conn *next;
+};
+
+struct mediator {
+	struct mediator_config cfg;
+	struct mediator_names names;
+	mediator_dial_fn dial;
+	int ep;
+	struct listener l[LISTENERS_MAX];
+	size_t n_l;
+	struct conn *conns;
+	struct conn *dead; /* closed in this batch, freed after it */
+	size_t n_conns;
+	unsigned long next_id;
+	unsigned long counts[MEDIATOR_DECISIONS];
+	struct sockaddr_storage own[32]; /* the host's own addresses: never dialled */
+	size_t n_own;
+};
+
+static int default_dial(struct mediator *m, const struct sockaddr *sa, socklen_t len)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	(void)m;
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, sa, len) < 0 && errno != EINPROGRESS) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static void own_addresses(struct mediator *m)
+{
+	struct ifaddrs *ifa = NULL;
+
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (struct ifaddrs *i = ifa; i && m->n_own < 32; i = i->ifa_next) {
+		if (!i->ifa_addr ||
+		    (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		memcpy(&m->own[m->n_own++], i->ifa_addr,
+		       i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+							 : sizeof(struct sockaddr_in6));
+	}
+	freeifaddrs(ifa);
+}
+
+int mediator_new(const struct mediator_config *cfg, struct mediator **out)
+{
+	struct mediator *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->cfg = *cfg;
+	m->dial = default_dial;
+	m->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (m->ep < 0) {
+		int e = errno;
+
+		free(m);
+		return -e;
+	}
+	own_addresses(m);
+	*out = m;
+	return 0;
+}
+
+void mediator_set_dial(struct mediator *m, mediator_dial_fn dial)
+{
+	m->dial = dial;
+}
+
+/* ----------------------------------------------------------- the log */
+
+static void log_line(struct mediator *m, const struct conn *c, const char *event,
+		     enum mediator_decision d, const char *name, uint16_t port, const char *extra)
+{
+	char t[ISO8601_LEN], line[1024];
+	int n;
+
+	if (m->cfg.log_fd < 0)
+		return;
+	iso8601_now(0, t, sizeof(t));
+	/* Names and addresses here passed our own parsers (lower-case
+	 * labels, digits, ':', '.', '[]'): nothing to escape in JSON. */
+	n = snprintf(line, sizeof(line),
+		     "{\"time\":\"%s\",\"event\":\"%s\",\"session\":\"%s\",\"generation\":%u,"
+		     "\"admission\":\"%s\",\"client\":\"%s\",\"name\":\"%s\",\"port\":%u,"
+		     "\"protocol\":\"%s\",\"decision\":\"%s\",\"rule\":%ld,\"bytes_up\":%llu,"
+		     "\"bytes_down\":%llu%s}\n",
+		     t, event, m->cfg.session ? m->cfg.session : "", m->cfg.generation,
+		     c ? c->admission : "", c ? c->client : "", name ? name : "", port,
+		     c && c->rule ? policy_net_proto_name(c->rule->protocol) : "",
+		     mediator_decision_name(d), c && c->rule ? (long)c->rule->index : -1L,
+		     c ? (unsigned long long)c->up : 0ULL, c ? (unsigned long long)c->down : 0ULL,
+		     extra ? extra : "");
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)!write(m->cfg.log_fd, line, (size_t)n);
+}
+
+static void decide(struct mediator *m, struct conn *c, enum mediator_decision d)
+{
+	m->counts[d]++;
+	log_line(m, c, "decision", d, c->name, c->port, NULL);
+}
+
+/* ------------------------------------------------------ upstream dials */
+
+static bool own_address(const struct mediator *m, const struct sockaddr *sa)
+{
+	for (size_t i = 0; i < m->n_own; i++) {
+		const struct sockaddr *o = (const struct sockaddr *)&m->own[i];
+
+		if (o->sa_family != sa->sa_family)
+			continue;
+		if (sa->sa_family == AF_INET &&
+		    ((const struct sockaddr_in *)o)->sin_addr.s_addr ==
+			((const struct sockaddr_in *)sa)->sin_addr.s_addr)
+			return true;
+		if (sa->sa_family == AF_INET6 &&
+		    memcmp(&((const struct sockaddr_in6 *)o)->sin6_addr,
+			   &((const struct sockaddr_in6 *)sa)->sin6_addr, 16) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int literal(const char *addr, uint16_t port, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		*len = sizeof(*in4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int mediator_open_upstream(struct mediator *m, const char *name, uint16_t port,
+			   enum mediator_decision *decision)
+{
+	const char *fixed = mediator_resolve_entry(m->cfg.policy, name);
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	struct sockaddr_storage ss;
+	socklen_t len = 0;
+	char ports[8];
+	int fd = -1;
+
+	if (!mediator_rule(m->cfg.policy, name, port)) {
+		*decision = MEDIATOR_NO_RULE;
+		return -1;
+	}
+	if (fixed) {
+		/* Named by the policy: even loopback, for this name only. */
+		if (literal(fixed, port, &ss, &len) < 0) {
+			*decision = MEDIATOR_ADDRESS;
+			return -1;
+		}
+	} else {
+		snprintf(ports, sizeof(ports), "%u", port);
+		if (getaddrinfo(name, ports, &hints, &res) != 0) {
+			*decision = MEDIATOR_UPSTREAM;
+			return -1;
+		}
+		for (struct addrinfo *a = res; a && !len; a = a->ai_next) {
+			if (!mediator_addr_public(a->ai_addr) || own_address(m, a->ai_addr))
+				continue;
+			memcpy(&ss, a->ai_addr, a->ai_addrlen);
+			len = a->ai_addrlen;
+		}
+		freeaddrinfo(res);
+		if (!len) {
+			*decision = MEDIATOR_ADDRESS;
+			return -1;
+		}
+	}
+	/* The address is pinned for the connection: it is the one dialled. */
+	fd = m->dial(m, (struct sockaddr *)&ss, len);
+	*decision = fd < 0 ? MEDIATOR_UPSTREAM : MEDIATOR_ALLOWED;
+	return fd < 0 ? -1 : fd;
+}
+
+/* ------------------------------------------------------------ conns */
+
+static void watch(struct mediator *m, int fd, struct tag *t, uint32_t ev, int op)
+{
+	struct epoll_event e = {.events = ev, .data.ptr = t};
+
+	(void)epoll_ctl(m->ep, op, fd, &e);
+}
+
+static void conn_close(struct mediator *m, struct conn *c)
+{
+	struct conn **pp;
+
+	if (c->state == C_RELAY || c->up || c->down)
+		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port, NULL);
+	if (c->cfd >= 0)
+		close(c->cfd);
+	if (c->ufd >= 0)
+		close(c->ufd);
+	c->cfd = c->ufd = -1;
+	for (pp = &m->conns; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	m->n_conns--;
+	/* Later events of this batch may still name it. */
+	c->dead = true;
+	c->next = m->dead;
+	m->dead = c;
+}
+
+static void reap_dead(struct mediator *m)
+{
+	while (m->dead) {
+		struct conn *c = m->dead;
+
+		m->dead = c->next;
+		free(c);
+	}
+}
+
+/* The interest of both fds from the buffers and the state. */
+static void update(struct mediator *m, struct conn *c)
+{
+	uint32_t cev = 0, uev = 0;
+
+	if (!c->c_eof && !c->c_stop && c->c2u.len < BUF_SIZE && c->state != C_CLOSING)
+		cev |= EPOLLIN;
+	if (c->u2c.len)
+		cev |= EPOLLOUT;
+	watch(m, c->cfd, &c->ctag, cev, EPOLL_CTL_MOD);
+	if (c->ufd < 0)
+		return;
+	if (c->connecting || (c->state == C_RELAY && c->c2u.len))
+		uev |= EPOLLOUT;
+	if (!c->connecting && !c->u_eof && c->u2c.len < BUF_SIZE)
+		uev |= EPOLLIN;
+	watch(m, c->ufd, &c->utag, uev, EPOLL_CTL_MOD);
+}
+
+static void reply(struct conn *c, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (n > BUF_SIZE - c->u2c.len)
+		n = BUF_SIZE - c->u2c.len;
+	memcpy(c->u2c.d + c->u2c.len, text, n);
+	c->u2c.len += n;
+}
+
+static void refuse(struct mediator *m, struct conn *c, enum mediator_decision d)
+{
+	char text[512];
+
+	decide(m, c, d);
+	c->c2u.len = 0;
+	c->state = C_CLOSING;
+	if (!c->proxy) {
+		c->u2c.len = 0; /* a transparent client just sees the close */
+		return;
+	}
+	snprintf(text, sizeof(text),
+		 "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+		 "Paddock-Decision: %s\r\n\r\npaddock: %s:%u is not allowed by the policy "
+		 "(network.allow): %s\n",
+		 mediator_decision_name(d), c->name[0] ? c->name : "?", c->port,
+		 mediator_decision_name(d));
+	reply(c, text);
+}
+
+static void dial(struct mediator *m, struct conn *c)
+{
+	enum mediator_decision d;
+	int fd = mediator_open_upstream(m, c->name, c->port, &d);
+
+	if (fd < 0) {
+		if (d == MEDIATOR_UPSTREAM && c->proxy) {
+			decide(m, c, d);
+			c->state = C_CLOSING;
+			c->c2u.len = 0;
+			reply(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n");
+			return;
+		}
+		refuse(m, c, d);
+		return;
+	}
+	decide(m, c, MEDIATOR_ALLOWED);
+	c->ufd = fd;
+	c->connecting = true;
+	c->state = C_RELAY;
+	watch(m, fd, &c->utag, EPOLLOUT, EPOLL_CTL_ADD);
+}
+
+static void admit_id(struct mediator *m, struct conn *c)
+{
+	snprintf(c->admission, sizeof(c->admission), "%s-%u-%lu",
+		 m->cfg.session ? m->cfg.session : "x", m->cfg.generation, ++m->next_id);
+}
+
+/* An HTTP request to forward: origin-form, hop-by-hop headers dropped,
+ * the admission id added, one request only. */
+static int rewrite(struct conn *c, const struct http_request *rq, const char *path)
+{
+	static const char *const hop[] = {"connection",	       "proxy-connection",
+					  "keep-alive",	       "proxy-authorization",
+					  "paddock-admission", "te",
+					  "upgrade",	       NULL};
+	char head[BUF_SIZE];
+	size_t n = 0, rest = c->c2u.len - rq->head_len;
+	int k;
+
+	k = snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\n", rq->method, path);
+	if (k < 0 || (size_t)k >= sizeof(head))
+		return -E2BIG;
+	n = (size_t)k;
+	for (size_t i = 0; i < rq->n_headers; i++) {
+		const struct http_header *h = &rq->h[i];
+		bool drop = false;
+
+		for (size_t j = 0; hop[j] && !drop; j++)
+			drop = h->name_len == strlen(hop[j]) &&
+			       strncasecmp(c->c2u.d + h->name, hop[j], h->name_len) == 0;
+		if (drop)
+			continue;
+		k = snprintf(head + n, sizeof(head) - n, "%.*s: %.*s\r\n", (int)h->name_len,
+			     c->c2u.d + h->name, (int)h->value_len, c->c2u.d + h->value);
+		if (k < 0 || (size_t)k >= sizeof(head) - n)
+			return -E2BIG;
+		n += (size_t)k;
+	}
+	k = snprintf(head + n, sizeof(head) - n,
+		     "Paddock-Admission: %s\r\nConnection: close\r\n\r\n", c->admission);
+	if (k < 0 || (size_t)k >= sizeof(head) - n || n + (size_t)k + rest > BUF_SIZE)
+		return -E2BIG;
+	n += (size_t)k;
+	memmove(c->c2u.d + n, c->c2u.d + rq->head_len, rest);
+	memcpy(c->c2u.d, head, n);
+	c->c2u.len = n + rest;
+	c->http_body = true;
+	c->chunked = rq->chunked;
+	c->body_left = rq->has_length ? rq->content_length : 0;
+	return (int)n;
+}
+
+/* Of the client's bytes from offset off, how many belong to the body; the
+ * rest is dropped and the client is read no more. */
+static void body(struct conn *c, size_t off)
+{
+	size_t n = c->c2u.len - off, keep;
+
+	if (!c->http_body)
+		return;
+	if (c->chunked) {
+		long k = http_chunked_scan(&c->ch, c->c2u.d + off, n);
+
+		keep = k < 0 ? 0 : (size_t)k;
+		if (k < 0 || c->ch.done)
+			c->c_stop = true;
+	} else {
+		keep = n < c->body_left ? n : (size_t)c->body_left;
+		c->body_left -= keep;
+		if (!c->body_left)
+			c->c_stop = true;
+	}
+	c->c2u.len = off + keep;
+}
+
+static void http_head(struct mediator *m, struct conn *c)
+{
+	struct http_request rq;
+	const char *why, *path = NULL;
+	char hname[POLICY_NET_NAME_MAX + 8];
+	uint16_t hport = 0;
+	int r = http_parse_request(c->c2u.d, c->c2u.len, &rq, &why);
+
+	if (r == 0 && !c->c_eof)
+		return;
+	if (r <= 0) {
+		refuse(m, c, MEDIATOR_MALFORMED);
+		return;
+	}
+	if (c->proxy && strcmp(rq.method, "CONNECT") == 0) {
+		if (http_target_authority(rq.target, c->name, sizeof(c->name), &c->port) < 0) {
+			refuse(m, c, MEDIATOR_MALFORMED);
+			return;
+		}
+		c->rule = mediator_rule(m->cfg.policy, c->name, c->port);
+		if (!c->rule) {
+			refuse(m, c,
+			       policy_net_host_valid(c->name, false) ? MEDIATOR_NO_RULE
+								     : MEDIATOR_LITERAL);
+			return;
+		}
+		if (c->rule->protocol == POLICY_NET_HTTP) {
+			refuse(m, c, MEDIATOR_PROTOCOL);
+			return;
+		}
+		/* The tunnel is promised before anything is dialled: for "tls"
+		 * the ClientHello is read and checked first. */
+		memmove(c->c2u.d, c->c2u.d + rq.head_len, c->c2u.len - rq.head_len);
+		c->c2u.len -= rq.head_len;
+		reply(c, "HTTP/1.1 200 Connection established\r\n\r\n");
+		if (c->rule->protocol == POLICY_NET_TLS)
+			c->state = C_SNI;
+		else
+			dial(m, c);
+		return;
+	}
+	if (c->proxy) {
+		if (http_target_absolute(rq.target, c->name, sizeof(c->name), &c->port, &path) <
+		    0) {
+			refuse(m, c, MEDIATOR_MALFORMED);
+			return;
+		}
+	} else {
+		path = rq.target;
+		if (path[0] != '/') {
+			refuse(m, c, MEDIATOR_MALFORMED);
+			return;
+		}
+	}
+	/* The Host header must name what the connection was admitted for
+	 * (a mismatched Host is how a proxy is made to front another
+	 * name). */
+	if (http_host_split(rq.host, hname, sizeof(hname), &hport) < 0 ||
+	    strcmp(hname, c->name) != 0 || (hport && hport != c->port)) {
+		refuse(m, c, MEDIATOR_MALFORMED);
+		return;
+	}
+	c->rule = mediator_rule(m->cfg.policy, c->name, c->port);
+	if (!c->rule) {
+		refuse(m, c,
+		       policy_net_host_valid(c->name, false) ? MEDIATOR_NO_RULE : MEDIATOR_LITERAL);
+		return;
+	}
+	if (c->rule->protocol != POLICY_NET_HTTP) {
+		refuse(m, c, MEDIATOR_PROTOCOL);
+		return;
+	}
+	admit_id(m, c);
+	r = rewrite(c, &rq, path);
+	if (r < 0) {
+		refuse(m, c, MEDIATOR_MALFORMED);
+		return;
+	}
+	body(c, (size_t)r);
+	dial(m, c);
+}
+
+static void sni(struct mediator *m, struct conn *c)
+{
+	char name[POLICY_NET_NAME_MAX + 2];
+	int r =
+	    tls_client_hello_sni((const unsigned char *)c->c2u.d, c->c2u.len, name, sizeof(name));
+
+	if (r == -EAGAIN && !c->c_eof && c->c2u.len < BUF_SIZE)
+		return;
+	if (r < 0 || strcmp(name, c->name) != 0) {
+		refuse(m, c, r == -EINVAL || r == -EAGAIN ? MEDIATOR_MALFORMED : MEDIATOR_SNI);
+		return;
+	}
+	dial(m, c);
+}
+
+/* A transparent connection: to a synthetic address, for its name. */
+static void transparent(struct mediator *m, struct conn *c, const struct sockaddr *dst)
+{
+	const char *name = mediator_names_lookup(&m->names, dst);
+
+	if (!name) {
+		refuse(m, c, MEDIATOR_LITERAL);
+		return;
+	}
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->rule = mediator_rule(m->cfg.policy, c->name, c->port);
+	if (!c->rule) {
+		refuse(m, c, MEDIATOR_NO_RULE);
+		return;
+	}
+	admit_id(m, c);
+	if (c->rule->protocol == POLICY_NET_HTTP)
+		c->state = C_HEAD;
+	else if (c->rule->protocol == POLICY_NET_TLS)
+		c->state = C_SNI;
+	else
+		dial(m, c);
+}
+
+static void client_addr(struct conn *c, const struct sockaddr_storage *ss)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, a, sizeof(a));
+	else if (ss->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, a, sizeof(a));
+	snprintf(c->client, sizeof(c->client), "%s", a);
+}
+
+static void accept_one(struct mediator *m, struct listener *l)
+{
+	struct sockaddr_storage peer, dst;
+	socklen_t plen = sizeof(peer), dlen = sizeof(dst);
+	int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct conn *c;
+
+	if (fd < 0)
+		return;
+	if (m->n_conns >= CONNS_MAX || !(c = calloc(1, sizeof(*c)))) {
+		m->counts[MEDIATOR_UPSTREAM]++;
+		close(fd);
+		return;
+	}
+	c->cfd = fd;
+	c->ufd = -1;
+	c->ctag = (struct tag){TAG_CLIENT, c};
+	c->utag = (struct tag){TAG_UPSTREAM, c};
+	c->next = m->conns;
+	m->conns = c;
+	m->n_conns++;
+	client_addr(c, &peer);
+	watch(m, fd, &c->ctag, EPOLLIN, EPOLL_CTL_ADD);
+	if (l->kind == MEDIATOR_DNS_TCP) {
+		c->state = C_DNS;
+		return;
+	}
+	if (l->kind == MEDIATOR_PROXY) {
+		c->proxy = true;
+		c->state = C_HEAD;
+		admit_id(m, c);
+		return;
+	}
+	/* The original destination: with the local default routes every
+	 * address is local, and the kernel gave the connection to our
+	 * wildcard listener with the address the client dialled. */
+	if (getsockname(fd, (struct sockaddr *)&dst, &dlen) < 0) {
+		conn_close(m, c);
+		return;
+	}
+	c->port = l->port;
+	transparent(m, c, (struct sockaddr *)&dst);
+	update(m, c);
+}
+
+/* ----------------------------------------------------------------- DNS */
+
+int mediator_dns_answer(struct mediator *m, const unsigned char *buf, size_t len,
+			unsigned char *out, size_t size)
+{
+	struct dns_query q;
+	unsigned char addr[16];
+	struct conn none = {0};
+	int i;
+
+	if (dns_parse_query(buf, len, &q) < 0)
+		return -EINVAL;
+	snprintf(none.name, sizeof(none.name), "%s", q.name);
+	if (!mediator_name_allowed(m->cfg.policy, q.name) || q.qclass != 1) {
+		m->counts[MEDIATOR_DNS_REFUSED]++;
+		log_line(m, NULL, "dns", MEDIATOR_DNS_REFUSED, q.name, 53, NULL);
+		return dns_build_response(buf, &q, 5, NULL, 0, out, size);
+	}
+	m->counts[MEDIATOR_DNS_ANSWERED]++;
+	log_line(m, NULL, "dns", MEDIATOR_DNS_ANSWERED, q.name, 53, NULL);
+	if (q.qtype != DNS_A && q.qtype != DNS_AAAA)
+		return dns_build_response(buf, &q, 0, NULL, 0, out, size); /* NODATA */
+	i = mediator_names_add(&m->names, q.name);
+	if (i < 0)
+		return dns_build_response(buf, &q, 2, NULL, 0, out, size); /* SERVFAIL */
+	mediator_names_addr((size_t)i, q.qtype == DNS_A ? AF_INET : AF_INET6, addr);
+	return dns_build_response(buf, &q, 0, addr, q.qtype == DNS_A ? 4 : 16, out, size);
+}
+
+static void dns_udp(struct mediator *m, struct listener *l)
+{
+	unsigned char in[DNS_MAX + 1], out[DNS_MAX];
+	struct sockaddr_storage peer;
+
+	for (int k = 0; k < 64; k++) {
+		socklen_t plen = sizeof(peer);
+		ssize_t n =
+		    recvfrom(l->fd, in, sizeof(in), MSG_DONTWAIT, (struct sockaddr *)&peer, &plen);
+		int r;
+
+		if (n < 0)
+			return;
+		r = mediator_dns_answer(m, in, (size_t)n, out, sizeof(out));
+		if (r > 0)
+			(void)sendto(l->fd, out, (size_t)r, MSG_DONTWAIT, (struct sockaddr *)&peer,
+				     plen);
+	}
+}
+
+static void dns_tcp(struct mediator *m, struct conn *c)
+{
+	unsigned char out[DNS_MAX + 2];
+	size_t qlen;
+	int r;
+
+	if (c->c2u.len < 2)
+		return;
+	qlen = (size_t)(unsigned char)c->c2u.d[0] << 8 | (unsigned char)c->c2u.d[1];
+	if (qlen > DNS_MAX) {
+		c->state = C_CLOSING;
+		return;
+	}
+	if (c->c2u.len < 2 + qlen)
+		return;
+	r = mediator_dns_answer(m, (const unsigned char *)c->c2u.d + 2, qlen, out + 2,
+				sizeof(out) - 2);
+	c->c2u.len = 0;
+	c->state = C_CLOSING;
+	if (r <= 0)
+		return;
+	out[0] = (unsigned char)(r >> 8);
+	out[1] = (unsigned char)r;
+	memcpy(c->u2c.d, out, (size_t)r + 2);
+	c->u2c.len = (size_t)r + 2;
+}
+
+/* ----------------------------------------------------------- the relay */
+
+static void client_readable(struct mediator *m, struct conn *c)
+{
+	size_t before = c->c2u.len;
+	ssize_t n = read(c->cfd, c->c2u.d + c->c2u.len, BUF_SIZE - c->c2u.len);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		c->c_eof = true;
+	} else {
+		c->c2u.len += (size_t)n;
+		if (c->state == C_RELAY)
+			body(c, before);
+	}
+	switch (c->state) {
+	case C_HEAD:
+		http_head(m, c);
+		break;
+	case C_SNI:
+		sni(m, c);
+		break;
+	case C_DNS:
+		dns_tcp(m, c);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool drain(int fd, struct buf *b, uint64_t *count)
+{
+	ssize_t n = write(fd, b->d, b->len);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	memmove(b->d, b->d + n, b->len - (size_t)n);
+	b->len -= (size_t)n;
+	*count += (uint64_t)n;
+	return true;
+}
+
+static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
+{
+	if (client) {
+		if ((ev & EPOLLOUT) && c->u2c.len && !drain(c->cfd, &c->u2c, &c->down)) {
+			conn_close(m, c);
+			return;
+		}
+		if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			client_readable(m, c);
+	} else if (c->connecting) {
+		int e = 0;
+		socklen_t l = sizeof(e);
+
+		if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &l) < 0 || e) {
+			m->counts[MEDIATOR_UPSTREAM]++;
+			log_line(m, c, "upstream-failed", MEDIATOR_UPSTREAM, c->name, c->port,
+				 NULL);
+			conn_close(m, c);
+			return;
+		}
+		c->connecting = false;
+	} else {
+		if ((ev & EPOLLOUT) && c->c2u.len && !drain(c->ufd, &c->c2u, &c->up)) {
+			conn_close(m, c);
+			return;
+		}
+		if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) && c->u2c.len < BUF_SIZE) {
+			ssize_t n = read(c->ufd, c->u2c.d + c->u2c.len, BUF_SIZE - c->u2c.len);
+
+			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+				c->u_eof = true;
+			else if (n > 0)
+				c->u2c.len += (size_t)n;
+		}
+		/* The upstream is done: it is watched no more (a hung-up
+		 * socket would report EPOLLHUP for ever). */
+		if (c->u_eof && c->ufd >= 0) {
+			close(c->ufd);
+			c->ufd = -1;
+		}
+	}
+	/* Half-closes pass on once the buffers are flushed; both ends shut
+	 * (or a refusal delivered) ends the connection. */
+	if (c->state == C_RELAY && c->ufd >= 0 && !c->connecting && (c->c_eof || c->c_stop) &&
+	    !c->c2u.len && !c->u_shut) {
+		c->u_shut = true;
+		(void)shutdown(c->ufd, SHUT_WR);
+	}
+	if ((c->state == C_CLOSING && !c->u2c.len) || (c->u_eof && !c->u2c.len) ||
+	    (c->c_eof && c->state != C_RELAY && c->state != C_CLOSING)) {
+		conn_close(m, c);
+		return;
+	}
+	update(m, c);
+}
+
+int mediator_add_listener(struct mediator *m, int fd, enum mediator_listener_kind kind,
+			  uint16_t port)
+{
+	struct listener *l;
+
+	if (m->n_l == LISTENERS_MAX)
+		return -ENOSPC;
+	l = &m->l[m->n_l++];
+	l->fd = fd;
+	l->kind = kind;
+	l->port = port;
+	l->tag = (struct tag){TAG_LISTENER, l};
+	watch(m, fd, &l->tag, EPOLLIN, EPOLL_CTL_ADD);
+	return 0;
+}
+
+int mediator_run(struct mediator *m, int sfd)
+{
+	struct tag stag = {TAG_LISTENER, NULL};
+	struct epoll_event ev[64];
+
+	watch(m, sfd, &stag, EPOLLIN, EPOLL_CTL_ADD);
+	for (;;) {
+		int n = epoll_wait(m->ep, ev, 64, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n; i++) {
+			struct tag *t = ev[i].data.ptr;
+
+			if (t == &stag)
+				return 0;
+			if (t->kind == TAG_LISTENER) {
+				struct listener *l = t->ptr;
+
+				if (l->kind == MEDIATOR_DNS_UDP)
+					dns_udp(m, l);
+				else
+					accept_one(m, l);
+			} else if (!((struct conn *)t->ptr)->dead) {
+				step(m, t->ptr, t->kind == TAG_CLIENT, ev[i].events);
+			}
+		}
+		reap_dead(m);
+	}
+}
+
+void mediator_free(struct mediator *m)
+{
+	if (!m)
+		return;
+	while (m->conns)
+		conn_close(m, m->conns);
+	reap_dead(m);
+	for (size_t i = 0; i < m->n_l; i++)
+		close(m->l[i].fd);
+	close(m->ep);
+	mediator_names_free(&m->names);
+	free(m);
+}

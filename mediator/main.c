@@ -1,0 +1,154 @@
+/* paddock-mediator: started by paddock's supervisor for a sandbox whose
+ * policy says "network": {"mode": "mediated"} (docs/network.md). Not meant
+ * to be run by hand.
+ *
+ *   paddock-mediator --config-fd N
+ *
+ * N holds a JSON object: {"session": ID, "generation": G, "log_fd": FD,
+ * "policy": TEXT, "listeners": [{"fd": FD, "kind": "proxy"|"tcp"|
+ * "dns-udp"|"dns-tcp", "port": P}, ...]}: the listening sockets were bound
+ * inside the sandbox's network namespace by the supervisor before the
+ * workload started, and TEXT is a policy holding the effective "network".
+ * The mediator itself stays in the caller's namespaces: every upstream
+ * dial is the host's. It runs until SIGTERM (the supervisor's, at the end
+ * of the session) or the supervisor's death (PR_SET_PDEATHSIG). Exit 0, or
+ * 125 with one line on stderr for a bad configuration. */
+#include "mediator.h"
+
+#include <cjson/cJSON.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../include/exitcodes.h"
+#include "../include/io.h"
+
+#define CONFIG_MAX (1 << 20)
+
+struct config {
+	char session[64];
+	unsigned generation;
+	int log_fd;
+	struct policy *policy;
+};
+
+static int listener_kind(const char *s, enum mediator_listener_kind *out)
+{
+	static const char *const names[] = {"proxy", "tcp", "dns-udp", "dns-tcp"};
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum mediator_listener_kind)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int read_config(int fd, cJSON **out, struct err *err)
+{
+	cleanup_free char *buf = malloc(CONFIG_MAX + 1);
+	ssize_t n;
+
+	if (!buf)
+		return err_set(err, ENOMEM, "out of memory");
+	n = read_full(fd, buf, CONFIG_MAX + 1);
+	if (n < 0)
+		return err_sys(err, n, "config");
+	if (n > CONFIG_MAX)
+		return err_set(err, E2BIG, "config: larger than %d bytes", CONFIG_MAX);
+	*out = cJSON_ParseWithLength(buf, (size_t)n);
+	return *out ? 0 : err_set(err, EINVAL, "config: not JSON");
+}
+
+static int load(const cJSON *root, struct config *c, struct mediator **m, struct err *err)
+{
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "session");
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "generation");
+	const cJSON *lf = cJSON_GetObjectItemCaseSensitive(root, "log_fd");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "policy");
+	const cJSON *ls = cJSON_GetObjectItemCaseSensitive(root, "listeners"), *it;
+	struct mediator_config mc;
+	int r;
+
+	if (!cJSON_IsString(s) || !cJSON_IsNumber(g) || !cJSON_IsNumber(lf) || !cJSON_IsString(p) ||
+	    !cJSON_IsArray(ls))
+		return err_set(err, EINVAL,
+			       "config: session, generation, log_fd, policy and "
+			       "listeners are required");
+	snprintf(c->session, sizeof(c->session), "%s", s->valuestring);
+	c->generation = (unsigned)g->valuedouble;
+	c->log_fd = (int)lf->valuedouble;
+	r = policy_load_buffer(p->valuestring, strlen(p->valuestring), &vars, &c->policy, err);
+	if (r < 0)
+		return err_wrap(err, "config: policy");
+	if (c->policy->network != POLICY_NET_MEDIATED)
+		return err_set(err, EINVAL, "config: the policy's network is not mediated");
+	mc = (struct mediator_config){.policy = c->policy,
+				      .session = c->session,
+				      .generation = c->generation,
+				      .log_fd = c->log_fd};
+	r = mediator_new(&mc, m);
+	if (r < 0)
+		return err_sys(err, r, "mediator");
+	cJSON_ArrayForEach(it, ls) {
+		const cJSON *fd = cJSON_GetObjectItemCaseSensitive(it, "fd");
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(it, "kind");
+		const cJSON *port = cJSON_GetObjectItemCaseSensitive(it, "port");
+		enum mediator_listener_kind k;
+
+		if (!cJSON_IsNumber(fd) || !cJSON_IsString(kind) ||
+		    listener_kind(kind->valuestring, &k) < 0)
+			return err_set(err, EINVAL, "config: bad listener");
+		r = mediator_add_listener(*m, (int)fd->valuedouble, k,
+					  cJSON_IsNumber(port) ? (uint16_t)port->valuedouble : 0);
+		if (r < 0)
+			return err_sys(err, r, "listener");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct config c = {.log_fd = -1};
+	struct mediator *m = NULL;
+	struct err err = {0};
+	cJSON *root = NULL;
+	sigset_t set;
+	int sfd, r;
+
+	if (argc != 3 || strcmp(argv[1], "--config-fd") != 0) {
+		fputs("usage: paddock-mediator --config-fd N (started by paddock run)\n", stderr);
+		return EXIT_LAUNCHER;
+	}
+	/* Nothing it runs may gain privileges; nothing may ptrace it. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGTERM) < 0) {
+		perror("paddock-mediator: prctl");
+		return EXIT_LAUNCHER;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	r = read_config(atoi(argv[2]), &root, &err);
+	if (r >= 0)
+		r = load(root, &c, &m, &err);
+	cJSON_Delete(root);
+	if (r >= 0 && sfd < 0)
+		r = err_sys(&err, errno, "signalfd");
+	if (r >= 0)
+		r = mediator_run(m, sfd);
+	if (r < 0 && err.msg[0])
+		fprintf(stderr, "paddock-mediator: %s\n", err.msg);
+	mediator_free(m);
+	policy_free(c.policy);
+	return r < 0 ? EXIT_LAUNCHER : 0;
+}

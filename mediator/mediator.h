@@ -1,0 +1,180 @@
+/* paddock-mediator: a mediated sandbox's only way out (docs/network.md).
+ * Outside the sandbox, in the caller's namespaces; its listening sockets
+ * were bound inside the sandbox's network namespace before the workload
+ * started, and it dials upstream from the host's. What it admits is
+ * decided by the policy's network.allow rules, by name.
+ *
+ * The parsers here (http.c, dns.c, tls.c) and the rules (rules.c) are pure
+ * code: unit-tested and fuzzed (tests/fuzz/fuzz_mediator.c). loop.c is the
+ * only part that does I/O. */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "../include/admission.h"
+#include "../include/err.h"
+#include "../policy/policy.h"
+
+/* ------------------------------------------------------------ http.c */
+
+#define HTTP_HEAD_MAX	 16384 /* request line and headers, bytes */
+#define HTTP_LINE_MAX	 8192
+#define HTTP_HEADERS_MAX 64
+
+struct http_header {
+	size_t name, name_len; /* offsets into the buffer */
+	size_t value, value_len;
+};
+
+struct http_request {
+	char method[16];
+	char target[HTTP_LINE_MAX];
+	size_t head_len; /* bytes up to and including the blank line */
+	struct http_header h[HTTP_HEADERS_MAX];
+	size_t n_headers;
+	char host[POLICY_NET_NAME_MAX + 8]; /* the Host header, lower case; "" if none */
+	bool has_length;
+	uint64_t content_length;
+	bool chunked;
+};
+
+/* Parse the head of one HTTP/1.1 request in buf[0..len). Strict: CRLF
+ * line ends only (a bare LF or CR is refused), no obs-fold, token header
+ * names with no space before the colon, one Host (required), at most one
+ * Content-Length and never with Transfer-Encoding, which may only be
+ * "chunked". Returns head_len (> 0), 0 when more bytes are needed, -EINVAL
+ * with *why (static text) for a malformed or forbidden head, -E2BIG past
+ * the limits above. */
+int http_parse_request(const char *buf, size_t len, struct http_request *out, const char **why);
+
+/* The target of a request as name and port: "http://NAME[:PORT]/PATH"
+ * (absolute-form, *path the path, "/" when empty) or "NAME:PORT"
+ * (authority-form, CONNECT). The name is lower-cased; an IP literal is
+ * returned as such (the rules never name one). -EINVAL otherwise. */
+int http_target_absolute(const char *target, char *name, size_t size, uint16_t *port,
+			 const char **path);
+int http_target_authority(const char *target, char *name, size_t size, uint16_t *port);
+/* "NAME" or "NAME:PORT" of a Host header: name lower-cased, *port 0 when
+ * absent. -EINVAL otherwise. */
+int http_host_split(const char *host, char *name, size_t size, uint16_t *port);
+
+/* A chunked body, scanned as it passes: how many of the n bytes belong to
+ * the body (the rest is not forwarded), and done once the last chunk and
+ * its trailers ended. -EINVAL for anything malformed. */
+struct http_chunked {
+	int state;
+	uint64_t left; /* bytes of the current chunk still to come */
+	unsigned digits;
+	bool done;
+};
+long http_chunked_scan(struct http_chunked *c, const char *buf, size_t n);
+
+/* ------------------------------------------------------------- tls.c */
+
+/* The server name (SNI, host_name) of a TLS ClientHello at the start of
+ * buf, lower-cased into name. -EAGAIN: more bytes needed; -ENOENT: a valid
+ * ClientHello without SNI; -EINVAL: not a ClientHello. */
+int tls_client_hello_sni(const unsigned char *buf, size_t len, char *name, size_t size);
+
+/* ------------------------------------------------------------- dns.c */
+
+#define DNS_MAX 1232 /* the answers we write fit; queries larger are refused */
+
+struct dns_query {
+	uint16_t id;
+	bool rd;
+	char name[POLICY_NET_NAME_MAX + 2]; /* lower case, no trailing dot */
+	uint16_t qtype, qclass;
+	size_t question_end; /* offset just past the question */
+};
+
+#define DNS_A	 1
+#define DNS_AAAA 28
+
+/* Parse one query (opcode QUERY, one question, no answers). -EINVAL. */
+int dns_parse_query(const unsigned char *buf, size_t len, struct dns_query *out);
+/* The response to q (its question copied from query) into out: with
+ * rcode 0 and addr (4 or 16 bytes, matching qtype), one answer; with
+ * addr NULL, none (rcode 0: NODATA; 5: REFUSED). Returns its length, or
+ * -ENOSPC. */
+int dns_build_response(const unsigned char *query, const struct dns_query *q, int rcode,
+		       const unsigned char *addr, size_t addr_len, unsigned char *out, size_t size);
+
+/* ----------------------------------------------------------- rules.c */
+
+/* The first rule that allows name on port, or NULL. Pure. */
+const struct policy_net_rule *mediator_rule(const struct policy *p, const char *name,
+					    uint16_t port);
+/* Any rule names this name (on any port): the DNS stub answers it. */
+bool mediator_name_allowed(const struct policy *p, const char *name);
+/* The policy's fixed address for name (network.resolve), or NULL. */
+const char *mediator_resolve_entry(const struct policy *p, const char *name);
+/* May an upstream dial go to this address without a resolve entry naming
+ * it? No for loopback, unspecified, private (RFC 1918), CGNAT, link-local,
+ * ULA, multicast, broadcast, documentation and benchmark ranges (our own
+ * synthetic addresses live there) and IPv4-mapped forms of those. */
+bool mediator_addr_public(const struct sockaddr *sa);
+
+/* Synthetic addresses the DNS stub hands out, one per name: 198.18.0.0/15
+ * and fd70:6164:646f:636b::/64 ("padock"), mapped back to the name when the
+ * workload connects to one. */
+#define MEDIATOR_NAMES_MAX 4096
+struct mediator_names {
+	char (*name)[POLICY_NET_NAME_MAX + 2];
+	size_t n;
+};
+/* The index of name, added if new: -ENOSPC when full, -ENOMEM. */
+int mediator_names_add(struct mediator_names *m, const char *name);
+void mediator_names_free(struct mediator_names *m);
+/* The synthetic address of index i: 4 bytes (family AF_INET) or 16. */
+void mediator_names_addr(size_t i, int family, unsigned char *out);
+/* The name behind a synthetic address, or NULL. */
+const char *mediator_names_lookup(const struct mediator_names *m, const struct sockaddr *sa);
+
+/* ------------------------------------------------------------ loop.c */
+
+enum mediator_listener_kind {
+	MEDIATOR_PROXY,	      /* HTTP proxy: absolute-form requests and CONNECT */
+	MEDIATOR_TRANSPARENT, /* a declared port on the wildcard address */
+	MEDIATOR_DNS_UDP,
+	MEDIATOR_DNS_TCP,
+};
+
+/* Why a connection or query was admitted or refused: include/admission.h. */
+
+struct mediator;
+/* The dial of an admitted connection: a connecting non-blocking socket, or
+ * -errno. Tests replace it (mediator->dial) to prove what is never dialled. */
+typedef int (*mediator_dial_fn)(struct mediator *m, const struct sockaddr *sa, socklen_t len);
+
+struct mediator_config {
+	const struct policy *policy; /* its network.allow and network.resolve */
+	const char *session;	     /* for the admissions log */
+	unsigned generation;
+	int log_fd; /* the admissions log (O_APPEND), or -1 */
+};
+
+/* A mediator over cfg (which must outlive it). -ENOMEM. */
+int mediator_new(const struct mediator_config *cfg, struct mediator **out);
+void mediator_free(struct mediator *m);
+void mediator_set_dial(struct mediator *m, mediator_dial_fn dial);
+/* Resolve name for port and dial it, if a rule allows it: the fd, or -1
+ * with *decision why not (nothing is dialled then). The admission id of an
+ * allowed one is in id. */
+int mediator_open_upstream(struct mediator *m, const char *name, uint16_t port,
+			   enum mediator_decision *decision);
+/* The listening socket fd of kind (port: TRANSPARENT's). -ENOMEM. */
+int mediator_add_listener(struct mediator *m, int fd, enum mediator_listener_kind kind,
+			  uint16_t port);
+/* Serve until SIGTERM (or SIGINT) arrives on the signalfd sfd: then every
+ * open connection is logged as closed. -errno on a failure of the loop. */
+int mediator_run(struct mediator *m, int sfd);
+/* DNS: the answer to one query in buf (len bytes) into out. Pure but for
+ * the name table it extends. Returns its length, or -EINVAL for a query
+ * not worth an answer. */
+int mediator_dns_answer(struct mediator *m, const unsigned char *buf, size_t len,
+			unsigned char *out, size_t size);
