@@ -124,6 +124,11 @@ $(B)/paddock-init: $(INIT_OBJ)
 	$(CC) $(LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
 endif
 
+$(B)/tests/test_mediator: tests/unit/test_mediator.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
+		$(POLICY_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
 $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
 		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a \
 		tests/unit/unit.h

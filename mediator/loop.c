@@ -195,8 +195,17 @@ static void log_line(struct mediator *m, const struct conn *c, const char *event
 		(void)!write(m->cfg.log_fd, line, (size_t)n);
 }
 
+static void admit_id(struct mediator *m, struct conn *c)
+{
+	if (c->admission[0])
+		return; /* one id per connection */
+	snprintf(c->admission, sizeof(c->admission), "%s-%u-%lu",
+		 m->cfg.session ? m->cfg.session : "x", m->cfg.generation, ++m->next_id);
+}
+
 static void decide(struct mediator *m, struct conn *c, enum mediator_decision d)
 {
+	admit_id(m, c);
 	m->counts[d]++;
 	log_line(m, c, "decision", d, c->name, c->port, NULL);
 }
@@ -399,12 +408,6 @@ static void dial(struct mediator *m, struct conn *c)
 	c->connecting = true;
 	c->state = C_RELAY;
 	watch(m, fd, &c->utag, EPOLLOUT, EPOLL_CTL_ADD);
-}
-
-static void admit_id(struct mediator *m, struct conn *c)
-{
-	snprintf(c->admission, sizeof(c->admission), "%s-%u-%lu",
-		 m->cfg.session ? m->cfg.session : "x", m->cfg.generation, ++m->next_id);
 }
 
 /* An HTTP request to forward: origin-form, hop-by-hop headers dropped,
@@ -637,7 +640,6 @@ static void accept_one(struct mediator *m, struct listener *l)
 	if (l->kind == MEDIATOR_PROXY) {
 		c->proxy = true;
 		c->state = C_HEAD;
-		admit_id(m, c);
 		return;
 	}
 	/* The original destination: with the local default routes every

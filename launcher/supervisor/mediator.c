@@ -323,10 +323,26 @@ int mediator_start(struct run *r, struct err *err)
 
 	if (find_mediator(path, sizeof(path)) < 0)
 		return err_set(err, ENOENT, "cannot find paddock-mediator next to paddock");
-	ms->log_fd = openat(r->live.session->dirfd, "admissions.jsonl",
-			    O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* Beside the record when there is one (its directory was checked to
+	 * be out of the sandbox's reach, and it outlives the session), else
+	 * in the session's directory. */
+	if (r->spec->opt->record_path) {
+		if (snprintf(ms->log_path, sizeof(ms->log_path), "%s.admissions.jsonl",
+			     r->spec->opt->record_path) >= (int)sizeof(ms->log_path))
+			return err_set(err, ENAMETOOLONG, "--record: path too long");
+		ms->log_fd = open(ms->log_path,
+				  O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	} else {
+		if (snprintf(ms->log_path, sizeof(ms->log_path), "%s/%s/admissions.jsonl",
+			     r->live.session->reg.path,
+			     r->live.session->info.id) >= (int)sizeof(ms->log_path))
+			ms->log_path[0] = '\0'; /* too long to show; the fd is what counts */
+		ms->log_fd = openat(r->live.session->dirfd, "admissions.jsonl",
+				    O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+				    0600);
+	}
 	if (ms->log_fd < 0)
-		return err_sys(err, errno, "mediator: admissions log");
+		return err_sys(err, errno, "mediator: admissions log %s", ms->log_path);
 	rc = config(r, &cfg, err);
 	if (rc < 0)
 		return rc;
@@ -420,9 +436,5 @@ void mediator_summary(struct run *r)
 		}
 	}
 	free(text);
-	if (r->live.session &&
-	    snprintf(r->out.net.log_path, sizeof(r->out.net.log_path), "%s/%s/admissions.jsonl",
-		     r->live.session->reg.path,
-		     r->live.session->info.id) >= (int)sizeof(r->out.net.log_path))
-		r->out.net.log_path[0] = '\0'; /* too long to say */
+	snprintf(r->out.net.log_path, sizeof(r->out.net.log_path), "%s", ms->log_path);
 }

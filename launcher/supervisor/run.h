@@ -3,6 +3,7 @@
  * and the outcome (outcome.h). Private to supervisor/. */
 #pragma once
 
+#include <limits.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -51,7 +52,8 @@ struct mediator_state {
 	size_t n;
 	pid_t pid; /* 0: none */
 	int pidfd;
-	int log_fd; /* the admissions log, in the session's directory */
+	int log_fd; /* the admissions log: beside the record, or in the session's directory */
+	char log_path[PATH_MAX];
 };
 
 /* What is open and running. */

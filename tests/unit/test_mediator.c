@@ -1,0 +1,396 @@
+/* Unit tests for paddock-mediator's pure parts (mediator/): the strict
+ * HTTP/1.1 parser (every smuggling shape refused), the chunked scanner, the
+ * ClientHello SNI reader, the DNS stub's wire format, the rules and address
+ * classes, the synthetic names, and the proof that nothing a rule does not
+ * name is ever dialled (a dial hook counts every dial). */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../mediator/mediator.h"
+#include "unit.h"
+
+TestSuite(mediator, .fini = unit_leak_check);
+
+static int parse(const char *text, struct http_request *rq, const char **why)
+{
+	return http_parse_request(text, strlen(text), rq, why);
+}
+
+Test(mediator, http_good_requests)
+{
+	struct http_request rq;
+	const char *why = "";
+	const char *get = "GET http://a.test:8080/x?y HTTP/1.1\r\nHost: A.test:8080\r\nX: 1 \r\n\r\n";
+	char name[300];
+	const char *path;
+	uint16_t port;
+
+	cr_assert_eq(parse(get, &rq, &why), (int)strlen(get), "%s", why);
+	cr_assert_str_eq(rq.method, "GET");
+	cr_assert_str_eq(rq.host, "a.test:8080");
+	cr_assert_eq(rq.n_headers, 2);
+	cr_assert_eq(http_target_absolute(rq.target, name, sizeof(name), &port, &path), 0);
+	cr_assert_str_eq(name, "a.test");
+	cr_assert_eq(port, 8080);
+	cr_assert_str_eq(path, "/x?y");
+	cr_assert_eq(parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello", &rq, &why),
+		     47, "the head only: the body is the relay's");
+	cr_assert(rq.has_length && rq.content_length == 5);
+	cr_assert_gt(parse("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", &rq,
+			   &why),
+		     0);
+	cr_assert(rq.chunked);
+	cr_assert_eq(parse("CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n", &rq, &why),
+		     48);
+	cr_assert_eq(http_target_authority(rq.target, name, sizeof(name), &port), 0);
+	cr_assert_eq(port, 443);
+	/* Incomplete: more bytes needed, not an error. */
+	cr_assert_eq(parse("GET / HTTP/1.1\r\nHost: a\r\n", &rq, &why), 0);
+	cr_assert_eq(parse("GET / HTTP/1.1\r", &rq, &why), 0);
+}
+
+/* Every head two parsers could read differently is refused. */
+Test(mediator, http_smuggling_shapes_are_refused)
+{
+	static const char *const bad[] = {
+	    "GET / HTTP/1.1\nHost: a\r\n\r\n",			   /* bare LF */
+	    "GET / HTTP/1.1\r\nHost: a\n\r\n",			   /* bare LF in a header */
+	    "GET / HTTP/1.1\r\nHost: a\rX: 1\r\n\r\n",		   /* bare CR */
+	    "GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n",	   /* obs-fold */
+	    "GET / HTTP/1.1\r\nHost : a\r\n\r\n",		   /* space before the colon */
+	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: "
+	    "chunked\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: +1\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1 1\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", /* two Hosts */
+	    "GET / HTTP/1.1\r\n\r\n",			 /* no Host */
+	    "GET / HTTP/1.0\r\nHost: a\r\n\r\n",		 /* only 1.1 */
+	    "GET  / HTTP/1.1\r\nHost: a\r\n\r\n",		 /* two spaces */
+	    "G(T / HTTP/1.1\r\nHost: a\r\n\r\n",		 /* method not a token */
+	    "GET / HTTP/1.1\r\nHo\x01st: a\r\n\r\n",
+	    "GET / HTTP/1.1\r\nHost: a\x01\r\n\r\n",
+	};
+	struct http_request rq;
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_lt(parse(bad[i], &rq, &why), 0, "accepted: %s", bad[i]);
+}
+
+Test(mediator, http_limits)
+{
+	static char big[HTTP_HEAD_MAX + 64];
+	struct http_request rq;
+	const char *why;
+	size_t n;
+
+	n = (size_t)snprintf(big, sizeof(big), "GET / HTTP/1.1\r\nHost: a\r\n");
+	while (n + 16 < sizeof(big))
+		n += (size_t)snprintf(big + n, sizeof(big) - n, "X-A: %010zu\r\n", n);
+	cr_assert_eq(http_parse_request(big, n, &rq, &why), -E2BIG, "%s", why);
+	n = (size_t)snprintf(big, sizeof(big), "GET / HTTP/1.1\r\nHost: a\r\n");
+	for (int i = 0; i < HTTP_HEADERS_MAX; i++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, "X%d: 1\r\n", i);
+	n += (size_t)snprintf(big + n, sizeof(big) - n, "\r\n");
+	cr_assert_eq(http_parse_request(big, n, &rq, &why), -E2BIG, "%s", why);
+	memset(big, 'a', HTTP_LINE_MAX + 8);
+	cr_assert_eq(http_parse_request(big, HTTP_LINE_MAX + 8, &rq, &why), -E2BIG);
+}
+
+Test(mediator, http_targets)
+{
+	char name[300];
+	const char *path;
+	uint16_t port;
+
+	cr_assert_eq(http_target_absolute("http://a.test", name, sizeof(name), &port, &path), 0);
+	cr_assert(port == 80 && strcmp(path, "/") == 0);
+	cr_assert_lt(http_target_absolute("https://a.test/", name, sizeof(name), &port, &path), 0);
+	cr_assert_lt(http_target_absolute("http://u@a.test/", name, sizeof(name), &port, &path), 0);
+	cr_assert_lt(http_target_absolute("http://a.test:0/", name, sizeof(name), &port, &path), 0);
+	cr_assert_lt(http_target_absolute("http://a.test:99999/", name, sizeof(name), &port, &path),
+		     0);
+	cr_assert_lt(http_target_authority("a.test", name, sizeof(name), &port), 0);
+	cr_assert_eq(http_target_authority("[2001:db8::1]:443", name, sizeof(name), &port), 0);
+	cr_assert_str_eq(name, "[2001:db8::1]");
+	cr_assert_eq(http_host_split("A.Test", name, sizeof(name), &port), 0);
+	cr_assert(strcmp(name, "a.test") == 0 && port == 0);
+}
+
+Test(mediator, chunked_bodies)
+{
+	struct http_chunked c = {0};
+	const char body[] = "5\r\nhello\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: x\r\n\r\nGET /next";
+
+	cr_assert_eq(http_chunked_scan(&c, body, strlen(body)),
+		     (long)(strlen(body) - strlen("GET /next")));
+	cr_assert(c.done);
+	/* One byte at a time gives the same end. */
+	c = (struct http_chunked){0};
+	for (size_t i = 0; i < strlen(body) && !c.done; i++)
+		cr_assert_eq(http_chunked_scan(&c, body + i, 1), 1, "at %zu", i);
+	cr_assert(c.done);
+	c = (struct http_chunked){0};
+	cr_assert_lt(http_chunked_scan(&c, "5\nhello", 7), 0, "bare LF");
+	c = (struct http_chunked){0};
+	cr_assert_lt(http_chunked_scan(&c, "x\r\n", 3), 0, "not hex");
+	c = (struct http_chunked){0};
+	cr_assert_lt(http_chunked_scan(&c, "1\r\nab\r\n", 7), 0, "data longer than its size");
+	c = (struct http_chunked){0};
+	cr_assert_lt(http_chunked_scan(&c, "ffffffffffffffff\r\n", 18), 0, "size too large");
+}
+
+/* A minimal ClientHello with (or without) a server_name extension. */
+static size_t client_hello(unsigned char *b, const char *sni)
+{
+	size_t n = 0, ext_len = sni ? 9 + strlen(sni) : 0, body = 2 + 32 + 1 + 4 + 2 + 2 + ext_len;
+	size_t hs = 4 + body;
+
+	b[n++] = 22;
+	b[n++] = 3;
+	b[n++] = 1;
+	b[n++] = (unsigned char)(hs >> 8);
+	b[n++] = (unsigned char)hs;
+	b[n++] = 1;
+	b[n++] = 0;
+	b[n++] = (unsigned char)(body >> 8);
+	b[n++] = (unsigned char)body;
+	b[n++] = 3;
+	b[n++] = 3;
+	memset(b + n, 7, 32);
+	n += 32;
+	b[n++] = 0; /* session id */
+	b[n++] = 0;
+	b[n++] = 2; /* one cipher suite */
+	b[n++] = 0x13;
+	b[n++] = 0x01;
+	b[n++] = 1; /* compression: null */
+	b[n++] = 0;
+	b[n++] = (unsigned char)(ext_len >> 8);
+	b[n++] = (unsigned char)ext_len;
+	if (sni) {
+		size_t l = strlen(sni);
+
+		b[n++] = 0;
+		b[n++] = 0; /* server_name */
+		b[n++] = (unsigned char)((l + 5) >> 8);
+		b[n++] = (unsigned char)(l + 5);
+		b[n++] = (unsigned char)((l + 3) >> 8);
+		b[n++] = (unsigned char)(l + 3);
+		b[n++] = 0; /* host_name */
+		b[n++] = (unsigned char)(l >> 8);
+		b[n++] = (unsigned char)l;
+		memcpy(b + n, sni, l);
+		n += l;
+	}
+	return n;
+}
+
+Test(mediator, sni)
+{
+	unsigned char b[512];
+	char name[300];
+	size_t n = client_hello(b, "API.Example.com");
+
+	cr_assert_eq(tls_client_hello_sni(b, n, name, sizeof(name)), 0);
+	cr_assert_str_eq(name, "api.example.com");
+	cr_assert_eq(tls_client_hello_sni(b, n - 1, name, sizeof(name)), -EAGAIN);
+	cr_assert_eq(tls_client_hello_sni(b, 3, name, sizeof(name)), -EAGAIN);
+	n = client_hello(b, NULL);
+	cr_assert_eq(tls_client_hello_sni(b, n, name, sizeof(name)), -ENOENT);
+	cr_assert_eq(tls_client_hello_sni((const unsigned char *)"GET / HTTP/1.1\r\n", 16, name,
+					  sizeof(name)),
+		     -EINVAL);
+	n = client_hello(b, "a.test");
+	b[n - 7] = 0xff; /* the name list's length now overruns */
+	cr_assert_eq(tls_client_hello_sni(b, n, name, sizeof(name)), -EINVAL);
+}
+
+static size_t query(unsigned char *b, const char *name, uint16_t type)
+{
+	size_t n = 12;
+
+	memset(b, 0, 12);
+	b[0] = 0x12;
+	b[1] = 0x34;
+	b[2] = 1; /* RD */
+	b[5] = 1; /* one question */
+	for (const char *p = name; *p;) {
+		size_t l = strcspn(p, ".");
+
+		b[n++] = (unsigned char)l;
+		memcpy(b + n, p, l);
+		n += l;
+		p += l + (p[l] == '.');
+	}
+	b[n++] = 0;
+	b[n++] = (unsigned char)(type >> 8);
+	b[n++] = (unsigned char)type;
+	b[n++] = 0;
+	b[n++] = 1;
+	return n;
+}
+
+static struct policy *net_policy(void)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":["
+	    "{\"host\":\"api.example.com\",\"ports\":[443],\"protocol\":\"tls\"},"
+	    "{\"host\":\"*.pkg.test\",\"ports\":[443,8443],\"protocol\":\"tls\"},"
+	    "{\"host\":\"local.test\",\"ports\":[8080],\"protocol\":\"http\"}],"
+	    "\"resolve\":{\"local.test\":\"127.0.0.1\"}}}";
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	struct policy *p = NULL;
+	struct err err = {0};
+
+	cr_assert_eq(policy_load_buffer(json, strlen(json), &vars, &p, &err), 0, "%s", err.msg);
+	return p;
+}
+
+Test(mediator, rules_and_wildcards)
+{
+	struct policy *p = net_policy();
+
+	cr_assert_not_null(mediator_rule(p, "api.example.com", 443));
+	cr_assert_null(mediator_rule(p, "api.example.com", 80), "another port");
+	cr_assert_null(mediator_rule(p, "example.com", 443));
+	cr_assert_null(mediator_rule(p, "xapi.example.com", 443));
+	cr_assert_not_null(mediator_rule(p, "a.pkg.test", 8443));
+	cr_assert_not_null(mediator_rule(p, "a.b.pkg.test", 443));
+	cr_assert_null(mediator_rule(p, "pkg.test", 443), "*.x does not match x");
+	cr_assert_null(mediator_rule(p, "evilpkg.test", 443));
+	cr_assert(mediator_name_allowed(p, "local.test"));
+	cr_assert(!mediator_name_allowed(p, "marker.exfil.test"));
+	cr_assert_str_eq(mediator_resolve_entry(p, "local.test"), "127.0.0.1");
+	policy_free(p);
+}
+
+static bool pub(const char *a)
+{
+	struct sockaddr_storage ss = {0};
+
+	if (inet_pton(AF_INET, a, &((struct sockaddr_in *)&ss)->sin_addr) == 1)
+		ss.ss_family = AF_INET;
+	else if (inet_pton(AF_INET6, a, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1)
+		ss.ss_family = AF_INET6;
+	else
+		cr_assert_fail("bad test address %s", a);
+	return mediator_addr_public((struct sockaddr *)&ss);
+}
+
+Test(mediator, address_classes)
+{
+	static const char *const refused[] = {
+	    "127.0.0.1",    "10.1.2.3",	  "172.16.0.1",	  "192.168.1.1", "169.254.1.1",
+	    "100.64.0.1",   "0.0.0.0",	  "198.18.0.1",	  "198.19.255.1", "192.0.2.7",
+	    "198.51.100.1", "203.0.113.9", "224.0.0.1",	  "255.255.255.255", "::1",
+	    "::",	    "fd70:6164:646f:636b::1", "fe80::1", "ff02::1", "2001:db8::1",
+	    "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+	};
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		cr_expect(!pub(refused[i]), "%s counted as public", refused[i]);
+	cr_expect(pub("93.184.216.34"));
+	cr_expect(pub("2606:4700::1111"));
+	cr_expect(pub("::ffff:93.184.216.34"));
+}
+
+Test(mediator, synthetic_names)
+{
+	struct mediator_names m = {0};
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct sockaddr_in6 b = {.sin6_family = AF_INET6};
+
+	cr_assert_eq(mediator_names_add(&m, "a.test"), 0);
+	cr_assert_eq(mediator_names_add(&m, "b.test"), 1);
+	cr_assert_eq(mediator_names_add(&m, "a.test"), 0, "one address per name");
+	mediator_names_addr(1, AF_INET, (unsigned char *)&a.sin_addr);
+	cr_assert_eq(ntohl(a.sin_addr.s_addr), 0xc6120002u); /* 198.18.0.2 */
+	cr_assert_str_eq(mediator_names_lookup(&m, (struct sockaddr *)&a), "b.test");
+	mediator_names_addr(0, AF_INET6, b.sin6_addr.s6_addr);
+	cr_assert_str_eq(mediator_names_lookup(&m, (struct sockaddr *)&b), "a.test");
+	a.sin_addr.s_addr = htonl(0xc6120063u);
+	cr_assert_null(mediator_names_lookup(&m, (struct sockaddr *)&a), "never handed out");
+	mediator_names_free(&m);
+}
+
+static int dials;
+static int counting_dial(struct mediator *m, const struct sockaddr *sa, socklen_t len)
+{
+	(void)m;
+	(void)sa;
+	(void)len;
+	dials++;
+	return dup(0);
+}
+
+/* Nothing a rule does not name reaches the dial; a named one does. */
+Test(mediator, nothing_unnamed_is_ever_dialled)
+{
+	struct policy *p = net_policy();
+	struct mediator_config cfg = {.policy = p, .session = "s", .log_fd = -1};
+	struct mediator *m = NULL;
+	enum mediator_decision d;
+	int fd;
+
+	cr_assert_eq(mediator_new(&cfg, &m), 0);
+	mediator_set_dial(m, counting_dial);
+	dials = 0;
+	cr_assert_eq(mediator_open_upstream(m, "denied.test", 443, &d), -1);
+	cr_assert_eq(d, MEDIATOR_NO_RULE);
+	cr_assert_eq(mediator_open_upstream(m, "api.example.com", 80, &d), -1);
+	cr_assert_eq(mediator_open_upstream(m, "192.0.2.1", 443, &d), -1);
+	cr_assert_eq(mediator_open_upstream(m, "198.18.0.1", 443, &d), -1);
+	cr_assert_eq(mediator_open_upstream(m, "pkg.test", 443, &d), -1);
+	cr_assert_eq(dials, 0, "a refused destination was dialled");
+	/* The weakened twin: a name the policy resolves is dialled. */
+	fd = mediator_open_upstream(m, "local.test", 8080, &d);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(d, MEDIATOR_ALLOWED);
+	cr_assert_eq(dials, 1);
+	close(fd);
+	mediator_free(m);
+	policy_free(p);
+}
+
+Test(mediator, dns_stub)
+{
+	struct policy *p = net_policy();
+	struct mediator_config cfg = {.policy = p, .session = "s", .log_fd = -1};
+	struct mediator *m = NULL;
+	unsigned char q[512], r[DNS_MAX];
+	size_t n;
+	int k;
+
+	cr_assert_eq(mediator_new(&cfg, &m), 0);
+	n = query(q, "API.example.com", DNS_A);
+	k = mediator_dns_answer(m, q, n, r, sizeof(r));
+	cr_assert_eq(k, (int)n + 16);
+	cr_assert_eq(r[0], 0x12);
+	cr_assert_eq(r[3] & 0xf, 0, "NOERROR");
+	cr_assert_eq(r[7], 1, "one answer");
+	cr_assert_eq(memcmp(r + k - 4, (unsigned char[]){198, 18, 0, 1}, 4), 0);
+	n = query(q, "api.example.com", DNS_AAAA);
+	k = mediator_dns_answer(m, q, n, r, sizeof(r));
+	cr_assert_eq(k, (int)n + 28);
+	n = query(q, "marker.exfil.test", 16 /* TXT */);
+	k = mediator_dns_answer(m, q, n, r, sizeof(r));
+	cr_assert_eq(k, (int)n);
+	cr_assert_eq(r[3] & 0xf, 5, "REFUSED");
+	cr_assert_eq(r[7], 0);
+	n = query(q, "api.example.com", 16);
+	k = mediator_dns_answer(m, q, n, r, sizeof(r));
+	cr_assert_eq(r[3] & 0xf, 0, "NODATA for other types of an allowed name");
+	cr_assert_eq(r[7], 0);
+	cr_assert_eq(mediator_dns_answer(m, q, 5, r, sizeof(r)), -EINVAL);
+	q[2] = 0x80; /* a response, not a query */
+	cr_assert_eq(mediator_dns_answer(m, q, n, r, sizeof(r)), -EINVAL);
+	mediator_free(m);
+	policy_free(p);
+}
