@@ -43,7 +43,7 @@ Test(mediator, http_good_requests)
 		     0);
 	cr_assert(rq.chunked);
 	cr_assert_eq(parse("CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n", &rq, &why),
-		     48);
+		     49);
 	cr_assert_eq(http_target_authority(rq.target, name, sizeof(name), &port), 0);
 	cr_assert_eq(port, 443);
 	/* Incomplete: more bytes needed, not an error. */
