@@ -164,10 +164,17 @@ $(B)/tests/fuzz_proto_replay: tests/fuzz/fuzz_proto.c tests/fuzz/replay.c $(B)/l
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
-	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto
+# The mediator's parsers of what a workload sends (tests/fuzz/fuzz_mediator.c).
+$(B)/tests/fuzz_mediator_replay: tests/fuzz/fuzz_mediator.c tests/fuzz/replay.c \
+		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay
+FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
+	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto && \
+	      $(B)/tests/fuzz_mediator_replay tests/data/mediator
+
+fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_mediator_replay
 	$(FUZZ_REPLAY)
 
 # make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target.
@@ -176,6 +183,9 @@ FUZZ_SRC_policy := policy/*.c
 FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/default_seccomp.c
 FUZZ_SEED_policy := tests/data/valid contrib/policies
 FUZZ_SEED_proto := tests/data/proto
+FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
+		     mediator/loop.c policy/*.c
+FUZZ_SEED_mediator := tests/data/mediator
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ) \
@@ -186,7 +196,8 @@ fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 deps:
 	@./tests/deps.sh
 
-unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay
+unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
+		$(B)/tests/fuzz_mediator_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 

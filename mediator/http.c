@@ -57,10 +57,15 @@ static int request_line(const char *s, size_t n, struct http_request *out, const
 	for (size_t i = 0; i < tlen; i++)
 		if ((unsigned char)sp1[1 + i] <= ' ' || (unsigned char)sp1[1 + i] == 0x7f)
 			return -EINVAL;
-	if ((size_t)(s + n - sp2 - 1) != 8 || memcmp(sp2 + 1, "HTTP/1.1", 8) != 0) {
+	/* HTTP/1.1; and CONNECT in HTTP/1.0 too, which proxy clients such
+	 * as openssl s_client send (its target is the whole authority). */
+	if ((size_t)(s + n - sp2 - 1) != 8 ||
+	    (memcmp(sp2 + 1, "HTTP/1.1", 8) != 0 &&
+	     !(mlen == 7 && memcmp(s, "CONNECT", 7) == 0 && memcmp(sp2 + 1, "HTTP/1.0", 8) == 0))) {
 		*why = "only HTTP/1.1 requests";
 		return -EINVAL;
 	}
+	out->http10 = sp2[8] == '0';
 	memcpy(out->method, s, mlen);
 	out->method[mlen] = '\0';
 	memcpy(out->target, sp1 + 1, tlen);
@@ -159,7 +164,7 @@ static int framing(const char *buf, struct http_request *out, const char **why)
 		*why = "both Transfer-Encoding and Content-Length";
 		return -EINVAL;
 	}
-	if (!host) {
+	if (!host && strcmp(out->method, "CONNECT") != 0) {
 		*why = "no Host header";
 		return -EINVAL;
 	}

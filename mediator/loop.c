@@ -89,7 +89,8 @@ struct conn {
 	bool chunked;
 	struct http_chunked ch;
 	uint64_t up, down;
-	bool dead; /* closed; freed after the current batch of events */
+	bool dead;     /* closed; freed after the current batch of events */
+	bool admitted; /* an upstream was dialled for it: its close is logged */
 	struct conn *next;
 };
 
@@ -309,7 +310,7 @@ static void conn_close(struct mediator *m, struct conn *c)
 {
 	struct conn **pp;
 
-	if (c->state == C_RELAY || c->up || c->down)
+	if (c->admitted)
 		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port, NULL);
 	if (c->cfd >= 0)
 		close(c->cfd);
@@ -404,6 +405,7 @@ static void dial(struct mediator *m, struct conn *c)
 		return;
 	}
 	decide(m, c, MEDIATOR_ALLOWED);
+	c->admitted = true;
 	c->ufd = fd;
 	c->connecting = true;
 	c->state = C_RELAY;

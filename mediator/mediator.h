@@ -37,6 +37,7 @@ struct http_request {
 	struct http_header h[HTTP_HEADERS_MAX];
 	size_t n_headers;
 	char host[POLICY_NET_NAME_MAX + 8]; /* the Host header, lower case; "" if none */
+	bool http10;			    /* only for CONNECT */
 	bool has_length;
 	uint64_t content_length;
 	bool chunked;
@@ -44,7 +45,8 @@ struct http_request {
 
 /* Parse the head of one HTTP/1.1 request in buf[0..len). Strict: CRLF
  * line ends only (a bare LF or CR is refused), no obs-fold, token header
- * names with no space before the colon, one Host (required), at most one
+ * names with no space before the colon, one Host (required but for
+ * CONNECT, which may also be HTTP/1.0), at most one
  * Content-Length and never with Transfer-Encoding, which may only be
  * "chunked". Returns head_len (> 0), 0 when more bytes are needed, -EINVAL
  * with *why (static text) for a malformed or forbidden head, -E2BIG past

@@ -330,16 +330,17 @@ int mediator_start(struct run *r, struct err *err)
 		if (snprintf(ms->log_path, sizeof(ms->log_path), "%s.admissions.jsonl",
 			     r->spec->opt->record_path) >= (int)sizeof(ms->log_path))
 			return err_set(err, ENAMETOOLONG, "--record: path too long");
-		ms->log_fd = open(ms->log_path,
-				  O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		ms->log_fd =
+		    open(ms->log_path,
+			 O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	} else {
 		if (snprintf(ms->log_path, sizeof(ms->log_path), "%s/%s/admissions.jsonl",
 			     r->live.session->reg.path,
 			     r->live.session->info.id) >= (int)sizeof(ms->log_path))
 			ms->log_path[0] = '\0'; /* too long to show; the fd is what counts */
-		ms->log_fd = openat(r->live.session->dirfd, "admissions.jsonl",
-				    O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-				    0600);
+		ms->log_fd =
+		    openat(r->live.session->dirfd, "admissions.jsonl",
+			   O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	}
 	if (ms->log_fd < 0)
 		return err_sys(err, errno, "mediator: admissions log %s", ms->log_path);

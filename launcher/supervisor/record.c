@@ -247,7 +247,7 @@ static cJSON *network(const struct run *r)
 		return NULL;
 	cJSON_AddStringToObject(o, "mode",
 				!(r->spec->sb.namespaces & POLICY_NS_NET) ? "host"
-				: p && p->network == POLICY_NET_MEDIATED ? "mediated"
+				: p && p->network == POLICY_NET_MEDIATED  ? "mediated"
 									  : "none");
 	if (!r->spec->sb.anyip)
 		return o;
@@ -256,7 +256,8 @@ static cJSON *network(const struct run *r)
 		return o;
 	c = cJSON_AddObjectToObject(o, "admissions");
 	for (int k = 0; c && k < MEDIATOR_DECISIONS; k++)
-		cJSON_AddNumberToObject(c, mediator_decision_names[k], (double)r->out.net.counts[k]);
+		cJSON_AddNumberToObject(c, mediator_decision_names[k],
+					(double)r->out.net.counts[k]);
 	cJSON_AddStringToObject(o, "admissions_log", r->out.net.log_path);
 	cJSON_AddStringToObject(o, "admissions_sha256", r->out.net.log_sha256);
 	return o;

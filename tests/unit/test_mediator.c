@@ -22,7 +22,8 @@ Test(mediator, http_good_requests)
 {
 	struct http_request rq;
 	const char *why = "";
-	const char *get = "GET http://a.test:8080/x?y HTTP/1.1\r\nHost: A.test:8080\r\nX: 1 \r\n\r\n";
+	const char *get =
+	    "GET http://a.test:8080/x?y HTTP/1.1\r\nHost: A.test:8080\r\nX: 1 \r\n\r\n";
 	char name[300];
 	const char *path;
 	uint16_t port;
@@ -35,17 +36,21 @@ Test(mediator, http_good_requests)
 	cr_assert_str_eq(name, "a.test");
 	cr_assert_eq(port, 8080);
 	cr_assert_str_eq(path, "/x?y");
-	cr_assert_eq(parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello", &rq, &why),
-		     47, "the head only: the body is the relay's");
+	cr_assert_eq(
+	    parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello", &rq, &why), 47,
+	    "the head only: the body is the relay's");
 	cr_assert(rq.has_length && rq.content_length == 5);
-	cr_assert_gt(parse("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", &rq,
-			   &why),
-		     0);
+	cr_assert_gt(
+	    parse("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", &rq, &why),
+	    0);
 	cr_assert(rq.chunked);
 	cr_assert_eq(parse("CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n", &rq, &why),
 		     49);
 	cr_assert_eq(http_target_authority(rq.target, name, sizeof(name), &port), 0);
 	cr_assert_eq(port, 443);
+	/* openssl s_client's CONNECT: HTTP/1.0, no Host. */
+	cr_assert_eq(parse("CONNECT a.test:443 HTTP/1.0\r\n\r\n", &rq, &why), 31, "%s", why);
+	cr_assert(rq.http10);
 	/* Incomplete: more bytes needed, not an error. */
 	cr_assert_eq(parse("GET / HTTP/1.1\r\nHost: a\r\n", &rq, &why), 0);
 	cr_assert_eq(parse("GET / HTTP/1.1\r", &rq, &why), 0);
@@ -55,11 +60,11 @@ Test(mediator, http_good_requests)
 Test(mediator, http_smuggling_shapes_are_refused)
 {
 	static const char *const bad[] = {
-	    "GET / HTTP/1.1\nHost: a\r\n\r\n",			   /* bare LF */
-	    "GET / HTTP/1.1\r\nHost: a\n\r\n",			   /* bare LF in a header */
-	    "GET / HTTP/1.1\r\nHost: a\rX: 1\r\n\r\n",		   /* bare CR */
-	    "GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n",	   /* obs-fold */
-	    "GET / HTTP/1.1\r\nHost : a\r\n\r\n",		   /* space before the colon */
+	    "GET / HTTP/1.1\nHost: a\r\n\r\n",		    /* bare LF */
+	    "GET / HTTP/1.1\r\nHost: a\n\r\n",		    /* bare LF in a header */
+	    "GET / HTTP/1.1\r\nHost: a\rX: 1\r\n\r\n",	    /* bare CR */
+	    "GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", /* obs-fold */
+	    "GET / HTTP/1.1\r\nHost : a\r\n\r\n",	    /* space before the colon */
 	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n",
 	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
 	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
@@ -69,10 +74,10 @@ Test(mediator, http_smuggling_shapes_are_refused)
 	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: +1\r\n\r\n",
 	    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1 1\r\n\r\n",
 	    "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", /* two Hosts */
-	    "GET / HTTP/1.1\r\n\r\n",			 /* no Host */
-	    "GET / HTTP/1.0\r\nHost: a\r\n\r\n",		 /* only 1.1 */
-	    "GET  / HTTP/1.1\r\nHost: a\r\n\r\n",		 /* two spaces */
-	    "G(T / HTTP/1.1\r\nHost: a\r\n\r\n",		 /* method not a token */
+	    "GET / HTTP/1.1\r\n\r\n",			    /* no Host */
+	    "GET / HTTP/1.0\r\nHost: a\r\n\r\n",	    /* only 1.1 (but CONNECT) */
+	    "GET  / HTTP/1.1\r\nHost: a\r\n\r\n",	    /* two spaces */
+	    "G(T / HTTP/1.1\r\nHost: a\r\n\r\n",	    /* method not a token */
 	    "GET / HTTP/1.1\r\nHo\x01st: a\r\n\r\n",
 	    "GET / HTTP/1.1\r\nHost: a\x01\r\n\r\n",
 	};
@@ -287,11 +292,28 @@ static bool pub(const char *a)
 Test(mediator, address_classes)
 {
 	static const char *const refused[] = {
-	    "127.0.0.1",    "10.1.2.3",	  "172.16.0.1",	  "192.168.1.1", "169.254.1.1",
-	    "100.64.0.1",   "0.0.0.0",	  "198.18.0.1",	  "198.19.255.1", "192.0.2.7",
-	    "198.51.100.1", "203.0.113.9", "224.0.0.1",	  "255.255.255.255", "::1",
-	    "::",	    "fd70:6164:646f:636b::1", "fe80::1", "ff02::1", "2001:db8::1",
-	    "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+	    "127.0.0.1",
+	    "10.1.2.3",
+	    "172.16.0.1",
+	    "192.168.1.1",
+	    "169.254.1.1",
+	    "100.64.0.1",
+	    "0.0.0.0",
+	    "198.18.0.1",
+	    "198.19.255.1",
+	    "192.0.2.7",
+	    "198.51.100.1",
+	    "203.0.113.9",
+	    "224.0.0.1",
+	    "255.255.255.255",
+	    "::1",
+	    "::",
+	    "fd70:6164:646f:636b::1",
+	    "fe80::1",
+	    "ff02::1",
+	    "2001:db8::1",
+	    "::ffff:127.0.0.1",
+	    "::ffff:10.0.0.1",
 	};
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)

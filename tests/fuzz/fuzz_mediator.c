@@ -1,0 +1,97 @@
+/* libFuzzer target for paddock-mediator's parsers of what a hostile
+ * workload sends: the first byte picks one, the rest is its input.
+ *   'h' http_parse_request() and, on success, the target and Host parsers
+ *   'c' http_chunked_scan(), fed in two pieces
+ *   's' tls_client_hello_sni()
+ *   'd' the DNS stub (mediator_dns_answer()) against a fixed policy
+ *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
+ * Built with replay.c instead, make unit runs tests/data/mediator through it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../mediator/mediator.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct policy *policy(void)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":["
+	    "{\"host\":\"api.example.com\",\"ports\":[443],\"protocol\":\"tls\"},"
+	    "{\"host\":\"*.pkg.test\",\"ports\":[443],\"protocol\":\"tls\"}]}}";
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static struct policy *p;
+	struct err err = {0};
+
+	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
+		abort();
+	return p;
+}
+
+static void http(const char *buf, size_t n)
+{
+	struct http_request rq;
+	const char *why, *path;
+	char name[POLICY_NET_NAME_MAX + 8];
+	uint16_t port;
+
+	if (http_parse_request(buf, n, &rq, &why) <= 0)
+		return;
+	(void)http_target_absolute(rq.target, name, sizeof(name), &port, &path);
+	(void)http_target_authority(rq.target, name, sizeof(name), &port);
+	(void)http_host_split(rq.host, name, sizeof(name), &port);
+}
+
+static void chunked(const char *buf, size_t n)
+{
+	struct http_chunked c = {0};
+	long k = http_chunked_scan(&c, buf, n / 2);
+
+	if (k >= 0 && !c.done)
+		(void)http_chunked_scan(&c, buf + n / 2, n - n / 2);
+}
+
+static void dns(const unsigned char *buf, size_t n)
+{
+	struct mediator_config cfg = {.policy = policy(), .session = "f", .log_fd = -1};
+	struct mediator *m = NULL;
+	unsigned char out[DNS_MAX];
+
+	if (mediator_new(&cfg, &m) < 0)
+		return;
+	(void)mediator_dns_answer(m, buf, n, out, sizeof(out));
+	mediator_free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char name[POLICY_NET_NAME_MAX + 2];
+	char *copy;
+
+	if (size < 1 || size > 2 * HTTP_HEAD_MAX)
+		return 0;
+	/* A private copy: the parsers must not read past what they were
+	 * given (ASan sees it in the exact-size buffer). */
+	copy = malloc(size - 1 ? size - 1 : 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, data + 1, size - 1);
+	switch (data[0]) {
+	case 'h':
+		http(copy, size - 1);
+		break;
+	case 'c':
+		chunked(copy, size - 1);
+		break;
+	case 's':
+		(void)tls_client_hello_sni((const unsigned char *)copy, size - 1, name,
+					   sizeof(name));
+		break;
+	case 'd':
+		dns((const unsigned char *)copy, size - 1);
+		break;
+	}
+	free(copy);
+	return 0;
+}

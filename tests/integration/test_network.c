@@ -1,0 +1,269 @@
+/* Integration: the mediated network (docs/network.md) as an unprivileged
+ * user. Receivers are threads of the test on the host's loopback, which
+ * count what reaches them; the policy's network.resolve maps test names
+ * to 127.0.0.1 or ::1 (an explicit rule: loopback stays refused for every
+ * other name). Each denial is checked where a victim would see it, at the
+ * receiver, and has a weakened twin (--weaken host-net) showing that the
+ * same client does reach it when the network is not mediated. */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+TestSuite(network, .init = h_init, .fini = h_fini, .timeout = 120);
+
+struct receiver {
+	int fd, port;
+	atomic_int count;
+	pthread_mutex_t lock;
+	char seen[8192]; /* the request heads, in order */
+	size_t n_seen;
+	pthread_t thread;
+};
+
+static void *serve(void *arg)
+{
+	struct receiver *r = arg;
+
+	for (;;) {
+		char buf[4096];
+		int c = accept(r->fd, NULL, NULL);
+		ssize_t n;
+
+		if (c < 0)
+			return NULL;
+		atomic_fetch_add(&r->count, 1);
+		n = recv(c, buf, sizeof(buf) - 1, 0);
+		if (n > 0) {
+			pthread_mutex_lock(&r->lock);
+			if (r->n_seen + (size_t)n < sizeof(r->seen)) {
+				memcpy(r->seen + r->n_seen, buf, (size_t)n);
+				r->n_seen += (size_t)n;
+			}
+			pthread_mutex_unlock(&r->lock);
+		}
+		(void)!send(c,
+			    "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n",
+			    61, MSG_NOSIGNAL);
+		close(c);
+	}
+}
+
+/* A receiver on addr (127.0.0.1 or ::1), port chosen by the kernel. */
+static struct receiver *receiver(const char *addr)
+{
+	struct receiver *r = calloc(1, sizeof(*r));
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	int one = 1;
+
+	cr_assert_not_null(r);
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		inet_pton(AF_INET6, addr, &a->sin6_addr);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		inet_pton(AF_INET, addr, &a->sin_addr);
+		len = sizeof(*a);
+	}
+	r->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(r->fd, 0);
+	setsockopt(r->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	cr_assert_eq(bind(r->fd, (struct sockaddr *)&ss, len), 0, "%s", strerror(errno));
+	cr_assert_eq(listen(r->fd, 64), 0);
+	len = sizeof(ss);
+	getsockname(r->fd, (struct sockaddr *)&ss, &len);
+	r->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						 : ((struct sockaddr_in *)&ss)->sin_port);
+	pthread_mutex_init(&r->lock, NULL);
+	cr_assert_eq(pthread_create(&r->thread, NULL, serve, r), 0);
+	return r;
+}
+
+static bool saw(struct receiver *r, const char *text)
+{
+	bool yes;
+
+	pthread_mutex_lock(&r->lock);
+	r->seen[r->n_seen] = '\0';
+	yes = strstr(r->seen, text) != NULL;
+	pthread_mutex_unlock(&r->lock);
+	return yes;
+}
+
+/* The agent policy with a mediated network: allowed.test (http), the
+ * receiver's port; allowed6.test the same over IPv6; tls.test a "tls"
+ * rule on the TLS receiver's port. */
+static char *policy(const struct h_world *w, int port, int port6, int tls_port)
+{
+	char *path = h_join(w->base, "net.json");
+	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
+	const char *at;
+	char *text;
+
+	cr_assert_not_null(src);
+	at = strstr(src, "\"network\": \"none\",");
+	cr_assert_not_null(at, "agent.json has no \"network\": \"none\" line");
+	text = h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": ["
+		     "{\"host\": \"allowed.test\", \"ports\": [%d], \"protocol\": \"http\"},"
+		     "{\"host\": \"allowed6.test\", \"ports\": [%d], \"protocol\": \"http\"},"
+		     "{\"host\": \"tls.test\", \"ports\": [%d], \"protocol\": \"tls\"}],"
+		     "\"resolve\": {\"allowed.test\": \"127.0.0.1\", \"allowed6.test\": \"::1\","
+		     "\"tls.test\": \"127.0.0.1\"}},%s",
+		     (int)(at - src), src, port, port6, tls_port,
+		     at + strlen("\"network\": \"none\","));
+	h_write_file(path, text, 0644);
+	return path;
+}
+
+static const char *rec(const struct h_world *w, const char *expr)
+{
+	return h_json(w->record, expr);
+}
+
+Test(network, proxy_aware_and_unaware_clients_reach_an_allowed_name)
+{
+	struct h_world w = h_world();
+	struct receiver *ok = receiver("127.0.0.1"), *ok6 = receiver("::1");
+	char *p = policy(&w, ok->port, ok6->port, 1);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
+		  h_fmt("curl -s -m 5 http://allowed.test:%d/proxied && "
+			"curl -s -m 5 --noproxy '*' http://allowed.test:%d/transparent && "
+			"curl -s -m 5 --noproxy '*' http://allowed6.test:%d/six",
+			ok->port, ok->port, ok6->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert_str_eq(pr.out_text, "ok\nok\nok\n", H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&ok->count), 2);
+	cr_assert_eq(atomic_load(&ok6->count), 1);
+	cr_assert(saw(ok, "GET /proxied HTTP/1.1"));
+	cr_assert(saw(ok, "GET /transparent HTTP/1.1"));
+	/* Every admitted request carries its admission id, and the record
+	 * counts exactly the admissions the receivers saw. */
+	cr_assert(saw(ok, "Paddock-Admission: "));
+	cr_assert(saw(ok6, "Paddock-Admission: "));
+	cr_assert_str_eq(rec(&w, "d['network']['mode']"), "\"mediated\"");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "3");
+	cr_assert_str_eq(h_json(w.record, "sum(1 for l in open(d['network']['admissions_log']) "
+					  "if '\"event\":\"close\"' in l)"),
+			 "3");
+}
+
+/* The same clients to a name no rule allows, to a literal address, and
+ * to the host's loopback: nothing reaches the receiver. */
+static const char *denied_script(int port)
+{
+	return h_fmt("curl -s -m 3 http://denied.test:%d/a; "
+		     "curl -s -m 3 --noproxy '*' http://127.0.0.1:%d/b; "
+		     "curl -s -m 3 --noproxy '*' http://[::1]:%d/c; "
+		     "curl -s -m 3 --noproxy '*' http://192.0.2.1:%d/d; "
+		     "getent hosts marker.exfil.test; true",
+		     port, port, port, port);
+}
+
+Test(network, nothing_else_gets_out)
+{
+	struct h_world w = h_world();
+	struct receiver *denied = receiver("127.0.0.1");
+	char *p = policy(&w, 1, 2, 3);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
+		  denied_script(denied->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&denied->count), 0, "the denied receiver was reached");
+	cr_assert(strstr(pr.out_text, "is not allowed by the policy"), H_SHOW(&pr));
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "0");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['refused-no-rule'] >= 1"), "true");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['dns-refused'] >= 1"), "true");
+}
+
+/* The weakened twin: with the host's network the same script reaches the
+ * receiver, so the test above can see a leak. */
+Test(network, weaken_host_net_reaches_the_denied_receiver)
+{
+	struct h_world w = h_world();
+	struct receiver *denied = receiver("127.0.0.1");
+	char *p = policy(&w, 1, 2, 3);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--weaken", "host-net", "--record", w.record,
+		  "--", "sh", "-c", denied_script(denied->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert_geq(atomic_load(&denied->count), 1, H_SHOW(&pr));
+	cr_assert_str_eq(rec(&w, "d['network']['mode']"), "\"host\"");
+}
+
+/* TLS through CONNECT: the ClientHello's server name must be the name the
+ * tunnel was admitted for; the receiver sees the good one only. */
+Test(network, tls_server_name_must_match)
+{
+	struct h_world w = h_world();
+	struct receiver *tls = receiver("127.0.0.1");
+	char *p = policy(&w, 1, 2, tls->port);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
+		  h_fmt("openssl s_client -proxy 127.0.0.1:3128 -connect tls.test:%d "
+			"-servername evil.test </dev/null >/dev/null 2>&1; "
+			"openssl s_client -proxy 127.0.0.1:3128 -connect tls.test:%d "
+			"-noservername </dev/null >/dev/null 2>&1; "
+			"openssl s_client -proxy 127.0.0.1:3128 -connect tls.test:%d "
+			"-servername tls.test </dev/null >/dev/null 2>&1; true",
+			tls->port, tls->port, tls->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&tls->count), 1, "only the matching server name gets through");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['refused-sni']"), "2");
+}
+
+/* Request smuggling shapes never reach the receiver. */
+Test(network, malformed_requests_are_refused)
+{
+	struct h_world w = h_world();
+	struct receiver *ok = receiver("127.0.0.1");
+	char *p = policy(&w, ok->port, 2, 3);
+	struct h_proc pr;
+	const char *send =
+	    "import socket,sys\n"
+	    "for req in sys.argv[1:]:\n"
+	    "  s=socket.create_connection(('127.0.0.1',3128)); s.sendall(req.encode())\n"
+	    "  s.shutdown(socket.SHUT_WR); print(s.recv(100).split(b' ')[1].decode())\n";
+	const char *url = h_fmt("http://allowed.test:%d/", ok->port);
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "python3", "-c",
+		  send,
+		  h_fmt("GET %s HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: 1\r\n"
+			"Transfer-Encoding: chunked\r\n\r\n",
+			url),
+		  h_fmt("GET %s HTTP/1.1\r\nHost: other.test\r\n\r\n", url),
+		  h_fmt("GET %s HTTP/1.1\nHost: allowed.test\n\n", url));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert_str_eq(pr.out_text, "403\n403\n403\n", H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&ok->count), 0);
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['refused-malformed']"), "3");
+}
+
+Test(network, bad_policies_are_one_line_errors)
+{
+	struct h_world w = h_world();
+	char *p = h_join(w.base, "bad.json");
+	struct h_proc pr;
+
+	h_write_file(p,
+		     "{\"version\": 1, \"network\": {\"mode\": \"mediated\", \"allow\": "
+		     "[{\"host\": \"a.test\", \"ports\": [53], \"protocol\": \"tcp\"}]}}",
+		     0644);
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--", "true");
+	cr_assert_eq(pr.status, 125, H_SHOW(&pr));
+	cr_assert_eq(h_count_lines(pr.err_text), 1, H_SHOW(&pr));
+	cr_assert(strstr(pr.err_text, "port 53 is the mediator's own"), H_SHOW(&pr));
+}
