@@ -16,6 +16,7 @@ void options_free(struct options *o)
 	free(o->protect);
 	free(o->setenv);
 	free(o->ports);
+	free(o->allow_net);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -81,6 +82,7 @@ enum {
 	OPT_DETACH,
 	OPT_NAME,
 	OPT_PORT,
+	OPT_ALLOW_NET,
 };
 
 static const struct option long_opts[] = {
@@ -99,6 +101,7 @@ static const struct option long_opts[] = {
     {"detach", no_argument, NULL, OPT_DETACH},
     {"name", required_argument, NULL, OPT_NAME},
     {"port", required_argument, NULL, OPT_PORT},
+    {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -124,6 +127,11 @@ static const char run_usage[] =
     "                         forward HOST:PORT on the host's loopback (127.0.0.1\n"
     "                         or [::1]; PORT \"auto\": SANDBOXPORT if free, else any)\n"
     "                         to SANDBOXPORT on the sandbox's loopback (repeatable)\n"
+    "      --allow-net HOST[:PORT]\n"
+    "                         let the sandbox reach HOST (a name, or *.SUFFIX) on\n"
+    "                         PORT (default 443: TLS; 80: HTTP; else plain TCP)\n"
+    "                         through the mediator; the network becomes mediated\n"
+    "                         (docs/network.md; repeatable)\n"
     "      --init PATH        the paddock-init binary to use\n"
     "      --explain          print the effective sandbox and exit; starts nothing\n"
     "      --detach           print the session id once the workload started and\n"
@@ -192,6 +200,11 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_PORT:
 			r = add_str(&o->ports, &o->n_ports, optarg, err);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_ALLOW_NET:
+			r = add_str(&o->allow_net, &o->n_allow_net, optarg, err);
 			if (r < 0)
 				return r;
 			break;

@@ -54,8 +54,45 @@ static int check_port(const char *s, struct err *err)
 	return 0;
 }
 
+/* --allow-net HOST[:PORT]: the name a rule may hold, a port 1-65535 (443
+ * when none) that is not the mediator's own. */
+static int allow_net_split(const char *s, char *host, size_t size, uint16_t *port,
+			   struct err *err)
+{
+	char buf[QUOTE_MAX];
+	const char *colon = s ? strrchr(s, ':') : NULL;
+	size_t len = colon ? (size_t)(colon - s) : (s ? strlen(s) : 0);
+	unsigned long v = 443;
+	char *end;
+
+	if (!s || len == 0 || len >= size)
+		return err_set(err, EINVAL, "--allow-net %s: expected HOST or HOST:PORT",
+			       shown(s ? s : "", buf));
+	memcpy(host, s, len);
+	host[len] = '\0';
+	if (!policy_net_host_valid(host, true))
+		return err_set(err, EINVAL,
+			       "--allow-net %s: %s is not a host name (lower-case labels, "
+			       "optionally \"*.\" first; no addresses)",
+			       shown(s, buf), QUOTE(host));
+	if (colon) {
+		errno = 0;
+		v = strtoul(colon + 1, &end, 10);
+		if (colon[1] < '0' || colon[1] > '9' || *end || errno || v == 0 || v > 65535)
+			return err_set(err, EINVAL, "--allow-net %s: the port must be 1 to 65535",
+				       shown(s, buf));
+		if (v == 53 || v == 3128)
+			return err_set(err, EINVAL, "--allow-net %s: port %lu is the mediator's own",
+				       shown(s, buf), v);
+	}
+	*port = (uint16_t)v;
+	return 0;
+}
+
 static int check_args(const struct policy_additions *add, struct err *err)
 {
+	char host[POLICY_NET_NAME_MAX + 8];
+	uint16_t port;
 	char buf[QUOTE_MAX];
 	const char *s, *colon, *eq;
 
@@ -81,6 +118,12 @@ static int check_args(const struct policy_additions *add, struct err *err)
 			return err_set(err, EINVAL, "--protect: missing path");
 	for (size_t i = 0; i < add->n_ports; i++) {
 		int r = check_port(add->ports[i], err);
+
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < add->n_allow_net; i++) {
+		int r = allow_net_split(add->allow_net[i], host, sizeof(host), &port, err);
 
 		if (r < 0)
 			return r;
@@ -223,6 +266,58 @@ static int add_setenv(cJSON *root, const struct policy_additions *add, struct er
 	return r;
 }
 
+/* The network becomes mediated (an object), and each --allow-net a rule:
+ * port 443 "tls", 80 "http", any other "tcp". */
+static int add_allow_net(cJSON *root, const struct policy_additions *add, struct err *err)
+{
+	char host[POLICY_NET_NAME_MAX + 8];
+	cJSON *net, *mode, *allow = NULL;
+	uint16_t port;
+	int r;
+
+	if (add->n_allow_net == 0)
+		return 0;
+	net = cJSON_GetObjectItemCaseSensitive(root, "network");
+	if (!net || cJSON_IsString(net)) {
+		if (net && strcmp(net->valuestring, "none") != 0 &&
+		    strcmp(net->valuestring, "mediated") != 0)
+			return err_set(err, EINVAL, "--allow-net: the policy's network is %s",
+				       QUOTE(net->valuestring));
+		cJSON_DeleteItemFromObjectCaseSensitive(root, "network");
+		net = cJSON_AddObjectToObject(root, "network");
+		if (!net || !cJSON_AddStringToObject(net, "mode", "mediated"))
+			return err_set(err, ENOMEM, "out of memory");
+	}
+	if (!cJSON_IsObject(net))
+		return err_set(err, EINVAL, "network: must be a string or an object");
+	mode = cJSON_GetObjectItemCaseSensitive(net, "mode");
+	if (cJSON_IsString(mode) && strcmp(mode->valuestring, "none") == 0)
+		cJSON_DeleteItemFromObjectCaseSensitive(net, "mode");
+	if (!cJSON_GetObjectItemCaseSensitive(net, "mode") &&
+	    !cJSON_AddStringToObject(net, "mode", "mediated"))
+		return err_set(err, ENOMEM, "out of memory");
+	r = container(net, "allow", "network.allow", cJSON_Array, &allow, err);
+	for (size_t i = 0; r >= 0 && i < add->n_allow_net; i++) {
+		cJSON *o = cJSON_CreateObject(), *ports;
+
+		r = allow_net_split(add->allow_net[i], host, sizeof(host), &port, err);
+		if (r < 0) {
+			cJSON_Delete(o);
+			break;
+		}
+		if (!o || !cJSON_AddStringToObject(o, "host", host) ||
+		    !(ports = cJSON_AddArrayToObject(o, "ports")) ||
+		    !cJSON_AddItemToArray(ports, cJSON_CreateNumber(port)) ||
+		    !cJSON_AddStringToObject(o, "protocol",
+					     port == 443 ? "tls" : port == 80 ? "http" : "tcp")) {
+			cJSON_Delete(o);
+			return err_set(err, ENOMEM, "out of memory");
+		}
+		r = append(allow, o, err);
+	}
+	return r;
+}
+
 static int copy_out(const char *s, size_t len, char **out, size_t *out_len, struct err *err)
 {
 	char *c = malloc(len + 1);
@@ -246,7 +341,8 @@ int policy_amend(const char *buf, size_t len, const struct policy_additions *add
 
 	/* Nothing to add: the very same bytes, so the digest does not move. */
 	if (!add ||
-	    (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd && !add->n_ports))
+	    (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd && !add->n_ports &&
+	     !add->n_allow_net))
 		return copy_out(buf, len, out, out_len, err);
 	r = check_args(add, err);
 	if (r >= 0)
@@ -263,6 +359,8 @@ int policy_amend(const char *buf, size_t len, const struct policy_additions *add
 		r = put_string(root, "cwd", add->cwd, err);
 	if (r >= 0)
 		r = add_ports(root, add, err);
+	if (r >= 0)
+		r = add_allow_net(root, add, err);
 	if (r < 0)
 		return r;
 	text = cJSON_PrintUnformatted(root);

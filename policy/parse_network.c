@@ -25,6 +25,7 @@ const char *policy_net_proto_name(enum policy_net_proto p)
 bool policy_net_host_valid(const char *s, bool wildcard)
 {
 	size_t len = strlen(s), label = 0;
+	bool letter = false; /* in the last label: "10.0.0.1" is an address */
 
 	if (wildcard && strncmp(s, "*.", 2) == 0) {
 		s += 2;
@@ -39,15 +40,18 @@ bool policy_net_host_valid(const char *s, bool wildcard)
 			if (label == 0 || label > 63 || s[i - 1] == '-')
 				return false;
 			label = 0;
+			if (c == '.')
+				letter = false;
 			continue;
 		}
+		letter |= c >= 'a' && c <= 'z';
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
 			return false;
 		if (c == '-' && label == 0)
 			return false;
 		label++;
 	}
-	return true;
+	return letter;
 }
 
 bool policy_net_host_match(const char *pattern, const char *name)

@@ -107,6 +107,24 @@ static void ports_lines(const struct policy *p, FILE *f)
 	}
 }
 
+static void network_lines(const struct run_spec *r, const struct policy *p, FILE *f)
+{
+	fprintf(f, "network: %s\n",
+		!(r->sb.namespaces & POLICY_NS_NET) ? "the host's (weakened)"
+		: p->network == POLICY_NET_MEDIATED ? "mediated: paddock-mediator is the only way out"
+						    : "none (loopback only)");
+	for (size_t i = 0; r->sb.anyip && i < p->n_net_allow; i++) {
+		const struct policy_net_rule *rule = &p->net_allow[i];
+
+		fprintf(f, "  allow %-5s %s port", policy_net_proto_name(rule->protocol), rule->host);
+		for (size_t k = 0; k < rule->n_ports; k++)
+			fprintf(f, "%s%u", k ? "," : " ", rule->ports[k]);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; r->sb.anyip && i < p->n_net_resolve; i++)
+		fprintf(f, "  resolve %s -> %s\n", p->net_resolve[i].host, p->net_resolve[i].addr);
+}
+
 void explain_print(const struct run_spec *r, FILE *f)
 {
 	const char *w[WEAKEN_COUNT + 1];
@@ -140,6 +158,7 @@ void explain_print(const struct run_spec *r, FILE *f)
 		fputs("seccomp: none\n", f);
 	}
 	landlock_lines(&r->sb.landlock, f);
+	network_lines(r, r->policy, f);
 	ports_lines(r->policy, f);
 	services_lines(r->policy, f);
 	fprintf(f, "limits: ttl %llu ms, grace %llu ms", (unsigned long long)r->policy->ttl_ms,

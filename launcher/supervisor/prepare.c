@@ -91,6 +91,8 @@ static int load_policy(struct run_spec *r, struct err *err)
 	    .cwd = o->cwd,
 	    .ports = o->ports,
 	    .n_ports = o->n_ports,
+	    .allow_net = o->allow_net,
+	    .n_allow_net = o->n_allow_net,
 	};
 	cleanup_free char *file = NULL, *eff = NULL;
 	unsigned char digest[SHA256_DIGEST_LEN];

@@ -44,6 +44,8 @@ struct options {
 	const char *cwd;
 	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
 	size_t n_ports;
+	const char **allow_net; /* --allow-net HOST[:PORT], checked by policy_amend() */
+	size_t n_allow_net;
 	bool explain;	  /* print the effective sandbox, start nothing */
 	bool detach;	  /* print the session id once started; supervise in the background */
 	const char *name; /* the session's name, NULL: unnamed */
