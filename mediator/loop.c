@@ -34,9 +34,12 @@
 
 #include "../include/iso8601.h"
 
-#define BUF_SIZE      HTTP_HEAD_MAX
-#define CONNS_MAX     1024
-#define LISTENERS_MAX 64
+#define BUF_SIZE HTTP_HEAD_MAX
+/* A client that has not finished its request head (or ClientHello) by then
+ * is dropped: a slow client cannot hold connection slots for ever. */
+#define HEAD_TIMEOUT_MS 10000
+#define CONNS_MAX	1024
+#define LISTENERS_MAX	64
 
 enum tag_kind {
 	TAG_LISTENER,
@@ -89,8 +92,9 @@ struct conn {
 	bool chunked;
 	struct http_chunked ch;
 	uint64_t up, down;
-	bool dead;     /* closed; freed after the current batch of events */
-	bool admitted; /* an upstream was dialled for it: its close is logged */
+	uint64_t since_ms; /* accepted at (CLOCK_MONOTONIC) */
+	bool dead;	   /* closed; freed after the current batch of events */
+	bool admitted;	   /* an upstream was dialled for it: its close is logged */
 	struct conn *next;
 };
 
@@ -109,6 +113,14 @@ struct mediator {
 	struct sockaddr_storage own[32]; /* the host's own addresses: never dialled */
 	size_t n_own;
 };
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static int default_dial(struct mediator *m, const struct sockaddr *sa, socklen_t len)
 {
@@ -628,6 +640,7 @@ static void accept_one(struct mediator *m, struct listener *l)
 	}
 	c->cfd = fd;
 	c->ufd = -1;
+	c->since_ms = now_ms();
 	c->ctag = (struct tag){TAG_CLIENT, c};
 	c->utag = (struct tag){TAG_UPSTREAM, c};
 	c->next = m->conns;
@@ -847,6 +860,22 @@ int mediator_add_listener(struct mediator *m, int fd, enum mediator_listener_kin
 	return 0;
 }
 
+/* Connections still reading their head past HEAD_TIMEOUT_MS: refused as
+ * malformed (and logged). */
+static void expire_heads(struct mediator *m)
+{
+	uint64_t now = now_ms();
+
+	for (struct conn *c = m->conns, *next; c; c = next) {
+		next = c->next;
+		if ((c->state == C_HEAD || c->state == C_SNI || c->state == C_DNS) &&
+		    now - c->since_ms > HEAD_TIMEOUT_MS) {
+			decide(m, c, MEDIATOR_MALFORMED);
+			conn_close(m, c);
+		}
+	}
+}
+
 int mediator_run(struct mediator *m, int sfd)
 {
 	struct tag stag = {TAG_LISTENER, NULL};
@@ -854,7 +883,10 @@ int mediator_run(struct mediator *m, int sfd)
 
 	watch(m, sfd, &stag, EPOLLIN, EPOLL_CTL_ADD);
 	for (;;) {
-		int n = epoll_wait(m->ep, ev, 64, -1);
+		int n = epoll_wait(m->ep, ev, 64, 1000);
+
+		expire_heads(m);
+		reap_dead(m);
 
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -267,3 +267,38 @@ Test(network, bad_policies_are_one_line_errors)
 	cr_assert_eq(h_count_lines(pr.err_text), 1, H_SHOW(&pr));
 	cr_assert(strstr(pr.err_text, "port 53 is the mediator's own"), H_SHOW(&pr));
 }
+
+/* The mediator's own limits: 300 clients that never finish their heads, a
+ * client that closes mid-request, and one that keeps a tunnel open when
+ * the sandbox expires; the mediator still answers, and the run ends. */
+Test(network, slow_and_vanishing_clients_do_not_stop_the_mediator)
+{
+	struct h_world w = h_world();
+	struct receiver *ok = receiver("127.0.0.1");
+	char *p = policy(&w, ok->port, 2, 3);
+	struct h_proc pr;
+	const char *script =
+	    "import socket,subprocess,sys\n"
+	    "held=[]\n"
+	    "for i in range(300):\n"
+	    "  s=socket.create_connection(('127.0.0.1',3128)); s.sendall(b'GET http://a'); "
+	    "held.append(s)\n"
+	    "s=socket.create_connection(('127.0.0.1',3128)); s.sendall(b'GET "
+	    "http://allowed.test'); s.close()\n"
+	    "r=subprocess.run(['curl','-s','-m','5',sys.argv[1]],capture_output=True)\n"
+	    "print(r.stdout.decode().strip(), flush=True)\n"
+	    "t=socket.create_connection(('127.0.0.1',3128))\n"
+	    "t.sendall(('GET '+sys.argv[1]+' HTTP/1.1\\r\\nHost: "
+	    "allowed.test:'+sys.argv[2]+'\\r\\n\\r\\n').encode())\n"
+	    "import time; time.sleep(60)\n";
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--ttl", "3s", "--record", w.record, "--",
+		  "python3", "-c", script, h_fmt("http://allowed.test:%d/after", ok->port),
+		  h_fmt("%d", ok->port));
+	cr_assert_eq(pr.status, 128 + 15, H_SHOW(&pr));
+	cr_assert_str_eq(pr.out_text, "ok\n", H_SHOW(&pr));
+	cr_assert(saw(ok, "GET /after HTTP/1.1"));
+	cr_assert_str_eq(rec(&w, "d['ended']"), "\"expired\"");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions_reported']"), "true");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "2");
+}
