@@ -56,8 +56,7 @@ static int check_port(const char *s, struct err *err)
 
 /* --allow-net HOST[:PORT]: the name a rule may hold, a port 1-65535 (443
  * when none) that is not the mediator's own. */
-static int allow_net_split(const char *s, char *host, size_t size, uint16_t *port,
-			   struct err *err)
+static int allow_net_split(const char *s, char *host, size_t size, uint16_t *port, struct err *err)
 {
 	char buf[QUOTE_MAX];
 	const char *colon = s ? strrchr(s, ':') : NULL;
@@ -82,7 +81,8 @@ static int allow_net_split(const char *s, char *host, size_t size, uint16_t *por
 			return err_set(err, EINVAL, "--allow-net %s: the port must be 1 to 65535",
 				       shown(s, buf));
 		if (v == 53 || v == 3128)
-			return err_set(err, EINVAL, "--allow-net %s: port %lu is the mediator's own",
+			return err_set(err, EINVAL,
+				       "--allow-net %s: port %lu is the mediator's own",
 				       shown(s, buf), v);
 	}
 	*port = (uint16_t)v;
@@ -309,7 +309,9 @@ static int add_allow_net(cJSON *root, const struct policy_additions *add, struct
 		    !(ports = cJSON_AddArrayToObject(o, "ports")) ||
 		    !cJSON_AddItemToArray(ports, cJSON_CreateNumber(port)) ||
 		    !cJSON_AddStringToObject(o, "protocol",
-					     port == 443 ? "tls" : port == 80 ? "http" : "tcp")) {
+					     port == 443  ? "tls"
+					     : port == 80 ? "http"
+							  : "tcp")) {
 			cJSON_Delete(o);
 			return err_set(err, ENOMEM, "out of memory");
 		}
@@ -340,9 +342,8 @@ int policy_amend(const char *buf, size_t len, const struct policy_additions *add
 	int r;
 
 	/* Nothing to add: the very same bytes, so the digest does not move. */
-	if (!add ||
-	    (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd && !add->n_ports &&
-	     !add->n_allow_net))
+	if (!add || (!add->n_binds && !add->n_protect && !add->n_setenv && !add->cwd &&
+		     !add->n_ports && !add->n_allow_net))
 		return copy_out(buf, len, out, out_len, err);
 	r = check_args(add, err);
 	if (r >= 0)

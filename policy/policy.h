@@ -95,15 +95,16 @@ struct policy_service {
 
 #define POLICY_PORTS_MAX 16 /* entries of "ports" */
 
-#define POLICY_NET_RULES_MAX 64	 /* entries of "network.allow" */
-#define POLICY_NET_PORTS_MAX 16	 /* ports of one rule */
-#define POLICY_NET_RESOLVE_MAX 16 /* entries of "network.resolve" */
-#define POLICY_NET_NAME_MAX 253	 /* a DNS name, without the trailing dot */
+#define POLICY_NET_RULES_MAX   64  /* entries of "network.allow" */
+#define POLICY_NET_PORTS_MAX   16  /* ports of one rule */
+#define POLICY_NET_RESOLVE_MAX 16  /* entries of "network.resolve" */
+#define POLICY_NET_NAME_MAX    253 /* a DNS name, without the trailing dot */
 
 enum policy_net_proto {
 	POLICY_NET_HTTP = 1u << 0, /* HTTP/1.1: proxy-form, or transparent on the port */
-	POLICY_NET_TLS = 1u << 1,  /* TLS, the SNI checked against the name (CONNECT or transparent) */
-	POLICY_NET_TCP = 1u << 2,  /* plain TCP to the name's port */
+	POLICY_NET_TLS =
+	    1u << 1, /* TLS, the SNI checked against the name (CONNECT or transparent) */
+	POLICY_NET_TCP = 1u << 2, /* plain TCP to the name's port */
 };
 
 /* "network.allow": where a mediated sandbox may connect. */
@@ -260,8 +261,8 @@ int policy_port_host_format(char *buf, size_t size, const char *addr, uint16_t p
 /* Names for records and --explain. */
 const char *policy_mount_type_name(enum policy_mount_type t);
 const char *policy_rlimit_name(enum policy_rlimit r);
-const char *policy_ns_name(unsigned bit); /* one POLICY_NS_* bit -> "user", ... */
-const char *policy_errno_name(int e);	  /* EPERM -> "EPERM", unknown -> "E?" */
+const char *policy_ns_name(unsigned bit);		    /* one POLICY_NS_* bit -> "user", ... */
+const char *policy_errno_name(int e);			    /* EPERM -> "EPERM", unknown -> "E?" */
 const char *policy_net_proto_name(enum policy_net_proto p); /* "http", "tls", "tcp" */
 
 /* Does name (lower case, no trailing dot) match rule host pattern ("a.b" or

@@ -111,12 +111,14 @@ static void network_lines(const struct run_spec *r, const struct policy *p, FILE
 {
 	fprintf(f, "network: %s\n",
 		!(r->sb.namespaces & POLICY_NS_NET) ? "the host's (weakened)"
-		: p->network == POLICY_NET_MEDIATED ? "mediated: paddock-mediator is the only way out"
-						    : "none (loopback only)");
+		: p->network == POLICY_NET_MEDIATED
+		    ? "mediated: paddock-mediator is the only way out"
+		    : "none (loopback only)");
 	for (size_t i = 0; r->sb.anyip && i < p->n_net_allow; i++) {
 		const struct policy_net_rule *rule = &p->net_allow[i];
 
-		fprintf(f, "  allow %-5s %s port", policy_net_proto_name(rule->protocol), rule->host);
+		fprintf(f, "  allow %-5s %s port", policy_net_proto_name(rule->protocol),
+			rule->host);
 		for (size_t k = 0; k < rule->n_ports; k++)
 			fprintf(f, "%s%u", k ? "," : " ", rule->ports[k]);
 		fputc('\n', f);

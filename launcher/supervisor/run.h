@@ -40,7 +40,12 @@ struct ports {
 
 /* The mediator of a mediated network (mediator.c). */
 #define MED_LISTENERS_MAX 64
-enum med_listener_kind { MED_L_PROXY, MED_L_TCP, MED_L_DNS_UDP, MED_L_DNS_TCP };
+enum med_listener_kind {
+	MED_L_PROXY,
+	MED_L_TCP,
+	MED_L_DNS_UDP,
+	MED_L_DNS_TCP
+};
 struct mediator_listener {
 	enum med_listener_kind kind;
 	int family;
