@@ -124,6 +124,13 @@ $(B)/paddock-init: $(INIT_OBJ)
 	$(CC) $(LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
 endif
 
+# The evidence log (evidence/, docs/evidence.md): linked into paddock.
+EVIDENCE_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard evidence/*.c))
+$(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENCE_OBJ) \
+		$(B)/policy/sha256.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
 $(B)/tests/test_mediator: tests/unit/test_mediator.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
 		$(POLICY_OBJ)
 	@mkdir -p $(dir $@)

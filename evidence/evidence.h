@@ -1,0 +1,69 @@
+/* The evidence log (docs/evidence.md): one append-only JSON-lines file per
+ * run, written only by paddock's trusted parts, outside every sandbox. Each
+ * line carries its source, the source's epoch and a strictly increasing
+ * sequence number, the SHA-256 of the line before it, and an HMAC-SHA-256
+ * under a per-run key the sandbox never sees. The record holds the
+ * checkpoint (the last sequence number and the chain head), a witness
+ * outside the log.
+ *
+ * The writer does I/O on the fd it is given; everything else here is pure
+ * (unit-tested, and the reader fuzzed: tests/fuzz/fuzz_evidence.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../include/err.h"
+
+#define EVIDENCE_KEY_LEN  32
+#define EVIDENCE_LINE_MAX 4096
+
+/* HMAC-SHA-256 (RFC 2104) of data under key. */
+void evidence_hmac(const unsigned char *key, size_t key_len, const void *data, size_t len,
+		   unsigned char out[32]);
+
+struct evidence_log {
+	int fd; /* O_APPEND; -1: nothing is written */
+	unsigned char key[EVIDENCE_KEY_LEN];
+	char session[64];
+	char source[16];
+	char epoch[33]; /* 16 random bytes in hex: a new one at every start */
+	uint64_t seq;	/* of the last line written; 0 before the first */
+	char head[65];	/* SHA-256 of the last line written (hex) */
+	unsigned long drops; /* lines that could not be written */
+};
+
+/* A log for session, on fd, with key; the first line's prev is the
+ * session's genesis (SHA-256 of "paddock-evidence-1 " SESSION), so a line
+ * of another session never chains. -errno (getrandom for the epoch). */
+int evidence_open(struct evidence_log *log, int fd, const unsigned char *key,
+		  const char *session, const char *source);
+/* Append one event: type (a word) and fields, a JSON object's members
+ * without braces ("\"pid\":2,\"comm\":\"sh\"", or "" for none), whose
+ * strings the caller escaped (evidence_json_string()). A line that cannot
+ * be written whole counts as a drop, and the next line says so. */
+void evidence_append(struct evidence_log *log, const char *type, const char *fields);
+/* s as a JSON string (quotes included) into buf: control characters,
+ * quotes and backslashes escaped, cut to fit. */
+void evidence_json_string(const char *s, char *buf, size_t size);
+
+enum evidence_verdict { EVIDENCE_COMPLETE, EVIDENCE_INCOMPLETE };
+
+#define EVIDENCE_REASONS_MAX 8
+struct evidence_report {
+	enum evidence_verdict verdict;
+	uint64_t lines, last_seq;
+	char head[65];
+	char reasons[EVIDENCE_REASONS_MAX][160]; /* "line 7: the MAC does not match", ... */
+	size_t n_reasons;
+	size_t more_reasons; /* past EVIDENCE_REASONS_MAX */
+};
+
+/* Check a log's text: every line parses, its MAC under key holds, its prev
+ * is the SHA-256 of the line before (the genesis for the first), sequence
+ * numbers go 1, 2, 3 ... without a gap, every line names session, no drop
+ * was reported, and, with a checkpoint (want_seq > 0), the log ends at
+ * want_seq with head want_head. Pure. */
+void evidence_verify(const char *text, size_t len, const unsigned char *key, const char *session,
+		     uint64_t want_seq, const char *want_head, struct evidence_report *out);
