@@ -35,7 +35,8 @@ CRIT_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null)
 # main.c and the embedded default seccomp program goes into libpaddock.a
 # for the unit tests.
 LAUNCHER_SRC := $(wildcard launcher/*.c) $(wildcard launcher/sandbox/*.c) \
-	    $(wildcard launcher/supervisor/*.c) $(wildcard launcher/session/*.c)
+	    $(wildcard launcher/supervisor/*.c) $(wildcard launcher/session/*.c) \
+	    $(wildcard evidence/*.c)
 CORE_SRC := $(wildcard policy/*.c) $(wildcard mounts/*.c) \
 	    $(filter-out launcher/main.c launcher/sandbox/seccomp_default.c,$(LAUNCHER_SRC))
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
@@ -177,11 +178,19 @@ $(B)/tests/fuzz_mediator_replay: tests/fuzz/fuzz_mediator.c tests/fuzz/replay.c 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
+# The evidence log's reader (tests/fuzz/fuzz_evidence.c).
+$(B)/tests/fuzz_evidence_replay: tests/fuzz/fuzz_evidence.c tests/fuzz/replay.c $(EVIDENCE_OBJ) \
+		$(B)/policy/sha256.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
 FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
 	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto && \
-	      $(B)/tests/fuzz_mediator_replay tests/data/mediator
+	      $(B)/tests/fuzz_mediator_replay tests/data/mediator && \
+	      $(B)/tests/fuzz_evidence_replay tests/data/evidence
 
-fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_mediator_replay
+fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_mediator_replay \
+		$(B)/tests/fuzz_evidence_replay
 	$(FUZZ_REPLAY)
 
 # make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target.
@@ -193,6 +202,8 @@ FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/loop.c policy/*.c
 FUZZ_SEED_mediator := tests/data/mediator
+FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
+FUZZ_SEED_evidence := tests/data/evidence
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ) \
@@ -204,7 +215,7 @@ deps:
 	@./tests/deps.sh
 
 unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
-		$(B)/tests/fuzz_mediator_replay
+		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 

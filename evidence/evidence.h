@@ -28,17 +28,17 @@ struct evidence_log {
 	unsigned char key[EVIDENCE_KEY_LEN];
 	char session[64];
 	char source[16];
-	char epoch[33]; /* 16 random bytes in hex: a new one at every start */
-	uint64_t seq;	/* of the last line written; 0 before the first */
-	char head[65];	/* SHA-256 of the last line written (hex) */
+	char epoch[33];	     /* 16 random bytes in hex: a new one at every start */
+	uint64_t seq;	     /* of the last line written; 0 before the first */
+	char head[65];	     /* SHA-256 of the last line written (hex) */
 	unsigned long drops; /* lines that could not be written */
 };
 
 /* A log for session, on fd, with key; the first line's prev is the
  * session's genesis (SHA-256 of "paddock-evidence-1 " SESSION), so a line
  * of another session never chains. -errno (getrandom for the epoch). */
-int evidence_open(struct evidence_log *log, int fd, const unsigned char *key,
-		  const char *session, const char *source);
+int evidence_open(struct evidence_log *log, int fd, const unsigned char *key, const char *session,
+		  const char *source);
 /* Append one event: type (a word) and fields, a JSON object's members
  * without braces ("\"pid\":2,\"comm\":\"sh\"", or "" for none), whose
  * strings the caller escaped (evidence_json_string()). A line that cannot
@@ -48,7 +48,10 @@ void evidence_append(struct evidence_log *log, const char *type, const char *fie
  * quotes and backslashes escaped, cut to fit. */
 void evidence_json_string(const char *s, char *buf, size_t size);
 
-enum evidence_verdict { EVIDENCE_COMPLETE, EVIDENCE_INCOMPLETE };
+enum evidence_verdict {
+	EVIDENCE_COMPLETE,
+	EVIDENCE_INCOMPLETE
+};
 
 #define EVIDENCE_REASONS_MAX 8
 struct evidence_report {

@@ -38,8 +38,8 @@ static void genesis(const char *session, char out[65])
 	hex(dg, 32, out);
 }
 
-int evidence_open(struct evidence_log *log, int fd, const unsigned char *key,
-		  const char *session, const char *source)
+int evidence_open(struct evidence_log *log, int fd, const unsigned char *key, const char *session,
+		  const char *source)
 {
 	unsigned char e[16];
 
@@ -106,7 +106,8 @@ void evidence_append(struct evidence_log *log, const char *type, const char *fie
 	 * goes in before the closing brace. */
 	evidence_hmac(log->key, EVIDENCE_KEY_LEN, line, (size_t)n, mac);
 	hex(mac, 32, machex);
-	n = snprintf(line + n - 1, sizeof(line) - (size_t)n + 1, ",\"mac\":\"%s\"}", machex) + n - 1;
+	n = snprintf(line + n - 1, sizeof(line) - (size_t)n + 1, ",\"mac\":\"%s\"}", machex) + n -
+	    1;
 	sha256(line, (size_t)n, dg);
 	line[n] = '\n';
 	if (write_full(log->fd, line, (size_t)n + 1) < 0) {
@@ -178,7 +179,9 @@ static void check_line(const char *line, size_t len, uint64_t no, const unsigned
 		}
 		got[64] = '\0';
 		if (memcmp(got, tail + 8, 64) != 0) {
-			reason(r, "line %" PRIu64 ": the MAC does not match (edited, or another key)", no);
+			reason(r,
+			       "line %" PRIu64 ": the MAC does not match (edited, or another key)",
+			       no);
 			return;
 		}
 	}
@@ -190,8 +193,9 @@ static void check_line(const char *line, size_t len, uint64_t no, const unsigned
 	v = cJSON_GetObjectItemCaseSensitive(o, "prev");
 	snprintf(want, sizeof(want), "%s", prev_head);
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, want) != 0)
-		reason(r, "line %" PRIu64 ": does not follow the line before (a line is missing, "
-			  "moved or replayed)",
+		reason(r,
+		       "line %" PRIu64 ": does not follow the line before (a line is missing, "
+		       "moved or replayed)",
 		       no);
 	v = cJSON_GetObjectItemCaseSensitive(o, "session");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, session) != 0)

@@ -22,6 +22,8 @@ int cmd_stop(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+/* cmd_evidence.c: paddock evidence verify (docs/evidence.md). */
+int cmd_evidence(int argc, char **argv);
 
 /* cli.c: what the client verbs share. cli_fail() prints "paddock: MSG"
  * and returns EXIT_LAUNCHER. cli_lookup(): open the caller's registry into

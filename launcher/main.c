@@ -24,6 +24,8 @@ static const char usage[] =
     "  rm ID|NAME...                       remove ended sessions from the registry\n"
     "  exec [OPTION]... ID|NAME [--] CMD [ARG]...\n"
     "                                      run CMD in a running session (paddock exec --help)\n"
+    "  evidence verify LOG [--key F] [--record F]\n"
+    "                                      check a run's evidence log (paddock evidence --help)\n"
     "  help                                show this help\n"
     "\n"
     "Options:\n"
@@ -75,6 +77,8 @@ int main(int argc, char **argv)
 		return cmd_rm(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "evidence") == 0)
+		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage, stdout);

@@ -20,8 +20,10 @@ import tempfile
 
 PUBLIC = {
     "binary": ["launcher/launcher.h", "launcher/supervisor/supervisor.h",
-               "launcher/session/session.h", "policy/policy.h", "include/"],
+               "launcher/session/session.h", "policy/policy.h", "evidence/evidence.h",
+               "include/"],
     "supervisor": ["launcher/sandbox/sandbox.h", "launcher/session/session.h",
+                   "evidence/evidence.h",
                    "mounts/mounts.h", "policy/policy.h", "policy/sha256.h", "include/"],
     "sandbox": ["mounts/mounts.h", "policy/policy.h", "policy/sha256.h", "include/"],
     "session": ["policy/policy.h", "include/"],
@@ -31,6 +33,7 @@ PUBLIC = {
     "include": [],
     "scenarios": ["policy/sha256.h", "include/"],
     "mediator": ["policy/policy.h", "policy/sha256.h", "include/"],
+    "evidence": ["policy/sha256.h", "include/"],
 }
 # The room of a path, and its own prefix (what it may include freely).
 ROOMS = [
@@ -44,6 +47,7 @@ ROOMS = [
     ("include/", "include"),
     ("scenarios/", "scenarios"),
     ("mediator/", "mediator"),
+    ("evidence/", "evidence"),
 ]
 # The binary's own files are launcher/*.{c,h} only, not its subfolders.
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -302,6 +302,15 @@ static cJSON *build(const struct run *r)
 	}
 	cJSON_AddItemToObject(o, "endpoints", endpoints(r));
 	cJSON_AddItemToObject(o, "network", network(r));
+	if (r->live.evidence.fd >= 0) {
+		/* The checkpoint: the witness outside the log that says where it
+		 * ends (paddock evidence verify --record). */
+		x = cJSON_AddObjectToObject(o, "evidence");
+		cJSON_AddStringToObject(x, "log", r->live.evidence_path);
+		cJSON_AddNumberToObject(x, "seq", (double)r->live.evidence.seq);
+		cJSON_AddStringToObject(x, "head", r->live.evidence.head);
+		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops);
+	}
 	x = cJSON_AddObjectToObject(o, "ids");
 	cJSON_AddNumberToObject(x, "uid_inside", r->spec->sb.uid_in);
 	cJSON_AddNumberToObject(x, "uid_outside", r->spec->sb.uid_out);

@@ -38,6 +38,9 @@ static void live_free(struct run_live *l)
 	mediator_stop(&l->mediator);
 	if (l->mediator.log_fd >= 0)
 		close(l->mediator.log_fd);
+	if (l->evidence.fd >= 0)
+		close(l->evidence.fd);
+	l->evidence.fd = -1;
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
 	if (l->box.pidfd >= 0)
@@ -98,6 +101,9 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
 	r->out.over = true;
+	/* The last event before the record, which holds the checkpoint. */
+	evidence_event(r, "end", "\"ended\":\"%s\",\"status\":%d,\"survivors\":%zu",
+		       ending_name(r->out.ending), r->out.status, r->out.n_survivors);
 	if (r->live.record_fd >= 0 && record_write(r, r->live.record_fd, &werr) < 0) {
 		fprintf(stderr, "paddock: %s\n", werr.msg);
 		if (rc >= 0)
@@ -133,7 +139,8 @@ int supervisor_run(const struct options *o)
 				 .caller_err = -1,
 				 .record_fd = -1,
 				 .ports = {.relay_pidfd = -1},
-				 .mediator = {.pidfd = -1, .log_fd = -1}}};
+				 .mediator = {.pidfd = -1, .log_fd = -1},
+				 .evidence = {.fd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0};
 	cleanup_close int record_fd = -1;
@@ -183,6 +190,18 @@ int supervisor_run(const struct options *o)
 	if (rc >= 0)
 		rc = run_open_session(&r, &session, &err);
 	log_debug("session registered");
+	if (rc >= 0)
+		rc = run_evidence_open(&r, &err);
+	if (rc >= 0) {
+		char c[512];
+
+		evidence_json_string(o->argv[0], c, sizeof(c));
+		evidence_event(
+		    &r, "run",
+		    "\"policy_sha256\":\"%s\",\"effective_sha256\":\"%s\",\"command\":%s,"
+		    "\"weaken\":%u",
+		    spec.file_sha256, spec.policy->sha256, c, o->weaken);
+	}
 	if (rc >= 0)
 		rc = start(&r, &err);
 	log_debug("sandbox released");

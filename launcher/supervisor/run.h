@@ -9,6 +9,7 @@
 
 #include "../../include/initproto.h"
 #include "../sandbox/sandbox.h"
+#include "../../evidence/evidence.h"
 #include "../session/session.h"
 #include "outcome.h"
 #include "supervisor.h"
@@ -76,6 +77,8 @@ struct run_live {
 	bool exec_end_open;
 	int record_fd; /* --record: written at "retained" and at the end */
 	struct mediator_state mediator;
+	struct evidence_log evidence; /* fd -1: none */
+	char evidence_path[PATH_MAX];
 };
 
 struct run {
@@ -162,6 +165,14 @@ int mediator_bind(struct sandbox *sb, void *arg, struct err *err);
 int mediator_start(struct run *r, struct err *err);
 void mediator_stop(struct mediator_state *ms);
 void mediator_summary(struct run *r);
+
+/* evidence.c: the run's evidence log (docs/evidence.md): opened beside the
+ * record (RECORD.evidence.jsonl, its key RECORD.evidence.key, 0600) or in
+ * the session's directory, once the session exists. evidence_event() adds
+ * one event (fields as in evidence_append()); nothing without a log. */
+int run_evidence_open(struct run *r, struct err *err);
+void evidence_event(struct run *r, const char *type, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* record.c: the completion record (docs/record.md) from spec and outcome. */
 int record_write(const struct run *r, int fd, struct err *err);

@@ -60,6 +60,12 @@ static void handle_message(struct run *r, const char *m)
 	int fx;
 
 	clock_gettime(CLOCK_REALTIME, &now);
+	{
+		char q[2 * INITPROTO_MAX + 8];
+
+		evidence_json_string(m, q, sizeof(q));
+		evidence_event(r, "init", "\"message\":%s", q);
+	}
 	fx = outcome_apply(&r->out, m, &now);
 	if (fx < 0) {
 		log_debug("ignored message: %s", m);
@@ -124,6 +130,8 @@ static void expire(struct run *r, int kill_tfd)
 	if (r->out.stopped || r->out.services_stop_sent)
 		return; /* already ending, with the grace paddock stop asked for */
 	r->out.expired = true;
+	evidence_event(r, "expired", "\"ttl_ms\":%llu",
+		       (unsigned long long)r->spec->policy->ttl_ms);
 	log_debug("ttl expired");
 	end_now(r, kill_tfd, false, 0);
 }
@@ -208,8 +216,19 @@ int supervise(struct run *r, struct err *err)
 			session_serve(r->live.session, pfd + 5, n, &req);
 			if (req.stop)
 				stop(r, kill_tfd, &req);
-			if (req.exec)
+			if (req.stop)
+				evidence_event(r, "stop-requested", "\"grace_ms\":%llu",
+					       (unsigned long long)req.grace_ms);
+			if (req.exec) {
+				char a[256];
+
+				evidence_json_string(req.exec_req.argv && req.exec_req.argv[0]
+							 ? req.exec_req.argv[0]
+							 : "",
+						     a, sizeof(a));
+				evidence_event(r, "exec", "\"argv0\":%s", a);
 				exec_spawn(r, req.exec_fd, &req.exec_req);
+			}
 		}
 		if (pfd[0].revents & POLLIN)
 			break;

@@ -86,7 +86,8 @@ Test(evidence, a_log_verifies_complete)
 	char *t = make("sess1", 5, &len, &seq, head);
 
 	cr_assert_eq(seq, 5);
-	cr_assert_eq(verdict(t, len, "sess1", seq, head, &r), EVIDENCE_COMPLETE, "%s", r.reasons[0]);
+	cr_assert_eq(verdict(t, len, "sess1", seq, head, &r), EVIDENCE_COMPLETE, "%s",
+		     r.reasons[0]);
 	cr_assert_eq(r.lines, 5);
 	cr_assert_str_eq(r.head, head);
 	cr_assert(strstr(t, "\"what\":\"event \\\"1\\\"\""), "fields are kept as given");

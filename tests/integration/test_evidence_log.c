@@ -1,0 +1,107 @@
+/* Integration: the evidence log of a run (docs/evidence.md), checked from
+ * outside with paddock evidence verify: a run's log is COMPLETE against its
+ * record's checkpoint; the owner's later edits, deletions, reorderings and
+ * truncations make it INCOMPLETE; and the workload cannot reach the log or
+ * its key. */
+#include "harness.h"
+
+TestSuite(evidence_log, .init = h_init, .fini = h_fini, .timeout = 60);
+
+static void run(const struct h_world *w, const char *script)
+{
+	struct h_proc p;
+
+	H_PADDOCK(&p, w->ws, "run", "--record", w->record, "--", "sh", "-c", script);
+	cr_assert_lt(p.status, 125, H_SHOW(&p));
+}
+
+static int verify(const struct h_world *w, struct h_proc *p)
+{
+	return H_PADDOCK(p, w->ws, "evidence", "verify", h_fmt("%s.evidence.jsonl", w->record),
+			 "--record", w->record);
+}
+
+Test(evidence_log, a_run_verifies_complete_and_every_change_is_seen)
+{
+	struct h_world w = h_world();
+	char *log = h_fmt("%s.evidence.jsonl", w.record);
+	struct h_proc p;
+	size_t len = 0;
+	char *text, *second, *third;
+
+	run(&w, "exit 3");
+	cr_assert_eq(verify(&w, &p), 0, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "COMPLETE"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['evidence']['seq'] >= 4"), "true");
+	text = h_read_file(log, &len);
+	cr_assert(strstr(text, "\"type\":\"run\""));
+	cr_assert(strstr(text, "\"message\":\"exit 3\""));
+	cr_assert(strstr(text, "\"type\":\"end\",\"ended\":\"exit\",\"status\":3"));
+	second = strchr(text, '\n') + 1;
+	third = strchr(second, '\n') + 1;
+	/* an edited status */
+	h_write_file(log, h_fmt("%.*s", (int)len, text), 0600);
+	{
+		char *e = h_fmt("%s", text), *s = strstr(e, "\"status\":3");
+
+		s[9] = '0';
+		h_write_file(log, e, 0600);
+		cr_assert_eq(verify(&w, &p), 1, H_SHOW(&p));
+		cr_assert(strstr(p.out_text, "MAC does not match"), H_SHOW(&p));
+	}
+	/* a line deleted */
+	h_write_file(log, h_fmt("%.*s%s", (int)(second - text), text, third), 0600);
+	cr_assert_eq(verify(&w, &p), 1, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "does not follow"), H_SHOW(&p));
+	/* two lines swapped */
+	h_write_file(log,
+		     h_fmt("%.*s%.*s%.*s%s", (int)(second - text), text,
+			   (int)(strchr(third, '\n') + 1 - third), third, (int)(third - second),
+			   second, strchr(third, '\n') + 1),
+		     0600);
+	cr_assert_eq(verify(&w, &p), 1, H_SHOW(&p));
+	/* the tail cut off: the record's checkpoint says where the log ends */
+	h_write_file(log, h_fmt("%.*s", (int)(third - text), text), 0600);
+	cr_assert_eq(verify(&w, &p), 1, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "checkpoint"), H_SHOW(&p));
+	/* the original again: complete */
+	h_write_file(log, h_fmt("%.*s", (int)len, text), 0600);
+	cr_assert_eq(verify(&w, &p), 0, H_SHOW(&p));
+}
+
+/* The log and its key are beside the record, which must be outside every
+ * writable bind: inside the sandbox the path does not exist, and nothing
+ * of the run's writes reaches them. */
+Test(evidence_log, the_workload_cannot_reach_the_log_or_key)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	size_t len = 0;
+
+	H_PADDOCK(
+	    &p, w.ws, "run", "--record", w.record, "--", "sh", "-c",
+	    h_fmt("for f in %s.evidence.jsonl %s.evidence.key; do "
+		  "cat $f >/dev/null 2>&1 && echo read $f; echo x >>$f 2>/dev/null; done; true",
+		  w.record, w.record));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* Not visible inside (a write there lands in the sandbox's own
+	 * /tmp, never in the files outside). */
+	cr_assert_str_eq(p.out_text, "", H_SHOW(&p));
+	cr_assert_eq(verify(&w, &p), 0, H_SHOW(&p));
+	h_read_file(h_fmt("%s.evidence.key", w.record), &len);
+	cr_assert_eq(len, 32, "the key was changed");
+}
+
+Test(evidence_log, bad_arguments)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "evidence", "verify");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "evidence", "verify", "/nonexistent.jsonl");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "evidence", "frobnicate");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+}
