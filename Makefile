@@ -55,10 +55,11 @@ all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
 
 # paddock-mediator (mediator/, docs/network.md): the parsers and rules are
 # pure (unit-tested, fuzzed); main.c and loop.c do the I/O.
+EVIDENCE_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard evidence/*.c))
 MEDIATOR_SRC := $(wildcard mediator/*.c)
 MEDIATOR_LIB_OBJ := $(filter-out $(B)/mediator/main.o,$(MEDIATOR_SRC:%.c=$(B)/%.o))
 POLICY_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard policy/*.c))
-$(B)/paddock-mediator: $(B)/mediator/main.o $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ)
+$(B)/paddock-mediator: $(B)/mediator/main.o $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/%.o: %.c
@@ -126,14 +127,13 @@ $(B)/paddock-init: $(INIT_OBJ)
 endif
 
 # The evidence log (evidence/, docs/evidence.md): linked into paddock.
-EVIDENCE_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard evidence/*.c))
 $(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENCE_OBJ) \
 		$(B)/policy/sha256.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
 $(B)/tests/test_mediator: tests/unit/test_mediator.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
-		$(POLICY_OBJ)
+		$(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
@@ -174,7 +174,7 @@ $(B)/tests/fuzz_proto_replay: tests/fuzz/fuzz_proto.c tests/fuzz/replay.c $(B)/l
 
 # The mediator's parsers of what a workload sends (tests/fuzz/fuzz_mediator.c).
 $(B)/tests/fuzz_mediator_replay: tests/fuzz/fuzz_mediator.c tests/fuzz/replay.c \
-		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ)
+		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
@@ -200,7 +200,7 @@ FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/defaul
 FUZZ_SEED_policy := tests/data/valid contrib/policies
 FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
-		     mediator/loop.c policy/*.c
+		     mediator/loop.c policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
 FUZZ_SEED_evidence := tests/data/evidence

@@ -5,6 +5,7 @@
  *   paddock-mediator --config-fd N
  *
  * N holds a JSON object: {"session": ID, "generation": G, "log_fd": FD,
+ * "key": HEX (the run's evidence key: the admissions log is chained),
  * "policy": TEXT, "listeners": [{"fd": FD, "kind": "proxy"|"tcp"|
  * "dns-udp"|"dns-tcp", "port": P}, ...]}: the listening sockets were bound
  * inside the sandbox's network namespace by the supervisor before the
@@ -71,13 +72,15 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "session");
 	const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "generation");
 	const cJSON *lf = cJSON_GetObjectItemCaseSensitive(root, "log_fd");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "key");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "policy");
 	const cJSON *ls = cJSON_GetObjectItemCaseSensitive(root, "listeners"), *it;
 	struct mediator_config mc;
 	int r;
 
 	if (!cJSON_IsString(s) || !cJSON_IsNumber(g) || !cJSON_IsNumber(lf) || !cJSON_IsString(p) ||
-	    !cJSON_IsArray(ls))
+	    !cJSON_IsArray(ls) || !cJSON_IsString(k) ||
+	    strlen(k->valuestring) != 2 * EVIDENCE_KEY_LEN)
 		return err_set(err, EINVAL,
 			       "config: session, generation, log_fd, policy and "
 			       "listeners are required");
@@ -93,6 +96,13 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 				      .session = c->session,
 				      .generation = c->generation,
 				      .log_fd = c->log_fd};
+	for (int i = 0; i < EVIDENCE_KEY_LEN; i++) {
+		unsigned v;
+
+		if (sscanf(k->valuestring + 2 * i, "%2x", &v) != 1)
+			return err_set(err, EINVAL, "config: bad key");
+		mc.key[i] = (unsigned char)v;
+	}
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");
@@ -100,12 +110,12 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 		const cJSON *fd = cJSON_GetObjectItemCaseSensitive(it, "fd");
 		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(it, "kind");
 		const cJSON *port = cJSON_GetObjectItemCaseSensitive(it, "port");
-		enum mediator_listener_kind k;
+		enum mediator_listener_kind lk;
 
 		if (!cJSON_IsNumber(fd) || !cJSON_IsString(kind) ||
-		    listener_kind(kind->valuestring, &k) < 0)
+		    listener_kind(kind->valuestring, &lk) < 0)
 			return err_set(err, EINVAL, "config: bad listener");
-		r = mediator_add_listener(*m, (int)fd->valuedouble, k,
+		r = mediator_add_listener(*m, (int)fd->valuedouble, lk,
 					  cJSON_IsNumber(port) ? (uint16_t)port->valuedouble : 0);
 		if (r < 0)
 			return err_sys(err, r, "listener");

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "../include/admission.h"
+#include "../evidence/evidence.h"
 #include "../include/err.h"
 #include "../policy/policy.h"
 
@@ -157,7 +158,8 @@ struct mediator_config {
 	const struct policy *policy; /* its network.allow and network.resolve */
 	const char *session;	     /* for the admissions log */
 	unsigned generation;
-	int log_fd; /* the admissions log (O_APPEND), or -1 */
+	int log_fd;			     /* the admissions log (O_APPEND), or -1 */
+	unsigned char key[EVIDENCE_KEY_LEN]; /* the run's evidence key: the log is chained */
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

@@ -32,7 +32,7 @@ PUBLIC = {
     "init": ["include/"],
     "include": [],
     "scenarios": ["policy/sha256.h", "include/"],
-    "mediator": ["policy/policy.h", "policy/sha256.h", "include/"],
+    "mediator": ["policy/policy.h", "policy/sha256.h", "evidence/evidence.h", "include/"],
     "evidence": ["policy/sha256.h", "include/"],
 }
 # The room of a path, and its own prefix (what it may include freely).

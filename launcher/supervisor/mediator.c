@@ -268,6 +268,16 @@ static int config(const struct run *r, int *out, struct err *err)
 	cJSON_AddNumberToObject(root, "generation",
 				r->live.session ? r->live.session->info.generation : 0);
 	cJSON_AddNumberToObject(root, "log_fd", 4);
+	{
+		/* The run's evidence key: the admissions log is an evidence log
+		 * of its own (source "mediator"). Only in the memfd the
+		 * mediator reads. */
+		char khex[2 * EVIDENCE_KEY_LEN + 1];
+
+		for (int i = 0; i < EVIDENCE_KEY_LEN; i++)
+			snprintf(khex + 2 * i, 3, "%02x", r->live.evidence.key[i]);
+		cJSON_AddStringToObject(root, "key", khex);
+	}
 	cJSON_AddStringToObject(root, "policy", ptext ? ptext : "");
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
@@ -411,26 +421,34 @@ void mediator_summary(struct run *r)
 		return;
 	n = pread(ms->log_fd, text, (size_t)st.st_size, 0);
 	if (n >= 0) {
+		struct evidence_report rep;
+		const char *sid = r->live.session ? r->live.session->info.id : "";
+
 		text[n] = '\0';
 		sha256(text, (size_t)n, digest);
 		sha256_hex(digest, r->out.net.log_sha256);
 		r->out.net.reported = true;
+		/* Chained and MAC'd by the mediator: checked before it is
+		 * counted, and counted by parsing, never by searching text a
+		 * client's names are in. */
+		evidence_verify(text, (size_t)n, r->live.evidence.key, sid, 0, NULL, &rep);
+		r->out.net.verified = rep.verdict == EVIDENCE_COMPLETE;
+		snprintf(r->out.net.verify_reason, sizeof(r->out.net.verify_reason), "%s",
+			 rep.n_reasons ? rep.reasons[0] : "");
 		for (char *line = text; *line;) {
 			char *end = strchr(line, '\n');
-			char *d = strstr(line, "\"decision\":\"");
+			cJSON *o =
+			    cJSON_ParseWithLength(line, end ? (size_t)(end - line) : strlen(line));
+			const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "decision");
 
-			if (end)
-				*end = '\0';
-			if (d && strstr(line, "\"event\":\"close\"") == NULL) {
-				d += 12;
-				for (int k = 0; k < MEDIATOR_DECISIONS; k++) {
-					size_t len = strlen(mediator_decision_names[k]);
-
-					if (strncmp(d, mediator_decision_names[k], len) == 0 &&
-					    d[len] == '"')
-						r->out.net.counts[k]++;
-				}
-			}
+			for (int k = 0;
+			     cJSON_IsString(ev) && cJSON_IsString(d) &&
+			     strcmp(ev->valuestring, "close") != 0 && k < MEDIATOR_DECISIONS;
+			     k++)
+				if (strcmp(d->valuestring, mediator_decision_names[k]) == 0)
+					r->out.net.counts[k]++;
+			cJSON_Delete(o);
 			if (!end)
 				break;
 			line = end + 1;

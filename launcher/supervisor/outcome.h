@@ -48,6 +48,8 @@ struct survivor {
 /* A mediated network's admissions, summed from the mediator's log. */
 struct outcome_net {
 	bool reported; /* the log was read */
+	bool verified; /* its chain and MACs held (evidence_verify()) */
+	char verify_reason[160];
 	unsigned long counts[MEDIATOR_DECISIONS];
 	char log_sha256[65];
 	char log_path[PATH_MAX];

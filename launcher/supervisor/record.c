@@ -260,6 +260,10 @@ static cJSON *network(const struct run *r)
 					(double)r->out.net.counts[k]);
 	cJSON_AddStringToObject(o, "admissions_log", r->out.net.log_path);
 	cJSON_AddStringToObject(o, "admissions_sha256", r->out.net.log_sha256);
+	cJSON_AddStringToObject(o, "admissions_log_verified",
+				r->out.net.verified ? "complete" : "incomplete");
+	if (!r->out.net.verified)
+		cJSON_AddStringToObject(o, "admissions_log_problem", r->out.net.verify_reason);
 	return o;
 }
 

@@ -156,6 +156,11 @@ Test(network, proxy_aware_and_unaware_clients_reach_an_allowed_name)
 	cr_assert_str_eq(h_json(w.record, "sum(1 for l in open(d['network']['admissions_log']) "
 					  "if '\"event\":\"close\"' in l)"),
 			 "3");
+	/* The admissions log is an evidence log under the run's key. */
+	cr_assert_str_eq(rec(&w, "d['network']['admissions_log_verified']"), "\"complete\"");
+	H_PADDOCK(&pr, w.ws, "evidence", "verify", h_fmt("%s.admissions.jsonl", w.record), "--key",
+		  h_fmt("%s.evidence.key", w.record));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
 }
 
 /* The same clients to a name no rule allows, to a literal address, and

@@ -5,6 +5,7 @@
  * name is ever dialled (a dial hook counts every dial). */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -414,5 +415,33 @@ Test(mediator, dns_stub)
 	q[2] = 0x80; /* a response, not a query */
 	cr_assert_eq(mediator_dns_answer(m, q, n, r, sizeof(r)), -EINVAL);
 	mediator_free(m);
+	policy_free(p);
+}
+
+/* The admissions log is an evidence log: a client's name with a quote in
+ * it stays inside its string (no forged field), and the chain verifies. */
+Test(mediator, the_admissions_log_cannot_be_forged_by_a_name)
+{
+	struct policy *p = net_policy();
+	int fd = memfd_create("adm", 0);
+	struct mediator_config cfg = {.policy = p, .session = "s1", .log_fd = fd, .key = {7}};
+	struct mediator *m = NULL;
+	struct evidence_report rep;
+	unsigned char q[512], r[DNS_MAX];
+	char text[8192];
+	size_t n = query(q, "x\",\"decision\":\"allowed.test", DNS_A);
+	ssize_t len;
+
+	cr_assert_eq(mediator_new(&cfg, &m), 0);
+	cr_assert_gt(mediator_dns_answer(m, q, n, r, sizeof(r)), 0);
+	mediator_free(m);
+	len = pread(fd, text, sizeof(text) - 1, 0);
+	cr_assert_gt(len, 0);
+	text[len] = '\0';
+	cr_assert(strstr(text, "\"decision\":\"dns-refused\""), "%s", text);
+	cr_assert(strstr(text, "\\\",\\\"decision\\\":\\\"allowed.test"), "%s", text);
+	evidence_verify(text, (size_t)len, cfg.key, "s1", 0, NULL, &rep);
+	cr_assert_eq(rep.verdict, EVIDENCE_COMPLETE, "%s", rep.reasons[0]);
+	close(fd);
 	policy_free(p);
 }
