@@ -12,6 +12,8 @@ cleanup() {
 	# The session of part 2, if it is still there (by name, as its owner).
 	as_user "$paddock" stop --grace 0s demo-web >/dev/null 2>&1 || true
 	as_user "$paddock" rm demo-web >/dev/null 2>&1 || true
+	# The receiver of part 3, by the pid we started it with.
+	[ -n "${rcv_pid:-}" ] && kill "$rcv_pid" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -99,3 +101,43 @@ for s in json.load(sys.stdin):
         for l in s["leases"]:
             print("   lease", l["service"], "owner", l["owner_uid"], "gen", l["generation"], "->", l["state"], l["ended"])'
 as_user "$paddock" rm demo-web
+
+echo
+echo "== paddock run with a mediated network: one name allowed, everything else refused"
+# A receiver on the host's loopback, named api.demo.test for the sandbox by
+# the policy's network.resolve (loopback is refused for every other name).
+mkdir "$work/site"
+echo "hello through the mediator" > "$work/site/index.html"
+chown -R "$user:" "$work/site"
+as_user python3 -m http.server 18480 --bind 127.0.0.1 --directory "$work/site" \
+	>/dev/null 2>&1 &
+rcv_pid=$!
+python3 - "$top/contrib/policies/agent.json" "$work/net.json" <<'EOT'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["network"] = {"mode": "mediated",
+                "allow": [{"host": "api.demo.test", "ports": [18480], "protocol": "http"}],
+                "resolve": {"api.demo.test": "127.0.0.1"}}
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+EOT
+chown "$user:" "$work/net.json"
+for i in 1 2 3 4 5 6 7 8 9 10; do fetch "http://127.0.0.1:18480/" >/dev/null 2>&1 && break; sleep 0.3; done
+as_user "$paddock" run --policy "$work/net.json" --workspace "$work/workspace" \
+	--record "$work/net-record.json" -- sh -c '
+	echo "   allowed name:  $(curl -s -m 5 http://api.demo.test:18480/index.html)"
+	echo "   other name:    $(curl -s -m 5 -o /dev/null -w "%{http_code}" http://example.com/) (the mediator refused it)"
+	echo "   a literal:     $(curl -s -m 3 --noproxy "*" -o /dev/null -w "%{http_code}" http://127.0.0.1:18480/ || true) (no route but the mediator)"
+	echo "   DNS for exfil: $(getent hosts secret.exfil.test || echo REFUSED)"' || true
+python3 - "$work/net-record.json" <<'EOT'
+import json, sys
+n = json.load(open(sys.argv[1]))["network"]
+a = n["admissions"]
+print("   record: mode %s, allowed %d, refused %d, DNS answered %d, DNS refused %d, log %s" % (
+    n["mode"], a["allowed"], sum(v for k, v in a.items() if k.startswith("refused")),
+    a["dns-answered"], a["dns-refused"], n["admissions_log_verified"]))
+EOT
+as_user "$paddock" evidence verify "$work/net-record.json.evidence.jsonl" \
+	--record "$work/net-record.json" | sed 's/^/   evidence: /'
+kill "$rcv_pid" 2>/dev/null || true
+wait "$rcv_pid" 2>/dev/null || true
+rcv_pid=
