@@ -162,15 +162,46 @@ void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *ou
  * equality (static text; never "no mutation occurred"). */
 const char *snapshot_conclusion(bool equal);
 
-/* A weakened arm whose enforcement is not FAIL cannot show what the case
- * claims to detect; a broken-collector arm that does not give UNKNOWN
- * hides missing evidence. Fills r->alarm and returns true then. */
+/* A weakened arm whose enforcement is not FAIL (PASS or UNKNOWN) cannot
+ * show what the case claims to detect; a broken-collector arm that does
+ * not give UNKNOWN hides missing evidence. Fills r->alarm and returns true
+ * then (NOT EXECUTED and NOT APPLICABLE are no alarm: outcome says so). */
 bool result_check_alarm(struct result *r);
 
-/* The run fails on this result: an enforced arm failing enforcement or
- * control, or an alarm (weakened arm passing, broken collector not
- * UNKNOWN). Docker arms are reference only. */
+/* What a graded dimension means for the run (docs/scenarios.md "Exit
+ * status"), worst last: the exit status is the worst over the run. */
+enum outcome {
+	OUTCOME_OK,	      /* as expected (or not needed: docker, NOT APPLICABLE) */
+	OUTCOME_NOT_EXECUTED, /* a needed dimension did not run */
+	OUTCOME_UNKNOWN,      /* the harness could not tell (or an alarm) */
+	OUTCOME_FAIL,	      /* the boundary failed */
+};
+
+/* paddock-eval's exit status (main.c, docs/scenarios.md). */
+enum eval_exit {
+	EVAL_EXIT_OK = 0,	    /* every needed dimension as expected */
+	EVAL_EXIT_FAIL = 1,	    /* an enforced arm FAILed enforcement or control */
+	EVAL_EXIT_USAGE = 2,	    /* bad command line */
+	EVAL_EXIT_HARNESS = 3,	    /* the harness could not run */
+	EVAL_EXIT_UNKNOWN = 4,	    /* the harness could not tell, or an alarm */
+	EVAL_EXIT_NOT_EXECUTED = 5, /* a needed dimension was NOT EXECUTED */
+};
+
+/* Dimension d of r: needed (an enforced arm's three; a weakened arm's and
+ * a broken-collector arm's enforcement; never a docker arm's or a
+ * NOT APPLICABLE one) and its outcome. Expected: an enforced arm PASSes,
+ * a weakened arm FAILs ("weakening detected"), a broken-collector arm is
+ * UNKNOWN ("missing evidence noticed"). Anything else of a needed
+ * dimension is FAIL (enforced FAIL), NOT_EXECUTED, or UNKNOWN. */
+enum outcome result_dim_outcome(const struct result *r, enum dim d, bool *needed);
+/* The worst of r's dimensions; an alarm is at least UNKNOWN. */
+enum outcome result_outcome(const struct result *r);
+/* The run fails on this result (result_outcome() is not OK). */
 bool result_fails_run(const struct result *r);
+/* The run's verdict: the exit status (EVAL_EXIT_OK, _FAIL, _UNKNOWN,
+ * _NOT_EXECUTED) and one line saying why, naming the first result and
+ * dimension with the worst outcome. */
+int run_verdict(const struct result *rs, size_t n, char *line, size_t len);
 
 /* Append one evidence line (truncated, counted in ev_dropped when full). */
 __attribute__((format(printf, 3, 4))) void result_evidence(struct result *r, const char *source,

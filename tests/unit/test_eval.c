@@ -164,11 +164,117 @@ Test(eval, enforced_fail_fails_run_docker_does_not)
 	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_FAIL, "descendant survived", NULL);
 	result_finish(&r);
 	cr_assert_not(result_fails_run(&r));
-	/* UNKNOWN is reported but does not fail the run. */
+	/* UNKNOWN of an enforced arm fails the run: the harness could not
+	 * tell (exit 4), never exit 0. */
 	result_init(&r, "HB-06", "t", "enforced");
 	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_UNKNOWN, "inventory empty", NULL);
 	result_finish(&r);
-	cr_assert_not(result_fails_run(&r));
+	cr_assert(result_fails_run(&r));
+	cr_assert_eq(result_outcome(&r), OUTCOME_UNKNOWN);
+}
+
+static void grade3(struct result *r, const char *arm, enum grade e, enum grade c, enum grade v)
+{
+	result_init(r, "HB-01", "t", arm);
+	verdict_set(&r->v[DIM_ENFORCEMENT], e, "e why", e == GRADE_NOT_APPLICABLE ? "e sc" : NULL);
+	verdict_set(&r->v[DIM_CONTROL], c, "c why", c == GRADE_NOT_APPLICABLE ? "c sc" : NULL);
+	verdict_set(&r->v[DIM_EVIDENCE], v, "v why", v == GRADE_NOT_APPLICABLE ? "v sc" : NULL);
+	result_finish(r);
+}
+
+/* The exit status: one mapping (docs/scenarios.md "Exit status"). */
+Test(eval, exit_status_mapping)
+{
+	struct result r[3];
+	char line[640];
+
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_PASS, GRADE_PASS);
+	grade3(&r[1], "weakened:rw-binds", GRADE_FAIL, GRADE_PASS, GRADE_UNKNOWN);
+	grade3(&r[2], "docker", GRADE_FAIL, GRADE_UNKNOWN, GRADE_NOT_EXECUTED);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_OK, "%s", line);
+	cr_assert(strstr(line, "Verdict: OK (exit 0)"), "%s", line);
+	/* Enforced UNKNOWN in any dimension: 4. */
+	for (int d = 0; d < DIM_COUNT; d++) {
+		grade3(&r[0], "enforced", d == 0 ? GRADE_UNKNOWN : GRADE_PASS,
+		       d == 1 ? GRADE_UNKNOWN : GRADE_PASS, d == 2 ? GRADE_UNKNOWN : GRADE_PASS);
+		cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+		cr_assert(strstr(line, "HARNESS COULD NOT TELL"), "%s", line);
+	}
+	/* Enforced NOT EXECUTED: 5. */
+	grade3(&r[0], "enforced", GRADE_NOT_EXECUTED, GRADE_NOT_EXECUTED, GRADE_NOT_EXECUTED);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_NOT_EXECUTED, "%s", line);
+	/* A weakened arm UNKNOWN or PASS: an alarm, 4. */
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_PASS, GRADE_PASS);
+	grade3(&r[1], "weakened:rw-binds", GRADE_UNKNOWN, GRADE_PASS, GRADE_PASS);
+	cr_assert(strstr(r[1].alarm, "could not tell"), "%s", r[1].alarm);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	grade3(&r[1], "weakened:rw-binds", GRADE_PASS, GRADE_PASS, GRADE_PASS);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	/* A weakened arm NOT EXECUTED: 5, no alarm. */
+	grade3(&r[1], "weakened:rw-binds", GRADE_NOT_EXECUTED, GRADE_NOT_EXECUTED,
+	       GRADE_NOT_EXECUTED);
+	cr_assert_eq(r[1].alarm[0], '\0');
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_NOT_EXECUTED, "%s", line);
+	/* A boundary FAIL wins over UNKNOWN and NOT EXECUTED: 1. */
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_FAIL, GRADE_UNKNOWN);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_FAIL, "%s", line);
+	cr_assert(strstr(line, "BOUNDARY FAILED (exit 1): 1 arm(s); first HB-01 enforced control: "
+			       "FAIL (c why)"),
+		  "%s", line);
+	/* A broken collector must be UNKNOWN. */
+	grade3(&r[0], "broken-collector", GRADE_UNKNOWN, GRADE_UNKNOWN, GRADE_UNKNOWN);
+	grade3(&r[1], "weakened:rw-binds", GRADE_FAIL, GRADE_FAIL, GRADE_FAIL);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_OK, "%s", line);
+	grade3(&r[0], "broken-collector", GRADE_PASS, GRADE_UNKNOWN, GRADE_UNKNOWN);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	/* NOT APPLICABLE is never needed; an alarm alone (teardown) is 4. */
+	grade3(&r[0], "enforced", GRADE_NOT_APPLICABLE, GRADE_NOT_APPLICABLE, GRADE_NOT_APPLICABLE);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_OK, "%s", line);
+	snprintf(r[0].alarm, sizeof(r[0].alarm), "teardown left the fixture behind");
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	cr_assert(strstr(line, "alarm: teardown left"), "%s", line);
+	cr_assert_eq(run_verdict(r, 0, line, sizeof(line)), EVAL_EXIT_OK);
+}
+
+/* JUnit: one testcase per case x arm x dimension, real messages, times;
+ * a weakened arm's FAIL is the pass of "weakening detected". */
+Test(eval, junit_one_test_per_dimension)
+{
+	struct result r[3];
+	struct subject s = {.run_id = "run"};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_FAIL, GRADE_UNKNOWN);
+	r[0].seconds = 1.5;
+	grade3(&r[1], "weakened:rw-binds", GRADE_FAIL, GRADE_PASS, GRADE_NOT_EXECUTED);
+	r[1].seconds = 2.25;
+	grade3(&r[2], "docker", GRADE_PASS, GRADE_UNKNOWN, GRADE_PASS);
+	f = open_memstream(&buf, &len);
+	report_write_junit(f, r, 3, &s);
+	fclose(f);
+	cr_assert(strstr(buf, "tests=\"9\" failures=\"1\" errors=\"1\" skipped=\"2\" "
+			      "time=\"3.750\""),
+		  "%s", buf);
+	cr_assert(strstr(buf, "classname=\"HB-01.enforced\" name=\"enforcement\" "
+			      "time=\"1.500\"></testcase>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "name=\"control\" time=\"1.500\"><failure type=\"boundary "
+			      "failed\" message=\"FAIL: c why\"/>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "name=\"evidence\" time=\"1.500\"><error type=\"harness could "
+			      "not tell\" message=\"UNKNOWN: v why\"/>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement: "
+			      "weakening detected\" time=\"2.250\"><system-out>FAIL: e "
+			      "why</system-out></testcase>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "<skipped message=\"not required: NOT EXECUTED: v why\"/>"), "%s",
+		  buf);
+	cr_assert(strstr(buf, "<skipped message=\"reference arm, not required: UNKNOWN: c why\"/>"),
+		  "%s", buf);
+	free(buf);
 }
 
 /* HB-04: a collector that dropped the event gives UNKNOWN; a review that
@@ -332,6 +438,8 @@ Test(eval, markdown_and_junit)
 	f = open_memstream(&buf, &len);
 	report_write_md(f, r, 2, &s);
 	fclose(f);
+	/* The first line is the verdict. */
+	cr_assert_eq(strncmp(buf, "Verdict: BOUNDARY FAILED (exit 1)", 33), 0, "%s", buf);
 	cr_assert(strstr(buf,
 			 "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
 			 " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
@@ -343,8 +451,9 @@ Test(eval, markdown_and_junit)
 	report_write_junit(f, r, 2, &s);
 	fclose(f);
 	cr_assert(strstr(buf, "<testsuite name=\"run&lt;1&gt;\" tests=\"6\" failures=\"1\""));
-	cr_assert(strstr(buf, "<failure message=\"a &lt;leak&gt; &amp; more\"/>"));
-	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement\">"));
+	cr_assert(strstr(buf, "message=\"FAIL: a &lt;leak&gt; &amp; more\"/>"), "%s", buf);
+	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement: "
+			      "weakening detected\""));
 	free(buf);
 }
 
@@ -869,7 +978,8 @@ Test(eval, argv_past_63_words_is_refused_and_not_executed)
 		cr_assert_eq(r.v[d].grade, GRADE_NOT_EXECUTED);
 		cr_assert(strstr(r.v[d].reason, "argv longer than"));
 	}
-	cr_assert_not(result_fails_run(&r));
+	/* An enforced arm not executed fails the run with its own status. */
+	cr_assert_eq(result_outcome(&r), OUTCOME_NOT_EXECUTED);
 }
 
 Test(eval, argv_formatted_words_and_docker_rule)
