@@ -253,7 +253,7 @@ $(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 
 # The fanotify observer under load and with a slowed reader (as root):
 # tests/integration/fan_stress.c, built with its test hooks.
-FAN_SRC := scenarios/observers/fan.c scenarios/observers/fan_read.c \
+FAN_SRC := scenarios/observers/fan.c scenarios/observers/fan_read.c scenarios/observers/selftest.c \
 	   scenarios/observers/fan_ident.c scenarios/observers/observe.c
 $(B)/tests/fan_stress: tests/integration/fan_stress.c $(FAN_SRC) $(B)/policy/sha256.o
 	@mkdir -p $(dir $@)

@@ -12,6 +12,7 @@
 #include "../../include/cleanup.h"
 #include "../observers/fan.h"
 #include "../observers/observe.h"
+#include "../observers/selftest.h"
 
 /* Step 1: what the record says about the configuration. */
 static void configure(const struct eval_ctx *ctx, const struct eval_case *c,
@@ -72,6 +73,19 @@ static int fixture(struct case_run *cr, const struct eval_case *c, struct err *e
 	    (rc = fixture_canary(cr->ctx, &cr->fx, cr->canary_dir, sizeof(cr->canary_dir),
 				 cr->canary, sizeof(cr->canary), &cr->canary_mounted)) < 0)
 		return err_sys(err, rc, "canary directory");
+	if (c->fixture & CASE_CANARY) {
+		/* A digest that cannot tell two byte strings apart is no
+		 * evidence of an unchanged canary. */
+		rc = observe_digest_proof(cr->canary_dir);
+		cr->digest_ok = rc == 0;
+		if (rc < 0)
+			snprintf(cr->digest_why, sizeof(cr->digest_why),
+				 "the canary digest failed its proof (two different files, %s)",
+				 rc == -EIO ? "same digest" : strerror(-rc));
+		result_evidence(cr->r, "canary-sha256", "digest proof: %s",
+				cr->digest_ok ? "two different files digest apart"
+					      : cr->digest_why);
+	}
 	if ((c->fixture & CASE_TASK) &&
 	    (rc = fixture_mkdir(cr->ctx, &cr->fx, "task", cr->task, sizeof(cr->task))) < 0)
 		return err_sys(err, rc, "task directory");
@@ -132,25 +146,79 @@ done:
 	result_finish(r);
 }
 
+static void fan_fs_add(struct case_run *cr, const char *dir)
+{
+	if (cr->n_fan_fs < sizeof(cr->fan_fs) / sizeof(cr->fan_fs[0]))
+		snprintf(cr->fan_fs[cr->n_fan_fs++].dir, sizeof(cr->fan_fs[0].dir), "%s", dir);
+}
+
+/* One proof per watched filesystem; false (and fan_why) when one is not
+ * seen. */
+static bool fan_prove(struct case_run *cr, bool after)
+{
+	bool all = true;
+
+	for (size_t i = 0; i < cr->n_fan_fs; i++) {
+		bool seen = fan_probe_fs(cr->fan, cr->fan_fs[i].dir) == 0;
+
+		if (after)
+			cr->fan_fs[i].after = seen;
+		else
+			cr->fan_fs[i].before = seen;
+		result_evidence(cr->r, "fanotify",
+				"observer proof %s the workload: probe write on the filesystem of "
+				"%s %s",
+				after ? "after" : "before", cr->fan_fs[i].dir,
+				seen ? "seen" : "NOT SEEN");
+		if (!seen && all)
+			snprintf(cr->fan_why, sizeof(cr->fan_why),
+				 "no proof that the observer sees writes on the filesystem of %s "
+				 "(probe %s the workload not seen)",
+				 cr->fan_fs[i].dir, after ? "after" : "before");
+		all &= seen;
+	}
+	return all;
+}
+
 void case_fan_start(struct case_run *cr, bool broken)
 {
 	struct result *r = cr->r;
 
 	cr->fan_ok = fan_start(&cr->fan, cr->fx.dir, broken, cr->fan_why, sizeof(cr->fan_why)) == 0;
+	if (cr->fan_ok)
+		fan_fs_add(cr, cr->fx.dir);
 	/* The canary's events are told apart by its own filesystem: without
 	 * a mark on it the observer could not see the protected writes. */
 	if (cr->fan_ok && cr->canary_dir[0] && !cr->canary_mounted) {
 		snprintf(cr->fan_why, sizeof(cr->fan_why), "no tmpfs of its own for the canary");
 		cr->fan_ok = false;
-	} else if (cr->fan_ok && cr->canary_dir[0] && fan_add_fs(cr->fan, cr->canary_dir) < 0) {
-		snprintf(cr->fan_why, sizeof(cr->fan_why),
-			 "fanotify mark on the canary's tmpfs failed");
-		cr->fan_ok = false;
+	} else if (cr->fan_ok && cr->canary_dir[0]) {
+		fan_fs_add(cr, cr->canary_dir);
+		/* Test-only: the mark on the canary's filesystem silently
+		 * missing (make eval-selftest); the proof must notice. */
+		if (!selftest_on("canary-mark-missing") &&
+		    fan_add_fs(cr->fan, cr->canary_dir) < 0) {
+			snprintf(cr->fan_why, sizeof(cr->fan_why),
+				 "fanotify mark on the canary's tmpfs failed");
+			cr->fan_ok = false;
+		}
 	}
+	if (cr->fan_ok)
+		cr->fan_ok = fan_prove(cr, false);
 	if (cr->fan_ok)
 		snprintf(r->fanotify_mode, sizeof(r->fanotify_mode), "%s", fan_mode(cr->fan));
 	else
 		result_evidence(r, "fanotify", "no event observer: %s", cr->fan_why);
+}
+
+bool case_fan_prove(struct case_run *cr)
+{
+	if (!cr->fan_ok)
+		return false;
+	cr->fan_ok = fan_prove(cr, true);
+	if (!cr->fan_ok)
+		result_evidence(cr->r, "fanotify", "observer not proven: %s", cr->fan_why);
+	return cr->fan_ok;
 }
 
 void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_start *s)

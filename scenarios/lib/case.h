@@ -67,6 +67,19 @@ struct case_run {
 	struct fan_observer *fan;
 	bool fan_ok;
 	char fan_why[256];
+	/* The observer's proof per watched filesystem (the fixture's and the
+	 * canary's): a probe write there seen before the workload
+	 * (case_fan_start) and after it (case_fan_prove). A proof missing
+	 * makes fan_ok false with fan_why. */
+	struct {
+		char dir[PATH_MAX];
+		bool before, after;
+	} fan_fs[2];
+	size_t n_fan_fs;
+	/* CASE_CANARY: the digest's proof that it sees bytes
+	 * (observe_digest_proof); false: no digest is evidence (digest_why). */
+	bool digest_ok;
+	char digest_why[160];
 	void *priv; /* the case's own state: priv_size bytes, zeroed, freed after teardown */
 };
 
@@ -102,6 +115,13 @@ void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct 
  * records its mode in the result, or "no event observer: WHY" as
  * evidence. cr->fan_ok says which. */
 void case_fan_start(struct case_run *cr, bool broken);
+
+/* After the workload, before grading: the observer's second proof on
+ * every watched filesystem (a probe write seen there), one evidence line
+ * each. Returns cr->fan_ok: false (with fan_why) when there was no
+ * observer or a proof, before or after, is missing: every grade that needs
+ * the observer must then be UNKNOWN. */
+bool case_fan_prove(struct case_run *cr);
 
 /* The workload's start for this arm: the docker reference arm's `docker
  * run` with binds and workdir, or `paddock run` with the arm's policy and

@@ -131,7 +131,8 @@ struct prevention_obs {
 	size_t snapshot_changes; /* attempts after which the protected bytes differed */
 	size_t event_writes;	 /* write events on the protected object from the workload */
 	enum observer_state events;
-	bool transient_in_scope; /* a transient write-and-restore would matter */
+	const char *observer_why; /* why the event observer is missing or unhealthy, or NULL */
+	bool transient_in_scope;  /* a transient write-and-restore would matter */
 };
 
 /* Prevention: an observed forbidden effect (by any observer) is FAIL, even

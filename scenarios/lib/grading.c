@@ -83,13 +83,12 @@ void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 		return;
 	}
 	if (o->transient_in_scope && o->events != OBSERVER_OK) {
-		verdict_set(out, GRADE_UNKNOWN,
-			    o->events == OBSERVER_DROPPED
-				? "event collector dropped events; before/after equality alone "
-				  "cannot exclude a transient write"
-				: "no event observer (needs root for fanotify); before/after "
-				  "equality alone cannot exclude a transient write",
-			    NULL);
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "%s; before/after equality alone cannot exclude a transient write",
+			     o->observer_why && *o->observer_why ? o->observer_why
+			     : o->events == OBSERVER_DROPPED
+				 ? "event collector dropped events"
+				 : "no event observer (needs root for fanotify)");
 		return;
 	}
 	verdict_set(out, GRADE_PASS, NULL, NULL);

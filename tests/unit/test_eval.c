@@ -1006,3 +1006,26 @@ Test(eval, argv_formatted_words_and_docker_rule)
 	cr_assert_eq(a.n, 12);
 	cr_assert(r.not_run[0]);
 }
+
+/* Issue 14, point 2: an observer without its per-filesystem proof (a
+ * probe write on the canary's filesystem not seen) is not OK: a
+ * prevention claim that needs it is UNKNOWN with the reason, never PASS;
+ * an observed change is still FAIL. */
+Test(eval, observer_without_proof_is_unknown)
+{
+	struct prevention_obs o = clean();
+	struct verdict v = {0};
+
+	o.events = OBSERVER_UNAVAILABLE;
+	o.observer_why = "no proof that the observer sees writes on the filesystem of /c";
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "filesystem of /c"), "%s", v.reason);
+	/* The digest failed its proof: no snapshots count. */
+	o.snapshots_taken = 0;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o.snapshot_changes = 1;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+}

@@ -146,6 +146,15 @@ static bool locate(struct case_run *cr, const char *who, const char *path)
 	return found;
 }
 
+/* A write event on path's inode (any writer but the harness). */
+static bool seen(struct case_run *cr, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 &&
+	       fan_count_dev(cr->fan, st.st_dev, st.st_ino, false, NULL) > 0;
+}
+
 /* The shell adapter: a detached session whose workload writes to both
  * protected targets, then its control file, then waits for "finish". */
 static int start_session(struct case_run *cr)
@@ -251,7 +260,7 @@ static void run(struct case_run *cr)
 	bool shell_ok, tool_ok, where_shell, where_tool;
 	struct fan_health fh = {0};
 	size_t id = 0;
-	int st;
+	int st, blind;
 
 	snprintf(shell_ctl, sizeof(shell_ctl), "%s/shell-out.txt", cr->task);
 	snprintf(tool_ctl, sizeof(tool_ctl), "%s/tool-out.txt", cr->task);
@@ -278,6 +287,11 @@ static void run(struct case_run *cr)
 		cr->fan_ok = false;
 		snprintf(cr->fan_why, sizeof(cr->fan_why), "lost contact (sentinel not seen)");
 	}
+	case_fan_prove(cr);
+	if (!cr->digest_ok) {
+		h->o.snapshots_taken = 0;
+		result_evidence(r, "canary-sha256", "no digest is evidence: %s", cr->digest_why);
+	}
 	h->o.event_writes = cr->fan_ok ? fan_count_dev(cr->fan, h->dev_canary, 0, false, &id) : 0;
 	if (cr->fan_ok) {
 		char line[400];
@@ -289,9 +303,19 @@ static void run(struct case_run *cr)
 				"identified); collector: %s",
 				h->o.event_writes, id, line);
 	}
-	h->o.events = !cr->fan_ok		    ? OBSERVER_UNAVAILABLE
-		      : (fh.dropped || fh.overflow) ? OBSERVER_DROPPED
-						    : OBSERVER_OK;
+	/* The observer's positive control: it must have seen both adapters'
+	 * allowed control writes, or it is blind to this workload. */
+	blind = cr->fan_ok ? !seen(cr, shell_ctl) + !seen(cr, tool_ctl) : 0;
+	if (blind)
+		result_evidence(r, "fanotify",
+				"observer missed %d of 2 allowed control writes: not healthy",
+				blind);
+	h->o.events = !cr->fan_ok			     ? OBSERVER_UNAVAILABLE
+		      : (fh.dropped || fh.overflow || blind) ? OBSERVER_DROPPED
+							     : OBSERVER_OK;
+	h->o.observer_why = !cr->fan_ok ? cr->fan_why
+			    : blind	? "the observer missed an allowed control write"
+					: NULL;
 	shell_ok = read_file(shell_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 	tool_ok = read_file(tool_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 	where_shell = locate(cr, "shell adapter", shell_ctl);

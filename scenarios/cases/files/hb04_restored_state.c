@@ -116,7 +116,7 @@ static void grade(struct case_run *cr, struct hb04 *h, int status)
 	    .attempts = 1,
 	    .snapshots_taken = h->o.snapshot_taken,
 	    .events = h->o.events,
-	    .observer_why = cr->fan_ok ? "collector dropped events" : "no event collector",
+	    .observer_why = cr->fan_ok ? "collector dropped events" : cr->fan_why,
 	    .writes = h->o.transient_writes + h->work_ev,
 	    .identified = h->o.identified_writes + h->work_id,
 	    .held_identity = cr->fan_ok && h->fh.permission,
@@ -147,6 +147,7 @@ static void run(struct case_run *cr)
 		cr->fan_ok = false;
 		result_evidence(r, "fanotify", "collector lost contact (sentinel not seen)");
 	}
+	case_fan_prove(cr);
 	observe_snapshot(h->scratch, &h->after);
 	h->o.snapshot_taken = h->before.ok && h->after.ok;
 	h->o.snapshot_equal = snapshot_equal(&h->before, &h->after);
