@@ -228,7 +228,7 @@ clean:
 # scenarios/lib: the framework; observers: the outside observers; cases/AREA:
 # one driver, grade part and policy per case (docs/scenarios.md "Layout").
 EVAL_SRC := $(wildcard scenarios/*.c scenarios/lib/*.c scenarios/observers/*.c \
-	      scenarios/cases/*.c scenarios/cases/*/*.c)
+	      scenarios/receivers/*.c scenarios/cases/*.c scenarios/cases/*/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 # The pure parts tests/unit/test_eval.c links: shared rules, results,
 # writers, the command line, argument vectors (and proc.o, for the check

@@ -107,6 +107,63 @@ static void teardown(struct case_run *cr)
 		snprintf(cr->r->alarm, sizeof(cr->r->alarm), "teardown left the fixture behind");
 }
 
+/* What the records said against what the arm meant (case_record). */
+static void records_apply(struct case_run *cr)
+{
+	struct result *r = cr->r;
+	struct verdict *e = &r->v[DIM_ENFORCEMENT], *v = &r->v[DIM_EVIDENCE];
+
+	if (cr->rec_bad) {
+		if (e->set && e->grade != GRADE_FAIL && e->grade != GRADE_NOT_EXECUTED)
+			verdict_setf(e, GRADE_UNKNOWN,
+				     "%zu completion record(s) disagree with the arm: %s", cr->rec_bad,
+				     cr->rec_why);
+		if (v->set && v->grade == GRADE_PASS)
+			verdict_setf(v, GRADE_UNKNOWN,
+				     "%zu completion record(s) disagree with the arm: %s", cr->rec_bad,
+				     cr->rec_why);
+	} else if (cr->rec_missing && v->set && v->grade == GRADE_PASS) {
+		verdict_setf(v, GRADE_UNKNOWN, "%zu completion record(s) missing", cr->rec_missing);
+	}
+}
+
+void case_record(struct case_run *cr, const char *path, struct record_view *out)
+{
+	struct result *r = cr->r;
+	struct record_view local, *v = out ? out : &local;
+	char want[sizeof(r->knob)], why[320];
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	/* The record lists knobs in paddock's bit order, comma-joined: the
+	 * arms name them in that order ("no-pidns+no-sweep"). */
+	snprintf(want, sizeof(want), "%s", r->kind == ARM_WEAKENED && !cr->arm->adapter ? r->knob : "");
+	for (char *p = want; *p; p++)
+		if (*p == '+')
+			*p = ',';
+	record_read(path, v);
+	if (v->read && r->n_recs < EVAL_MAX_RECORDS) {
+		snprintf(r->recs[r->n_recs].path, sizeof(r->recs[0].path), "%s", path);
+		snprintf(r->recs[r->n_recs].sha256, sizeof(r->recs[0].sha256), "%s", v->sha256);
+		r->n_recs++;
+	}
+	if (v->read && !cr->effective[0])
+		snprintf(cr->effective, sizeof(cr->effective), "%s", v->effective_sha256);
+	if (record_check(v, want, cr->effective, why, sizeof(why)) == 0) {
+		result_evidence(r, "record",
+				"%s read back (sha256 %.16s): weakenings [%s] as the arm, effective "
+				"policy %.16s, %zu mounts applied, survivors %d",
+				name, v->sha256, v->weakenings, v->effective_sha256, v->mounts,
+				v->survivors);
+		return;
+	}
+	if (!v->read) {
+		cr->rec_missing++;
+	} else if (!cr->rec_bad++) {
+		snprintf(cr->rec_why, sizeof(cr->rec_why), "%s: %s", name, why);
+	}
+	result_evidence(r, "record", "%s: %s", name, why);
+}
+
 static void not_executed(struct result *r, const struct err *why, const char *fallback)
 {
 	result_not_executed(r, why->msg[0] ? why->msg : fallback);
@@ -141,6 +198,7 @@ void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct 
 		c->run(&cr);
 	if (c->teardown)
 		c->teardown(&cr);
+	records_apply(&cr);
 	teardown(&cr);
 done:
 	result_finish(r);

@@ -80,6 +80,12 @@ struct case_run {
 	 * (observe_digest_proof); false: no digest is evidence (digest_why). */
 	bool digest_ok;
 	char digest_why[160];
+	/* Completion records read back by case_record(): the first record's
+	 * effective policy digest (every later one must equal it), how many
+	 * disagreed with the arm or were missing, and the first reason. */
+	char effective[80];
+	size_t rec_bad, rec_missing;
+	char rec_why[320];
 	void *priv; /* the case's own state: priv_size bytes, zeroed, freed after teardown */
 };
 
@@ -115,6 +121,15 @@ void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct 
  * records its mode in the result, or "no event observer: WHY" as
  * evidence. cr->fan_ok says which. */
 void case_fan_start(struct case_run *cr, bool broken);
+
+/* Read back one completion record of this arm (paddock arms): its digest
+ * goes into the arm's JSON, one evidence line, and record_check() against
+ * the arm's weakenings (the knob for a weakened arm, none for the others
+ * and for adapter arms), the arm's first effective digest, the mounts and
+ * the survivors. After the case's teardown the skeleton turns a mismatch
+ * into UNKNOWN (enforcement unless FAIL, and evidence) and a missing record
+ * into evidence UNKNOWN, each with the reason. out may be NULL. */
+void case_record(struct case_run *cr, const char *path, struct record_view *out);
 
 /* After the workload, before grading: the observer's second proof on
  * every watched filesystem (a probe write seen there), one evidence line

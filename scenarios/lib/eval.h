@@ -71,6 +71,22 @@ struct subject {
 	char fanotify_reason[200]; /* why no fanotify observer, "" when available */
 };
 
+/* One completion record as the harness read it back (lib/record.c). */
+struct record_view {
+	bool read;
+	char path[256];
+	char sha256[65];	   /* of the record file's bytes: embedded in the arm's JSON */
+	char weakenings[160];	   /* "weakenings", comma-joined in order; "" none */
+	char effective_sha256[80]; /* "policy.effective_sha256" */
+	bool pidns;		   /* "pid" in "namespaces" */
+	int survivors;		   /* length of "survivors", -1 absent */
+	bool mounts_reported;	   /* "mounts_reported" true */
+	size_t mounts;		   /* ops in "mounts" */
+	size_t mounts_bad;	   /* ... whose state is not applied, skipped or symlink */
+};
+
+#define EVAL_MAX_RECORDS 16
+
 struct result {
 	char case_id[16];
 	char title[96];
@@ -90,6 +106,12 @@ struct result {
 	size_t n_ev;
 	size_t ev_dropped; /* evidence lines that did not fit */
 	double seconds;
+	/* Completion records read back (case_record()): path and digest. */
+	struct {
+		char path[256];
+		char sha256[65];
+	} recs[EVAL_MAX_RECORDS];
+	size_t n_recs;
 	/* Set once a step of the arm could not run as written (argv_add()
 	 * refused a word): result_finish() makes every dimension NOT EXECUTED
 	 * with it, whatever the driver graded. */
@@ -203,6 +225,16 @@ bool result_fails_run(const struct result *r);
  * _NOT_EXECUTED) and one line saying why, naming the first result and
  * dimension with the worst outcome. */
 int run_verdict(const struct result *rs, size_t n, char *line, size_t len);
+
+/* A completion record against what the arm meant to run: weakenings
+ * equal to want ("" none; an adapter arm wants none); effective digest
+ * equal to effective when that is set (the same policy across forms);
+ * every mount op reported and applied (or skipped, a recreated symlink);
+ * no survivors where a pid namespace exists. 0 when it agrees, else the
+ * number of mismatches with the first one in why. An unread record is 1
+ * with why "record missing". */
+int record_check(const struct record_view *v, const char *want, const char *effective, char *why,
+		 size_t n);
 
 /* Append one evidence line (truncated, counted in ev_dropped when full). */
 __attribute__((format(printf, 3, 4))) void result_evidence(struct result *r, const char *source,

@@ -285,3 +285,28 @@ int run_verdict(const struct result *rs, size_t n, char *line, size_t len)
 	}
 	return code[worst];
 }
+
+int record_check(const struct record_view *v, const char *want, const char *effective, char *why,
+		 size_t n)
+{
+	int bad = 0;
+
+	why[0] = '\0';
+	if (!v->read) {
+		snprintf(why, n, "record missing");
+		return 1;
+	}
+	if (strcmp(v->weakenings, want ? want : "") != 0 && !bad++)
+		snprintf(why, n, "the record's weakenings [%s] differ from the arm's [%s]",
+			 v->weakenings, want ? want : "");
+	if (effective && *effective && strcmp(v->effective_sha256, effective) != 0 && !bad++)
+		snprintf(why, n, "the record's effective policy %.16s differs from %.16s",
+			 v->effective_sha256, effective);
+	if ((!v->mounts_reported || v->mounts_bad || !v->mounts) && !bad++)
+		snprintf(why, n, "mounts not as planned: %zu of %zu ops not applied%s", v->mounts_bad,
+			 v->mounts, v->mounts_reported ? "" : ", not every op reported");
+	if (v->pidns && v->survivors != 0 && !bad++)
+		snprintf(why, n, "the record lists %d survivor(s) although a pid namespace existed",
+			 v->survivors);
+	return bad;
+}

@@ -181,6 +181,17 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 		fputc('}', f);
 	}
 	fputs("]", f);
+	key(f, "completion_records", &first);
+	fputc('[', f);
+	for (size_t i = 0; i < r->n_recs; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		fputs("{\"path\": ", f);
+		json_write_string(f, r->recs[i].path);
+		fputs(", \"sha256\": ", f);
+		json_write_string(f, r->recs[i].sha256);
+		fputc('}', f);
+	}
+	fputs("]", f);
 	key(f, "evidence_lines_dropped", &first);
 	fprintf(f, "%zu", r->ev_dropped);
 	key(f, "seconds", &first);

@@ -194,6 +194,7 @@ int inventory_read(pid_t pid, struct proc_entry *e)
 	if (r < 0)
 		return r;
 	e->pidns = ns_inode(pid, "pid");
+	e->userns = ns_inode(pid, "user");
 	if (status_uid(pid, &e->uid) < 0)
 		return -ESRCH;
 	return 0;

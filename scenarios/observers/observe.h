@@ -39,6 +39,7 @@ struct proc_entry {
 	pid_t pid, ppid, sid;
 	unsigned long long start; /* field 22 of /proc/PID/stat */
 	unsigned long pidns;
+	unsigned long userns; /* inode of /proc/PID/ns/user */
 	uid_t uid;
 	char comm[32];
 };
