@@ -135,6 +135,7 @@ struct sandbox_spec {
 	gid_t gid_in, gid_out;
 	int init_fd;	   /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
 	bool new_session;  /* setsid(2) for what enters; false only when weakened */
+	bool no_sweep;	   /* paddock-init --no-sweep (weakened only) */
 	char *const *argv; /* the workload command, NULL-terminated */
 };
 
