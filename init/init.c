@@ -506,7 +506,8 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 
 static void usage(void)
 {
-	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--no-sweep] [--service NAME "
+	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--no-sweep] "
+	      "[--service NAME "
 	      "LEASE_MS ARGC "
 	      "ARG...]... [--] CMD [ARG]...\n"
 	      "Run CMD as the init of a paddock sandbox; see paddock-init(8).\n"

@@ -19,6 +19,11 @@ static void configure(const struct eval_ctx *ctx, const struct eval_case *c,
 		      const struct case_arm *arm, struct result *r)
 {
 	result_init(r, c->id, c->title, arm->name);
+	if (arm->fixture_only || c->fixture_only) {
+		r->fixture_only = true;
+		snprintf(r->fixture_why, sizeof(r->fixture_why), "%s",
+			 arm->fixture_only ? arm->fixture_only : c->fixture_only);
+	}
 	if (arm->adapter)
 		r->knob[0] = '\0'; /* nothing to pass to paddock */
 	if (!c->policy)
@@ -116,12 +121,12 @@ static void records_apply(struct case_run *cr)
 	if (cr->rec_bad) {
 		if (e->set && e->grade != GRADE_FAIL && e->grade != GRADE_NOT_EXECUTED)
 			verdict_setf(e, GRADE_UNKNOWN,
-				     "%zu completion record(s) disagree with the arm: %s", cr->rec_bad,
-				     cr->rec_why);
+				     "%zu completion record(s) disagree with the arm: %s",
+				     cr->rec_bad, cr->rec_why);
 		if (v->set && v->grade == GRADE_PASS)
 			verdict_setf(v, GRADE_UNKNOWN,
-				     "%zu completion record(s) disagree with the arm: %s", cr->rec_bad,
-				     cr->rec_why);
+				     "%zu completion record(s) disagree with the arm: %s",
+				     cr->rec_bad, cr->rec_why);
 	} else if (cr->rec_missing && v->set && v->grade == GRADE_PASS) {
 		verdict_setf(v, GRADE_UNKNOWN, "%zu completion record(s) missing", cr->rec_missing);
 	}
@@ -136,7 +141,8 @@ void case_record(struct case_run *cr, const char *path, struct record_view *out)
 
 	/* The record lists knobs in paddock's bit order, comma-joined: the
 	 * arms name them in that order ("no-pidns+no-sweep"). */
-	snprintf(want, sizeof(want), "%s", r->kind == ARM_WEAKENED && !cr->arm->adapter ? r->knob : "");
+	snprintf(want, sizeof(want), "%s",
+		 r->kind == ARM_WEAKENED && !cr->arm->adapter ? r->knob : "");
 	for (char *p = want; *p; p++)
 		if (*p == '+')
 			*p = ',';
@@ -149,11 +155,11 @@ void case_record(struct case_run *cr, const char *path, struct record_view *out)
 	if (v->read && !cr->effective[0])
 		snprintf(cr->effective, sizeof(cr->effective), "%s", v->effective_sha256);
 	if (record_check(v, want, cr->effective, why, sizeof(why)) == 0) {
-		result_evidence(r, "record",
-				"%s read back (sha256 %.16s): weakenings [%s] as the arm, effective "
-				"policy %.16s, %zu mounts applied, survivors %d",
-				name, v->sha256, v->weakenings, v->effective_sha256, v->mounts,
-				v->survivors);
+		result_evidence(
+		    r, "record",
+		    "%s read back (sha256 %.16s): weakenings [%s] as the arm, effective "
+		    "policy %.16s, %zu mounts applied, survivors %d",
+		    name, v->sha256, v->weakenings, v->effective_sha256, v->mounts, v->survivors);
 		return;
 	}
 	if (!v->read) {

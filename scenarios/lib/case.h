@@ -36,6 +36,9 @@ struct case_arm {
 	 * --weaken knob: paddock runs unweakened (no --weaken is passed) and
 	 * the record's weakenings say so; the arm must still FAIL. */
 	bool adapter;
+	/* Set when this arm's enforcement point is a mock or the harness
+	 * itself: why (the record's fixture_only, the report's note). */
+	const char *fixture_only;
 	/* NOT APPLICABLE in every dimension, with these reasons and scopes,
 	 * when na_reason[0] is set: nothing of the case runs. */
 	const char *na_reason[DIM_COUNT];
@@ -99,6 +102,7 @@ struct eval_case {
 	const char *policy;	     /* relative to scenarios/, NULL when none */
 	const struct case_arm *arms; /* ends with {.name = NULL} */
 	const char *mock;	     /* a mocked part every arm uses, or NULL */
+	const char *fixture_only;    /* every arm's enforcement point is a fixture: why */
 	unsigned fixture;	     /* enum case_fixture_flags */
 	size_t priv_size;
 	/* Optional: 0, or negative with why (the arm is NOT EXECUTED). */

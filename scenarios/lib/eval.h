@@ -95,7 +95,10 @@ struct result {
 	char knob[32];
 	struct verdict v[DIM_COUNT];
 	char alarm[320]; /* loud problems: a weakened arm that did not fail, ... */
+	/* The enforcement point is a mock or the harness itself (a fixture),
+	 * not paddock: said next to the grade in every report. */
 	bool fixture_only;
+	char fixture_why[200];
 	char mocks[EVAL_MAX_MOCKS][200];
 	size_t n_mocks;
 	char policy_path[512];

@@ -303,8 +303,9 @@ int record_check(const struct record_view *v, const char *want, const char *effe
 		snprintf(why, n, "the record's effective policy %.16s differs from %.16s",
 			 v->effective_sha256, effective);
 	if ((!v->mounts_reported || v->mounts_bad || !v->mounts) && !bad++)
-		snprintf(why, n, "mounts not as planned: %zu of %zu ops not applied%s", v->mounts_bad,
-			 v->mounts, v->mounts_reported ? "" : ", not every op reported");
+		snprintf(why, n, "mounts not as planned: %zu of %zu ops not applied%s",
+			 v->mounts_bad, v->mounts,
+			 v->mounts_reported ? "" : ", not every op reported");
 	if (v->pidns && v->survivors != 0 && !bad++)
 		snprintf(why, n, "the record lists %d survivor(s) although a pid namespace existed",
 			 v->survivors);

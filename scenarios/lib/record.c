@@ -56,13 +56,15 @@ int record_read(const char *path, struct record_view *out)
 	sv = cJSON_GetObjectItemCaseSensitive(root, "survivors");
 	if (cJSON_IsArray(sv))
 		out->survivors = cJSON_GetArraySize(sv);
-	out->mounts_reported = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "mounts_reported"));
+	out->mounts_reported =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "mounts_reported"));
 	m = cJSON_GetObjectItemCaseSensitive(root, "mounts");
 	cJSON_ArrayForEach(e, m) {
 		const char *st = str(e, "state");
 
 		out->mounts++;
-		if (!st || (strcmp(st, "applied") && strcmp(st, "skipped") && strcmp(st, "symlink")))
+		if (!st ||
+		    (strcmp(st, "applied") && strcmp(st, "skipped") && strcmp(st, "symlink")))
 			out->mounts_bad++;
 	}
 	cJSON_Delete(root);

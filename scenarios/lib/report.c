@@ -143,6 +143,7 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 	subject_json(f, r, s);
 	key(f, "fixture_only", &first);
 	fputs(r->fixture_only ? "true" : "false", f);
+	str_member(f, "fixture_only_reason", r->fixture_only ? r->fixture_why : NULL, &first);
 	key(f, "mocked", &first);
 	fputc('[', f);
 	for (size_t i = 0; i < r->n_mocks; i++) {
@@ -231,6 +232,8 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 		md_write_cell(f, r->arm);
 		for (int d = 0; d < DIM_COUNT; d++) {
 			fprintf(f, " | %s", grade_name(r->v[d].grade));
+			if (d == DIM_ENFORCEMENT && r->fixture_only)
+				fputs(" (fixture only)", f);
 			if (r->v[d].grade != GRADE_PASS) {
 				fputs(": ", f);
 				md_write_cell(f, r->v[d].reason);
@@ -247,8 +250,11 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 			md_write_cell(f, r->alarm);
 			fputs("; ", f);
 		}
-		if (r->fixture_only)
-			fputs("fixture only; ", f);
+		if (r->fixture_only) {
+			fputs("fixture only: ", f);
+			md_write_cell(f, r->fixture_why);
+			fputs("; ", f);
+		}
 		for (size_t m = 0; m < r->n_mocks; m++) {
 			fputs("mocked: ", f);
 			md_write_cell(f, r->mocks[m]);
@@ -382,8 +388,10 @@ void report_write_matrix(FILE *f, const struct result *rs, size_t n)
 		fprintf(f, "%-6s %-28s %-15s %-15s %-15s%s\n", r->case_id, r->arm,
 			grade_name(r->v[DIM_ENFORCEMENT].grade),
 			grade_name(r->v[DIM_CONTROL].grade), grade_name(r->v[DIM_EVIDENCE].grade),
-			r->alarm[0] ? "  <-- ALARM"
-				    : (result_fails_run(r) ? "  <-- FAILS RUN" : ""));
+			r->alarm[0]	      ? "  <-- ALARM"
+			: result_fails_run(r) ? "  <-- FAILS RUN"
+			: r->fixture_only     ? "  (fixture only)"
+					      : "");
 	}
 	{
 		char verdict[640];

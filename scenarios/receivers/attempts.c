@@ -72,8 +72,8 @@ static void serve(struct attempt_rx *rx, int c)
  * peer credentials). */
 static void fifo_read(struct attempt_rx *rx)
 {
-	ssize_t k = read(rx->fifo, rx->fifo_buf + rx->fifo_len,
-			 sizeof(rx->fifo_buf) - 1 - rx->fifo_len);
+	ssize_t k =
+	    read(rx->fifo, rx->fifo_buf + rx->fifo_len, sizeof(rx->fifo_buf) - 1 - rx->fifo_len);
 	char *nl;
 
 	if (k <= 0)

@@ -15,9 +15,9 @@
 #include <sys/types.h>
 
 struct attempt_report {
-	int exit_code;	    /* what the tool said it exits with */
-	bool identified;    /* the peer's identity was read while it waited (never via the FIFO) */
-	pid_t pid;	    /* host pid of the reporting process */
+	int exit_code;	 /* what the tool said it exits with */
+	bool identified; /* the peer's identity was read while it waited (never via the FIFO) */
+	pid_t pid;	 /* host pid of the reporting process */
 	unsigned long long start;
 	uid_t uid;
 	unsigned long pidns, userns;

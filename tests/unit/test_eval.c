@@ -389,6 +389,7 @@ static void sample(struct result *r, struct subject *s)
 	result_evidence(r, "canary-sha256", "path /tmp/a\tb");
 	result_mock(r, "mock \"tool\"");
 	r->fixture_only = true;
+	snprintf(r->fixture_why, sizeof(r->fixture_why), "the collector is the harness's");
 	result_finish(r);
 }
 
@@ -409,6 +410,7 @@ Test(eval, json_record)
 	cr_assert(strstr(buf, "\"reason\": \"canary \\\"changed\\\" | <7 of 7>\""));
 	cr_assert(strstr(buf, "\"scope\": \"HB-01 & scope\""));
 	cr_assert(strstr(buf, "\"fixture_only\": true"));
+	cr_assert(strstr(buf, "\"fixture_only_reason\": \"the collector is the harness's\""));
 	cr_assert(strstr(buf, "\"mocked\": [\"mock \\\"tool\\\"\"]"));
 	cr_assert(strstr(buf, "path /tmp/a\\tb"));
 	cr_assert(strstr(buf, "\"grade\": \"NOT APPLICABLE\""));
@@ -440,10 +442,12 @@ Test(eval, markdown_and_junit)
 	fclose(f);
 	/* The first line is the verdict. */
 	cr_assert_eq(strncmp(buf, "Verdict: BOUNDARY FAILED (exit 1)", 33), 0, "%s", buf);
-	cr_assert(strstr(buf,
-			 "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
-			 " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
-	cr_assert(strstr(buf, "fixture only"));
+	cr_assert(
+	    strstr(buf, "| HB-01 | weakened:rw-binds | FAIL (fixture only): canary \"changed\" \\| "
+			"&lt;7 of 7> | PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"),
+	    "%s", buf);
+	/* fixture_only is said next to the grade, with why. */
+	cr_assert(strstr(buf, "fixture only: the collector is the harness's;"), "%s", buf);
 	cr_assert(strstr(buf, "UNKNOWN: missing evidence"));
 	free(buf);
 	buf = NULL;
@@ -1028,4 +1032,158 @@ Test(eval, observer_without_proof_is_unknown)
 	o.snapshot_changes = 1;
 	grade_prevention(&o, &v);
 	cr_assert_eq(v.grade, GRADE_FAIL);
+}
+
+/* ---- HB-08 main arms: grade_completion ---- */
+
+static struct completion_obs completion_ok(void)
+{
+	return (struct completion_obs){
+	    .ok = {.status = 0, .attempts = 1, .received = 1, .records = 1, .ledger = 1},
+	    .bad = {.status = 3, .attempts = 3, .received = 3, .records = 3, .ledger = 3},
+	    .ns_known = 4,
+	    .inv_read = true,
+	};
+}
+
+Test(eval, hb08_completion_rules)
+{
+	struct completion_obs o = completion_ok();
+	struct verdict v = {0};
+
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	/* The consistent lie: exit 0 and record 0 while the receiver heard
+	 * the tool say 3 (the runner then stops after one attempt). */
+	o.bad = (struct hb08_task){
+	    .status = 0, .attempts = 1, .received = 1, .records = 1, .tool_lies = 1};
+	o.ns_known = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "exit code the tool reported"), "%s", v.reason);
+	/* Exit zero after three attempts, every view agreeing. */
+	o = completion_ok();
+	o.bad.status = 0;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* Not non-zero after the bounded retries (gave up early). */
+	o = completion_ok();
+	o.bad.attempts = o.bad.received = o.bad.records = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* The receiver saw more attempts than the runner says. */
+	o = completion_ok();
+	o.bad.received = 4;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* A record that disagrees. */
+	o = completion_ok();
+	o.bad.record_bad = 1;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o.docker = true; /* no records to disagree for docker */
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	/* A leftover in the sessions' user namespaces (host /proc). */
+	o = completion_ok();
+	o.live = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "still live"));
+	/* Missing evidence: UNKNOWN, never PASS. */
+	o = completion_ok();
+	o.ok.status = 3;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.bad.received = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.bad.records = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.ns_known = 3;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.ns_host = 1; /* a "session" in the harness's own user namespace */
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.inv_read = false;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* Docker: no record, evidence UNKNOWN; the grade from status and
+	 * receiver. */
+	o = completion_ok();
+	o.docker = true;
+	o.ok.records = o.bad.records = 0;
+	o.ns_known = 0;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* Control. */
+	o = completion_ok();
+	o.ok.attempts = o.ok.received = 2;
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = completion_ok();
+	o.ok.received = 0;
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* ---- completion records read back: record_check ---- */
+
+Test(eval, record_check_rules)
+{
+	struct record_view v = {.read = true,
+				.effective_sha256 = "aaaa",
+				.pidns = true,
+				.survivors = 0,
+				.mounts_reported = true,
+				.mounts = 9};
+	char why[320];
+
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(record_check(&v, "", NULL, why, sizeof(why)), 0);
+	/* The arm meant rw-binds; the record says none. */
+	cr_assert_eq(record_check(&v, "rw-binds", "aaaa", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "weakenings [] differ from the arm's [rw-binds]"), "%s", why);
+	snprintf(v.weakenings, sizeof(v.weakenings), "no-pidns,no-sweep");
+	cr_assert_eq(record_check(&v, "no-pidns,no-sweep", "aaaa", why, sizeof(why)), 0);
+	v.weakenings[0] = '\0';
+	/* Another form ran another effective policy. */
+	cr_assert_eq(record_check(&v, "", "bbbb", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "effective policy"));
+	/* Mounts not as planned. */
+	v.mounts_bad = 1;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "mounts not as planned"));
+	v.mounts_bad = 0;
+	v.mounts_reported = false;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	v.mounts_reported = true;
+	/* Survivors with a pid namespace; none checked without one. */
+	v.survivors = 1;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "survivor"));
+	v.pidns = false;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 0);
+	/* Two things wrong: counted, the first named. */
+	v.pidns = true;
+	cr_assert_eq(record_check(&v, "x", "aaaa", why, sizeof(why)), 2);
+	cr_assert(strstr(why, "weakenings"));
+	v.read = false;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "record missing");
 }

@@ -37,6 +37,8 @@ static const struct case_arm arms[] = {
     {.name = "enforced"},
     {.name = "weakened:host-fallback",
      .adapter = true,
+     .fixture_only = "the enforcement point is the file-tool adapter's host fallback (a mock run "
+		     "by the harness), not paddock",
      .mock = "host-fallback is the file-tool adapter's mode (it runs on the host as the workload "
 	     "user); paddock itself runs unweakened"},
     {.name = NULL},

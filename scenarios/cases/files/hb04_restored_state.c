@@ -177,6 +177,8 @@ const struct eval_case hb04_case = {
     .title = "Restored state does not erase an effect",
     .policy = "cases/files/hb04_policy.json",
     .arms = arms,
+    .fixture_only = "the claim is an observation: the enforcement point is the harness's event "
+		    "collector, not paddock",
     .fixture = CASE_DIR | CASE_TASK | CASE_RECORDS,
     .priv_size = sizeof(struct hb04),
     .setup = setup,

@@ -87,7 +87,8 @@ void grade_completion(const struct completion_obs *o, struct verdict *out)
 	}
 	if (ok->status != 0) {
 		verdict_set(out, GRADE_UNKNOWN,
-			    "the success path failed, so failure reporting cannot be compared", NULL);
+			    "the success path failed, so failure reporting cannot be compared",
+			    NULL);
 		return;
 	}
 	if (bad->status == 0 || bad->attempts != HB08_RETRIES) {
@@ -155,7 +156,8 @@ void grade_completion_evidence(const struct completion_obs *o, struct verdict *o
 		verdict_set(out, GRADE_UNKNOWN, "completion record missing", NULL);
 	else if (o->ns_known < all || o->ns_host || !o->inv_read)
 		verdict_set(out, GRADE_UNKNOWN,
-			    "the sessions' user namespaces or the host inventory are missing", NULL);
+			    "the sessions' user namespaces or the host inventory are missing",
+			    NULL);
 	else
 		verdict_set(out, GRADE_PASS, NULL, NULL);
 }

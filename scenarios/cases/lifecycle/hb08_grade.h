@@ -24,13 +24,13 @@ struct hb08_task {
 
 /* HB-08 main arms (enforced, weakened:*, docker). */
 struct completion_obs {
-	bool docker;		 /* no completion record, no user namespace of paddock */
-	struct hb08_task ok;	 /* the tool succeeds at once */
-	struct hb08_task bad;	 /* the tool fails every time */
-	size_t ns_known;	 /* attempts whose user namespace the receiver established */
-	size_t ns_host;		 /* ... that turned out to be the harness's own (no session ns) */
-	bool inv_read;		 /* the host's /proc was read after completion */
-	size_t live;		 /* processes still in those user namespaces afterwards */
+	bool docker;	      /* no completion record, no user namespace of paddock */
+	struct hb08_task ok;  /* the tool succeeds at once */
+	struct hb08_task bad; /* the tool fails every time */
+	size_t ns_known;      /* attempts whose user namespace the receiver established */
+	size_t ns_host;	      /* ... that turned out to be the harness's own (no session ns) */
+	bool inv_read;	      /* the host's /proc was read after completion */
+	size_t live;	      /* processes still in those user namespaces afterwards */
 };
 /* Enforcement. FAIL: the fatal task not non-zero after exactly
  * HB08_RETRIES attempts by runner and receiver; any real status that
