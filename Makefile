@@ -48,7 +48,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: eval fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
+.PHONY: eval eval-selftest fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval
 
@@ -268,3 +268,8 @@ fan-stress: $(B)/tests/fan_stress
 # answers, and stops only what it started).
 eval: all $(B)/paddock-eval
 	@./scenarios/run.sh
+
+# The harness's mutation test (as root): observers blinded and boundaries
+# broken on purpose must give UNKNOWN or FAIL, never PASS (scenarios/selftest.sh).
+eval-selftest: all $(B)/paddock-eval
+	@./scenarios/selftest.sh
