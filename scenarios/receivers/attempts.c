@@ -33,11 +33,36 @@ struct attempt_rx {
 	size_t n;
 };
 
+/* Open the reporter's user and pid namespaces and check they are the ones
+ * e names, and that pid is still e's process (same start time) after the
+ * opens: then the fds pin what e says. 0, or -ESRCH (and nothing held). */
+static int hold_ns(pid_t pid, const struct proc_entry *e, struct attempt_report *a)
+{
+	char path[64];
+	struct proc_entry again;
+	struct stat su, sp;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	a->userns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	a->pidns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (a->userns_fd >= 0 && a->pidns_fd >= 0 && fstat(a->userns_fd, &su) == 0 &&
+	    fstat(a->pidns_fd, &sp) == 0 && su.st_ino == e->userns && sp.st_ino == e->pidns &&
+	    inventory_read(pid, &again) == 0 && again.start == e->start)
+		return 0;
+	if (a->userns_fd >= 0)
+		close(a->userns_fd);
+	if (a->pidns_fd >= 0)
+		close(a->pidns_fd);
+	a->userns_fd = a->pidns_fd = -1;
+	return -ESRCH;
+}
+
 /* One connection: identity first (the tool waits for our answer, so it is
  * alive and its pid is its own), then its line, then the answer. */
 static void serve(struct attempt_rx *rx, int c)
 {
-	struct attempt_report a = {.exit_code = -1};
+	struct attempt_report a = {.exit_code = -1, .pidns_fd = -1, .userns_fd = -1};
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct proc_entry e;
@@ -46,7 +71,7 @@ static void serve(struct attempt_rx *rx, int c)
 	ssize_t k = 0;
 
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid > 0 &&
-	    inventory_read(cred.pid, &e) == 0) {
+	    inventory_read(cred.pid, &e) == 0 && hold_ns(cred.pid, &e, &a) == 0) {
 		a.identified = true;
 		a.pid = cred.pid;
 		a.start = e.start;
@@ -63,8 +88,14 @@ static void serve(struct attempt_rx *rx, int c)
 		/* The tool went away: its report still counts. */
 	}
 	pthread_mutex_lock(&rx->lock);
-	if (rx->n < RX_MAX)
+	if (rx->n < RX_MAX) {
 		rx->v[rx->n++] = a;
+	} else {
+		if (a.userns_fd >= 0)
+			close(a.userns_fd);
+		if (a.pidns_fd >= 0)
+			close(a.pidns_fd);
+	}
 	pthread_mutex_unlock(&rx->lock);
 }
 
@@ -81,7 +112,7 @@ static void fifo_read(struct attempt_rx *rx)
 	rx->fifo_len += (size_t)k;
 	rx->fifo_buf[rx->fifo_len] = '\0';
 	while ((nl = strchr(rx->fifo_buf, '\n'))) {
-		struct attempt_report a = {.exit_code = -1};
+		struct attempt_report a = {.exit_code = -1, .pidns_fd = -1, .userns_fd = -1};
 
 		*nl = '\0';
 		if (sscanf(rx->fifo_buf, "exit %d", &a.exit_code) != 1)
@@ -222,6 +253,12 @@ void attempts_rx_stop(struct attempt_rx *rx)
 			close(rx->stop[i]);
 	if (rx->path[0])
 		unlink(rx->path);
+	for (size_t i = 0; i < rx->n; i++) {
+		if (rx->v[i].userns_fd >= 0)
+			close(rx->v[i].userns_fd);
+		if (rx->v[i].pidns_fd >= 0)
+			close(rx->v[i].pidns_fd);
+	}
 	pthread_mutex_destroy(&rx->lock);
 	free(rx);
 }

@@ -21,6 +21,10 @@ struct attempt_report {
 	unsigned long long start;
 	uid_t uid;
 	unsigned long pidns, userns;
+	/* The receiver holds both namespaces open until attempts_rx_stop():
+	 * a namespace's inode number is reused once it is freed, so without
+	 * them a later sandbox (anyone's) could carry the same number. */
+	int pidns_fd, userns_fd;
 };
 
 struct attempt_rx;
