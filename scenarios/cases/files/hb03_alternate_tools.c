@@ -13,6 +13,9 @@
  *    fallback, where a writer's identity is read after its write):
  *      enforced: through `paddock exec` in the same session, so it meets
  *        the same mounts, Landlock and seccomp;
+ *      weakened:no-landlock+exec-host-mounts: paddock's knobs, the exec
+ *        joins every namespace but the mount namespace and no Landlock
+ *        rules apply, so the canary's path is the host's writable file;
  *      weakened:host-fallback: the adapter's documented fallback, not a
  *        paddock --weaken knob: the tool resolves the path text on the host
  *        and writes as the host user (the workload user, unsandboxed), so
@@ -35,6 +38,10 @@
 
 static const struct case_arm arms[] = {
     {.name = "enforced"},
+    /* paddock's own protections off: exec keeps the host's mount
+     * namespace, and without Landlock nothing else stops the file tool
+     * (either alone still does: the case shows it can tell). */
+    {.name = "weakened:no-landlock+exec-host-mounts"},
     {.name = "weakened:host-fallback",
      .adapter = true,
      .fixture_only = "the enforcement point is the file-tool adapter's host fallback (a mock run "
@@ -199,7 +206,7 @@ static int file_tool(struct case_run *cr, const char *target)
 	int st = -1;
 
 	argv_start(&a, cr->r);
-	if (cr->r->kind == ARM_WEAKENED) {
+	if (cr->arm->adapter) {
 		/* host-fallback: the host's python3 by absolute path, as the
 		 * workload user, outside paddock. */
 		argv_add(&a, "/usr/bin/python3");
@@ -234,7 +241,7 @@ static void grade(struct case_run *cr, bool shell_ok, bool tool_ok, bool where_s
 	grade_prevention(&h->o, &r->v[DIM_ENFORCEMENT]);
 	if (r->kind == ARM_WEAKENED && h->o.snapshot_changes == 0)
 		result_evidence(r, "alarm",
-				"host-fallback did NOT change the canary: this case "
+				"the weakened arm did NOT change the canary: this case "
 				"cannot detect the bypass it claims to detect");
 	if (shell_ok && tool_ok)
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
@@ -279,7 +286,7 @@ static void run(struct case_run *cr)
 			continue;
 		st = file_tool(cr, t ? h->link : cr->canary);
 		snprintf(what, sizeof(what), "file tool (%s) to %s: exit %d",
-			 r->kind == ARM_WEAKENED ? "host-fallback" : "paddock exec",
+			 cr->arm->adapter ? "host-fallback" : "paddock exec",
 			 t ? "the workspace link" : "the canary's path", st);
 		attempt(cr, before, what, "; ");
 	}
