@@ -380,12 +380,12 @@ void report_write_junit(FILE *f, const struct result *rs, size_t n, const struct
 
 void report_write_matrix(FILE *f, const struct result *rs, size_t n)
 {
-	fprintf(f, "%-6s %-28s %-15s %-15s %-15s\n", "case", "arm", "enforcement", "control",
+	fprintf(f, "%-6s %-38s %-15s %-15s %-15s\n", "case", "arm", "enforcement", "control",
 		"evidence");
 	for (size_t i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
 
-		fprintf(f, "%-6s %-28s %-15s %-15s %-15s%s\n", r->case_id, r->arm,
+		fprintf(f, "%-6s %-38s %-15s %-15s %-15s%s\n", r->case_id, r->arm,
 			grade_name(r->v[DIM_ENFORCEMENT].grade),
 			grade_name(r->v[DIM_CONTROL].grade), grade_name(r->v[DIM_EVIDENCE].grade),
 			r->alarm[0]	      ? "  <-- ALARM"
