@@ -49,7 +49,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: eval fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
+.PHONY: eval eval-selftest fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
 
@@ -271,7 +271,7 @@ clean:
 # scenarios/lib: the framework; observers: the outside observers; cases/AREA:
 # one driver, grade part and policy per case (docs/scenarios.md "Layout").
 EVAL_SRC := $(wildcard scenarios/*.c scenarios/lib/*.c scenarios/observers/*.c \
-	      scenarios/cases/*.c scenarios/cases/*/*.c)
+	      scenarios/receivers/*.c scenarios/cases/*.c scenarios/cases/*/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 # The pure parts tests/unit/test_eval.c links: shared rules, results,
 # writers, the command line, argument vectors (and proc.o, for the check
@@ -296,7 +296,7 @@ $(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 
 # The fanotify observer under load and with a slowed reader (as root):
 # tests/integration/fan_stress.c, built with its test hooks.
-FAN_SRC := scenarios/observers/fan.c scenarios/observers/fan_read.c \
+FAN_SRC := scenarios/observers/fan.c scenarios/observers/fan_read.c scenarios/observers/selftest.c \
 	   scenarios/observers/fan_ident.c scenarios/observers/observe.c
 $(B)/tests/fan_stress: tests/integration/fan_stress.c $(FAN_SRC) $(B)/policy/sha256.o
 	@mkdir -p $(dir $@)
@@ -311,3 +311,8 @@ fan-stress: $(B)/tests/fan_stress
 # answers, and stops only what it started).
 eval: all $(B)/paddock-eval
 	@./scenarios/run.sh
+
+# The harness's mutation test (as root): observers blinded and boundaries
+# broken on purpose must give UNKNOWN or FAIL, never PASS (scenarios/selftest.sh).
+eval-selftest: all $(B)/paddock-eval
+	@./scenarios/selftest.sh

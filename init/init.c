@@ -294,6 +294,15 @@ static void arm_grace(struct init *in, long ms)
  * their leases end, "stop", or the supervisor's loss. */
 static void workload_ended(struct init *in)
 {
+	/* --no-sweep (evaluation only): leave now, ending nothing, and never
+	 * say "done" (something may be left). As PID 1 our exit still ends the
+	 * namespace (zap_pid_ns_processes); without a pid namespace the
+	 * leftovers, our children as their subreaper, go to the host's. */
+	if (in->no_sweep) {
+		procs_flush_reports(in);
+		exit(WIFSIGNALED(in->wstatus) ? EXIT_SIGNAL_BASE + WTERMSIG(in->wstatus)
+					      : WEXITSTATUS(in->wstatus));
+	}
 	if (in->phase == RUNNING) {
 		services_mark(in, "main-ended");
 		if (!in->pid1 || !services_retainable(in)) {
@@ -497,13 +506,15 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 
 static void usage(void)
 {
-	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--service NAME "
+	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--no-sweep] "
+	      "[--service NAME "
 	      "LEASE_MS ARGC "
 	      "ARG...]... [--] CMD [ARG]...\n"
 	      "Run CMD as the init of a paddock sandbox; see paddock-init(8).\n"
 	      "  --control-fd N  report to, and obey, the SOCK_SEQPACKET socket N (N >= 3)\n"
 	      "  --grace MS      SIGTERM-to-SIGKILL delay in milliseconds (default 2000)\n"
 	      "  --landlock-fd N enter the Landlock ruleset N in every process started\n"
+	      "  --no-sweep      evaluation only: exit when CMD ends, leaving the rest\n"
 	      "  --service NAME LEASE_MS ARGC ARG...\n"
 	      "                  start ARG... first, in a session of its own; with LEASE_MS\n"
 	      "                  above 0 it outlives CMD until LEASE_MS after its start\n"
@@ -530,6 +541,7 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 	    {"grace", required_argument, NULL, 'g'},
 	    {"service", required_argument, NULL, 's'},
 	    {"landlock-fd", required_argument, NULL, 'l'},
+	    {"no-sweep", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -549,6 +561,9 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 			if (init_parse_num(optarg, GRACE_MS_MAX, &v) < 0)
 				return err_set(err, EINVAL, "bad --grace '%s'", optarg);
 			in->grace_ms = v;
+			break;
+		case 'n':
+			in->no_sweep = true;
 			break;
 		case 'l':
 			if (parse_fd(optarg, &in->landlock_fd) < 0)

@@ -48,6 +48,7 @@ struct init {
 	bool ctl_closed; /* EOF or a hard error: stop polling it */
 	long grace_ms;	 /* SIGTERM -> SIGKILL delay */
 	bool pid1;	 /* we are PID 1 of our own pid namespace */
+	bool no_sweep;	 /* --no-sweep (paddock's --weaken no-sweep): leave at the workload's end */
 	pid_t self;	 /* getpid() */
 	int sfd;	 /* signalfd for every blocked signal */
 	int tfd;	 /* grace timer */

@@ -1,10 +1,14 @@
 /* paddock-eval: run the scenario cases over their arms, write one JSON
  * record per case and arm, report.md and junit.xml, print the matrix.
- * Errors are printed here only. Exit status: 0 every enforced arm passed
- * enforcement and control and no alarm went off; 1 an enforced arm failed
- * enforcement or control, or a weakened arm passed enforcement (an alarm);
- * 2 bad command line; 3 the harness itself could not run (output
- * directory, user lookup, more results than EVAL_MAX_RESULTS). The cases
+ * Errors are printed here only. Exit status (enum eval_exit, run_verdict()):
+ * 0 every enforced arm PASSed enforcement, control and evidence, every
+ * weakened arm FAILed enforcement, every broken-collector arm was UNKNOWN,
+ * no alarm; 1 the boundary failed (an enforced arm FAILed enforcement or
+ * control); 2 bad command line; 3 the harness itself could not run (output
+ * directory, user lookup, more results than EVAL_MAX_RESULTS); 4 the
+ * harness could not tell (a needed dimension UNKNOWN, a weakened arm not
+ * FAIL, an alarm); 5 a needed dimension NOT EXECUTED. The worst wins, in
+ * the order 1, 4, 5. The cases
  * are cases/cases.c's table; each arm goes through lib/case.c. */
 #include "lib/args.h"
 #include "lib/case.h"
@@ -36,7 +40,8 @@ static void usage(FILE *f)
 	      "                (default paddock-test)\n"
 	      "  --no-docker   docker arms NOT EXECUTED\n"
 	      "  --list        print cases and arms and exit\n"
-	      "exit: 0 ok, 1 an enforced arm failed or an alarm, 2 usage, 3 harness error\n",
+	      "exit: 0 ok, 1 boundary failed, 2 usage, 3 harness error, 4 harness could not\n"
+	      "      tell (UNKNOWN, a weakened arm not FAIL, an alarm), 5 not executed\n",
 	      f);
 }
 
@@ -213,7 +218,7 @@ static int context(struct eval_ctx *ctx, struct subject *subj, const struct eval
 /* Every selected case and arm through the skeleton. 0, or -errno with err
  * when the results cannot grow (exit 3: never a silently shorter run). */
 static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct results *rs,
-		     bool *fails, struct err *err)
+		     struct err *err)
 {
 	for (size_t c = 0; c < eval_n_cases; c++) {
 		const struct eval_case *ec = eval_cases[c];
@@ -245,7 +250,6 @@ static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct res
 			if (r->alarm[0])
 				fprintf(stderr, "paddock-eval: ALARM %s %s: %s\n", ec->id, a->name,
 					r->alarm);
-			*fails |= result_fails_run(r);
 		}
 	}
 	return 0;
@@ -258,8 +262,8 @@ int main(int argc, char **argv)
 	struct results rs = {0};
 	struct eval_opts o;
 	struct err err = {0};
-	bool fails = false;
-	int rc, status;
+	char verdict[640];
+	int rc, status = EVAL_EXIT_HARNESS;
 
 	rc = eval_opts_parse(argc, argv, eval_cases, eval_n_cases, &o, &err);
 	if (rc < 0 || o.help || o.list) {
@@ -270,12 +274,12 @@ int main(int argc, char **argv)
 		else
 			list_cases();
 		eval_opts_free(&o);
-		return rc < 0 ? 2 : 0;
+		return rc < 0 ? EVAL_EXIT_USAGE : EVAL_EXIT_OK;
 	}
 	rc = context(&ctx, &subj, &o, &err);
 	if (rc >= 0) {
 		subject_fill(&ctx, &subj, o.no_docker);
-		rc = run_cases(&ctx, &o, &rs, &fails, &err);
+		rc = run_cases(&ctx, &o, &rs, &err);
 	}
 	if (rc >= 0 && (rc = write_outputs(&ctx, rs.v, rs.n)) < 0)
 		err_sys(&err, rc, "cannot write the report in %s", ctx.outdir);
@@ -286,7 +290,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "paddock-eval: %s\n", err.msg);
 	}
-	status = rc < 0 ? 3 : fails ? 1 : 0;
+	if (rc >= 0)
+		status = run_verdict(rs.v, rs.n, verdict, sizeof(verdict));
 	results_free(&rs);
 	eval_opts_free(&o);
 	return status;

@@ -6,8 +6,8 @@
 # missing, start an offline Docker engine only if none answers, build the
 # local image, and stop afterwards only the engine this script started.
 # Without an engine the docker arms are NOT EXECUTED with the reason.
-# Exit status: paddock-eval's (0 ok, 1 an enforced arm failed or an alarm,
-# 2 usage, 3 harness error).
+# Exit status: paddock-eval's (docs/scenarios.md "Exit status": 0 ok,
+# 1 boundary failed, 2 usage, 3 harness error, 4 could not tell, 5 not executed).
 set -u
 cd "$(dirname "$0")/.."
 user=paddock-test

@@ -80,7 +80,7 @@ int sandbox_prepare_init(const char *init_path, int *out, struct err *err)
 char **sandbox_init_argv(const struct sandbox_spec *s)
 {
 	const struct policy *p = s->policy;
-	size_t n = 0, total = 10, i;
+	size_t n = 0, total = 11, i;
 	char **argv;
 
 	for (i = 0; s->argv[i]; i++)
@@ -97,6 +97,8 @@ char **sandbox_init_argv(const struct sandbox_spec *s)
 	argv[n++] = "--grace";
 	if (asprintf(&argv[n++], "%llu", (unsigned long long)p->grace_ms) < 0)
 		return NULL;
+	if (s->no_sweep)
+		argv[n++] = "--no-sweep";
 	if (s->landlock.enabled) {
 		argv[n++] = "--landlock-fd";
 		if (asprintf(&argv[n++], "%d", INITPROTO_FD_LANDLOCK) < 0)

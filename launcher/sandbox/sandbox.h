@@ -139,6 +139,7 @@ struct sandbox_spec {
 	int init_fd;	   /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
 	bool new_session;  /* setsid(2) for what enters; false only when weakened */
 	bool anyip;	   /* mediated network: local default routes on lo */
+	bool no_sweep;	   /* paddock-init --no-sweep (weakened only) */
 	char *const *argv; /* the workload command, NULL-terminated */
 };
 

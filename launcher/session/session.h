@@ -98,6 +98,7 @@ struct session {
 	int listen; /* the control socket */
 	struct session_client clients[SESSION_CLIENTS_MAX];
 	size_t n_clients;
+	bool no_owner_check; /* --weaken no-owner-check: any peer is the owner */
 };
 
 /* An "exec" request (encoding: session_server.c). The strings point into

@@ -130,7 +130,11 @@ static int enter(const struct run *r, int *sock, int *end_fd, struct session_exe
 	const struct sandbox_join j = {
 	    .parent = 0, /* reparented at once (exec_spawn()); the client's hang-up ends us */
 	    .pidfd = r->live.box.pidfd,
-	    .nstypes = (int)sandbox_ns_flags(r->spec->sb.namespaces),
+	    /* --weaken exec-host-mounts (evaluation only): every namespace
+	     * but the mount namespace, so the command sees the host's files
+	     * and only Landlock is left between it and them. */
+	    .nstypes = (int)(sandbox_ns_flags(r->spec->sb.namespaces) &
+			     ~(r->spec->opt->weaken & WEAKEN_EXEC_HOST_MOUNTS ? CLONE_NEWNS : 0)),
 	    .keep = keep,
 	    .n_keep = 5,
 	    .n_inherit = 0,
@@ -140,6 +144,11 @@ static int enter(const struct run *r, int *sock, int *end_fd, struct session_exe
 
 	if (rc < 0)
 		return rc;
+	/* The command's cwd is resolved with RESOLVE_IN_ROOT from ours:
+	 * without the mount namespace's join (which leaves us at the
+	 * sandbox's root) we still stand in the supervisor's cwd. */
+	if ((r->spec->opt->weaken & WEAKEN_EXEC_HOST_MOUNTS) && chdir("/") < 0)
+		return err_sys(err, errno, "chdir /");
 	*sock = keep[0];
 	*end_fd = keep[1];
 	for (int i = 0; i < 3; i++)

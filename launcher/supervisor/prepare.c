@@ -188,6 +188,9 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 	if (rc < 0)
 		return rc;
 	r->live.session = s;
+	/* Evaluation only (--weaken no-owner-check): the SO_PEERCRED check
+	 * of the control socket is off, so the socket's mode alone decides. */
+	s->no_owner_check = r->spec->opt->weaken & WEAKEN_NO_OWNER_CHECK;
 	if (!r->spec->opt->detach)
 		return 0;
 	/* Errors until the workload has started are still the caller's. */
@@ -206,6 +209,7 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	r->opt = o;
 	sb->init_fd = -1;
 	sb->new_session = !(o->weaken & WEAKEN_NO_NEW_SESSION);
+	sb->no_sweep = o->weaken & WEAKEN_NO_SWEEP;
 	sb->argv = o->argv;
 	rc = load_policy(r, err);
 

@@ -21,8 +21,11 @@ enum weaken {
 	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
 	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
 	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
+	WEAKEN_NO_SWEEP = 1u << 6,	 /* paddock-init leaves the workload's leftovers running */
+	WEAKEN_NO_OWNER_CHECK = 1u << 7, /* the control socket serves any uid that can connect */
+	WEAKEN_EXEC_HOST_MOUNTS = 1u << 8, /* paddock exec keeps the host's mount namespace */
 };
-#define WEAKEN_COUNT 6
+#define WEAKEN_COUNT 9
 
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {

@@ -13,6 +13,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"no-seccomp", "no seccomp filter: every system call is open to the workload"},
     {"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
     {"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
+    {"no-sweep", "paddock-init leaves the workload's leftovers running (with a pid namespace "
+		 "the kernel still ends them)"},
+    {"no-owner-check", "the session's control socket obeys any uid that can connect to it"},
+    {"exec-host-mounts", "paddock exec commands see the host's files (no mount namespace)"},
 };
 
 const char *weaken_name(unsigned bit)

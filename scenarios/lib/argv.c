@@ -116,7 +116,14 @@ void argv_paddock_run(struct argv_buf *a, const struct eval_ctx *ctx, struct res
 	option(a, "--policy", policy);
 	option(a, "--workspace", ws);
 	option(a, "--record", record);
-	option(a, "--weaken", knob);
+	/* "no-pidns+no-sweep": one --weaken per knob. */
+	for (const char *k = knob; k && *k;) {
+		size_t n = strcspn(k, "+");
+
+		argv_add(a, "--weaken");
+		argv_addf(a, "%.*s", (int)n, k);
+		k += n + (k[n] == '+');
+	}
 }
 
 void argv_docker_detached(struct argv_buf *a, const struct eval_ctx *ctx, struct result *r,

@@ -12,12 +12,18 @@
 #include "../../include/cleanup.h"
 #include "../observers/fan.h"
 #include "../observers/observe.h"
+#include "../observers/selftest.h"
 
 /* Step 1: what the record says about the configuration. */
 static void configure(const struct eval_ctx *ctx, const struct eval_case *c,
 		      const struct case_arm *arm, struct result *r)
 {
 	result_init(r, c->id, c->title, arm->name);
+	if (arm->fixture_only || c->fixture_only) {
+		r->fixture_only = true;
+		snprintf(r->fixture_why, sizeof(r->fixture_why), "%s",
+			 arm->fixture_only ? arm->fixture_only : c->fixture_only);
+	}
 	if (arm->adapter)
 		r->knob[0] = '\0'; /* nothing to pass to paddock */
 	if (!c->policy)
@@ -72,6 +78,19 @@ static int fixture(struct case_run *cr, const struct eval_case *c, struct err *e
 	    (rc = fixture_canary(cr->ctx, &cr->fx, cr->canary_dir, sizeof(cr->canary_dir),
 				 cr->canary, sizeof(cr->canary), &cr->canary_mounted)) < 0)
 		return err_sys(err, rc, "canary directory");
+	if (c->fixture & CASE_CANARY) {
+		/* A digest that cannot tell two byte strings apart is no
+		 * evidence of an unchanged canary. */
+		rc = observe_digest_proof(cr->canary_dir);
+		cr->digest_ok = rc == 0;
+		if (rc < 0)
+			snprintf(cr->digest_why, sizeof(cr->digest_why),
+				 "the canary digest failed its proof (two different files, %s)",
+				 rc == -EIO ? "same digest" : strerror(-rc));
+		result_evidence(cr->r, "canary-sha256", "digest proof: %s",
+				cr->digest_ok ? "two different files digest apart"
+					      : cr->digest_why);
+	}
 	if ((c->fixture & CASE_TASK) &&
 	    (rc = fixture_mkdir(cr->ctx, &cr->fx, "task", cr->task, sizeof(cr->task))) < 0)
 		return err_sys(err, rc, "task directory");
@@ -91,6 +110,64 @@ static void teardown(struct case_run *cr)
 		umount2(cr->canary_dir, MNT_DETACH);
 	if (fixture_teardown(&cr->fx) < 0)
 		snprintf(cr->r->alarm, sizeof(cr->r->alarm), "teardown left the fixture behind");
+}
+
+/* What the records said against what the arm meant (case_record). */
+static void records_apply(struct case_run *cr)
+{
+	struct result *r = cr->r;
+	struct verdict *e = &r->v[DIM_ENFORCEMENT], *v = &r->v[DIM_EVIDENCE];
+
+	if (cr->rec_bad) {
+		if (e->set && e->grade != GRADE_FAIL && e->grade != GRADE_NOT_EXECUTED)
+			verdict_setf(e, GRADE_UNKNOWN,
+				     "%zu completion record(s) disagree with the arm: %s",
+				     cr->rec_bad, cr->rec_why);
+		if (v->set && v->grade == GRADE_PASS)
+			verdict_setf(v, GRADE_UNKNOWN,
+				     "%zu completion record(s) disagree with the arm: %s",
+				     cr->rec_bad, cr->rec_why);
+	} else if (cr->rec_missing && v->set && v->grade == GRADE_PASS) {
+		verdict_setf(v, GRADE_UNKNOWN, "%zu completion record(s) missing", cr->rec_missing);
+	}
+}
+
+void case_record(struct case_run *cr, const char *path, struct record_view *out)
+{
+	struct result *r = cr->r;
+	struct record_view local, *v = out ? out : &local;
+	char want[sizeof(r->knob)], why[320];
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	/* The record lists knobs in paddock's bit order, comma-joined: the
+	 * arms name them in that order ("no-pidns+no-sweep"). */
+	snprintf(want, sizeof(want), "%s",
+		 r->kind == ARM_WEAKENED && !cr->arm->adapter ? r->knob : "");
+	for (char *p = want; *p; p++)
+		if (*p == '+')
+			*p = ',';
+	record_read(path, v);
+	if (v->read && r->n_recs < EVAL_MAX_RECORDS) {
+		snprintf(r->recs[r->n_recs].path, sizeof(r->recs[0].path), "%s", path);
+		snprintf(r->recs[r->n_recs].sha256, sizeof(r->recs[0].sha256), "%s", v->sha256);
+		r->n_recs++;
+	}
+	if (v->read && !cr->effective[0])
+		snprintf(cr->effective, sizeof(cr->effective), "%s", v->effective_sha256);
+	if (record_check(v, want, cr->effective, why, sizeof(why)) == 0) {
+		result_evidence(
+		    r, "record",
+		    "%s read back (sha256 %.16s): weakenings [%s] as the arm, effective "
+		    "policy %.16s, %zu mounts applied, survivors %d",
+		    name, v->sha256, v->weakenings, v->effective_sha256, v->mounts, v->survivors);
+		return;
+	}
+	if (!v->read) {
+		cr->rec_missing++;
+	} else if (!cr->rec_bad++) {
+		snprintf(cr->rec_why, sizeof(cr->rec_why), "%s: %s", name, why);
+	}
+	result_evidence(r, "record", "%s: %s", name, why);
 }
 
 static void not_executed(struct result *r, const struct err *why, const char *fallback)
@@ -127,9 +204,44 @@ void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct 
 		c->run(&cr);
 	if (c->teardown)
 		c->teardown(&cr);
+	records_apply(&cr);
 	teardown(&cr);
 done:
 	result_finish(r);
+}
+
+static void fan_fs_add(struct case_run *cr, const char *dir)
+{
+	if (cr->n_fan_fs < sizeof(cr->fan_fs) / sizeof(cr->fan_fs[0]))
+		snprintf(cr->fan_fs[cr->n_fan_fs++].dir, sizeof(cr->fan_fs[0].dir), "%s", dir);
+}
+
+/* One proof per watched filesystem; false (and fan_why) when one is not
+ * seen. */
+static bool fan_prove(struct case_run *cr, bool after)
+{
+	bool all = true;
+
+	for (size_t i = 0; i < cr->n_fan_fs; i++) {
+		bool seen = fan_probe_fs(cr->fan, cr->fan_fs[i].dir) == 0;
+
+		if (after)
+			cr->fan_fs[i].after = seen;
+		else
+			cr->fan_fs[i].before = seen;
+		result_evidence(cr->r, "fanotify",
+				"observer proof %s the workload: probe write on the filesystem of "
+				"%s %s",
+				after ? "after" : "before", cr->fan_fs[i].dir,
+				seen ? "seen" : "NOT SEEN");
+		if (!seen && all)
+			snprintf(cr->fan_why, sizeof(cr->fan_why),
+				 "no proof that the observer sees writes on the filesystem of %s "
+				 "(probe %s the workload not seen)",
+				 cr->fan_fs[i].dir, after ? "after" : "before");
+		all &= seen;
+	}
+	return all;
 }
 
 void case_fan_start(struct case_run *cr, bool broken)
@@ -137,20 +249,40 @@ void case_fan_start(struct case_run *cr, bool broken)
 	struct result *r = cr->r;
 
 	cr->fan_ok = fan_start(&cr->fan, cr->fx.dir, broken, cr->fan_why, sizeof(cr->fan_why)) == 0;
+	if (cr->fan_ok)
+		fan_fs_add(cr, cr->fx.dir);
 	/* The canary's events are told apart by its own filesystem: without
 	 * a mark on it the observer could not see the protected writes. */
 	if (cr->fan_ok && cr->canary_dir[0] && !cr->canary_mounted) {
 		snprintf(cr->fan_why, sizeof(cr->fan_why), "no tmpfs of its own for the canary");
 		cr->fan_ok = false;
-	} else if (cr->fan_ok && cr->canary_dir[0] && fan_add_fs(cr->fan, cr->canary_dir) < 0) {
-		snprintf(cr->fan_why, sizeof(cr->fan_why),
-			 "fanotify mark on the canary's tmpfs failed");
-		cr->fan_ok = false;
+	} else if (cr->fan_ok && cr->canary_dir[0]) {
+		fan_fs_add(cr, cr->canary_dir);
+		/* Test-only: the mark on the canary's filesystem silently
+		 * missing (make eval-selftest); the proof must notice. */
+		if (!selftest_on("canary-mark-missing") &&
+		    fan_add_fs(cr->fan, cr->canary_dir) < 0) {
+			snprintf(cr->fan_why, sizeof(cr->fan_why),
+				 "fanotify mark on the canary's tmpfs failed");
+			cr->fan_ok = false;
+		}
 	}
+	if (cr->fan_ok)
+		cr->fan_ok = fan_prove(cr, false);
 	if (cr->fan_ok)
 		snprintf(r->fanotify_mode, sizeof(r->fanotify_mode), "%s", fan_mode(cr->fan));
 	else
 		result_evidence(r, "fanotify", "no event observer: %s", cr->fan_why);
+}
+
+bool case_fan_prove(struct case_run *cr)
+{
+	if (!cr->fan_ok)
+		return false;
+	cr->fan_ok = fan_prove(cr, true);
+	if (!cr->fan_ok)
+		result_evidence(cr->r, "fanotify", "observer not proven: %s", cr->fan_why);
+	return cr->fan_ok;
 }
 
 void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_start *s)

@@ -36,6 +36,9 @@ struct case_arm {
 	 * --weaken knob: paddock runs unweakened (no --weaken is passed) and
 	 * the record's weakenings say so; the arm must still FAIL. */
 	bool adapter;
+	/* Set when this arm's enforcement point is a mock or the harness
+	 * itself: why (the record's fixture_only, the report's note). */
+	const char *fixture_only;
 	/* NOT APPLICABLE in every dimension, with these reasons and scopes,
 	 * when na_reason[0] is set: nothing of the case runs. */
 	const char *na_reason[DIM_COUNT];
@@ -67,6 +70,25 @@ struct case_run {
 	struct fan_observer *fan;
 	bool fan_ok;
 	char fan_why[256];
+	/* The observer's proof per watched filesystem (the fixture's and the
+	 * canary's): a probe write there seen before the workload
+	 * (case_fan_start) and after it (case_fan_prove). A proof missing
+	 * makes fan_ok false with fan_why. */
+	struct {
+		char dir[PATH_MAX];
+		bool before, after;
+	} fan_fs[2];
+	size_t n_fan_fs;
+	/* CASE_CANARY: the digest's proof that it sees bytes
+	 * (observe_digest_proof); false: no digest is evidence (digest_why). */
+	bool digest_ok;
+	char digest_why[160];
+	/* Completion records read back by case_record(): the first record's
+	 * effective policy digest (every later one must equal it), how many
+	 * disagreed with the arm or were missing, and the first reason. */
+	char effective[80];
+	size_t rec_bad, rec_missing;
+	char rec_why[320];
 	void *priv; /* the case's own state: priv_size bytes, zeroed, freed after teardown */
 };
 
@@ -80,6 +102,7 @@ struct eval_case {
 	const char *policy;	     /* relative to scenarios/, NULL when none */
 	const struct case_arm *arms; /* ends with {.name = NULL} */
 	const char *mock;	     /* a mocked part every arm uses, or NULL */
+	const char *fixture_only;    /* every arm's enforcement point is a fixture: why */
 	unsigned fixture;	     /* enum case_fixture_flags */
 	size_t priv_size;
 	/* Optional: 0, or negative with why (the arm is NOT EXECUTED). */
@@ -102,6 +125,22 @@ void case_run_arm(struct eval_ctx *ctx, const struct eval_case *c, const struct 
  * records its mode in the result, or "no event observer: WHY" as
  * evidence. cr->fan_ok says which. */
 void case_fan_start(struct case_run *cr, bool broken);
+
+/* Read back one completion record of this arm (paddock arms): its digest
+ * goes into the arm's JSON, one evidence line, and record_check() against
+ * the arm's weakenings (the knob for a weakened arm, none for the others
+ * and for adapter arms), the arm's first effective digest, the mounts and
+ * the survivors. After the case's teardown the skeleton turns a mismatch
+ * into UNKNOWN (enforcement unless FAIL, and evidence) and a missing record
+ * into evidence UNKNOWN, each with the reason. out may be NULL. */
+void case_record(struct case_run *cr, const char *path, struct record_view *out);
+
+/* After the workload, before grading: the observer's second proof on
+ * every watched filesystem (a probe write seen there), one evidence line
+ * each. Returns cr->fan_ok: false (with fan_why) when there was no
+ * observer or a proof, before or after, is missing: every grade that needs
+ * the observer must then be UNKNOWN. */
+bool case_fan_prove(struct case_run *cr);
 
 /* The workload's start for this arm: the docker reference arm's `docker
  * run` with binds and workdir, or `paddock run` with the arm's policy and

@@ -71,6 +71,22 @@ struct subject {
 	char fanotify_reason[200]; /* why no fanotify observer, "" when available */
 };
 
+/* One completion record as the harness read it back (lib/record.c). */
+struct record_view {
+	bool read;
+	char path[256];
+	char sha256[65];	   /* of the record file's bytes: embedded in the arm's JSON */
+	char weakenings[160];	   /* "weakenings", comma-joined in order; "" none */
+	char effective_sha256[80]; /* "policy.effective_sha256" */
+	bool pidns;		   /* "pid" in "namespaces" */
+	int survivors;		   /* length of "survivors", -1 absent */
+	bool mounts_reported;	   /* "mounts_reported" true */
+	size_t mounts;		   /* ops in "mounts" */
+	size_t mounts_bad;	   /* ... whose state is not applied, skipped or symlink */
+};
+
+#define EVAL_MAX_RECORDS 16
+
 struct result {
 	char case_id[16];
 	char title[96];
@@ -79,7 +95,10 @@ struct result {
 	char knob[32];
 	struct verdict v[DIM_COUNT];
 	char alarm[320]; /* loud problems: a weakened arm that did not fail, ... */
+	/* The enforcement point is a mock or the harness itself (a fixture),
+	 * not paddock: said next to the grade in every report. */
 	bool fixture_only;
+	char fixture_why[200];
 	char mocks[EVAL_MAX_MOCKS][200];
 	size_t n_mocks;
 	char policy_path[512];
@@ -90,6 +109,12 @@ struct result {
 	size_t n_ev;
 	size_t ev_dropped; /* evidence lines that did not fit */
 	double seconds;
+	/* Completion records read back (case_record()): path and digest. */
+	struct {
+		char path[256];
+		char sha256[65];
+	} recs[EVAL_MAX_RECORDS];
+	size_t n_recs;
 	/* Set once a step of the arm could not run as written (argv_add()
 	 * refused a word): result_finish() makes every dimension NOT EXECUTED
 	 * with it, whatever the driver graded. */
@@ -131,7 +156,8 @@ struct prevention_obs {
 	size_t snapshot_changes; /* attempts after which the protected bytes differed */
 	size_t event_writes;	 /* write events on the protected object from the workload */
 	enum observer_state events;
-	bool transient_in_scope; /* a transient write-and-restore would matter */
+	const char *observer_why; /* why the event observer is missing or unhealthy, or NULL */
+	bool transient_in_scope;  /* a transient write-and-restore would matter */
 };
 
 /* Prevention: an observed forbidden effect (by any observer) is FAIL, even
@@ -162,15 +188,56 @@ void grade_write_evidence(const struct write_evidence_obs *o, struct verdict *ou
  * equality (static text; never "no mutation occurred"). */
 const char *snapshot_conclusion(bool equal);
 
-/* A weakened arm whose enforcement is not FAIL cannot show what the case
- * claims to detect; a broken-collector arm that does not give UNKNOWN
- * hides missing evidence. Fills r->alarm and returns true then. */
+/* A weakened arm whose enforcement is not FAIL (PASS or UNKNOWN) cannot
+ * show what the case claims to detect; a broken-collector arm that does
+ * not give UNKNOWN hides missing evidence. Fills r->alarm and returns true
+ * then (NOT EXECUTED and NOT APPLICABLE are no alarm: outcome says so). */
 bool result_check_alarm(struct result *r);
 
-/* The run fails on this result: an enforced arm failing enforcement or
- * control, or an alarm (weakened arm passing, broken collector not
- * UNKNOWN). Docker arms are reference only. */
+/* What a graded dimension means for the run (docs/scenarios.md "Exit
+ * status"), worst last: the exit status is the worst over the run. */
+enum outcome {
+	OUTCOME_OK,	      /* as expected (or not needed: docker, NOT APPLICABLE) */
+	OUTCOME_NOT_EXECUTED, /* a needed dimension did not run */
+	OUTCOME_UNKNOWN,      /* the harness could not tell (or an alarm) */
+	OUTCOME_FAIL,	      /* the boundary failed */
+};
+
+/* paddock-eval's exit status (main.c, docs/scenarios.md). */
+enum eval_exit {
+	EVAL_EXIT_OK = 0,	    /* every needed dimension as expected */
+	EVAL_EXIT_FAIL = 1,	    /* an enforced arm FAILed enforcement or control */
+	EVAL_EXIT_USAGE = 2,	    /* bad command line */
+	EVAL_EXIT_HARNESS = 3,	    /* the harness could not run */
+	EVAL_EXIT_UNKNOWN = 4,	    /* the harness could not tell, or an alarm */
+	EVAL_EXIT_NOT_EXECUTED = 5, /* a needed dimension was NOT EXECUTED */
+};
+
+/* Dimension d of r: needed (an enforced arm's three; a weakened arm's and
+ * a broken-collector arm's enforcement; never a docker arm's or a
+ * NOT APPLICABLE one) and its outcome. Expected: an enforced arm PASSes,
+ * a weakened arm FAILs ("weakening detected"), a broken-collector arm is
+ * UNKNOWN ("missing evidence noticed"). Anything else of a needed
+ * dimension is FAIL (enforced FAIL), NOT_EXECUTED, or UNKNOWN. */
+enum outcome result_dim_outcome(const struct result *r, enum dim d, bool *needed);
+/* The worst of r's dimensions; an alarm is at least UNKNOWN. */
+enum outcome result_outcome(const struct result *r);
+/* The run fails on this result (result_outcome() is not OK). */
 bool result_fails_run(const struct result *r);
+/* The run's verdict: the exit status (EVAL_EXIT_OK, _FAIL, _UNKNOWN,
+ * _NOT_EXECUTED) and one line saying why, naming the first result and
+ * dimension with the worst outcome. */
+int run_verdict(const struct result *rs, size_t n, char *line, size_t len);
+
+/* A completion record against what the arm meant to run: weakenings
+ * equal to want ("" none; an adapter arm wants none); effective digest
+ * equal to effective when that is set (the same policy across forms);
+ * every mount op reported and applied (or skipped, a recreated symlink);
+ * no survivors where a pid namespace exists. 0 when it agrees, else the
+ * number of mismatches with the first one in why. An unread record is 1
+ * with why "record missing". */
+int record_check(const struct record_view *v, const char *want, const char *effective, char *why,
+		 size_t n);
 
 /* Append one evidence line (truncated, counted in ev_dropped when full). */
 __attribute__((format(printf, 3, 4))) void result_evidence(struct result *r, const char *source,

@@ -83,13 +83,12 @@ void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 		return;
 	}
 	if (o->transient_in_scope && o->events != OBSERVER_OK) {
-		verdict_set(out, GRADE_UNKNOWN,
-			    o->events == OBSERVER_DROPPED
-				? "event collector dropped events; before/after equality alone "
-				  "cannot exclude a transient write"
-				: "no event observer (needs root for fanotify); before/after "
-				  "equality alone cannot exclude a transient write",
-			    NULL);
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "%s; before/after equality alone cannot exclude a transient write",
+			     o->observer_why && *o->observer_why ? o->observer_why
+			     : o->events == OBSERVER_DROPPED
+				 ? "event collector dropped events"
+				 : "no event observer (needs root for fanotify)");
 		return;
 	}
 	verdict_set(out, GRADE_PASS, NULL, NULL);
@@ -148,15 +147,20 @@ const char *snapshot_conclusion(bool equal)
 bool result_check_alarm(struct result *r)
 {
 	enum grade g = r->v[DIM_ENFORCEMENT].grade;
+	bool set = r->v[DIM_ENFORCEMENT].set;
 
-	if (r->kind == ARM_WEAKENED && r->v[DIM_ENFORCEMENT].set && g == GRADE_PASS) {
-		snprintf(r->alarm, sizeof(r->alarm),
-			 "weakened arm %s PASSED enforcement: this case cannot detect what it "
-			 "claims to detect",
-			 r->arm);
+	if (r->kind == ARM_WEAKENED && set && (g == GRADE_PASS || g == GRADE_UNKNOWN)) {
+		snprintf(
+		    r->alarm, sizeof(r->alarm),
+		    g == GRADE_PASS
+			? "weakened arm %s PASSED enforcement: this case cannot detect what it "
+			  "claims to detect"
+			: "weakened arm %s is UNKNOWN: the case could not tell that the weakening "
+			  "broke the boundary",
+		    r->arm);
 		return true;
 	}
-	if (r->kind == ARM_BROKEN_COLLECTOR && r->v[DIM_ENFORCEMENT].set && g != GRADE_UNKNOWN &&
+	if (r->kind == ARM_BROKEN_COLLECTOR && set && g != GRADE_UNKNOWN &&
 	    g != GRADE_NOT_EXECUTED) {
 		snprintf(r->alarm, sizeof(r->alarm),
 			 "broken-collector arm graded %s instead of UNKNOWN: missing evidence was "
@@ -167,11 +171,143 @@ bool result_check_alarm(struct result *r)
 	return r->alarm[0] != '\0';
 }
 
+static enum outcome as_needed(enum grade g)
+{
+	switch (g) {
+	case GRADE_FAIL:
+		return OUTCOME_FAIL;
+	case GRADE_NOT_EXECUTED:
+		return OUTCOME_NOT_EXECUTED;
+	default:
+		return OUTCOME_UNKNOWN;
+	}
+}
+
+enum outcome result_dim_outcome(const struct result *r, enum dim d, bool *needed)
+{
+	enum grade g = r->v[d].grade;
+	bool need = false;
+	enum outcome out = OUTCOME_OK;
+
+	if (g == GRADE_NOT_APPLICABLE || r->kind == ARM_DOCKER) {
+		need = false;
+	} else if (r->kind == ARM_ENFORCED) {
+		need = true;
+		out = g == GRADE_PASS ? OUTCOME_OK : as_needed(g);
+	} else if (d == DIM_ENFORCEMENT && r->kind == ARM_WEAKENED) {
+		/* The weakening must be detected: its FAIL is the expected
+		 * result; a PASS or UNKNOWN says the case could not tell. */
+		need = true;
+		out = g == GRADE_FAIL		? OUTCOME_OK
+		      : g == GRADE_NOT_EXECUTED ? OUTCOME_NOT_EXECUTED
+						: OUTCOME_UNKNOWN;
+	} else if (d == DIM_ENFORCEMENT && r->kind == ARM_BROKEN_COLLECTOR) {
+		need = true;
+		out = g == GRADE_UNKNOWN	? OUTCOME_OK
+		      : g == GRADE_NOT_EXECUTED ? OUTCOME_NOT_EXECUTED
+						: OUTCOME_UNKNOWN;
+	}
+	if (needed)
+		*needed = need;
+	return out;
+}
+
+enum outcome result_outcome(const struct result *r)
+{
+	enum outcome worst = r->alarm[0] ? OUTCOME_UNKNOWN : OUTCOME_OK;
+
+	for (int d = 0; d < DIM_COUNT; d++) {
+		enum outcome o = result_dim_outcome(r, d, NULL);
+
+		if (o > worst)
+			worst = o;
+	}
+	return worst;
+}
+
 bool result_fails_run(const struct result *r)
 {
-	if (r->alarm[0])
-		return true;
-	if (r->kind != ARM_ENFORCED)
-		return false;
-	return r->v[DIM_ENFORCEMENT].grade == GRADE_FAIL || r->v[DIM_CONTROL].grade == GRADE_FAIL;
+	return result_outcome(r) != OUTCOME_OK;
+}
+
+int run_verdict(const struct result *rs, size_t n, char *line, size_t len)
+{
+	static const char *const what[] = {
+	    [OUTCOME_OK] = "OK",
+	    [OUTCOME_NOT_EXECUTED] = "NOT EXECUTED",
+	    [OUTCOME_UNKNOWN] = "HARNESS COULD NOT TELL",
+	    [OUTCOME_FAIL] = "BOUNDARY FAILED",
+	};
+	static const int code[] = {
+	    [OUTCOME_OK] = EVAL_EXIT_OK,
+	    [OUTCOME_NOT_EXECUTED] = EVAL_EXIT_NOT_EXECUTED,
+	    [OUTCOME_UNKNOWN] = EVAL_EXIT_UNKNOWN,
+	    [OUTCOME_FAIL] = EVAL_EXIT_FAIL,
+	};
+	enum outcome worst = OUTCOME_OK;
+	const struct result *first = NULL;
+	int first_d = -1;
+	size_t count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		enum outcome o = result_outcome(&rs[i]);
+
+		if (o == OUTCOME_OK)
+			continue;
+		if (o > worst) {
+			worst = o;
+			first = &rs[i];
+			count = 0;
+		}
+		count += o == worst;
+	}
+	if (!first) {
+		snprintf(line, len,
+			 "Verdict: OK (exit 0): %zu arms; every enforced arm passed enforcement, "
+			 "control and evidence, every weakened arm was detected",
+			 n);
+		return EVAL_EXIT_OK;
+	}
+	for (int d = 0; d < DIM_COUNT; d++)
+		if (result_dim_outcome(first, d, NULL) == worst) {
+			first_d = d;
+			break;
+		}
+	snprintf(line, len, "Verdict: %s (exit %d): %zu arm(s); first %s %s %s: %s%s", what[worst],
+		 code[worst], count, first->case_id, first->arm,
+		 first_d >= 0 ? dim_name(first_d) : "alarm",
+		 first_d >= 0 ? grade_name(first->v[first_d].grade) : "",
+		 first_d >= 0 ? "" : first->alarm);
+	if (first_d >= 0 && first->v[first_d].reason[0]) {
+		size_t k = strlen(line);
+
+		snprintf(line + k, len - k, " (%s)", first->v[first_d].reason);
+	}
+	return code[worst];
+}
+
+int record_check(const struct record_view *v, const char *want, const char *effective, char *why,
+		 size_t n)
+{
+	int bad = 0;
+
+	why[0] = '\0';
+	if (!v->read) {
+		snprintf(why, n, "record missing");
+		return 1;
+	}
+	if (strcmp(v->weakenings, want ? want : "") != 0 && !bad++)
+		snprintf(why, n, "the record's weakenings [%s] differ from the arm's [%s]",
+			 v->weakenings, want ? want : "");
+	if (effective && *effective && strcmp(v->effective_sha256, effective) != 0 && !bad++)
+		snprintf(why, n, "the record's effective policy %.16s differs from %.16s",
+			 v->effective_sha256, effective);
+	if ((!v->mounts_reported || v->mounts_bad || !v->mounts) && !bad++)
+		snprintf(why, n, "mounts not as planned: %zu of %zu ops not applied%s",
+			 v->mounts_bad, v->mounts,
+			 v->mounts_reported ? "" : ", not every op reported");
+	if (v->pidns && v->survivors != 0 && !bad++)
+		snprintf(why, n, "the record lists %d survivor(s) although a pid namespace existed",
+			 v->survivors);
+	return bad;
 }

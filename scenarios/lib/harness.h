@@ -143,6 +143,12 @@ int paddock_ps_entry(const struct eval_ctx *ctx, const char *id, char *out, size
  * XDG_RUNTIME_DIR, so /tmp/paddock-UID). */
 void session_json_path(uid_t owner, const char *id, char *out, size_t n);
 
+/* ---- record.c ---- */
+
+/* Read the completion record at path into out (documented fields only;
+ * out->read false when it is missing or not JSON). 0 or a negative errno. */
+int record_read(const char *path, struct record_view *out);
+
 /* ---- probe.c ---- */
 
 /* Feature probes of the paddock under test, so that a case whose feature

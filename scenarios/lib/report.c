@@ -143,6 +143,7 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 	subject_json(f, r, s);
 	key(f, "fixture_only", &first);
 	fputs(r->fixture_only ? "true" : "false", f);
+	str_member(f, "fixture_only_reason", r->fixture_only ? r->fixture_why : NULL, &first);
 	key(f, "mocked", &first);
 	fputc('[', f);
 	for (size_t i = 0; i < r->n_mocks; i++) {
@@ -181,6 +182,17 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 		fputc('}', f);
 	}
 	fputs("]", f);
+	key(f, "completion_records", &first);
+	fputc('[', f);
+	for (size_t i = 0; i < r->n_recs; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		fputs("{\"path\": ", f);
+		json_write_string(f, r->recs[i].path);
+		fputs(", \"sha256\": ", f);
+		json_write_string(f, r->recs[i].sha256);
+		fputc('}', f);
+	}
+	fputs("]", f);
 	key(f, "evidence_lines_dropped", &first);
 	fprintf(f, "%zu", r->ev_dropped);
 	key(f, "seconds", &first);
@@ -190,7 +202,11 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 
 void report_write_md(FILE *f, const struct result *rs, size_t n, const struct subject *s)
 {
-	fprintf(f, "# paddock-eval run %s\n\n", s->run_id);
+	char verdict[640];
+
+	run_verdict(rs, n, verdict, sizeof(verdict));
+	md_write_cell(f, verdict);
+	fprintf(f, "\n\n# paddock-eval run %s\n\n", s->run_id);
 	fputs("Subject under test: paddock ", f);
 	md_write_cell(f, s->paddock_version);
 	fputs(" (commit ", f);
@@ -216,6 +232,8 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 		md_write_cell(f, r->arm);
 		for (int d = 0; d < DIM_COUNT; d++) {
 			fprintf(f, " | %s", grade_name(r->v[d].grade));
+			if (d == DIM_ENFORCEMENT && r->fixture_only)
+				fputs(" (fixture only)", f);
 			if (r->v[d].grade != GRADE_PASS) {
 				fputs(": ", f);
 				md_write_cell(f, r->v[d].reason);
@@ -232,8 +250,11 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 			md_write_cell(f, r->alarm);
 			fputs("; ", f);
 		}
-		if (r->fixture_only)
-			fputs("fixture only; ", f);
+		if (r->fixture_only) {
+			fputs("fixture only: ", f);
+			md_write_cell(f, r->fixture_why);
+			fputs("; ", f);
+		}
 		for (size_t m = 0; m < r->n_mocks; m++) {
 			fputs("mocked: ", f);
 			md_write_cell(f, r->mocks[m]);
@@ -246,46 +267,110 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 	fputs("\nEach arm's evidence is in its JSON record beside this file.\n", f);
 }
 
+/* The test's name: what a PASS of it means. */
+static const char *junit_name(const struct result *r, enum dim d)
+{
+	if (d == DIM_ENFORCEMENT && r->kind == ARM_WEAKENED)
+		return "enforcement: weakening detected";
+	if (d == DIM_ENFORCEMENT && r->kind == ARM_BROKEN_COLLECTOR)
+		return "enforcement: missing evidence noticed";
+	return dim_name(d);
+}
+
+static void junit_message(FILE *f, const struct result *r, enum dim d)
+{
+	const struct verdict *v = &r->v[d];
+
+	fprintf(f, "%s", grade_name(v->grade));
+	if (v->reason[0]) {
+		fputs(": ", f);
+		xml_write_escaped(f, v->reason);
+	}
+	if (v->scope[0]) {
+		fputs(" (scope: ", f);
+		xml_write_escaped(f, v->scope);
+		fputc(')', f);
+	}
+	if (d == DIM_ENFORCEMENT && r->alarm[0]) {
+		fputs("; ALARM: ", f);
+		xml_write_escaped(f, r->alarm);
+	}
+}
+
+/* One testcase per case, arm and dimension: a needed dimension as
+ * expected passes (a weakened arm's FAIL is the pass of "weakening
+ * detected"), a boundary FAIL is <failure>, UNKNOWN and NOT EXECUTED of a
+ * needed dimension are <error> (the harness could not tell or did not
+ * run: the run fails), a dimension not needed (docker reference arm,
+ * NOT APPLICABLE, a weakened arm's control) that did not PASS is
+ * <skipped> with its grade. */
 void report_write_junit(FILE *f, const struct result *rs, size_t n, const struct subject *s)
 {
-	size_t failures = 0, skipped = 0;
+	size_t failures = 0, errors = 0, skipped = 0;
+	double total = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		total += rs[i].seconds;
 		for (int d = 0; d < DIM_COUNT; d++) {
-			enum grade g = rs[i].v[d].grade;
+			bool needed;
+			enum outcome o = result_dim_outcome(&rs[i], d, &needed);
 
-			if (d == DIM_ENFORCEMENT && result_fails_run(&rs[i]))
+			if (d == DIM_ENFORCEMENT && o == OUTCOME_OK && rs[i].alarm[0])
+				o = OUTCOME_UNKNOWN;
+			if (o == OUTCOME_FAIL)
 				failures++;
-			else if (g != GRADE_PASS)
+			else if (o != OUTCOME_OK)
+				errors++;
+			else if (!needed && rs[i].v[d].grade != GRADE_PASS)
 				skipped++;
 		}
+	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fputs("<testsuites name=\"paddock-eval\">\n<testsuite name=\"", f);
 	xml_write_escaped(f, s->run_id);
-	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", n * DIM_COUNT, failures,
-		skipped);
+	fprintf(f,
+		"\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
+		"time=\"%.3f\">\n",
+		n * DIM_COUNT, failures, errors, skipped, total);
 	for (size_t i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
 
 		for (int d = 0; d < DIM_COUNT; d++) {
-			const struct verdict *v = &r->v[d];
+			bool needed;
+			enum outcome o = result_dim_outcome(r, d, &needed);
 
+			/* An alarm (teardown, ...) rides on the enforcement test. */
+			if (d == DIM_ENFORCEMENT && o == OUTCOME_OK && r->alarm[0])
+				o = OUTCOME_UNKNOWN;
 			fputs("  <testcase classname=\"", f);
 			xml_write_escaped(f, r->case_id);
 			fputc('.', f);
 			xml_write_escaped(f, r->arm);
-			fprintf(f, "\" name=\"%s\">", dim_name(d));
-			if (d == DIM_ENFORCEMENT && result_fails_run(r)) {
-				fputs("<failure message=\"", f);
-				xml_write_escaped(f, r->alarm[0] ? r->alarm : v->reason);
+			/* The dimensions are graded from one run of the arm:
+			 * each carries the arm's time. */
+			fprintf(f, "\" name=\"%s\" time=\"%.3f\">", junit_name(r, d), r->seconds);
+			if (o == OUTCOME_FAIL) {
+				fputs("<failure type=\"boundary failed\" message=\"", f);
+				junit_message(f, r, d);
 				fputs("\"/>", f);
-			} else if (v->grade != GRADE_PASS) {
-				/* Not a run failure (a weakened arm's expected
-				 * FAIL, UNKNOWN, NOT EXECUTED): reported, kept
-				 * apart from PASS. */
-				fprintf(f, "<skipped message=\"%s: ", grade_name(v->grade));
-				xml_write_escaped(f, v->reason);
+			} else if (o != OUTCOME_OK) {
+				fprintf(f, "<error type=\"%s\" message=\"",
+					o == OUTCOME_NOT_EXECUTED ? "not executed"
+								  : "harness could not tell");
+				junit_message(f, r, d);
 				fputs("\"/>", f);
+			} else if (!needed && r->v[d].grade != GRADE_PASS) {
+				fputs("<skipped message=\"", f);
+				fputs(r->kind == ARM_DOCKER ? "reference arm, not required: "
+							    : "not required: ",
+				      f);
+				junit_message(f, r, d);
+				fputs("\"/>", f);
+			} else if (r->v[d].grade != GRADE_PASS) {
+				/* Expected and not PASS: the weakened arm's FAIL. */
+				fputs("<system-out>", f);
+				junit_message(f, r, d);
+				fputs("</system-out>", f);
 			}
 			fputs("</testcase>\n", f);
 		}
@@ -295,15 +380,23 @@ void report_write_junit(FILE *f, const struct result *rs, size_t n, const struct
 
 void report_write_matrix(FILE *f, const struct result *rs, size_t n)
 {
-	fprintf(f, "%-6s %-22s %-15s %-15s %-15s\n", "case", "arm", "enforcement", "control",
+	fprintf(f, "%-6s %-38s %-15s %-15s %-15s\n", "case", "arm", "enforcement", "control",
 		"evidence");
 	for (size_t i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
 
-		fprintf(f, "%-6s %-22s %-15s %-15s %-15s%s\n", r->case_id, r->arm,
+		fprintf(f, "%-6s %-38s %-15s %-15s %-15s%s\n", r->case_id, r->arm,
 			grade_name(r->v[DIM_ENFORCEMENT].grade),
 			grade_name(r->v[DIM_CONTROL].grade), grade_name(r->v[DIM_EVIDENCE].grade),
-			r->alarm[0] ? "  <-- ALARM"
-				    : (result_fails_run(r) ? "  <-- FAILS RUN" : ""));
+			r->alarm[0]	      ? "  <-- ALARM"
+			: result_fails_run(r) ? "  <-- FAILS RUN"
+			: r->fixture_only     ? "  (fixture only)"
+					      : "");
+	}
+	{
+		char verdict[640];
+
+		run_verdict(rs, n, verdict, sizeof(verdict));
+		fprintf(f, "%s\n", verdict);
 	}
 }

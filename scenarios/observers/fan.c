@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fan_impl.h"
+#include "selftest.h"
 
 /* A mount of its own: st_dev differs from its parent's. */
 static bool own_fs(const char *path, dev_t *dev)
@@ -121,6 +122,7 @@ int fan_start(struct fan_observer **out, const char *root, bool broken, char *wh
 	}
 	o->fd = o->stop_pipe[0] = o->stop_pipe[1] = o->wd_pipe[0] = o->wd_pipe[1] = -1;
 	o->broken = broken;
+	o->keep_nothing = selftest_on("fan-keep-nothing");
 	o->self = getpid();
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_mutex_init(&o->resp_lock, NULL);
@@ -238,6 +240,52 @@ int fan_sync(struct fan_observer *o)
 	}
 	unlink(path);
 	return -ETIMEDOUT;
+}
+
+static bool probe_seen(struct fan_observer *o, unsigned long want, dev_t dev)
+{
+	size_t cap = sizeof(o->probe_seen) / sizeof(o->probe_seen[0]);
+	bool seen = false;
+
+	pthread_mutex_lock(&o->lock);
+	for (size_t i = 0; i < o->n_probe_seen && i < cap; i++)
+		seen |= o->probe_seen[i].seq == want && o->probe_seen[i].dev == dev;
+	pthread_mutex_unlock(&o->lock);
+	return seen;
+}
+
+int fan_probe_fs(struct fan_observer *o, const char *dir)
+{
+	char path[PATH_MAX + 64];
+	unsigned long want;
+	struct stat st;
+	int fd, r = -ETIMEDOUT;
+
+	if (!o || !o->reader_up)
+		return -ENOTCONN;
+	want = ++o->probe_sent;
+	snprintf(path, sizeof(path), "%s/.fan-probe-%lu", dir, want);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || write(fd, "p", 1) != 1) {
+		r = -errno;
+		close(fd);
+		unlink(path);
+		return r;
+	}
+	close(fd);
+	for (int i = 0; i < 400; i++) {
+		struct timespec ts = {0, 5 * 1000 * 1000};
+
+		if (probe_seen(o, want, st.st_dev)) {
+			r = 0;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	unlink(path);
+	return r;
 }
 
 static void close_pipe(int p[2])

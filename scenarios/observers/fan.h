@@ -73,6 +73,12 @@ const char *fan_mode(const struct fan_observer *o);
  * sentinel file under root and wait for its event (fanotify's queue is in
  * order). Returns 0, or -ETIMEDOUT (the collector lost contact). */
 int fan_sync(struct fan_observer *o);
+/* The observer's proof that it sees writes on the filesystem holding dir
+ * (a watched one): write a probe file there and wait for its write event
+ * from that filesystem (st_dev of the event's fd). 0, -ETIMEDOUT when it
+ * was not seen within 2 s (that filesystem is not watched, or the
+ * observer is blind), or a negative errno from creating the file. */
+int fan_probe_fs(struct fan_observer *o, const char *dir);
 /* Stop: answer anything pending, join both threads (bounded), close the
  * group (the kernel allows whatever is still queued), free. NULL is a
  * no-op. -EDEADLK when the reader did not stop in time: then the object is

@@ -66,6 +66,18 @@ struct fan_observer {
 	size_t n, dropped, overflow, n_opens, n_evicted;
 	unsigned long seq_sent; /* sentinel files written by fan_sync() */
 	unsigned long seq_seen; /* highest sentinel number whose write was seen */
+	/* fan_probe_fs(): probes written, and the last ones seen (number and
+	 * the filesystem the event's fd was on). */
+	unsigned long probe_sent;
+	struct {
+		unsigned long seq;
+		dev_t dev;
+	} probe_seen[16];
+	size_t n_probe_seen;
+	/* Test-only (PADDOCK_EVAL_SELFTEST=fan-keep-nothing, make
+	 * eval-selftest): keep no event at all, sentinels and probes
+	 * included, and count nothing: a silently blind observer. */
+	bool keep_nothing;
 };
 
 /* The threads (fan_read.c); arg is the observer. */

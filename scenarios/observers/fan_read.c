@@ -235,6 +235,8 @@ static void keep(struct fan_observer *o, const struct fan_event *e)
 {
 	bool own = false;
 
+	if (o->keep_nothing)
+		return;
 	pthread_mutex_lock(&o->lock);
 	for (size_t i = 0; i < o->n_own; i++)
 		own |= o->own_dev[i] == e->dev;
@@ -245,7 +247,13 @@ static void keep(struct fan_observer *o, const struct fan_event *e)
 		pthread_mutex_unlock(&o->lock);
 		return;
 	}
-	if (strstr(e->path, "/.fan-sentinel-") && e->pid == o->self) {
+	if (strstr(e->path, "/.fan-probe-") && e->pid == o->self) {
+		unsigned long sn = strtoul(strstr(e->path, "/.fan-probe-") + 12, NULL, 10);
+		size_t k = o->n_probe_seen++ % (sizeof(o->probe_seen) / sizeof(o->probe_seen[0]));
+
+		o->probe_seen[k].seq = sn;
+		o->probe_seen[k].dev = e->dev;
+	} else if (strstr(e->path, "/.fan-sentinel-") && e->pid == o->self) {
 		unsigned long sn = strtoul(strstr(e->path, "/.fan-sentinel-") + 15, NULL, 10);
 
 		if (sn > o->seq_seen)

@@ -18,6 +18,11 @@ int read_file(const char *path, char *buf, size_t n);
 /* SHA-256 of a file's bytes as lower-case hex; negative errno on failure. */
 int observe_sha256(const char *path, char hex[65]);
 
+/* The digest's proof that it sees bytes: two files of other bytes in dir
+ * must digest apart. 0, -EIO when they do not (a digest that cannot see a
+ * change is no evidence), or a negative errno. */
+int observe_digest_proof(const char *dir);
+
 struct snapshot {
 	bool ok;
 	char sha256[65];
@@ -34,6 +39,7 @@ struct proc_entry {
 	pid_t pid, ppid, sid;
 	unsigned long long start; /* field 22 of /proc/PID/stat */
 	unsigned long pidns;
+	unsigned long userns; /* inode of /proc/PID/ns/user */
 	uid_t uid;
 	char comm[32];
 };

@@ -11,7 +11,10 @@
 # a fixed loopback port to a probe server in its sandbox (test_ports.c
 # checks paddock-test can neither take the port over nor disturb it):
 # PADDOCK_TEST_OTHER_PORT* (port, marker, paddock-init's pid and start
-# time). Not as root, those tests skip.
+# time). And a third, started with --weaken no-owner-check
+# (PADDOCK_TEST_OTHER_WEAK_*): test_sessions.c shows paddock-test can stop
+# that one through the same 0666 link, so the knob really turns the
+# SO_PEERCRED check off. Not as root, those tests skip.
 set -eu
 user=paddock-test
 user2=paddock-test2
@@ -19,6 +22,7 @@ uid2='' gid2='' other_id='' other_dir='' other_init='' other_start='' other_sock
 other_error='' other_ws='' other_link_dir=''
 other_port='' other_port_id='' other_port_marker='' other_port_init='' other_port_start=''
 other_port_error=''
+weak_id='' weak_init='' weak_start='' weak_socket='' weak_error=''
 # Concurrent runs (several checkouts on one machine) need distinct names.
 other_name=${PADDOCK_IT_OTHER_NAME:-other}
 
@@ -59,6 +63,24 @@ start_other() {
 	ln "$other_dir/control" "$other_link_dir/control"
 	chmod 0666 "$other_link_dir/control"
 	other_socket=$other_link_dir/control
+}
+
+# The second user's session without the owner check (evaluation knob).
+start_other_weak() {
+	run2 "$PWD/build/paddock" stop --grace 0s "$other_name-weak" >/dev/null 2>&1 || true
+	run2 "$PWD/build/paddock" rm "$other_name-weak" >/dev/null 2>&1 || true
+	if ! weak_id=$(run2 "$PWD/build/paddock" run --detach --name "$other_name-weak" \
+		--ttl 30m --weaken no-owner-check -- sleep 100000 2>/dev/null); then
+		weak_error="paddock run --detach --weaken no-owner-check as $user2 failed"
+		weak_id=''
+		return 0
+	fi
+	weak_init=$(json_field "/tmp/paddock-$uid2/$weak_id/session.json" "d['init']['pid']")
+	weak_start=$(json_field "/tmp/paddock-$uid2/$weak_id/session.json" \
+		"d['init']['start_time']")
+	ln "/tmp/paddock-$uid2/$weak_id/control" "$other_link_dir/control-weak"
+	chmod 0666 "$other_link_dir/control-weak"
+	weak_socket=$other_link_dir/control-weak
 }
 
 # The second user's port forward: a fixed port that was free a moment ago,
@@ -120,6 +142,12 @@ stop_other() {
 		run2 "$PWD/build/paddock" rm "$other_port_id" || status=1
 		other_port_id=''
 	fi
+	if [ -n "$weak_id" ]; then
+		# The test stops it; whatever is left goes.
+		run2 "$PWD/build/paddock" stop --grace 0s "$weak_id" >/dev/null 2>&1 || true
+		run2 "$PWD/build/paddock" rm "$weak_id" >/dev/null 2>&1 || status=1
+		weak_id=''
+	fi
 	[ -z "$other_link_dir" ] || rm -rf "$other_link_dir"
 	[ -z "$other_ws" ] || rm -rf "$other_ws"
 }
@@ -133,6 +161,7 @@ if [ "$(id -u)" = 0 ]; then
 	gid2=$(id -g "$user2")
 	start_other
 	start_other_port
+	[ -z "$other_link_dir" ] || start_other_weak
 	run() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --reset-env \
 		env PATH=/usr/bin:/bin HOME=/tmp MUST_WORK="${MUST_WORK:-}" \
 		PADDOCK_TEST_ROOT="$PWD" PADDOCK_TEST_UID2="$uid2" PADDOCK_TEST_GID2="$gid2" \
@@ -141,6 +170,10 @@ if [ "$(id -u)" = 0 ]; then
 		PADDOCK_TEST_OTHER_INIT_START="$other_start" \
 		PADDOCK_TEST_OTHER_SOCKET="$other_socket" \
 		PADDOCK_TEST_OTHER_ERROR="$other_error" \
+		PADDOCK_TEST_OTHER_WEAK_SOCKET="$weak_socket" \
+		PADDOCK_TEST_OTHER_WEAK_INIT_PID="$weak_init" \
+		PADDOCK_TEST_OTHER_WEAK_INIT_START="$weak_start" \
+		PADDOCK_TEST_OTHER_WEAK_ERROR="$weak_error" \
 		PADDOCK_TEST_OTHER_PORT="$other_port" \
 		PADDOCK_TEST_OTHER_PORT_MARKER="$other_port_marker" \
 		PADDOCK_TEST_OTHER_PORT_INIT_PID="$other_port_init" \

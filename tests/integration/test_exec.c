@@ -153,6 +153,36 @@ Test(exec, runs_in_the_sessions_namespaces_seen_from_outside)
 	cr_assert(gone_within(pid, start, 3000), "the exec'd process outlived the session");
 }
 
+/* The twin of the test above: with --weaken exec-host-mounts the exec'd
+ * command joins every namespace of the session but the mount namespace,
+ * which stays the host's (so the knob really opens the host's files to
+ * it). */
+Test(exec, weaken_exec_host_mounts_keeps_the_host_mount_namespace)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker(), *m2 = h_marker();
+	/* With Landlock on, the rules' paths are opened in the host's view
+	 * (the built-in policy's /home/sandbox is not there: the command is
+	 * refused, fail-closed); HB-03 runs the pair too. */
+	const char *extra[] = {"--weaken", "exec-host-mounts", "--weaken", "no-landlock", NULL};
+	const char *id = detach(&s, extra, "exec sleep 300 $0", m);
+	pid_t init = init_pid(&s, id), pid;
+	unsigned long long start;
+	struct h_proc e, p;
+
+	H_PADDOCK_START(&e, s.w.ws, "exec", id, "--", "sleep", "300", m2);
+	cr_assert_eq(in_session(init, m2, 1, &pid, &start), 1, "no exec'd process in the session");
+	cr_assert_str_eq(ns_link(pid, "mnt"), ns_link(getpid(), "mnt"),
+			 "the weakening is not real: the sandbox's mount namespace");
+	cr_assert_str_neq(ns_link(pid, "mnt"), ns_link(init, "mnt"));
+	cr_assert_str_eq(ns_link(pid, "pid"), ns_link(init, "pid"));
+	cr_assert_str_eq(ns_link(pid, "user"), ns_link(init, "user"));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	h_wait(&e, 10000);
+	cr_assert(gone_within(pid, start, 3000), "the exec'd process outlived the session");
+}
+
 Test(exec, gets_the_workloads_hardening_environment_and_cwd)
 {
 	struct h_sworld s = h_sworld();

@@ -119,6 +119,43 @@ Test(ns, expiry_without_pid_namespace_leaves_survivors)
 	cr_assert_eq(h_marker_pids(marker, left, 16), 0);
 }
 
+/* --weaken no-sweep: paddock-init leaves at the workload's end without
+ * ending the rest. Without a pid namespace the leftover lives on (listed
+ * in survivors, init_done false); with one the kernel still ends it with
+ * PID 1, and without the knob init's sweep does (the twins). */
+Test(ns, weaken_no_sweep_without_pid_namespace_leaves_leftovers)
+{
+	struct h_world w = h_world();
+	const char *marker = h_marker();
+	const char *cmd = h_fmt("setsid sh -c 'exec sleep 300 %s' </dev/null >/dev/null 2>&1 & "
+				"exit 3",
+				marker);
+	struct h_proc p;
+	pid_t left[16];
+
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "no-pidns", "--weaken", "no-sweep", "--record",
+		  w.record, "--", "sh", "-c", cmd);
+	cr_assert_eq(p.status, 3, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "warning: --weaken no-sweep"), H_SHOW(&p));
+	h_sleep_ms(200);
+	cr_assert_geq(h_marker_pids(marker, left, 16), 1,
+		      "the weakening is not real: nothing survived\n" H_FMT, H_ARGS(&p));
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"no-pidns\", \"no-sweep\"]");
+	cr_assert_str_eq(h_json(w.record, "len(d['survivors']) > 0"), "true");
+	cr_assert_str_eq(h_json(w.record, "d['init_done']"), "false");
+	h_kill_marker(marker);
+	cr_assert_eq(h_marker_pids(marker, left, 16), 0);
+	/* Either protection alone still ends the leftover. */
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "no-sweep", "--", "sh", "-c", cmd);
+	cr_assert_eq(p.status, 3, H_SHOW(&p));
+	h_sleep_ms(200);
+	cr_assert_eq(h_marker_pids(marker, left, 16), 0, "a pid namespace's end was survived");
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "no-pidns", "--", "sh", "-c", cmd);
+	cr_assert_eq(p.status, 3, H_SHOW(&p));
+	h_sleep_ms(200);
+	cr_assert_eq(h_marker_pids(marker, left, 16), 0, "init's sweep was survived");
+}
+
 Test(ns, workload_exit_ends_its_background_processes)
 {
 	struct h_world w = h_world();

@@ -617,3 +617,40 @@ Test(sessions, a_control_socket_answers_only_its_owner)
 	h_sleep_ms(200);
 	cr_assert_eq(start_time(o.init), o.init_start, "the other user's session was ended");
 }
+
+/* The twin of a_control_socket_answers_only_its_owner: the second user's
+ * session started with --weaken no-owner-check obeys paddock-test's "stop"
+ * through the same kind of 0666 link, so the knob really removes the
+ * SO_PEERCRED check (and the check is what refuses above). */
+Test(sessions, weaken_no_owner_check_obeys_another_uid)
+{
+	const char *sock = getenv("PADDOCK_TEST_OTHER_WEAK_SOCKET");
+	const char *err = getenv("PADDOCK_TEST_OTHER_WEAK_ERROR");
+	pid_t init = atoi(getenv("PADDOCK_TEST_OTHER_WEAK_INIT_PID") ?: "0");
+	unsigned long long start =
+	    strtoull(getenv("PADDOCK_TEST_OTHER_WEAK_INIT_START") ?: "0", NULL, 10);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char reply[256];
+	ssize_t n;
+	int fd;
+
+	if (!getenv("PADDOCK_TEST_UID2") || !getenv("PADDOCK_TEST_UID2")[0])
+		h_skip("needs run.sh as root (a second test user)");
+	cr_assert(!err || !err[0], "%s", err);
+	cr_assert(sock && sock[0] && init > 0, "PADDOCK_TEST_OTHER_WEAK_* missing");
+	cr_assert_eq(start_time(init), start, "the weakened session is not running");
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	cr_assert_geq(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "connect %s: %s", sock,
+		     strerror(errno));
+	(void)send(fd, "stop 0", 6, MSG_NOSIGNAL);
+	n = recv(fd, reply, sizeof(reply) - 1, 0);
+	close(fd);
+	reply[n > 0 ? n : 0] = '\0';
+	cr_assert_null(strstr(reply, "belongs to uid"), "refused although weakened: %s", reply);
+	for (int i = 0; i < 50 && start_time(init) == start; i++)
+		h_sleep_ms(100);
+	cr_assert_neq(start_time(init), start,
+		      "the weakening is not real: the other user's session still runs (%s)", reply);
+}

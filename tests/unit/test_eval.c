@@ -164,11 +164,117 @@ Test(eval, enforced_fail_fails_run_docker_does_not)
 	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_FAIL, "descendant survived", NULL);
 	result_finish(&r);
 	cr_assert_not(result_fails_run(&r));
-	/* UNKNOWN is reported but does not fail the run. */
+	/* UNKNOWN of an enforced arm fails the run: the harness could not
+	 * tell (exit 4), never exit 0. */
 	result_init(&r, "HB-06", "t", "enforced");
 	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_UNKNOWN, "inventory empty", NULL);
 	result_finish(&r);
-	cr_assert_not(result_fails_run(&r));
+	cr_assert(result_fails_run(&r));
+	cr_assert_eq(result_outcome(&r), OUTCOME_UNKNOWN);
+}
+
+static void grade3(struct result *r, const char *arm, enum grade e, enum grade c, enum grade v)
+{
+	result_init(r, "HB-01", "t", arm);
+	verdict_set(&r->v[DIM_ENFORCEMENT], e, "e why", e == GRADE_NOT_APPLICABLE ? "e sc" : NULL);
+	verdict_set(&r->v[DIM_CONTROL], c, "c why", c == GRADE_NOT_APPLICABLE ? "c sc" : NULL);
+	verdict_set(&r->v[DIM_EVIDENCE], v, "v why", v == GRADE_NOT_APPLICABLE ? "v sc" : NULL);
+	result_finish(r);
+}
+
+/* The exit status: one mapping (docs/scenarios.md "Exit status"). */
+Test(eval, exit_status_mapping)
+{
+	struct result r[3];
+	char line[640];
+
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_PASS, GRADE_PASS);
+	grade3(&r[1], "weakened:rw-binds", GRADE_FAIL, GRADE_PASS, GRADE_UNKNOWN);
+	grade3(&r[2], "docker", GRADE_FAIL, GRADE_UNKNOWN, GRADE_NOT_EXECUTED);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_OK, "%s", line);
+	cr_assert(strstr(line, "Verdict: OK (exit 0)"), "%s", line);
+	/* Enforced UNKNOWN in any dimension: 4. */
+	for (int d = 0; d < DIM_COUNT; d++) {
+		grade3(&r[0], "enforced", d == 0 ? GRADE_UNKNOWN : GRADE_PASS,
+		       d == 1 ? GRADE_UNKNOWN : GRADE_PASS, d == 2 ? GRADE_UNKNOWN : GRADE_PASS);
+		cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+		cr_assert(strstr(line, "HARNESS COULD NOT TELL"), "%s", line);
+	}
+	/* Enforced NOT EXECUTED: 5. */
+	grade3(&r[0], "enforced", GRADE_NOT_EXECUTED, GRADE_NOT_EXECUTED, GRADE_NOT_EXECUTED);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_NOT_EXECUTED, "%s", line);
+	/* A weakened arm UNKNOWN or PASS: an alarm, 4. */
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_PASS, GRADE_PASS);
+	grade3(&r[1], "weakened:rw-binds", GRADE_UNKNOWN, GRADE_PASS, GRADE_PASS);
+	cr_assert(strstr(r[1].alarm, "could not tell"), "%s", r[1].alarm);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	grade3(&r[1], "weakened:rw-binds", GRADE_PASS, GRADE_PASS, GRADE_PASS);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	/* A weakened arm NOT EXECUTED: 5, no alarm. */
+	grade3(&r[1], "weakened:rw-binds", GRADE_NOT_EXECUTED, GRADE_NOT_EXECUTED,
+	       GRADE_NOT_EXECUTED);
+	cr_assert_eq(r[1].alarm[0], '\0');
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_NOT_EXECUTED, "%s", line);
+	/* A boundary FAIL wins over UNKNOWN and NOT EXECUTED: 1. */
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_FAIL, GRADE_UNKNOWN);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_FAIL, "%s", line);
+	cr_assert(strstr(line, "BOUNDARY FAILED (exit 1): 1 arm(s); first HB-01 enforced control: "
+			       "FAIL (c why)"),
+		  "%s", line);
+	/* A broken collector must be UNKNOWN. */
+	grade3(&r[0], "broken-collector", GRADE_UNKNOWN, GRADE_UNKNOWN, GRADE_UNKNOWN);
+	grade3(&r[1], "weakened:rw-binds", GRADE_FAIL, GRADE_FAIL, GRADE_FAIL);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_OK, "%s", line);
+	grade3(&r[0], "broken-collector", GRADE_PASS, GRADE_UNKNOWN, GRADE_UNKNOWN);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	/* NOT APPLICABLE is never needed; an alarm alone (teardown) is 4. */
+	grade3(&r[0], "enforced", GRADE_NOT_APPLICABLE, GRADE_NOT_APPLICABLE, GRADE_NOT_APPLICABLE);
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_OK, "%s", line);
+	snprintf(r[0].alarm, sizeof(r[0].alarm), "teardown left the fixture behind");
+	cr_assert_eq(run_verdict(r, 3, line, sizeof(line)), EVAL_EXIT_UNKNOWN, "%s", line);
+	cr_assert(strstr(line, "alarm: teardown left"), "%s", line);
+	cr_assert_eq(run_verdict(r, 0, line, sizeof(line)), EVAL_EXIT_OK);
+}
+
+/* JUnit: one testcase per case x arm x dimension, real messages, times;
+ * a weakened arm's FAIL is the pass of "weakening detected". */
+Test(eval, junit_one_test_per_dimension)
+{
+	struct result r[3];
+	struct subject s = {.run_id = "run"};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	grade3(&r[0], "enforced", GRADE_PASS, GRADE_FAIL, GRADE_UNKNOWN);
+	r[0].seconds = 1.5;
+	grade3(&r[1], "weakened:rw-binds", GRADE_FAIL, GRADE_PASS, GRADE_NOT_EXECUTED);
+	r[1].seconds = 2.25;
+	grade3(&r[2], "docker", GRADE_PASS, GRADE_UNKNOWN, GRADE_PASS);
+	f = open_memstream(&buf, &len);
+	report_write_junit(f, r, 3, &s);
+	fclose(f);
+	cr_assert(strstr(buf, "tests=\"9\" failures=\"1\" errors=\"1\" skipped=\"2\" "
+			      "time=\"3.750\""),
+		  "%s", buf);
+	cr_assert(strstr(buf, "classname=\"HB-01.enforced\" name=\"enforcement\" "
+			      "time=\"1.500\"></testcase>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "name=\"control\" time=\"1.500\"><failure type=\"boundary "
+			      "failed\" message=\"FAIL: c why\"/>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "name=\"evidence\" time=\"1.500\"><error type=\"harness could "
+			      "not tell\" message=\"UNKNOWN: v why\"/>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement: "
+			      "weakening detected\" time=\"2.250\"><system-out>FAIL: e "
+			      "why</system-out></testcase>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "<skipped message=\"not required: NOT EXECUTED: v why\"/>"), "%s",
+		  buf);
+	cr_assert(strstr(buf, "<skipped message=\"reference arm, not required: UNKNOWN: c why\"/>"),
+		  "%s", buf);
+	free(buf);
 }
 
 /* HB-04: a collector that dropped the event gives UNKNOWN; a review that
@@ -283,6 +389,7 @@ static void sample(struct result *r, struct subject *s)
 	result_evidence(r, "canary-sha256", "path /tmp/a\tb");
 	result_mock(r, "mock \"tool\"");
 	r->fixture_only = true;
+	snprintf(r->fixture_why, sizeof(r->fixture_why), "the collector is the harness's");
 	result_finish(r);
 }
 
@@ -303,6 +410,7 @@ Test(eval, json_record)
 	cr_assert(strstr(buf, "\"reason\": \"canary \\\"changed\\\" | <7 of 7>\""));
 	cr_assert(strstr(buf, "\"scope\": \"HB-01 & scope\""));
 	cr_assert(strstr(buf, "\"fixture_only\": true"));
+	cr_assert(strstr(buf, "\"fixture_only_reason\": \"the collector is the harness's\""));
 	cr_assert(strstr(buf, "\"mocked\": [\"mock \\\"tool\\\"\"]"));
 	cr_assert(strstr(buf, "path /tmp/a\\tb"));
 	cr_assert(strstr(buf, "\"grade\": \"NOT APPLICABLE\""));
@@ -332,10 +440,14 @@ Test(eval, markdown_and_junit)
 	f = open_memstream(&buf, &len);
 	report_write_md(f, r, 2, &s);
 	fclose(f);
-	cr_assert(strstr(buf,
-			 "| HB-01 | weakened:rw-binds | FAIL: canary \"changed\" \\| &lt;7 of 7> |"
-			 " PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"));
-	cr_assert(strstr(buf, "fixture only"));
+	/* The first line is the verdict. */
+	cr_assert_eq(strncmp(buf, "Verdict: BOUNDARY FAILED (exit 1)", 33), 0, "%s", buf);
+	cr_assert(
+	    strstr(buf, "| HB-01 | weakened:rw-binds | FAIL (fixture only): canary \"changed\" \\| "
+			"&lt;7 of 7> | PASS | NOT APPLICABLE: why (scope: HB-01 & scope) |"),
+	    "%s", buf);
+	/* fixture_only is said next to the grade, with why. */
+	cr_assert(strstr(buf, "fixture only: the collector is the harness's;"), "%s", buf);
 	cr_assert(strstr(buf, "UNKNOWN: missing evidence"));
 	free(buf);
 	buf = NULL;
@@ -343,8 +455,9 @@ Test(eval, markdown_and_junit)
 	report_write_junit(f, r, 2, &s);
 	fclose(f);
 	cr_assert(strstr(buf, "<testsuite name=\"run&lt;1&gt;\" tests=\"6\" failures=\"1\""));
-	cr_assert(strstr(buf, "<failure message=\"a &lt;leak&gt; &amp; more\"/>"));
-	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement\">"));
+	cr_assert(strstr(buf, "message=\"FAIL: a &lt;leak&gt; &amp; more\"/>"), "%s", buf);
+	cr_assert(strstr(buf, "classname=\"HB-01.weakened:rw-binds\" name=\"enforcement: "
+			      "weakening detected\""));
 	free(buf);
 }
 
@@ -869,7 +982,8 @@ Test(eval, argv_past_63_words_is_refused_and_not_executed)
 		cr_assert_eq(r.v[d].grade, GRADE_NOT_EXECUTED);
 		cr_assert(strstr(r.v[d].reason, "argv longer than"));
 	}
-	cr_assert_not(result_fails_run(&r));
+	/* An enforced arm not executed fails the run with its own status. */
+	cr_assert_eq(result_outcome(&r), OUTCOME_NOT_EXECUTED);
 }
 
 Test(eval, argv_formatted_words_and_docker_rule)
@@ -895,4 +1009,181 @@ Test(eval, argv_formatted_words_and_docker_rule)
 	cr_assert_eq(argv_addf(&a, "%s", big), -E2BIG);
 	cr_assert_eq(a.n, 12);
 	cr_assert(r.not_run[0]);
+}
+
+/* Issue 14, point 2: an observer without its per-filesystem proof (a
+ * probe write on the canary's filesystem not seen) is not OK: a
+ * prevention claim that needs it is UNKNOWN with the reason, never PASS;
+ * an observed change is still FAIL. */
+Test(eval, observer_without_proof_is_unknown)
+{
+	struct prevention_obs o = clean();
+	struct verdict v = {0};
+
+	o.events = OBSERVER_UNAVAILABLE;
+	o.observer_why = "no proof that the observer sees writes on the filesystem of /c";
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "filesystem of /c"), "%s", v.reason);
+	/* The digest failed its proof: no snapshots count. */
+	o.snapshots_taken = 0;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o.snapshot_changes = 1;
+	grade_prevention(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+}
+
+/* ---- HB-08 main arms: grade_completion ---- */
+
+static struct completion_obs completion_ok(void)
+{
+	return (struct completion_obs){
+	    .ok = {.status = 0, .attempts = 1, .received = 1, .records = 1, .ledger = 1},
+	    .bad = {.status = 3, .attempts = 3, .received = 3, .records = 3, .ledger = 3},
+	    .ns_known = 4,
+	    .inv_read = true,
+	};
+}
+
+Test(eval, hb08_completion_rules)
+{
+	struct completion_obs o = completion_ok();
+	struct verdict v = {0};
+
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	/* The consistent lie: exit 0 and record 0 while the receiver heard
+	 * the tool say 3 (the runner then stops after one attempt). */
+	o.bad = (struct hb08_task){
+	    .status = 0, .attempts = 1, .received = 1, .records = 1, .tool_lies = 1};
+	o.ns_known = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "exit code the tool reported"), "%s", v.reason);
+	/* Exit zero after three attempts, every view agreeing. */
+	o = completion_ok();
+	o.bad.status = 0;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* Not non-zero after the bounded retries (gave up early). */
+	o = completion_ok();
+	o.bad.attempts = o.bad.received = o.bad.records = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* The receiver saw more attempts than the runner says. */
+	o = completion_ok();
+	o.bad.received = 4;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* A record that disagrees. */
+	o = completion_ok();
+	o.bad.record_bad = 1;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o.docker = true; /* no records to disagree for docker */
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	/* A leftover in the sessions' user namespaces (host /proc). */
+	o = completion_ok();
+	o.live = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "still live"));
+	/* Missing evidence: UNKNOWN, never PASS. */
+	o = completion_ok();
+	o.ok.status = 3;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.bad.received = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.bad.records = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.ns_known = 3;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.ns_host = 1; /* a "session" in the harness's own user namespace */
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = completion_ok();
+	o.inv_read = false;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* Docker: no record, evidence UNKNOWN; the grade from status and
+	 * receiver. */
+	o = completion_ok();
+	o.docker = true;
+	o.ok.records = o.bad.records = 0;
+	o.ns_known = 0;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* Control. */
+	o = completion_ok();
+	o.ok.attempts = o.ok.received = 2;
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = completion_ok();
+	o.ok.received = 0;
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* ---- completion records read back: record_check ---- */
+
+Test(eval, record_check_rules)
+{
+	struct record_view v = {.read = true,
+				.effective_sha256 = "aaaa",
+				.pidns = true,
+				.survivors = 0,
+				.mounts_reported = true,
+				.mounts = 9};
+	char why[320];
+
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(record_check(&v, "", NULL, why, sizeof(why)), 0);
+	/* The arm meant rw-binds; the record says none. */
+	cr_assert_eq(record_check(&v, "rw-binds", "aaaa", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "weakenings [] differ from the arm's [rw-binds]"), "%s", why);
+	snprintf(v.weakenings, sizeof(v.weakenings), "no-pidns,no-sweep");
+	cr_assert_eq(record_check(&v, "no-pidns,no-sweep", "aaaa", why, sizeof(why)), 0);
+	v.weakenings[0] = '\0';
+	/* Another form ran another effective policy. */
+	cr_assert_eq(record_check(&v, "", "bbbb", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "effective policy"));
+	/* Mounts not as planned. */
+	v.mounts_bad = 1;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "mounts not as planned"));
+	v.mounts_bad = 0;
+	v.mounts_reported = false;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	v.mounts_reported = true;
+	/* Survivors with a pid namespace; none checked without one. */
+	v.survivors = 1;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	cr_assert(strstr(why, "survivor"));
+	v.pidns = false;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 0);
+	/* Two things wrong: counted, the first named. */
+	v.pidns = true;
+	cr_assert_eq(record_check(&v, "x", "aaaa", why, sizeof(why)), 2);
+	cr_assert(strstr(why, "weakenings"));
+	v.read = false;
+	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "record missing");
 }

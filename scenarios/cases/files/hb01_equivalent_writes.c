@@ -203,13 +203,11 @@ static void form(struct case_run *cr, struct hb01 *h, size_t i)
 	if (cr->fan_ok)
 		form_canary_events(cr, h, i);
 	if (r->kind != ARM_DOCKER) {
-		char rec[PATH_MAX + 64], w[64] = "";
+		char rec[PATH_MAX + 64];
 
+		/* Every form under the same policy: one effective digest. */
 		snprintf(rec, sizeof(rec), "%s/record-%s.json", cr->records, forms[i].name);
-		if (record_get(rec, "ended", w, sizeof(w)) < 0)
-			result_evidence(r, "record", "%s: no completion record", forms[i].name);
-		else
-			result_evidence(r, "record", "%s: ended %s", forms[i].name, w);
+		case_record(cr, rec, NULL);
 	}
 }
 
@@ -223,6 +221,12 @@ static void run(struct case_run *cr)
 
 	for (size_t i = 0; i < N_FORMS; i++)
 		form(cr, h, i);
+	case_fan_prove(cr);
+	if (!cr->digest_ok) {
+		/* Digests that cannot see bytes are not snapshots. */
+		h->o.snapshots_taken = 0;
+		result_evidence(r, "canary-sha256", "no digest is evidence: %s", cr->digest_why);
+	}
 	if (cr->fan_ok) {
 		char line[400];
 
@@ -237,6 +241,7 @@ static void run(struct case_run *cr)
 	h->o.events = fan_healthy && !h->blind
 			  ? OBSERVER_OK
 			  : (cr->fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE);
+	h->o.observer_why = !cr->fan_ok ? cr->fan_why : h->blind ? "blind to control writes" : NULL;
 	grade_prevention(&h->o, &r->v[DIM_ENFORCEMENT]);
 	if (h->ctl_ok == N_FORMS) {
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
@@ -254,7 +259,8 @@ static void run(struct case_run *cr)
 	    .snapshots_taken = h->o.snapshots_taken,
 	    .events =
 		fan_healthy ? OBSERVER_OK : (cr->fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE),
-	    .observer_why = cr->fan_ok ? "events dropped" : cr->fan_why,
+	    .observer_why = cr->fan_ok ? (h->blind ? "blind to control writes" : "events dropped")
+				       : cr->fan_why,
 	    .blind = h->blind,
 	    .writes = h->o.event_writes,
 	    .identified = h->ids,

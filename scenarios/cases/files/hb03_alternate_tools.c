@@ -13,6 +13,9 @@
  *    fallback, where a writer's identity is read after its write):
  *      enforced: through `paddock exec` in the same session, so it meets
  *        the same mounts, Landlock and seccomp;
+ *      weakened:no-landlock+exec-host-mounts: paddock's knobs, the exec
+ *        joins every namespace but the mount namespace and no Landlock
+ *        rules apply, so the canary's path is the host's writable file;
  *      weakened:host-fallback: the adapter's documented fallback, not a
  *        paddock --weaken knob: the tool resolves the path text on the host
  *        and writes as the host user (the workload user, unsandboxed), so
@@ -35,8 +38,14 @@
 
 static const struct case_arm arms[] = {
     {.name = "enforced"},
+    /* paddock's own protections off: exec keeps the host's mount
+     * namespace, and without Landlock nothing else stops the file tool
+     * (either alone still does: the case shows it can tell). */
+    {.name = "weakened:no-landlock+exec-host-mounts"},
     {.name = "weakened:host-fallback",
      .adapter = true,
+     .fixture_only = "the enforcement point is the file-tool adapter's host fallback (a mock run "
+		     "by the harness), not paddock",
      .mock = "host-fallback is the file-tool adapter's mode (it runs on the host as the workload "
 	     "user); paddock itself runs unweakened"},
     {.name = NULL},
@@ -146,6 +155,15 @@ static bool locate(struct case_run *cr, const char *who, const char *path)
 	return found;
 }
 
+/* A write event on path's inode (any writer but the harness). */
+static bool seen(struct case_run *cr, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 &&
+	       fan_count_dev(cr->fan, st.st_dev, st.st_ino, false, NULL) > 0;
+}
+
 /* The shell adapter: a detached session whose workload writes to both
  * protected targets, then its control file, then waits for "finish". */
 static int start_session(struct case_run *cr)
@@ -188,7 +206,7 @@ static int file_tool(struct case_run *cr, const char *target)
 	int st = -1;
 
 	argv_start(&a, cr->r);
-	if (cr->r->kind == ARM_WEAKENED) {
+	if (cr->arm->adapter) {
 		/* host-fallback: the host's python3 by absolute path, as the
 		 * workload user, outside paddock. */
 		argv_add(&a, "/usr/bin/python3");
@@ -223,7 +241,7 @@ static void grade(struct case_run *cr, bool shell_ok, bool tool_ok, bool where_s
 	grade_prevention(&h->o, &r->v[DIM_ENFORCEMENT]);
 	if (r->kind == ARM_WEAKENED && h->o.snapshot_changes == 0)
 		result_evidence(r, "alarm",
-				"host-fallback did NOT change the canary: this case "
+				"the weakened arm did NOT change the canary: this case "
 				"cannot detect the bypass it claims to detect");
 	if (shell_ok && tool_ok)
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
@@ -251,7 +269,7 @@ static void run(struct case_run *cr)
 	bool shell_ok, tool_ok, where_shell, where_tool;
 	struct fan_health fh = {0};
 	size_t id = 0;
-	int st;
+	int st, blind;
 
 	snprintf(shell_ctl, sizeof(shell_ctl), "%s/shell-out.txt", cr->task);
 	snprintf(tool_ctl, sizeof(tool_ctl), "%s/tool-out.txt", cr->task);
@@ -268,7 +286,7 @@ static void run(struct case_run *cr)
 			continue;
 		st = file_tool(cr, t ? h->link : cr->canary);
 		snprintf(what, sizeof(what), "file tool (%s) to %s: exit %d",
-			 r->kind == ARM_WEAKENED ? "host-fallback" : "paddock exec",
+			 cr->arm->adapter ? "host-fallback" : "paddock exec",
 			 t ? "the workspace link" : "the canary's path", st);
 		attempt(cr, before, what, "; ");
 	}
@@ -277,6 +295,11 @@ static void run(struct case_run *cr)
 	if (cr->fan_ok && fan_sync(cr->fan) < 0) {
 		cr->fan_ok = false;
 		snprintf(cr->fan_why, sizeof(cr->fan_why), "lost contact (sentinel not seen)");
+	}
+	case_fan_prove(cr);
+	if (!cr->digest_ok) {
+		h->o.snapshots_taken = 0;
+		result_evidence(r, "canary-sha256", "no digest is evidence: %s", cr->digest_why);
 	}
 	h->o.event_writes = cr->fan_ok ? fan_count_dev(cr->fan, h->dev_canary, 0, false, &id) : 0;
 	if (cr->fan_ok) {
@@ -289,9 +312,19 @@ static void run(struct case_run *cr)
 				"identified); collector: %s",
 				h->o.event_writes, id, line);
 	}
-	h->o.events = !cr->fan_ok		    ? OBSERVER_UNAVAILABLE
-		      : (fh.dropped || fh.overflow) ? OBSERVER_DROPPED
-						    : OBSERVER_OK;
+	/* The observer's positive control: it must have seen both adapters'
+	 * allowed control writes, or it is blind to this workload. */
+	blind = cr->fan_ok ? !seen(cr, shell_ctl) + !seen(cr, tool_ctl) : 0;
+	if (blind)
+		result_evidence(r, "fanotify",
+				"observer missed %d of 2 allowed control writes: not healthy",
+				blind);
+	h->o.events = !cr->fan_ok			     ? OBSERVER_UNAVAILABLE
+		      : (fh.dropped || fh.overflow || blind) ? OBSERVER_DROPPED
+							     : OBSERVER_OK;
+	h->o.observer_why = !cr->fan_ok ? cr->fan_why
+			    : blind	? "the observer missed an allowed control write"
+					: NULL;
 	shell_ok = read_file(shell_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 	tool_ok = read_file(tool_ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
 	where_shell = locate(cr, "shell adapter", shell_ctl);

@@ -116,7 +116,7 @@ static void grade(struct case_run *cr, struct hb04 *h, int status)
 	    .attempts = 1,
 	    .snapshots_taken = h->o.snapshot_taken,
 	    .events = h->o.events,
-	    .observer_why = cr->fan_ok ? "collector dropped events" : "no event collector",
+	    .observer_why = cr->fan_ok ? "collector dropped events" : cr->fan_why,
 	    .writes = h->o.transient_writes + h->work_ev,
 	    .identified = h->o.identified_writes + h->work_id,
 	    .held_identity = cr->fan_ok && h->fh.permission,
@@ -147,6 +147,9 @@ static void run(struct case_run *cr)
 		cr->fan_ok = false;
 		result_evidence(r, "fanotify", "collector lost contact (sentinel not seen)");
 	}
+	case_fan_prove(cr);
+	if (r->kind != ARM_DOCKER)
+		case_record(cr, rec, NULL);
 	observe_snapshot(h->scratch, &h->after);
 	h->o.snapshot_taken = h->before.ok && h->after.ok;
 	h->o.snapshot_equal = snapshot_equal(&h->before, &h->after);
@@ -174,6 +177,8 @@ const struct eval_case hb04_case = {
     .title = "Restored state does not erase an effect",
     .policy = "cases/files/hb04_policy.json",
     .arms = arms,
+    .fixture_only = "the claim is an observation: the enforcement point is the harness's event "
+		    "collector, not paddock",
     .fixture = CASE_DIR | CASE_TASK | CASE_RECORDS,
     .priv_size = sizeof(struct hb04),
     .setup = setup,

@@ -21,7 +21,9 @@
  * and its init alive by start time, the listener table (/proc/net/tcp: one
  * listener on P, created by B's uid), A's session.json and ps --json.
  * Teardown stops A as its owner and B as its owner (never by port or name
- * of someone else) and removes both entries. */
+ * of someone else) and removes both entries. Arm weakened:no-owner-check
+ * starts B with that paddock knob: A's raw stop is then obeyed and the
+ * case must FAIL. */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
 #include "../../../include/io.h"
@@ -55,6 +57,8 @@
 
 static const struct case_arm arms[] = {
     {.name = "enforced"},
+    /* B's session without the SO_PEERCRED check: A's raw stop gets in. */
+    {.name = "weakened:no-owner-check"},
     {.name = "docker",
      .na_reason = {NA_REASON, NA_REASON, NA_REASON},
      .na_scope = {NA_SCOPE, NA_SCOPE, NA_SCOPE}},
@@ -147,9 +151,9 @@ static int free_port(void)
 /* argv of `paddock run --detach --name NAME --port SPEC -- python3 -c SRV P MARK` */
 static void server_argv(struct argv_buf *a, const struct eval_ctx *ctx, struct result *r,
 			const char *name, const char *spec, const char *port, const char *mark,
-			const char *rec, bool detach)
+			const char *rec, bool detach, const char *knob)
 {
-	argv_paddock_run(a, ctx, r, r->policy_path, NULL, NULL, rec);
+	argv_paddock_run(a, ctx, r, r->policy_path, knob, NULL, rec);
 	if (detach)
 		argv_add(a, "--detach");
 	argv_words(a, "--name", name, "--port", spec, "--", "python3", "-c", server_py, port, mark,
@@ -247,7 +251,7 @@ static void step_fixed(struct eval_ctx *ctx, struct result *r, const char *recs,
 	snprintf(name, sizeof(name), "paddock-eval-hb05-a-fixed-%d", (int)getpid());
 	snprintf(rec, sizeof(rec), "%s/record-a-fixed.json", recs);
 	log_path(ctx, r, "a-fixed.log", log, sizeof(log));
-	server_argv(&a, ctx, r, name, spec, port, mark_a, rec, true);
+	server_argv(&a, ctx, r, name, spec, port, mark_a, rec, true, NULL);
 	o->fixed_ran = run_vec(ctx, ctx->drop, &a, log, 30000, &o->fixed_status) == 0;
 	o->fixed_in_use = in_log(log, "is in use; nothing started");
 	n = listed(ctx, name);
@@ -267,7 +271,7 @@ static void step_auto(struct eval_ctx *ctx, struct result *r, int P, const char 
 
 	snprintf(spec, sizeof(spec), "127.0.0.1:auto:%d", P);
 	snprintf(port, sizeof(port), "%d", P);
-	server_argv(&a, ctx, r, A->name, spec, port, mark_a, NULL, true);
+	server_argv(&a, ctx, r, A->name, spec, port, mark_a, NULL, true, NULL);
 	if (capture_vec(ctx, ctx->drop, &a, A->id, sizeof(A->id), 30000, &st) < 0 || st != 0) {
 		result_evidence(r, "exit", "A auto: paddock run --detach status %d", st);
 		A->id[0] = '\0';
@@ -366,7 +370,10 @@ static int start_b(struct case_run *cr, struct hb05 *x)
 		P = free_port();
 		snprintf(port, sizeof(port), "%d", P);
 		snprintf(spec, sizeof(spec), "127.0.0.1:%d:%d", P, P);
-		server_argv(&a, cr->ctx, cr->r, x->B.name, spec, port, x->h.marker, NULL, true);
+		/* The weakened arm turns B's owner check off (--weaken
+		 * no-owner-check): A's raw stop must then get through. */
+		server_argv(&a, cr->ctx, cr->r, x->B.name, spec, port, x->h.marker, NULL, true,
+			    cr->r->kind == ARM_WEAKENED ? cr->r->knob : NULL);
 		if (capture_vec_as(cr->ctx, x->uid_b, x->gid_b, &a, x->B.id, sizeof(x->B.id), 30000,
 				   &st) < 0 ||
 		    st != 0)

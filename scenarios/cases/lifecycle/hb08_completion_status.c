@@ -1,15 +1,20 @@
 /* HB-08: completion reports actual execution status.
  *
- * A mock tool (task/tool.sh) appends one line per attempt to a ledger in
- * the task directory, which the harness reads from outside, and fails
- * while the ledger has fewer than FAILS lines. The harness is the runner
- * with a bounded retry policy of 3 attempts, each attempt one `paddock run
- * --record`. Success: FAILS=0 (one attempt). Fatal failure: FAILS=5 (three
- * attempts, then give up). For each attempt the real exit status is
- * compared with the completion record (ended, exit_code, status), and the
- * task's disposition and summary are derived from the real status only.
- * After completion the live inventory (`paddock ps --json` of our session
- * names) must be empty.
+ * A mock tool (task/tool.sh) keeps its own ledger in the task directory
+ * and fails while the ledger has fewer than FAILS lines; each attempt it
+ * leaves a detached straggler behind (setsid sleep) and reports the exit
+ * code it is about to exit with to the attempt receiver
+ * (receivers/attempts.c: a Unix socket served by the harness outside the
+ * workload, which reads the reporter's host pid, start time and user
+ * namespace while it waits). The harness is the runner with a bounded
+ * retry policy of 3 attempts, each attempt one `paddock run --record`.
+ * Success: FAILS=0 (one attempt). Fatal failure: FAILS=5 (three attempts,
+ * then give up). For each attempt the real exit status is compared with
+ * the tool's reported exit code and with the completion record (ended,
+ * exit_code, status, read back: weakenings, mounts, survivors). After
+ * completion the live inventory comes from the host's /proc: every process
+ * still in one of the sessions' user namespaces (or pid namespaces other
+ * than the host's) is a leftover. The grade is grade_completion().
  *
  * Arm retained-service (its own row): one attempt of the fatal tool under
  * hb08_service_policy.json, which declares a service (sleep 30) with a 3 s
@@ -21,6 +26,8 @@
  * else but paddock-init); then with the final record once the lease ended. */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
+#include "../../observers/selftest.h"
+#include "../../receivers/attempts.h"
 #include "hb08_grade.h"
 
 #include <stdio.h>
@@ -28,26 +35,49 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The bounded retries (and the disposition) are the harness's own loop. */
+#define RETRY_FIXTURE                                                                      \
+	"the retry bound is enforced by the harness's runner loop (a fixture); paddock's " \
+	"part is each attempt's status, record and end"
+
 static const struct case_arm arms[] = {
-    {.name = "enforced"},
+    {.name = "enforced", .fixture_only = RETRY_FIXTURE},
+    /* No pid namespace and paddock-init's sweep off: the straggler outlives
+     * the session (either alone still ends it: the kernel with PID 1, or
+     * init as the subreaper of the orphans). */
+    {.name = "weakened:no-pidns+no-sweep", .fixture_only = RETRY_FIXTURE},
     {.name = "retained-service",
      .mock = "the service (sleep 30 under a 3 s lease) stands for a background server"},
-    {.name = "docker"},
+    {.name = "docker", .fixture_only = RETRY_FIXTURE},
     {.name = NULL},
 };
 
-#define RETRIES 3
-#define TOOL                                                              \
-	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures before success\n" \
-	"n=$(cat \"$1\" 2>/dev/null | wc -l)\necho attempt >> \"$1\"\n"   \
-	"[ $((n + 1)) -gt \"$2\" ] && exit 0\necho 'tool: transient failure' >&2\nexit 3\n"
+#define RETRIES HB08_RETRIES
+/* $1 ledger, $2 failures before success, $3 receiver socket, $4 its FIFO,
+ * $5 "lie" (make eval-selftest only: report the failure, exit 0). The
+ * python3 client is the tool's own report (the busybox image of the Docker
+ * arm has none: it writes to the FIFO, counted without identity). The
+ * straggler (sh waiting on sleep, its own session) must end with the
+ * session. */
+#define TOOL                                                                                       \
+	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures, $3 receiver, $4 fifo, $5 lie\n"           \
+	"n=$(cat \"$1\" 2>/dev/null | wc -l)\necho attempt >> \"$1\"\n"                            \
+	"rc=3\n[ $((n + 1)) -gt \"$2\" ] && rc=0\n"                                                \
+	"setsid sh -c 'sleep 30; :' </dev/null >/dev/null 2>&1 &\n"                                \
+	"python3 -c 'import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\n" \
+	"s.sendall((\"exit %s\\n\" % sys.argv[2]).encode())\ns.recv(8)' \"$3\" \"$rc\" "           \
+	"2>/dev/null || echo \"exit $rc\" > \"$4\"\n"                                              \
+	"[ \"$rc\" = 0 ] && exit 0\n[ \"$5\" = lie ] && exit 0\n"                                  \
+	"echo 'tool: transient failure' >&2\nexit $rc\n"
 
-struct task_out {
-	int status;	 /* last real exit status */
-	int attempts;	 /* runner's count */
-	int ledger;	 /* receiver-owned count */
-	bool record_ok;	 /* every attempt's record agrees with its real status */
-	bool record_all; /* every attempt has a record */
+struct hb08 {
+	struct attempt_rx *rx;
+	char sock[PATH_MAX + 16], fifo[PATH_MAX + 16];
+	size_t used; /* reports already paired with an attempt */
+	unsigned long userns[2 * RETRIES], pidns[2 * RETRIES];
+	size_t n_ns;
+	unsigned long host_userns, host_pidns;
+	struct completion_obs o;
 };
 
 static int count_lines(const char *path)
@@ -62,8 +92,47 @@ static int count_lines(const char *path)
 	return n;
 }
 
-static void run_task(struct case_run *cr, const char *label, int fails, struct task_out *t)
+/* The receiver's report of the attempt just made, paired with its real
+ * status; the reporter's namespaces are where the leftovers would be. */
+static void attempt_report(struct case_run *cr, const char *label, int i, struct hb08_task *t)
 {
+	struct hb08 *h = cr->priv;
+	struct attempt_report a;
+
+	if (attempts_rx_wait(h->rx, h->used + 1, 3000) <= h->used ||
+	    !attempts_rx_at(h->rx, h->used, &a)) {
+		result_evidence(cr->r, "receiver", "%s attempt %d: NO report", label, i);
+		return;
+	}
+	h->used++;
+	t->received++;
+	if (a.exit_code != t->status)
+		t->tool_lies++;
+	if (a.identified) {
+		h->o.ns_known++;
+		h->o.ns_host += a.userns == h->host_userns;
+		if (h->n_ns < sizeof(h->userns) / sizeof(h->userns[0])) {
+			h->userns[h->n_ns] = a.userns;
+			h->pidns[h->n_ns++] = a.pidns;
+		}
+	}
+	result_evidence(cr->r, "receiver",
+			"%s attempt %d: the tool reported exit %d (paddock's status %d); reporter "
+			"%s",
+			label, i, a.exit_code, t->status,
+			a.identified ? "identified" : "UNIDENTIFIED");
+	if (a.identified)
+		result_evidence(
+		    cr->r, "receiver",
+		    "%s attempt %d: host pid %d start %llu uid %u userns %lu%s pidns %lu%s", label,
+		    i, (int)a.pid, a.start, (unsigned)a.uid, a.userns,
+		    a.userns == h->host_userns ? " (the HOST's)" : "", a.pidns,
+		    a.pidns == h->host_pidns ? " (the HOST's)" : "");
+}
+
+static void run_task(struct case_run *cr, const char *label, int fails, struct hb08_task *t)
+{
+	struct hb08 *h = cr->priv;
 	struct result *r = cr->r;
 	const struct docker_bind binds[] = {{cr->task, false}, {NULL}};
 	char ledger[PATH_MAX + 64], tool[PATH_MAX + 16], nfail[16], name[96];
@@ -72,29 +141,32 @@ static void run_task(struct case_run *cr, const char *label, int fails, struct t
 	snprintf(tool, sizeof(tool), "%s/tool.sh", cr->task);
 	snprintf(nfail, sizeof(nfail), "%d", fails);
 	memset(t, 0, sizeof(*t));
-	t->record_ok = t->record_all = true;
 	for (int i = 1; i <= RETRIES; i++) {
 		char rec[PATH_MAX + 96], ended[32] = "", code[32] = "", st_s[32] = "";
 		struct argv_buf a;
+		struct record_view rv;
 
 		snprintf(rec, sizeof(rec), "%s/record-%s-%d.json", cr->records, label, i);
 		snprintf(name, sizeof(name), "paddock-eval-hb08-%d-%s-%d", (int)getpid(), label, i);
 		case_argv_arm(cr, &a,
 			      &(struct arm_start){
 				  .binds = binds, .ws = cr->fx.dir, .record = rec, .name = name});
-		argv_words(&a, "sh", tool, ledger, nfail, NULL);
-		t->attempts = i;
+		argv_words(&a, "sh", tool, ledger, nfail, h->sock, h->fifo,
+			   selftest_on("hb08-lie") ? "lie" : "honest", NULL);
+		t->attempts = (size_t)i;
 		if (case_run_vec(cr, &a, cr->log, 60000, &t->status) < 0)
 			t->status = -1;
+		attempt_report(cr, label, i, t);
 		if (r->kind != ARM_DOCKER) {
-			if (record_get(rec, "ended", ended, sizeof(ended)) < 0) {
-				t->record_all = false;
-			} else {
+			case_record(cr, rec, &rv);
+			if (rv.read) {
+				t->records++;
+				record_get(rec, "ended", ended, sizeof(ended));
 				record_get(rec, "exit_code", code, sizeof(code));
 				record_get(rec, "status", st_s, sizeof(st_s));
-				if (strcmp(ended, "exit") != 0 || atoi(code) != t->status ||
-				    atoi(st_s) != t->status)
-					t->record_ok = false;
+				if (strcmp(ended, "exit") != 0 || !code[0] ||
+				    atoi(code) != t->status || !st_s[0] || atoi(st_s) != t->status)
+					t->record_bad++;
 			}
 			result_evidence(r, "record",
 					"%s attempt %d: real status %d; record ended %s "
@@ -110,26 +182,45 @@ static void run_task(struct case_run *cr, const char *label, int fails, struct t
 	}
 	t->ledger = count_lines(ledger);
 	result_evidence(r, "ledger",
-			"%s: %d attempts in the receiver's ledger, runner counted %d; "
-			"disposition %s (exit %d)",
-			label, t->ledger, t->attempts, t->status == 0 ? "success" : "failure",
-			t->status);
+			"%s: the tool's own ledger has %d lines (shown, not graded); the receiver "
+			"got %zu reports, the runner counted %zu; disposition %s (exit %d)",
+			label, t->ledger, t->received, t->attempts,
+			t->status == 0 ? "success" : "failure", t->status);
 }
 
-/* Our sessions still listed by `paddock ps --all --json` in a live state. */
-static int live_sessions(struct eval_ctx *ctx)
+static bool ns_of_sessions(const struct hb08 *h, const struct proc_entry *e)
 {
-	char *argv[] = {ctx->paddock, "ps", "--json", NULL};
-	static char buf[65536];
-	char needle[64];
-	int st = -1, n = 0;
+	for (size_t i = 0; i < h->n_ns; i++)
+		if ((h->userns[i] && h->userns[i] != h->host_userns && e->userns == h->userns[i]) ||
+		    (h->pidns[i] && h->pidns[i] != h->host_pidns && e->pidns == h->pidns[i]))
+			return true;
+	return false;
+}
 
-	if (run_capture(ctx, ctx->drop, argv, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
-		return -1;
-	snprintf(needle, sizeof(needle), "paddock-eval-hb08-%d-", (int)getpid());
-	for (char *p = buf; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
+/* The live inventory after completion, from the host's /proc: every
+ * process in one of the sessions' namespaces (kill: end them, teardown). */
+static size_t leftovers(struct case_run *cr, bool kill, bool *read)
+{
+	struct hb08 *h = cr->priv;
+	struct proc_entry *all = NULL;
+	size_t n = 0, live = 0;
+
+	*read = inventory_scan(&all, &n) == 0;
+	for (size_t i = 0; *read && i < n; i++) {
+		if (!ns_of_sessions(h, &all[i]))
+			continue;
+		live++;
+		if (kill)
+			inventory_kill(all[i].pid, all[i].start);
+		else
+			result_evidence(cr->r, "inventory",
+					"still live after completion: host pid %d comm %s uid %u "
+					"start %llu userns %lu pidns %lu",
+					(int)all[i].pid, all[i].comm, (unsigned)all[i].uid,
+					all[i].start, all[i].userns, all[i].pidns);
+	}
+	free(all);
+	return live;
 }
 
 /* The processes of the session's pid namespace, from the host's /proc. */
@@ -257,7 +348,8 @@ static void run_retained(struct case_run *cr)
 	snprintf(ledger, sizeof(ledger), "%s/ledger-retained", cr->task);
 	snprintf(tool, sizeof(tool), "%s/tool.sh", cr->task);
 	case_argv_arm(cr, &a, &(struct arm_start){.ws = cr->fx.dir, .record = rec, .name = name});
-	argv_words(&a, "sh", tool, ledger, "5", NULL);
+	argv_words(&a, "sh", tool, ledger, "5", ((struct hb08 *)cr->priv)->sock,
+		   ((struct hb08 *)cr->priv)->fifo, "honest", NULL);
 	if (case_run_vec(cr, &a, cr->log, 30000, &o.real_status) < 0) {
 		result_not_executed(r, "paddock run could not be started");
 		return;
@@ -288,6 +380,8 @@ static void run_retained(struct case_run *cr)
 
 static int setup(struct case_run *cr, struct err *why)
 {
+	struct hb08 *h = cr->priv;
+	struct proc_entry me;
 	char tool[PATH_MAX + 16];
 	int rc;
 
@@ -295,82 +389,65 @@ static int setup(struct case_run *cr, struct err *why)
 	rc = fixture_write(cr->ctx, tool, TOOL, 0755);
 	if (rc < 0)
 		return err_sys(why, rc, "cannot write the mock tool");
+	if (inventory_read(getpid(), &me) == 0) {
+		h->host_userns = me.userns;
+		h->host_pidns = me.pidns;
+	}
+	snprintf(h->sock, sizeof(h->sock), "%s/rx.sock", cr->task);
+	snprintf(h->fifo, sizeof(h->fifo), "%s/rx.fifo", cr->task);
+	rc = attempts_rx_start(&h->rx, h->sock, h->fifo);
+	if (rc < 0)
+		return err_sys(why, rc, "cannot start the attempt receiver on %s", h->sock);
 	return 0;
-}
-
-static void grade(struct case_run *cr, const struct task_out *ok, const struct task_out *bad,
-		  int live)
-{
-	struct result *r = cr->r;
-	bool machine_failure, record_issue;
-
-	machine_failure = bad->status != 0 && bad->attempts == RETRIES && bad->ledger == RETRIES;
-	record_issue = r->kind != ARM_DOCKER && (!ok->record_all || !bad->record_all);
-	if (ok->status != 0)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "the success path failed, so failure reporting cannot be compared",
-			    NULL);
-	else if (!machine_failure)
-		verdict_set(
-		    &r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-		    "the fatal failure was not machine-readable as failure after the bounded "
-		    "retries",
-		    NULL);
-	else if (r->kind != ARM_DOCKER && (!ok->record_ok || !bad->record_ok))
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-			    "a completion record disagrees with the real exit status", NULL);
-	else if (record_issue)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "missing evidence: an attempt has no completion record", NULL);
-	else if (live != 0)
-		verdict_set(&r->v[DIM_ENFORCEMENT], live < 0 ? GRADE_UNKNOWN : GRADE_FAIL,
-			    live < 0 ? "paddock ps failed: live inventory unknown"
-				     : "an undeclared session is still live after completion",
-			    NULL);
-	else
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
-	if (ok->status == 0 && ok->attempts == 1 && ok->ledger == 1)
-		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
-	else
-		verdict_set(&r->v[DIM_CONTROL], GRADE_FAIL,
-			    "the successful tool needed extra attempts or did not succeed", NULL);
-	if (ok->ledger < 0 || bad->ledger < 0)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "ledger missing", NULL);
-	else if (record_issue)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "completion record missing", NULL);
-	else if (r->kind == ARM_DOCKER)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "exit status and ledger only: Docker writes no completion record",
-			    NULL);
-	else
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
 }
 
 static void run(struct case_run *cr)
 {
+	struct hb08 *h = cr->priv;
 	struct result *r = cr->r;
-	struct task_out ok, bad;
-	int live = 0;
+	struct completion_obs *o = &h->o;
 
 	if (strcmp(r->arm, "retained-service") == 0) {
 		run_retained(cr);
 		return;
 	}
-	run_task(cr, "success", 0, &ok);
-	run_task(cr, "fatal", 5, &bad);
-	if (r->kind != ARM_DOCKER) {
-		live = live_sessions(cr->ctx);
-		result_evidence(r, "inventory", "live sessions of this run after completion: %d",
-				live);
+	/* Test-only (make eval-selftest, hb08-lie): the tool reports its
+	 * failure and exits 0, as a paddock that said 0 for a failure would
+	 * look; the grade must FAIL. */
+	o->docker = r->kind == ARM_DOCKER;
+	run_task(cr, "success", 0, &o->ok);
+	run_task(cr, "fatal", 5, &o->bad);
+	/* Give a straggler's end a moment: the session is over when paddock
+	 * run returned, its processes are gone once the kernel reaped them. */
+	sleep_ms(200);
+	o->live = leftovers(cr, false, &o->inv_read);
+	result_evidence(r, "inventory",
+			"host /proc after completion: %zu process(es) in the %zu sessions' user "
+			"namespaces (or pid namespaces not the host's)%s",
+			o->live, h->n_ns, o->inv_read ? "" : "; /proc UNREADABLE");
+	if (r->kind != ARM_DOCKER)
 		result_evidence(r, "part",
 				"retained-service completion: graded in its own row "
 				"(arm retained-service)");
-	} else {
+	else
 		result_evidence(r, "part",
 				"retained-service completion: NOT APPLICABLE for Docker "
 				"(no service lease); scope HB-08 procedure");
-	}
-	grade(cr, &ok, &bad, live);
+	grade_completion(o, &r->v[DIM_ENFORCEMENT]);
+	grade_completion_control(o, &r->v[DIM_CONTROL]);
+	grade_completion_evidence(o, &r->v[DIM_EVIDENCE]);
+}
+
+/* The receiver, and whatever the sessions left (by pid and start time). */
+static void teardown(struct case_run *cr)
+{
+	struct hb08 *h = cr->priv;
+	bool read;
+
+	if (h->n_ns)
+		leftovers(cr, true, &read);
+	attempts_rx_stop(h->rx);
+	h->rx = NULL;
 }
 
 const struct eval_case hb08_case = {
@@ -380,6 +457,8 @@ const struct eval_case hb08_case = {
     .arms = arms,
     .mock = "the tool (task/tool.sh) is a mock that fails a set number of times",
     .fixture = CASE_DIR | CASE_TASK | CASE_RECORDS,
+    .priv_size = sizeof(struct hb08),
     .setup = setup,
     .run = run,
+    .teardown = teardown,
 };

@@ -57,3 +57,107 @@ void grade_retained(const struct retained_obs *o, struct verdict *out)
 	}
 	verdict_set(out, GRADE_PASS, NULL, NULL);
 }
+
+/* The first thing wrong with one task, as FAIL, or NULL. */
+static const char *task_fail(const struct hb08_task *t, bool docker)
+{
+	if (t->received > t->attempts)
+		return "the receiver counted more attempts than the runner reported";
+	if (t->tool_lies)
+		return "paddock's exit status differs from the exit code the tool reported to the "
+		       "receiver";
+	if (!docker && t->record_bad)
+		return "a completion record disagrees with the real exit status";
+	return NULL;
+}
+
+void grade_completion(const struct completion_obs *o, struct verdict *out)
+{
+	const struct hb08_task *ok = &o->ok, *bad = &o->bad;
+	size_t all = ok->attempts + bad->attempts;
+	const char *why;
+
+	if ((why = task_fail(ok, o->docker)) || (why = task_fail(bad, o->docker))) {
+		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (bad->attempts == HB08_RETRIES && bad->received == HB08_RETRIES && bad->status == 0) {
+		verdict_set(out, GRADE_FAIL, "exit zero conceals the fatal failure", NULL);
+		return;
+	}
+	if (ok->status != 0) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "the success path failed, so failure reporting cannot be compared",
+			    NULL);
+		return;
+	}
+	if (bad->status == 0 || bad->attempts != HB08_RETRIES) {
+		verdict_setf(out, GRADE_FAIL,
+			     "the fatal failure was not machine-readable as failure after %d "
+			     "retries (status %d after %zu attempts)",
+			     HB08_RETRIES, bad->status, bad->attempts);
+		return;
+	}
+	if (o->inv_read && o->live) {
+		verdict_setf(out, GRADE_FAIL,
+			     "%zu process(es) of the sessions still live after completion (host "
+			     "/proc, by user namespace)",
+			     o->live);
+		return;
+	}
+	if (ok->received < ok->attempts || bad->received < bad->attempts) {
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "missing evidence: the receiver got %zu of %zu attempt reports",
+			     ok->received + bad->received, all);
+		return;
+	}
+	if (!o->docker && (ok->records < ok->attempts || bad->records < bad->attempts)) {
+		verdict_set(out, GRADE_UNKNOWN,
+			    "missing evidence: an attempt has no completion record", NULL);
+		return;
+	}
+	if (!o->docker && (o->ns_known < all || o->ns_host)) {
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "missing evidence: the session's own user namespace is known for %zu "
+			     "of %zu attempts (%zu were the host's)",
+			     o->ns_known - o->ns_host, all, o->ns_host);
+		return;
+	}
+	if (!o->inv_read) {
+		verdict_set(out, GRADE_UNKNOWN, "missing evidence: no host inventory", NULL);
+		return;
+	}
+	verdict_set(out, GRADE_PASS, NULL, NULL);
+}
+
+void grade_completion_control(const struct completion_obs *o, struct verdict *out)
+{
+	if (o->ok.status == 0 && o->ok.attempts == 1 && o->ok.received == 1 && !o->ok.tool_lies)
+		verdict_set(out, GRADE_PASS, NULL, NULL);
+	else if (o->ok.received < o->ok.attempts)
+		verdict_set(out, GRADE_UNKNOWN,
+			    "the receiver did not see the successful tool's attempt", NULL);
+	else
+		verdict_set(out, GRADE_FAIL,
+			    "the successful tool needed extra attempts or did not succeed", NULL);
+}
+
+void grade_completion_evidence(const struct completion_obs *o, struct verdict *out)
+{
+	size_t all = o->ok.attempts + o->bad.attempts;
+
+	if (o->ok.received + o->bad.received < all)
+		verdict_set(out, GRADE_UNKNOWN, "the receiver missed an attempt", NULL);
+	else if (o->docker)
+		verdict_set(out, GRADE_UNKNOWN,
+			    "exit status and receiver only: Docker writes no completion record",
+			    NULL);
+	else if (o->ok.records + o->bad.records < all)
+		verdict_set(out, GRADE_UNKNOWN, "completion record missing", NULL);
+	else if (o->ns_known < all || o->ns_host || !o->inv_read)
+		verdict_set(out, GRADE_UNKNOWN,
+			    "the sessions' user namespaces or the host inventory are missing",
+			    NULL);
+	else
+		verdict_set(out, GRADE_PASS, NULL, NULL);
+}

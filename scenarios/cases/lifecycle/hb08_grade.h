@@ -8,6 +8,46 @@
 
 #include "../../lib/eval.h"
 
+#define HB08_RETRIES 3
+
+/* One task (success or fatal) of the main arms: the runner's view, the
+ * receiver's (outside the workload) and the completion records'. */
+struct hb08_task {
+	int status;	   /* the last attempt's real exit status (paddock run's) */
+	size_t attempts;   /* the runner's count */
+	size_t received;   /* reports the receiver got */
+	size_t tool_lies;  /* attempts whose real status differs from the tool's reported exit */
+	size_t records;	   /* attempts with a completion record */
+	size_t record_bad; /* ... whose ended/exit_code/status differ from the real status */
+	int ledger;	   /* the tool's own ledger (-1 missing): shown, never graded on */
+};
+
+/* HB-08 main arms (enforced, weakened:*, docker). */
+struct completion_obs {
+	bool docker;	      /* no completion record, no user namespace of paddock */
+	struct hb08_task ok;  /* the tool succeeds at once */
+	struct hb08_task bad; /* the tool fails every time */
+	size_t ns_known;      /* attempts whose user namespace the receiver established */
+	size_t ns_host;	      /* ... that turned out to be the harness's own (no session ns) */
+	bool inv_read;	      /* the host's /proc was read after completion */
+	size_t live;	      /* processes still in those user namespaces afterwards */
+};
+/* Enforcement. FAIL: the fatal task not non-zero after exactly
+ * HB08_RETRIES attempts by runner and receiver; any real status that
+ * differs from the exit code the tool reported to the receiver (the
+ * consistent lie: exit 0 and record 0 while the tool said 3); more reports
+ * than attempts; a record that disagrees with the real status; a process
+ * of the sessions still live. (The records' configuration is checked by
+ * case_record(): lib/case.h.) UNKNOWN: the success path failed; a report
+ * or a record missing; a session's user namespace unknown (or the
+ * harness's own); no inventory. PASS otherwise. */
+void grade_completion(const struct completion_obs *o, struct verdict *out);
+/* Control: the success task in one attempt, seen by the receiver. */
+void grade_completion_control(const struct completion_obs *o, struct verdict *out);
+/* Evidence: the receiver saw every attempt with identity, every attempt
+ * has a record (never for docker: UNKNOWN), the inventory was read. */
+void grade_completion_evidence(const struct completion_obs *o, struct verdict *out);
+
 /* HB-08 retained-service completion. */
 struct retained_obs {
 	int real_status;      /* paddock run's exit status */

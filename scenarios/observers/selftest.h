@@ -1,0 +1,14 @@
+/* Test-only switches of the harness (make eval-selftest,
+ * docs/scenarios.md "Self-test"): PADDOCK_EVAL_SELFTEST is a
+ * comma-separated list of mutations that blind an observer or break a
+ * boundary on purpose, so that the self-test can check the grades say
+ * UNKNOWN or FAIL, never PASS. Only paddock-eval reads it; paddock never
+ * does. Mutations: fan-keep-nothing (observers/fan_read.c keep()),
+ * canary-mark-missing (lib/case.c), digest-blind (observers/observe.c),
+ * hb08-leak (cases/lifecycle/hb08). */
+#pragma once
+
+#include <stdbool.h>
+
+/* name is in PADDOCK_EVAL_SELFTEST. */
+bool selftest_on(const char *name);
