@@ -1,22 +1,33 @@
 /* Protected paths, supervisor side. A protected path inside a writable bind
  * must be read-only in the sandbox, and when it does not exist yet its
  * creation must be impossible too. A mount needs something to sit on, so a
- * missing path gets an empty placeholder file at its first missing
- * component (the approach Codex's bubblewrap sandbox takes); the read-only
- * bind over it makes it impossible to write, unlink, rename over or create
- * anything below it from inside (a mount point is busy in its namespace).
+ * missing path gets a placeholder at its first missing component; the
+ * read-only bind over it makes it impossible to write, unlink, rename over
+ * or create anything below it from inside (a mount point is busy in its
+ * namespace).
+ *
+ * A placeholder must not be junk in the user's repository (docs/security.md,
+ * "No junk"): in the work tree it is an empty directory, which git never
+ * shows or commits; inside a VCS's own directory (a git directory, .hg,
+ * .jj), where no status shows anything, an empty file, because git reads
+ * config.worktree and friends as files (and commondir holds ".", which
+ * names the git directory itself: git behaves as without one). Each is
+ * marked before it becomes visible, so that a run killed at any moment
+ * leaves nothing a later run cannot prove is paddock's and remove: a
+ * directory is made with mode 0500 (an empty directory of that mode is the
+ * mark: mkdir(2) sets it atomically); a file is made as an O_TMPFILE,
+ * written, marked with the extended attribute user.paddock.placeholder,
+ * and only then linked in.
  *
  * Two sandboxes may share a workspace. Cleanup of a placeholder in the host
  * namespace would silently detach the other sandbox's mount on it (unlink
  * of a mount point in another namespace detaches it, Linux 3.18+), so every
  * sandbox holds a shared flock() on each protected inode for its lifetime,
- * and a placeholder is removed only by whoever can take it exclusively.
- * Placeholders carry the extended attribute user.paddock.placeholder, so a
- * sandbox that did not create one still knows it is a placeholder and the
- * last one to end removes it (on a filesystem without user xattrs only the
- * creator can, and one may be left behind: the record counts them). */
+ * and a placeholder is removed only by whoever can take it exclusively; the
+ * mark lets the last one to end remove it, whoever made it. */
 #include "mounts.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -32,28 +43,96 @@
 
 #define NOFOLLOW_BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 #define MARK		 "user.paddock.placeholder"
+#define DIR_MARK_MODE	 0500
+
+static bool dir_empty(int fd)
+{
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	DIR *d;
+	struct dirent *e;
+	bool empty = true;
+
+	if (dup < 0)
+		return false;
+	d = fdopendir(dup);
+	if (!d) {
+		close(dup);
+		return false;
+	}
+	rewinddir(d);
+	while (empty && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			empty = false;
+	closedir(d);
+	return empty;
+}
 
 static bool is_placeholder(int fd)
 {
 	struct stat st;
 	char v[2];
 
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
-	       fgetxattr(fd, MARK, v, sizeof(v)) == 1 && v[0] == '1';
+	if (fstat(fd, &st) < 0)
+		return false;
+	if (S_ISDIR(st.st_mode))
+		return (st.st_mode & 07777) == DIR_MARK_MODE && dir_empty(fd);
+	return S_ISREG(st.st_mode) && st.st_size <= 2 && fgetxattr(fd, MARK, v, sizeof(v)) == 1 &&
+	       v[0] == '1';
 }
 
-/* A new placeholder: empty, marked, read-only. The mode is set after the
- * mark, since writing a user xattr needs write permission. */
-static int create_placeholder(int dirfd, const char *name)
+/* Is dirfd (named name) a VCS's own directory, where nothing is shown by
+ * a status and a file placeholder is what its tool expects? */
+static bool vcs_dir(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	struct stat st;
 
+	if (name && (!strcmp(name, ".git") || !strcmp(name, ".hg") || !strcmp(name, ".jj")))
+		return true;
+	return fstatat(dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A placeholder file, complete and marked before its name appears. */
+static int create_file(int dirfd, const char *name)
+{
+	cleanup_close int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0444);
+	char proc[64];
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == ENOENT)) {
+		/* No O_TMPFILE on this filesystem: the name first. A kill
+		 * before the mark leaves an empty unmarked file. */
+		fd =
+		    openat(dirfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		(void)fsetxattr(fd, MARK, "1", 1, 0);
+		(void)fchmod(fd, 0444);
+		return take_fd(&fd);
+	}
 	if (fd < 0)
 		return -errno;
+	/* commondir "." is the git directory itself: git reads it, and
+	 * behaves as without one (an empty commondir is fatal to git). */
+	if (strcmp(name, "commondir") == 0 && write(fd, ".", 1) != 1)
+		return -EIO;
 	/* ENOTSUP: the filesystem has no user xattrs; see above. */
 	(void)fsetxattr(fd, MARK, "1", 1, 0);
-	(void)fchmod(fd, 0444);
-	return fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0)
+		return -errno;
+	return take_fd(&fd);
+}
+
+/* A new placeholder (see the top of the file). */
+static int create_placeholder(int dirfd, const char *dir_name, const char *name)
+{
+	int fd;
+
+	if (vcs_dir(dirfd, dir_name))
+		return create_file(dirfd, name);
+	if (mkdirat(dirfd, name, DIR_MARK_MODE) < 0)
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* Lock an opened protected inode and check the name still points at it (a
@@ -83,6 +162,7 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 	char buf[PATH_MAX];
 	cleanup_close int dirfd = -1;
 	char *p = buf, *slash;
+	const char *dir_name = NULL;
 
 	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
 		return err_set(err, ENAMETOOLONG, "%s: path too long", what);
@@ -100,7 +180,7 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 		fd = sys_openat2(dirfd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC, NOFOLLOW_BENEATH);
 		if (fd == -ENOENT) {
 			/* The first missing component: an empty placeholder. */
-			fd = create_placeholder(dirfd, p);
+			fd = create_placeholder(dirfd, dir_name, p);
 			if (fd == -EEXIST)
 				return -EAGAIN;
 			if (fd < 0)
@@ -119,6 +199,15 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 			return err_set(err, ELOOP,
 				       "%s: %s is a symlink; refusing to protect through it", what,
 				       rel);
+		/* A placeholder directory on the way (another run's, or one
+		 * left by a killed run) covers everything below it. */
+		if (slash && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == DIR_MARK_MODE) {
+			cleanup_close int d =
+			    openat(dirfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (d >= 0 && is_placeholder(d))
+				slash = NULL;
+		}
 		if (!slash || !S_ISDIR(st.st_mode)) {
 			/* The path itself, or a non-directory on the way, which
 			 * then blocks creation below it once read-only. */
@@ -138,6 +227,7 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 			return err_sys(err, next, "%s: open %s", what, rel);
 		close(dirfd);
 		dirfd = next;
+		dir_name = p;
 		p = slash + 1;
 	}
 }
@@ -256,7 +346,12 @@ static bool remove_placeholder(int fd, const char *path)
 	if (dirfd < 0 || fstat(fd, &a) < 0 ||
 	    fstatat(dirfd, slash + 1, &b, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
-	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino || !S_ISREG(b.st_mode) || b.st_size != 0)
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return false;
+	if (S_ISDIR(b.st_mode))
+		/* rmdir(2) refuses a directory someone filled meanwhile. */
+		return is_placeholder(fd) && unlinkat(dirfd, slash + 1, AT_REMOVEDIR) == 0;
+	if (!S_ISREG(b.st_mode) || b.st_size > 2)
 		return false;
 	/* Only a marked file, unless the filesystem cannot mark (we made it). */
 	if (!is_placeholder(fd) && fgetxattr(fd, MARK, NULL, 0) != -1)

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../../include/initproto.h"
+#include "../../mounts/git.h"
 #include "../sandbox/sandbox.h"
 #include "../session/session.h"
 #include "outcome.h"
@@ -19,6 +20,7 @@ struct run_spec {
 	char file_sha256[65];	  /* digest of the policy file bytes */
 	struct policy *policy;	  /* effective: file + command-line additions */
 	struct sandbox_spec sb;
+	struct git_watch git; /* the git directories protected, for the check after */
 };
 
 /* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,

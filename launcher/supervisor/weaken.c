@@ -13,6 +13,7 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"no-seccomp", "no seccomp filter: every system call is open to the workload"},
     {"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
     {"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
+    {"no-protect", "no protected paths: the workload can plant code the host's tools run"},
 };
 
 const char *weaken_name(unsigned bit)
