@@ -151,10 +151,16 @@ $(B)/tests/fuzz_proto_replay: tests/fuzz/fuzz_proto.c tests/fuzz/replay.c $(B)/l
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
-	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto
+# The readers of git's files (tests/fuzz/fuzz_git.c): mounts/gitconf.c.
+$(B)/tests/fuzz_git_replay: tests/fuzz/fuzz_git.c tests/fuzz/replay.c $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay
+FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
+	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto && \
+	      $(B)/tests/fuzz_git_replay tests/data/git
+
+fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_git_replay
 	$(FUZZ_REPLAY)
 
 # make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target.
@@ -163,6 +169,8 @@ FUZZ_SRC_policy := policy/*.c
 FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/default_seccomp.c
 FUZZ_SEED_policy := tests/data/valid contrib/policies
 FUZZ_SEED_proto := tests/data/proto
+FUZZ_SRC_git := mounts/gitconf.c
+FUZZ_SEED_git := tests/data/git
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ) \
@@ -173,7 +181,7 @@ fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 deps:
 	@./tests/deps.sh
 
-unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay
+unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_git_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 

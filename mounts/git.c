@@ -69,9 +69,9 @@ static void strv_free(struct strv *s)
  * Returns the length, -errno (-EFBIG over max). */
 static ssize_t read_small(int dirfd, const char *name, char *buf, size_t max)
 {
-	cleanup_close int fd = sys_openat2(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-					   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-					       RESOLVE_NO_MAGICLINKS);
+	cleanup_close int fd =
+	    sys_openat2(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	struct stat st;
 	size_t n = 0;
 
@@ -150,7 +150,8 @@ static int add_children(struct found *f, const char *dir, const char *sub, int d
 		char child[PATH_MAX];
 		cleanup_close int fd = -1;
 
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
 		if (snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= (int)sizeof(child))
 			continue;
@@ -216,8 +217,10 @@ static int add_dotgit(struct found *f, const char *dir, bool inside)
 		return 0;
 	if (snprintf(path, sizeof(path), "%s/.git", dir) >= (int)sizeof(path))
 		return 0;
+	/* Any .git directory, whether git would take it as a repository
+	 * yet or not: the workload could complete it. */
 	if (is_dir_at(fd, ".git"))
-		return is_file_at(fd, ".git/HEAD") ? add_gitdir(f, path, 0) : 0;
+		return add_gitdir(f, path, 0);
 	if (!is_file_at(fd, ".git"))
 		return 0;
 	if (inside) {
@@ -259,7 +262,8 @@ static int walk(struct found *f, const char *dir, dev_t dev, int depth, const ch
 		char path[PATH_MAX];
 		struct stat st;
 
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
 			continue;
@@ -483,7 +487,8 @@ static int expand_one(struct policy *p, const char *entry, struct strv *out, str
 		}
 		/* For the check after the run. */
 		for (size_t i = 0; r >= 0 && i < f.common.n + f.worktree.n; i++) {
-			const char *d = i < f.common.n ? f.common.v[i] : f.worktree.v[i - f.common.n];
+			const char *d =
+			    i < f.common.n ? f.common.v[i] : f.worktree.v[i - f.common.n];
 			struct strv dirs = {.v = w->dirs, .n = w->n_dirs, .cap = w->n_dirs};
 
 			r = strv_add(&dirs, d);
@@ -575,7 +580,8 @@ static int scan_dir(const char *dir, struct strv *lines, bool hooks)
 		while (d && (e = readdir(d))) {
 			size_t len = strlen(e->d_name);
 
-			if (e->d_name[0] == '.' || (len > 7 && !strcmp(e->d_name + len - 7, ".sample")))
+			if (e->d_name[0] == '.' ||
+			    (len > 7 && !strcmp(e->d_name + len - 7, ".sample")))
 				continue;
 			snprintf(line, sizeof(line), "%s\thooks\t%s", dir, e->d_name);
 			if (strv_add(lines, line) < 0) {
@@ -587,6 +593,25 @@ static int scan_dir(const char *dir, struct strv *lines, bool hooks)
 			closedir(d);
 	}
 	return 0;
+}
+
+/* The directory a commondir points to, scanned as a new git directory. */
+static int scan_redirect(const char *dir, struct strv *lines)
+{
+	cleanup_close int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char buf[PATH_MAX], rel[PATH_MAX];
+	cleanup_free char *target = NULL;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read_small(fd, "commondir", buf, sizeof(buf) - 1);
+	if (n < 0 || gitcommondir_parse(buf, (size_t)n, rel, sizeof(rel)) < 0)
+		return 0;
+	target = resolve_rel(dir, rel);
+	if (!target || strcmp(target, dir) == 0)
+		return 0;
+	return scan_dir(target, lines, true);
 }
 
 static bool has_commondir(const char *dir)
@@ -667,8 +692,11 @@ int git_check_after(const struct git_watch *w, char ***out)
 	for (size_t i = 0; r >= 0 && i < w->n_roots; i++) {
 		struct stat st;
 
-		if (stat(w->roots[i], &st) == 0)
-			r = walk(&f, w->roots[i], st.st_dev, 0, NULL, 0, NULL);
+		if (stat(w->roots[i], &st) == 0) {
+			r = walk_up(&f, w->roots[i]);
+			if (r >= 0)
+				r = walk(&f, w->roots[i], st.st_dev, 0, NULL, 0, NULL);
+		}
 	}
 	for (size_t i = 0; r >= 0 && i < w->n_dirs; i++)
 		r = strv_add(&f.common, w->dirs[i]);
@@ -689,6 +717,9 @@ int git_check_after(const struct git_watch *w, char ***out)
 
 			snprintf(line, sizeof(line), "%s\tcommondir\tappeared during the run", d);
 			r = strv_add(&lines, line);
+			/* ... and what git now reads through it. */
+			if (r >= 0)
+				r = scan_redirect(d, &lines);
 		}
 	}
 	for (size_t i = 0; r >= 0 && i < lines.n; i++) {

@@ -13,8 +13,8 @@
 /* One variable of a git config file: section and key lower-cased, the
  * subsection as written (NULL for none), the value with quotes and escapes
  * resolved (NULL for a bare boolean key). Return non-zero to stop. */
-typedef int (*gitconf_cb)(const char *section, const char *sub, const char *key,
-			  const char *value, void *arg);
+typedef int (*gitconf_cb)(const char *section, const char *sub, const char *key, const char *value,
+			  void *arg);
 /* Parse a git config file (git-config(1), "CONFIGURATION FILE"). Returns the
  * number of variables, -EINVAL for anything git itself would refuse or that
  * this reader cannot follow (the caller counts that as suspect), -E2BIG over
@@ -34,11 +34,11 @@ int gitcommondir_parse(const char *buf, size_t len, char *out, size_t size);
 
 /* The git directories found at start, for the check after the run. */
 struct git_watch {
-	char **dirs;   /* host paths of git directories, canonical */
-	bool *had_cd;  /* a commondir file existed at start */
-	char **known;  /* "DIR\tFILE\tsection.sub.key=value" of code keys at start */
+	char **dirs;  /* host paths of git directories, canonical */
+	bool *had_cd; /* a commondir file existed at start */
+	char **known; /* "DIR\tFILE\tsection.sub.key=value" of code keys at start */
 	size_t n_dirs, n_known;
-	char **roots;  /* host directories walked for repositories */
+	char **roots; /* host directories walked for repositories */
 	size_t n_roots;
 };
 
