@@ -123,11 +123,13 @@ static char *resolve_rel(const char *base, const char *path)
 }
 
 struct found {
-	struct strv common;   /* git directories with everything (main, submodules) */
-	struct strv worktree; /* linked worktrees' own git directories */
-	struct strv gitfiles; /* .git files inside walked roots */
-	size_t dirs;	      /* directories walked, against GIT_WALK_DIRS */
-	bool bounded;	      /* a walk stopped at its bound */
+	struct strv common;	/* git directories with everything (main, submodules) */
+	struct strv worktree;	/* linked worktrees' own git directories */
+	struct strv gitfiles;	/* .git files inside walked roots */
+	size_t dirs;		/* directories walked, against GIT_WALK_DIRS */
+	bool bounded;		/* a walk stopped at its bound */
+	bool after;		/* the check after the run: follow a .git symlink */
+	char symlink[PATH_MAX]; /* at start: a .git symlink, refused */
 };
 
 static int add_gitdir(struct found *f, const char *dir, int depth);
@@ -211,6 +213,7 @@ static int add_dotgit(struct found *f, const char *dir, bool inside)
 {
 	cleanup_close int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	char buf[PATH_MAX + 16], rel[PATH_MAX], path[PATH_MAX];
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
@@ -221,6 +224,21 @@ static int add_dotgit(struct found *f, const char *dir, bool inside)
 	 * yet or not: the workload could complete it. */
 	if (is_dir_at(fd, ".git"))
 		return add_gitdir(f, path, 0);
+	/* git follows a .git symlink. At start it is refused, as any
+	 * symlink on a protected path (protecting "through" it could reach
+	 * outside the workspace); after the run, made by the workload, it
+	 * is followed to what the host's git would read. */
+	if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		cleanup_free char *real = NULL;
+
+		if (!f->after) {
+			snprintf(f->symlink, sizeof(f->symlink), "%s", path);
+			return -ELOOP;
+		}
+		real = realpath(path, NULL);
+		return real && stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? add_gitdir(f, real, 0)
+									   : 0;
+	}
 	if (!is_file_at(fd, ".git"))
 		return 0;
 	if (inside) {
@@ -448,7 +466,7 @@ static int protect_names(struct policy *p, struct strv *out, const char *host,
 
 /* One "**" entry: prefix (sandbox) and the rest after "/STAR-STAR/". */
 static int expand_one(struct policy *p, const char *entry, struct strv *out, struct git_watch *w,
-		      bool *bounded)
+		      bool *bounded, struct err *err)
 {
 	const char *star = strstr(entry, "/**/");
 	const struct policy_mount *b;
@@ -514,6 +532,9 @@ static int expand_one(struct policy *p, const char *entry, struct strv *out, str
 		}
 	}
 	*bounded |= f.bounded;
+	if (r == -ELOOP && f.symlink[0])
+		r = err_set(err, ELOOP, "protect: %s is a symlink; refusing to protect through it",
+			    f.symlink);
 	found_free(&f);
 	strv_free(&hits);
 	return r < 0 ? r : 0;
@@ -652,11 +673,13 @@ int git_expand_protect(struct policy *p, struct git_watch *w, char *warn, size_t
 			r = strv_add(&out, p->protect[i]);
 			continue;
 		}
-		r = expand_one(p, p->protect[i], &out, w, &bounded);
+		r = expand_one(p, p->protect[i], &out, w, &bounded, err);
 	}
 	if (r < 0) {
 		strv_free(&out);
-		return err_set(err, -r, "protect: finding the git directories and ** names");
+		return err->code
+			   ? r
+			   : err_set(err, -r, "protect: finding the git directories and ** names");
 	}
 	for (size_t i = 0; i < p->n_protect; i++)
 		free(p->protect[i]);
@@ -683,7 +706,7 @@ static bool known(const struct git_watch *w, const char *line)
 int git_check_after(const struct git_watch *w, char ***out)
 {
 	struct strv lines = {0}, report = {0};
-	struct found f = {0};
+	struct found f = {.after = true};
 	int r = 0;
 
 	*out = NULL;

@@ -15,8 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int each(const char *section, const char *sub, const char *key, const char *value,
-		void *arg)
+static int each(const char *section, const char *sub, const char *key, const char *value, void *arg)
 {
 	size_t *n = arg;
 

@@ -76,8 +76,8 @@ Test(git, code_keys_table)
 Test(git, config_refused)
 {
 	static const char *const bad[] = {
-	    "[core\n",	      "k = v\n",	"[core]\n\t1k = v\n", "[x]\nk = \"open\n",
-	    "[x]\nk = \\q\n", "[x \"a\" ]\n", "[x]\nk v\n",	     "[x]\nk = a\\",
+	    "[core\n",	      "k = v\n",      "[core]\n\t1k = v\n", "[x]\nk = \"open\n",
+	    "[x]\nk = \\q\n", "[x \"a\" ]\n", "[x]\nk v\n",	    "[x]\nk = a\\",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
