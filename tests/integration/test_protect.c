@@ -52,8 +52,8 @@ static void victim(const struct fx *f, const char *dir, const char *cmd)
 		    f->home, cmd));
 }
 
-#define REPO_INIT                                                                             \
-	"git init -q -b main && git config user.name t && git config user.email t@t && "      \
+#define REPO_INIT                                                                        \
+	"git init -q -b main && git config user.name t && git config user.email t@t && " \
 	"echo a > a && git add a && git commit -qm init"
 
 /* The planted config: its fsmonitor is run by git status (git-config(1)). */
@@ -86,8 +86,8 @@ static void expect_mark(const struct fx *f, bool weak, const struct h_proc *p)
 			  "the effect\n" H_FMT,
 			  H_ARGS(p));
 	else
-		cr_assert(!h_exists(f->mark),
-			  "the planted command ran on the host\n" H_FMT, H_ARGS(p));
+		cr_assert(!h_exists(f->mark), "the planted command ran on the host\n" H_FMT,
+			  H_ARGS(p));
 }
 
 /* ------------------------------------------------------------- git dirs */
@@ -163,12 +163,13 @@ static void linked_worktree(bool weak)
 	struct h_proc p;
 
 	host(&f, main_repo, REPO_INIT " && git worktree add -q ../wt");
-	p = attack(&f, wt,
-		   h_fmt("git status --porcelain; echo status=$?; "
-			 "d=$(sed 's/^gitdir: //' .git); cp -r ../main/.git evil && %s >> evil/config "
-			 "&& echo \"$PWD/evil\" > $d/commondir; echo cd=$?",
-			 evil_config(&f)),
-		   weak);
+	p = attack(
+	    &f, wt,
+	    h_fmt("git status --porcelain; echo status=$?; "
+		  "d=$(sed 's/^gitdir: //' .git); cp -r ../main/.git evil && %s >> evil/config "
+		  "&& echo \"$PWD/evil\" > $d/commondir; echo cd=$?",
+		  evil_config(&f)),
+	    weak);
 	cr_assert(h_contains(p.out_text, "status=0\n"), "git fails inside a worktree\n" H_FMT,
 		  H_ARGS(&p));
 	victim(&f, wt, "git status");
@@ -256,9 +257,10 @@ static void planted_file(bool weak, const char *pre, const char *file)
 
 	if (pre)
 		host(&f, f.w.ws, pre);
-	p = attack(&f, f.w.ws,
-		   h_fmt("mkdir -p $(dirname %s); echo '{\"hooks\":1}' > %s; echo w=$?", file, file),
-		   weak);
+	p = attack(
+	    &f, f.w.ws,
+	    h_fmt("mkdir -p $(dirname %s); echo '{\"hooks\":1}' > %s; echo w=$?", file, file),
+	    weak);
 	if (weak)
 		cr_assert(h_exists(h_join(f.w.ws, file)), "weakened twin: %s not written\n" H_FMT,
 			  file, H_ARGS(&p));
@@ -311,8 +313,8 @@ static void hg_hook(bool weak)
 	if (access("/usr/bin/hg", X_OK) != 0)
 		cr_skip_test("no /usr/bin/hg (Debian package mercurial, make deps)");
 	host(&f, f.w.ws, "hg init");
-	p = attack(&f, f.w.ws, h_fmt("printf '[hooks]\\npre-status = touch %s\\n' > .hg/hgrc", f.mark),
-		   weak);
+	p = attack(&f, f.w.ws,
+		   h_fmt("printf '[hooks]\\npre-status = touch %s\\n' > .hg/hgrc", f.mark), weak);
 	victim(&f, f.w.ws, "hg status");
 	expect_mark(&f, weak, &p);
 }
@@ -325,4 +327,132 @@ Test(protect, hg_hgrc_hook)
 Test(protect, hg_hgrc_hook_weakened_twin)
 {
 	hg_hook(true);
+}
+
+/* ------------------------------------------------------- git works inside */
+
+/* A repository with a submodule whose checkout differs from the recorded
+ * commit, identity in .git/config. */
+static void workflow_setup(const struct fx *f)
+{
+	char *src = h_mkdir(f->w.base, "subsrc", 0755);
+
+	host(f, src, REPO_INIT " && echo 2 > a && git commit -qam two");
+	host(f, f->w.ws,
+	     h_fmt(REPO_INIT " && git -c protocol.file.allow=always submodule add -q %s sub && "
+			     "git commit -qm sub && git submodule update -q && "
+			     "git -C sub checkout -q HEAD~1",
+		   src));
+}
+
+static const char workflow[] =
+    "set -e; export GIT_EDITOR=true GIT_SEQUENCE_EDITOR=true; "
+    "git status --porcelain; "
+    "echo b > b && git add b && git commit -qm add-b; "
+    "git log --oneline >/dev/null; git diff HEAD~1 --stat >/dev/null; "
+    "git branch feature && git checkout -q feature && echo c > c && git add c && "
+    "git commit -qm add-c && git checkout -q main; "
+    "echo d >> a && git stash -q && git stash pop -q && git commit -qam mod-a; "
+    "echo e > e && git add e && git commit -qm add-e; "
+    "git rebase -q -i HEAD~2; "
+    "git worktree add -q .wt/w2 feature && git -C .wt/w2 log -1 --format=%s && "
+    "git worktree remove .wt/w2 && rmdir .wt; "
+    /* Not git submodule update: it rewrites the submodule's config
+     * (core.worktree) every time (git 2.39, ensure_core_worktree()), which
+     * is protected; the checkout it would do works. */
+    "git -C sub checkout -q $(git rev-parse HEAD:sub); "
+    "git gc -q; git fsck --no-progress; echo workflow-done";
+
+static const char summary[] =
+    "git log --format=%s --all; git status --porcelain; "
+    "git submodule status | cut -c1; git -C sub log -1 --format=%s; "
+    "git fsck --no-progress --no-dangling && echo fsck-ok; git branch; git stash list";
+
+Test(protect, git_workflow_inside_matches_outside)
+{
+	struct fx in = fx_new(), out = fx_new();
+	struct h_proc p;
+	const char *a, *b;
+
+	workflow_setup(&in);
+	workflow_setup(&out);
+	H_PADDOCK(&p, in.w.ws, "run", "--record", in.w.record, "--", "sh", "-c", workflow);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "workflow-done\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(in.w.record, "d['tampering']"), "[]", H_SHOW(&p));
+	host(&out, out.w.ws, workflow);
+	a = host(&in, in.w.ws, summary);
+	b = host(&out, out.w.ws, summary);
+	cr_assert_str_eq(a, b, "inside:\n%s\noutside:\n%s\n" H_FMT, a, b, H_ARGS(&p));
+	cr_assert(h_contains(a, "fsck-ok\n"), "%s", a);
+	/* Nothing of paddock's is left, for git or for ls. */
+	cr_assert_str_eq(host(&in, in.w.ws, "git status --porcelain --ignored"), "");
+	cr_assert_str_eq(h_list_dir(in.w.ws), h_list_dir(out.w.ws));
+}
+
+/* The workspace is a subdirectory of a repository: its git directory is
+ * outside the workspace, bound in, protected. */
+Test(protect, git_subdirectory_workspace)
+{
+	struct fx f = fx_new();
+	char *sub = h_mkdir(f.w.ws, "sub", 0755);
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	H_PADDOCK(&p, sub, "run", "--", "sh", "-c",
+		  h_fmt("echo x > x && git add x && git commit -qm in-sub && echo commit=$?; "
+			"%s >> ../.git/config; echo config=$?",
+			evil_config(&f)));
+	cr_assert(h_contains(p.out_text, "commit=0\n"), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "config=0\n"), H_SHOW(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, "git log -1 --format=%s"), "in-sub\n");
+	victim(&f, f.w.ws, "git status");
+	cr_assert(!h_exists(f.mark), H_SHOW(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain"), "");
+}
+
+/* git init in a fresh directory works (no placeholder .git); the new
+ * repository's config is the workload's, and what it plants there is
+ * reported after the run. */
+Test(protect, git_init_fresh_directory)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	H_PADDOCK(&p, f.w.ws, "run", "--record", f.w.record, "--", "sh", "-c",
+		  h_fmt("git init -q && git config user.name t && git config user.email t@t && "
+			"echo a > a && git add a && git commit -qm first && echo ok; %s >> "
+			".git/config",
+			evil_config(&f)));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "ok\n"), H_SHOW(&p));
+	cr_assert(h_contains(h_json(f.w.record, "d['tampering']"), "core.fsmonitor=touch"),
+		  H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: warning: tampering: "), H_SHOW(&p));
+}
+
+/* While a run goes, the placeholders are invisible to git, inside and out;
+ * afterwards nothing is left. */
+Test(protect, placeholders_invisible_to_git)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+	const char *before, *during;
+
+	host(&f, f.w.ws, REPO_INIT);
+	before = h_list_dir(f.w.ws);
+	H_PADDOCK_START(&p, f.w.ws, "run", "--", "sh", "-c",
+			"git status --porcelain --untracked-files=all; echo inside-done; "
+			"touch started; i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.05; "
+			"i=$((i+1)); done; rm -f started go");
+	for (int i = 0; i < 400 && !h_exists(h_join(f.w.ws, "started")); i++)
+		h_sleep_ms(20);
+	during = host(&f, f.w.ws, "git status --porcelain --untracked-files=all");
+	h_write_file(h_join(f.w.ws, "go"), "", 0644);
+	h_wait(&p, H_TIMEOUT_MS);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "inside-done\n", H_SHOW(&p));
+	cr_assert_str_eq(during, "?? started\n", H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(f.w.ws), before, H_SHOW(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain"), "");
 }
