@@ -33,8 +33,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -94,7 +97,7 @@ static bool vcs_dir(int dirfd, const char *name)
 /* A placeholder file, complete and marked before its name appears. */
 static int create_file(int dirfd, const char *name)
 {
-	cleanup_close int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0444);
+	cleanup_close int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
 	char proc[64];
 
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == ENOENT)) {
@@ -116,6 +119,8 @@ static int create_file(int dirfd, const char *name)
 		return -EIO;
 	/* ENOTSUP: the filesystem has no user xattrs; see above. */
 	(void)fsetxattr(fd, MARK, "1", 1, 0);
+	/* After the mark: a user xattr needs write permission. */
+	(void)fchmod(fd, 0444);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0)
 		return -errno;
@@ -133,6 +138,24 @@ static int create_placeholder(int dirfd, const char *dir_name, const char *name)
 		return -errno;
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+static bool remove_placeholder(int fd, const char *path);
+static int start_sweeper(struct protect_state *st, int sandbox_pidfd);
+
+/* Tell the sweeper a path before it is made: "SOURCE/PREFIX\n", one
+ * write (below PIPE_BUF, so never interleaved). A sweeper that is gone
+ * costs only its service: the mark still lets a later run remove it. */
+static void announce(int sweep_fd, const char *source, const char *rel, size_t prefix)
+{
+	char line[PATH_MAX + 2];
+	int n;
+
+	if (sweep_fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%s/%.*s\n", source, (int)prefix, rel);
+	if (n > 0 && (size_t)n < sizeof(line) && n <= PIPE_BUF)
+		(void)!write(sweep_fd, line, (size_t)n);
 }
 
 /* Lock an opened protected inode and check the name still points at it (a
@@ -156,8 +179,8 @@ static int lock_same(int dirfd, const char *name, int fd)
 /* Resolve one protected host path. On success returns a locked fd and sets
  * *depth to the number of leading components of rel that exist or were
  * created (the protected prefix), *created when we made a placeholder. */
-static int resolve(int base, const char *rel, size_t *prefix_len, bool *created, struct err *err,
-		   const char *what)
+static int resolve(int base, const char *source, const char *rel, int sweep_fd, size_t *prefix_len,
+		   bool *created, struct err *err, const char *what)
 {
 	char buf[PATH_MAX];
 	cleanup_close int dirfd = -1;
@@ -179,7 +202,9 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 		*prefix_len = (size_t)(p - buf) + strlen(p);
 		fd = sys_openat2(dirfd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC, NOFOLLOW_BENEATH);
 		if (fd == -ENOENT) {
-			/* The first missing component: an empty placeholder. */
+			/* The first missing component: an empty placeholder,
+			 * announced to the sweeper before it exists. */
+			announce(sweep_fd, source, rel, *prefix_len);
 			fd = create_placeholder(dirfd, dir_name, p);
 			if (fd == -EEXIST)
 				return -EAGAIN;
@@ -263,7 +288,8 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	for (int tries = 0; fd == -EAGAIN && tries < 16; tries++) {
 		bool created = false;
 
-		fd = resolve(base, rel, &prefix, &created, err, op->what);
+		fd = resolve(base, bind->source, rel, st->sweep_pid > 0 ? st->sweep_fd : -1,
+			     &prefix, &created, err, op->what);
 		if (fd >= 0 && created &&
 		    asprintf(&st->created[k], "%s/%.*s", bind->source, (int)prefix, rel) < 0) {
 			st->created[k] = NULL;
@@ -306,8 +332,19 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	return 0;
 }
 
-int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, struct err *err)
+int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, int sandbox_pidfd,
+			   struct err *err)
 {
+	bool any = false;
+
+	for (size_t i = 0; i < plan->n; i++)
+		any |= plan->ops[i].kind == MOUNT_OP_PROTECT;
+	if (any) {
+		int r = start_sweeper(st, sandbox_pidfd);
+
+		if (r < 0)
+			return err_sys(err, r, "protect: start the placeholder sweeper");
+	}
 	st->n = plan->n;
 	st->fds = malloc(plan->n * sizeof(*st->fds) + 1);
 	st->created = calloc(plan->n + 1, sizeof(*st->created));
@@ -377,6 +414,15 @@ int mounts_protect_release(struct protect_state *st)
 	st->fds = NULL;
 	st->created = NULL;
 	st->n = 0;
+	/* What we removed the sweeper finds gone; what another sandbox still
+	 * holds it leaves (its flock). Waited for, so that nothing of ours
+	 * changes the workspace after we return. */
+	if (st->sweep_pid > 0) {
+		close(st->sweep_fd);
+		while (waitpid(st->sweep_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		st->sweep_pid = 0;
+	}
 	return left;
 }
 
@@ -409,5 +455,80 @@ int mounts_protect_decode(struct mount_plan *plan, const char *line)
 	op->skipped = skipped;
 	op->dev = (dev_t)dev;
 	op->ino = (ino_t)ino;
+	return 0;
+}
+
+/* The sweeper, after fork: gather the announced paths until the launcher's
+ * end of the pipe closes (its exit, however it came), wait for the sandbox
+ * to be gone (its pidfd becomes readable once every process of its pid
+ * namespace has exited), then remove each path that is still a
+ * placeholder nobody holds. */
+static _Noreturn void sweep(int in, int pidfd)
+{
+	static char buf[1u << 16];
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < sizeof(buf) - 1 && (n = read(in, buf + len, sizeof(buf) - 1 - len)) != 0) {
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (pidfd >= 0) {
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+	}
+	for (char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+		int fd;
+
+		*nl = '\0';
+		fd = open(line, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		/* Announced by us: removed only if still a placeholder (the
+		 * same rule as at the end of a run). */
+		if (fd >= 0) {
+			(void)remove_placeholder(fd, line);
+			close(fd);
+		}
+	}
+	_exit(0);
+}
+
+static int start_sweeper(struct protect_state *st, int sandbox_pidfd)
+{
+	int pipefd[2];
+	sigset_t none;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		/* Outlives a killed launcher on purpose: no PDEATHSIG, and
+		 * deaf to the terminal's and the caller's signals (it ends
+		 * by itself, on EOF). Holds nothing of the launcher's but
+		 * the pipe and the sandbox's pidfd: an inherited lock or
+		 * socket would keep a placeholder or the sandbox alive. */
+		for (int s = 1; s < NSIG; s++)
+			if (s != SIGKILL && s != SIGSTOP)
+				signal(s, s == SIGCHLD ? SIG_DFL : SIG_IGN);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (dup2(pipefd[0], 3) < 0 || (sandbox_pidfd >= 0 && dup2(sandbox_pidfd, 4) < 0))
+			_exit(1);
+		close_range(sandbox_pidfd >= 0 ? 5 : 4, ~0U, 0);
+		sweep(3, sandbox_pidfd >= 0 ? 4 : -1);
+	}
+	close(pipefd[0]);
+	st->sweep_fd = pipefd[1];
+	st->sweep_pid = pid;
 	return 0;
 }

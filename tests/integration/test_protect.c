@@ -456,3 +456,44 @@ Test(protect, placeholders_invisible_to_git)
 	cr_assert_str_eq(h_list_dir(f.w.ws), before, H_SHOW(&p));
 	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain"), "");
 }
+
+/* ------------------------------------------------------------ kill test */
+
+/* SIGKILL of the launcher at random moments of its start-up: nothing of
+ * paddock's stays in the workspace or its git directory (the sweeper,
+ * mounts/protect.c, removes what was made; each placeholder is announced
+ * to it before it exists). The sweeper runs once the launcher and the
+ * sandbox are gone, so the check waits for the workspace to settle. */
+Test(protect, sigkill_during_startup_leaves_nothing, .timeout = 300)
+{
+	struct fx f = fx_new();
+	const char *ws_list, *git_list;
+	char *git = h_join(f.w.ws, ".git");
+	unsigned seed = (unsigned)h_random();
+	int dirty = 0;
+
+	host(&f, f.w.ws, REPO_INIT);
+	ws_list = h_list_dir(f.w.ws);
+	git_list = h_list_dir(git);
+	for (int i = 0; i < 200 && dirty < 3; i++) {
+		struct h_proc p;
+		int delay_us = (int)(rand_r(&seed) % 15000);
+		bool clean = false;
+
+		H_PADDOCK_START(&p, f.w.ws, "run", "--", "true");
+		usleep((useconds_t)delay_us);
+		kill(p.pid, SIGKILL);
+		h_wait(&p, H_TIMEOUT_MS);
+		for (int t = 0; t < 250 && !clean; t++) {
+			clean = strcmp(h_list_dir(f.w.ws), ws_list) == 0 &&
+				strcmp(h_list_dir(git), git_list) == 0;
+			if (!clean)
+				h_sleep_ms(20);
+		}
+		if (!clean && dirty++ < 3)
+			cr_log_error("kill %d after %d us left:\n%s\n.git:\n%s", i, delay_us,
+				     h_list_dir(f.w.ws), h_list_dir(git));
+	}
+	cr_assert_eq(dirty, 0, "kills left something (stopped after %d)", dirty);
+	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
+}
