@@ -36,6 +36,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -143,8 +145,8 @@ static int create_placeholder(int dirfd, const char *dir_name, const char *name)
 static bool remove_placeholder(int fd, const char *path);
 static int start_sweeper(struct protect_state *st, int sandbox_pidfd);
 
-/* Tell the sweeper a path before it is made: "SOURCE/PREFIX\n", one
- * write (below PIPE_BUF, so never interleaved). A sweeper that is gone
+/* Tell the sweeper a path before it is made: "SOURCE/PREFIX\n" (only
+ * this process writes; a stream keeps the order). A sweeper that is gone
  * costs only its service: the mark still lets a later run remove it. */
 static void announce(int sweep_fd, const char *source, const char *rel, size_t prefix)
 {
@@ -154,8 +156,9 @@ static void announce(int sweep_fd, const char *source, const char *rel, size_t p
 	if (sweep_fd < 0)
 		return;
 	n = snprintf(line, sizeof(line), "%s/%.*s\n", source, (int)prefix, rel);
-	if (n > 0 && (size_t)n < sizeof(line) && n <= PIPE_BUF)
-		(void)!write(sweep_fd, line, (size_t)n);
+	/* send(): a sweeper that died must not SIGPIPE the supervisor. */
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)!send(sweep_fd, line, (size_t)n, MSG_NOSIGNAL);
 }
 
 /* Lock an opened protected inode and check the name still points at it (a
@@ -497,13 +500,44 @@ static _Noreturn void sweep(int in, int pidfd)
 	_exit(0);
 }
 
+/* The sweeper is a copy of the supervisor: its command line would name
+ * the workload's command, and whoever looks for the sandbox's processes by
+ * their command line (paddock's own tests, a user's pgrep) would count it.
+ * Overwritten in place, as setproctitle() does: /proc/PID/cmdline reads
+ * arg_start..arg_end of the process's memory (proc(5), stat fields 48-49). */
+static void rename_self(void)
+{
+	char buf[1024], *p;
+	unsigned long start = 0, end = 0;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+
+	(void)prctl(PR_SET_NAME, "paddock-sweep");
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* p: the ')' that ends field 2; each step moves to the space
+	 * before the next field, so 46 steps reach field 48, arg_start. */
+	for (int field = 3; p && field <= 48; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %lu %lu", &start, &end) != 2 || end <= start)
+		return;
+	memset((void *)start, 0, end - start);
+	snprintf((char *)start, end - start, "paddock-sweeper");
+}
+
 static int start_sweeper(struct protect_state *st, int sandbox_pidfd)
 {
 	int pipefd[2];
 	sigset_t none;
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pipefd) < 0)
 		return -errno;
 	pid = fork();
 	if (pid < 0) {
@@ -522,7 +556,12 @@ static int start_sweeper(struct protect_state *st, int sandbox_pidfd)
 				signal(s, s == SIGCHLD ? SIG_DFL : SIG_IGN);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (dup2(pipefd[0], 3) < 0 || (sandbox_pidfd >= 0 && dup2(sandbox_pidfd, 4) < 0))
+		rename_self();
+		/* Moved above both before either lands on 3 or 4. */
+		pipefd[0] = fcntl(pipefd[0], F_DUPFD, 64);
+		sandbox_pidfd = sandbox_pidfd >= 0 ? fcntl(sandbox_pidfd, F_DUPFD, 64) : -1;
+		if (pipefd[0] < 0 || dup2(pipefd[0], 3) < 0 ||
+		    (sandbox_pidfd >= 0 && dup2(sandbox_pidfd, 4) < 0))
 			_exit(1);
 		close_range(sandbox_pidfd >= 0 ? 5 : 4, ~0U, 0);
 		sweep(3, sandbox_pidfd >= 0 ? 4 : -1);
