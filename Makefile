@@ -172,6 +172,11 @@ $(B)/tests/fuzz_proto_replay: tests/fuzz/fuzz_proto.c tests/fuzz/replay.c $(B)/l
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
+# The readers of git's files (tests/fuzz/fuzz_git.c): mounts/gitconf.c.
+$(B)/tests/fuzz_git_replay: tests/fuzz/fuzz_git.c tests/fuzz/replay.c $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
 # The mediator's parsers of what a workload sends (tests/fuzz/fuzz_mediator.c).
 $(B)/tests/fuzz_mediator_replay: tests/fuzz/fuzz_mediator.c tests/fuzz/replay.c \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
@@ -186,11 +191,12 @@ $(B)/tests/fuzz_evidence_replay: tests/fuzz/fuzz_evidence.c tests/fuzz/replay.c 
 
 FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
 	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto && \
+	      $(B)/tests/fuzz_git_replay tests/data/git && \
 	      $(B)/tests/fuzz_mediator_replay tests/data/mediator && \
 	      $(B)/tests/fuzz_evidence_replay tests/data/evidence
 
-fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_mediator_replay \
-		$(B)/tests/fuzz_evidence_replay
+fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_git_replay \
+		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay
 	$(FUZZ_REPLAY)
 
 # make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target.
@@ -204,6 +210,8 @@ FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rule
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
 FUZZ_SEED_evidence := tests/data/evidence
+FUZZ_SRC_git := mounts/gitconf.c
+FUZZ_SEED_git := tests/data/git
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ) \
@@ -215,7 +223,7 @@ deps:
 	@./tests/deps.sh
 
 unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
-		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay
+		$(B)/tests/fuzz_git_replay $(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 

@@ -56,6 +56,18 @@ done
 chown -R "$user:" "$work"
 cd "$ws"
 P="$top/build/paddock run --policy $top/contrib/policies/agent.json --"
+# The cost of protected paths (docs/security.md): the agent policy without
+# any, and with the 14 fixed names it had before the git-aware design.
+python3 - "$top/contrib/policies/agent.json" "$work/agent-14.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["protect"] = ["${WORKSPACE}/" + n for n in (".git/hooks", ".git/config", ".bashrc",
+    ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules",
+    ".mcp.json", ".vscode", ".idea", ".paddock", ".envrc")]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+P14="$top/build/paddock run --policy $work/agent-14.json --"
+P0="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-protect --"
 I="$top/build/paddock-init"
 
 # Minimal rootless OCI bundles (bench/bundle.py), as the test user.
@@ -83,6 +95,8 @@ runc="runc --root $work/runc run --bundle"
 echo "bench: start-up (hyperfine, $runs runs each)" >&2
 inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startup.json" \
 	-n paddock "$P /bin/true" \
+	-n "paddock (14 fixed protected names)" "$P14 /bin/true" \
+	-n "paddock (no protected paths)" "$P0 /bin/true" \
 	-n unshare "unshare -Urmpfn --mount-proc /bin/true" \
 	-n "paddock --version" "$top/build/paddock --version" \
 	-n bwrap "$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/true" \

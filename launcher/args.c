@@ -118,8 +118,8 @@ static const char run_usage[] =
     "  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
     "                         rw-binds, no-pidns, host-net, no-seccomp,\n"
     "                         no-landlock, no-new-session, no-sweep,\n"
-    "                         no-owner-check, exec-host-mounts (repeatable;\n"
-    "                         recorded)\n"
+    "                         no-owner-check, exec-host-mounts, no-protect\n"
+    "                         (repeatable; recorded)\n"
     "      --bind SRC[:DST]   add a writable bind mount\n"
     "      --ro-bind SRC[:DST] add a read-only bind mount\n"
     "      --protect PATH     add a protected path (read-only, cannot be created)\n"
@@ -181,7 +181,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
 				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
-				    "no-owner-check, exec-host-mounts)",
+				    "no-owner-check, exec-host-mounts, no-protect)",
 				    optarg);
 			o->weaken |= bit;
 			break;

@@ -115,8 +115,17 @@ struct protect_state {
 	int *fds;	/* one locked fd per PROTECT op, -1 when none */
 	char **created; /* host paths of placeholders we made, or NULL */
 	size_t n;
+	/* The sweeper: a process of ours outside the sandbox that is told
+	 * each placeholder's path before it is made and removes what is left
+	 * once we are gone and the sandbox (watched by its pidfd) too, so
+	 * that a SIGKILL of the launcher leaves nothing. 0: none. */
+	pid_t sweep_pid;
+	int sweep_fd;
 };
-int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, struct err *err);
+/* sandbox_pidfd: the sandbox the sweeper waits for before it sweeps (-1:
+ * none to wait for). */
+int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, int sandbox_pidfd,
+			   struct err *err);
 /* What the child needs of that preparation, one line per PROTECT op:
  * "INDEX SKIPPED TARGETLEN DEV INO". encode writes the line for op i into
  * buf (-ENOSPC); decode applies one such line to the child's copy of the

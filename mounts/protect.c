@@ -1,29 +1,45 @@
 /* Protected paths, supervisor side. A protected path inside a writable bind
  * must be read-only in the sandbox, and when it does not exist yet its
  * creation must be impossible too. A mount needs something to sit on, so a
- * missing path gets an empty placeholder file at its first missing
- * component (the approach Codex's bubblewrap sandbox takes); the read-only
- * bind over it makes it impossible to write, unlink, rename over or create
- * anything below it from inside (a mount point is busy in its namespace).
+ * missing path gets a placeholder at its first missing component; the
+ * read-only bind over it makes it impossible to write, unlink, rename over
+ * or create anything below it from inside (a mount point is busy in its
+ * namespace).
+ *
+ * A placeholder must not be junk in the user's repository (docs/security.md,
+ * "No junk"): in the work tree it is an empty directory, which git never
+ * shows or commits; inside a VCS's own directory (a git directory, .hg,
+ * .jj), where no status shows anything, an empty file, because git reads
+ * config.worktree and friends as files (and commondir holds ".", which
+ * names the git directory itself: git behaves as without one). Each is
+ * marked before it becomes visible, so that a run killed at any moment
+ * leaves nothing a later run cannot prove is paddock's and remove: a
+ * directory is made with mode 0500 (an empty directory of that mode is the
+ * mark: mkdir(2) sets it atomically); a file is made as an O_TMPFILE,
+ * written, marked with the extended attribute user.paddock.placeholder,
+ * and only then linked in.
  *
  * Two sandboxes may share a workspace. Cleanup of a placeholder in the host
  * namespace would silently detach the other sandbox's mount on it (unlink
  * of a mount point in another namespace detaches it, Linux 3.18+), so every
  * sandbox holds a shared flock() on each protected inode for its lifetime,
- * and a placeholder is removed only by whoever can take it exclusively.
- * Placeholders carry the extended attribute user.paddock.placeholder, so a
- * sandbox that did not create one still knows it is a placeholder and the
- * last one to end removes it (on a filesystem without user xattrs only the
- * creator can, and one may be left behind: the record counts them). */
+ * and a placeholder is removed only by whoever can take it exclusively; the
+ * mark lets the last one to end remove it, whoever made it. */
 #include "mounts.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -32,28 +48,117 @@
 
 #define NOFOLLOW_BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 #define MARK		 "user.paddock.placeholder"
+#define DIR_MARK_MODE	 0500
+
+static bool dir_empty(int fd)
+{
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	DIR *d;
+	struct dirent *e;
+	bool empty = true;
+
+	if (dup < 0)
+		return false;
+	d = fdopendir(dup);
+	if (!d) {
+		close(dup);
+		return false;
+	}
+	rewinddir(d);
+	while (empty && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			empty = false;
+	closedir(d);
+	return empty;
+}
 
 static bool is_placeholder(int fd)
 {
 	struct stat st;
 	char v[2];
 
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
-	       fgetxattr(fd, MARK, v, sizeof(v)) == 1 && v[0] == '1';
+	if (fstat(fd, &st) < 0)
+		return false;
+	if (S_ISDIR(st.st_mode))
+		return (st.st_mode & 07777) == DIR_MARK_MODE && dir_empty(fd);
+	return S_ISREG(st.st_mode) && st.st_size <= 2 && fgetxattr(fd, MARK, v, sizeof(v)) == 1 &&
+	       v[0] == '1';
 }
 
-/* A new placeholder: empty, marked, read-only. The mode is set after the
- * mark, since writing a user xattr needs write permission. */
-static int create_placeholder(int dirfd, const char *name)
+/* Is dirfd (named name) a VCS's own directory, where nothing is shown by
+ * a status and a file placeholder is what its tool expects? */
+static bool vcs_dir(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	struct stat st;
 
+	if (name && (!strcmp(name, ".git") || !strcmp(name, ".hg") || !strcmp(name, ".jj")))
+		return true;
+	return fstatat(dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A placeholder file, complete and marked before its name appears. */
+static int create_file(int dirfd, const char *name)
+{
+	cleanup_close int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	char proc[64];
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == ENOENT)) {
+		/* No O_TMPFILE on this filesystem: the name first. A kill
+		 * before the mark leaves an empty unmarked file. */
+		fd =
+		    openat(dirfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		(void)fsetxattr(fd, MARK, "1", 1, 0);
+		(void)fchmod(fd, 0444);
+		return take_fd(&fd);
+	}
 	if (fd < 0)
 		return -errno;
+	/* commondir "." is the git directory itself: git reads it, and
+	 * behaves as without one (an empty commondir is fatal to git). */
+	if (strcmp(name, "commondir") == 0 && write(fd, ".", 1) != 1)
+		return -EIO;
 	/* ENOTSUP: the filesystem has no user xattrs; see above. */
 	(void)fsetxattr(fd, MARK, "1", 1, 0);
+	/* After the mark: a user xattr needs write permission. */
 	(void)fchmod(fd, 0444);
-	return fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0)
+		return -errno;
+	return take_fd(&fd);
+}
+
+/* A new placeholder (see the top of the file). */
+static int create_placeholder(int dirfd, const char *dir_name, const char *name)
+{
+	int fd;
+
+	if (vcs_dir(dirfd, dir_name))
+		return create_file(dirfd, name);
+	if (mkdirat(dirfd, name, DIR_MARK_MODE) < 0)
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static bool remove_placeholder(int fd, const char *path);
+static int start_sweeper(struct protect_state *st, int sandbox_pidfd);
+
+/* Tell the sweeper a path before it is made: "SOURCE/PREFIX\n" (only
+ * this process writes; a stream keeps the order). A sweeper that is gone
+ * costs only its service: the mark still lets a later run remove it. */
+static void announce(int sweep_fd, const char *source, const char *rel, size_t prefix)
+{
+	char line[PATH_MAX + 2];
+	int n;
+
+	if (sweep_fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%s/%.*s\n", source, (int)prefix, rel);
+	/* send(): a sweeper that died must not SIGPIPE the supervisor. */
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)!send(sweep_fd, line, (size_t)n, MSG_NOSIGNAL);
 }
 
 /* Lock an opened protected inode and check the name still points at it (a
@@ -77,12 +182,13 @@ static int lock_same(int dirfd, const char *name, int fd)
 /* Resolve one protected host path. On success returns a locked fd and sets
  * *depth to the number of leading components of rel that exist or were
  * created (the protected prefix), *created when we made a placeholder. */
-static int resolve(int base, const char *rel, size_t *prefix_len, bool *created, struct err *err,
-		   const char *what)
+static int resolve(int base, const char *source, const char *rel, int sweep_fd, size_t *prefix_len,
+		   bool *created, struct err *err, const char *what)
 {
 	char buf[PATH_MAX];
 	cleanup_close int dirfd = -1;
 	char *p = buf, *slash;
+	const char *dir_name = NULL;
 
 	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
 		return err_set(err, ENAMETOOLONG, "%s: path too long", what);
@@ -99,8 +205,10 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 		*prefix_len = (size_t)(p - buf) + strlen(p);
 		fd = sys_openat2(dirfd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC, NOFOLLOW_BENEATH);
 		if (fd == -ENOENT) {
-			/* The first missing component: an empty placeholder. */
-			fd = create_placeholder(dirfd, p);
+			/* The first missing component: an empty placeholder,
+			 * announced to the sweeper before it exists. */
+			announce(sweep_fd, source, rel, *prefix_len);
+			fd = create_placeholder(dirfd, dir_name, p);
 			if (fd == -EEXIST)
 				return -EAGAIN;
 			if (fd < 0)
@@ -119,6 +227,15 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 			return err_set(err, ELOOP,
 				       "%s: %s is a symlink; refusing to protect through it", what,
 				       rel);
+		/* A placeholder directory on the way (another run's, or one
+		 * left by a killed run) covers everything below it. */
+		if (slash && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == DIR_MARK_MODE) {
+			cleanup_close int d =
+			    openat(dirfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (d >= 0 && is_placeholder(d))
+				slash = NULL;
+		}
 		if (!slash || !S_ISDIR(st.st_mode)) {
 			/* The path itself, or a non-directory on the way, which
 			 * then blocks creation below it once read-only. */
@@ -138,6 +255,7 @@ static int resolve(int base, const char *rel, size_t *prefix_len, bool *created,
 			return err_sys(err, next, "%s: open %s", what, rel);
 		close(dirfd);
 		dirfd = next;
+		dir_name = p;
 		p = slash + 1;
 	}
 }
@@ -173,7 +291,8 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	for (int tries = 0; fd == -EAGAIN && tries < 16; tries++) {
 		bool created = false;
 
-		fd = resolve(base, rel, &prefix, &created, err, op->what);
+		fd = resolve(base, bind->source, rel, st->sweep_pid > 0 ? st->sweep_fd : -1,
+			     &prefix, &created, err, op->what);
 		if (fd >= 0 && created &&
 		    asprintf(&st->created[k], "%s/%.*s", bind->source, (int)prefix, rel) < 0) {
 			st->created[k] = NULL;
@@ -216,8 +335,19 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	return 0;
 }
 
-int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, struct err *err)
+int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, int sandbox_pidfd,
+			   struct err *err)
 {
+	bool any = false;
+
+	for (size_t i = 0; i < plan->n; i++)
+		any |= plan->ops[i].kind == MOUNT_OP_PROTECT;
+	if (any) {
+		int r = start_sweeper(st, sandbox_pidfd);
+
+		if (r < 0)
+			return err_sys(err, r, "protect: start the placeholder sweeper");
+	}
 	st->n = plan->n;
 	st->fds = malloc(plan->n * sizeof(*st->fds) + 1);
 	st->created = calloc(plan->n + 1, sizeof(*st->created));
@@ -256,7 +386,12 @@ static bool remove_placeholder(int fd, const char *path)
 	if (dirfd < 0 || fstat(fd, &a) < 0 ||
 	    fstatat(dirfd, slash + 1, &b, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
-	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino || !S_ISREG(b.st_mode) || b.st_size != 0)
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return false;
+	if (S_ISDIR(b.st_mode))
+		/* rmdir(2) refuses a directory someone filled meanwhile. */
+		return is_placeholder(fd) && unlinkat(dirfd, slash + 1, AT_REMOVEDIR) == 0;
+	if (!S_ISREG(b.st_mode) || b.st_size > 2)
 		return false;
 	/* Only a marked file, unless the filesystem cannot mark (we made it). */
 	if (!is_placeholder(fd) && fgetxattr(fd, MARK, NULL, 0) != -1)
@@ -282,6 +417,15 @@ int mounts_protect_release(struct protect_state *st)
 	st->fds = NULL;
 	st->created = NULL;
 	st->n = 0;
+	/* What we removed the sweeper finds gone; what another sandbox still
+	 * holds it leaves (its flock). Waited for, so that nothing of ours
+	 * changes the workspace after we return. */
+	if (st->sweep_pid > 0) {
+		close(st->sweep_fd);
+		while (waitpid(st->sweep_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		st->sweep_pid = 0;
+	}
 	return left;
 }
 
@@ -314,5 +458,116 @@ int mounts_protect_decode(struct mount_plan *plan, const char *line)
 	op->skipped = skipped;
 	op->dev = (dev_t)dev;
 	op->ino = (ino_t)ino;
+	return 0;
+}
+
+/* The sweeper, after fork: gather the announced paths until the launcher's
+ * end of the pipe closes (its exit, however it came), wait for the sandbox
+ * to be gone (its pidfd becomes readable once every process of its pid
+ * namespace has exited), then remove each path that is still a
+ * placeholder nobody holds. */
+static _Noreturn void sweep(int in, int pidfd)
+{
+	static char buf[1u << 16];
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < sizeof(buf) - 1 && (n = read(in, buf + len, sizeof(buf) - 1 - len)) != 0) {
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (pidfd >= 0) {
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+	}
+	for (char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+		int fd;
+
+		*nl = '\0';
+		fd = open(line, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		/* Announced by us: removed only if still a placeholder (the
+		 * same rule as at the end of a run). */
+		if (fd >= 0) {
+			(void)remove_placeholder(fd, line);
+			close(fd);
+		}
+	}
+	_exit(0);
+}
+
+/* The sweeper is a copy of the supervisor: its command line would name
+ * the workload's command, and whoever looks for the sandbox's processes by
+ * their command line (paddock's own tests, a user's pgrep) would count it.
+ * Overwritten in place, as setproctitle() does: /proc/PID/cmdline reads
+ * arg_start..arg_end of the process's memory (proc(5), stat fields 48-49). */
+static void rename_self(void)
+{
+	char buf[1024], *p;
+	unsigned long start = 0, end = 0;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+
+	(void)prctl(PR_SET_NAME, "paddock-sweep");
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* p: the ')' that ends field 2; each step moves to the space
+	 * before the next field, so 46 steps reach field 48, arg_start. */
+	for (int field = 3; p && field <= 48; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %lu %lu", &start, &end) != 2 || end <= start)
+		return;
+	memset((void *)start, 0, end - start);
+	snprintf((char *)start, end - start, "paddock-sweeper");
+}
+
+static int start_sweeper(struct protect_state *st, int sandbox_pidfd)
+{
+	int pipefd[2];
+	sigset_t none;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pipefd) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		/* Outlives a killed launcher on purpose: no PDEATHSIG, and
+		 * deaf to the terminal's and the caller's signals (it ends
+		 * by itself, on EOF). Holds nothing of the launcher's but
+		 * the pipe and the sandbox's pidfd: an inherited lock or
+		 * socket would keep a placeholder or the sandbox alive. */
+		for (int s = 1; s < NSIG; s++)
+			if (s != SIGKILL && s != SIGSTOP)
+				signal(s, s == SIGCHLD ? SIG_DFL : SIG_IGN);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		rename_self();
+		/* Moved above both before either lands on 3 or 4. */
+		pipefd[0] = fcntl(pipefd[0], F_DUPFD, 64);
+		sandbox_pidfd = sandbox_pidfd >= 0 ? fcntl(sandbox_pidfd, F_DUPFD, 64) : -1;
+		if (pipefd[0] < 0 || dup2(pipefd[0], 3) < 0 ||
+		    (sandbox_pidfd >= 0 && dup2(sandbox_pidfd, 4) < 0))
+			_exit(1);
+		close_range(sandbox_pidfd >= 0 ? 5 : 4, ~0U, 0);
+		sweep(3, sandbox_pidfd >= 0 ? 4 : -1);
+	}
+	close(pipefd[0]);
+	st->sweep_fd = pipefd[1];
+	st->sweep_pid = pid;
 	return 0;
 }

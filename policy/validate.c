@@ -407,6 +407,19 @@ static int protect_outside(const struct policy *p, size_t *out, struct err *err)
 	return found;
 }
 
+/* "DIR/STAR-STAR/NAME": every NAME found below DIR at start (the launcher's
+ * bounded walk, mounts/git.c). One such component, never the last. */
+static int check_star(const char *s, const char *path, struct err *err)
+{
+	const char *first = strstr(s, "/**/");
+
+	if (first && strstr(first + 3, "/**/"))
+		return err_set(err, EINVAL, "%s: at most one \"**\" component", path);
+	if (strlen(s) >= 3 && strcmp(s + strlen(s) - 3, "/**") == 0)
+		return err_set(err, EINVAL, "%s: \"**\" must be followed by a name", path);
+	return 0;
+}
+
 static int check_protect(struct policy *p, const struct policy_vars *vars, struct err *err)
 {
 	char path[JPATH_MAX];
@@ -416,6 +429,9 @@ static int check_protect(struct policy *p, const struct policy_vars *vars, struc
 	for (size_t i = 0; i < p->n_protect; i++) {
 		snprintf(path, sizeof(path), "protect[%zu]", i);
 		r = expand_path(&p->protect[i], vars, path, false, err);
+		if (r < 0)
+			return r;
+		r = check_star(p->protect[i], path, err);
 		if (r < 0)
 			return r;
 	}

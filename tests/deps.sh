@@ -2,7 +2,8 @@
 # Install what the build and tests need from Debian, skipping what is there.
 set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-dev libmnl-dev libcjson-dev
-libcriterion-dev musl-tools bubblewrap iproute2 util-linux python3 hyperfine"
+libcriterion-dev musl-tools bubblewrap iproute2 util-linux python3 hyperfine git
+mercurial"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

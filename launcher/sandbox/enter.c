@@ -412,7 +412,7 @@ int sandbox_protect(const struct sandbox_spec *s, struct sandbox *sb, struct pro
 	bool any = false;
 	int rc;
 
-	rc = mounts_protect_prepare(&plan, st, err);
+	rc = mounts_protect_prepare(&plan, st, sb->pidfd, err);
 	if (rc < 0)
 		return child_failed_first(sb, rc, err);
 	for (size_t i = 0; i < plan.n; i++) {

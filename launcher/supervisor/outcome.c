@@ -35,6 +35,11 @@ void outcome_free(struct outcome *o)
 	free(o->killed);
 	free(o->survivors);
 	free(o->applied);
+	for (int i = 0; i < o->n_tampering; i++)
+		free(o->tampering[i]);
+	free(o->tampering);
+	o->tampering = NULL;
+	o->n_tampering = 0;
 	o->killed = NULL;
 	o->survivors = NULL;
 	o->applied = NULL;

@@ -89,6 +89,8 @@ struct outcome {
 	struct survivor *survivors;
 	size_t n_survivors;
 	int placeholders_left;
+	char **tampering; /* git_check_after() findings, malloc'd */
+	int n_tampering;
 	bool over; /* the sandbox is gone: the final record */
 	enum ending ending;
 	int status; /* paddock run's own exit status */

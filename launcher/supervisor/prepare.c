@@ -126,6 +126,27 @@ static int load_policy(struct run_spec *r, struct err *err)
 	return 0;
 }
 
+/* The "**" entries of protect: git directories and names found by a
+ * bounded walk (mounts/git.c), before the plan. With --weaken no-protect
+ * nothing is protected, and the check after the run still looks (so a
+ * weakened run shows what the protection prevents). */
+static int expand_protect(struct run_spec *r, struct err *err)
+{
+	char warn[256];
+	int rc = git_expand_protect(r->policy, &r->git, warn, sizeof(warn), err);
+
+	if (rc < 0)
+		return rc;
+	if (warn[0])
+		fprintf(stderr, "paddock: warning: %s\n", warn);
+	if (r->opt->weaken & WEAKEN_NO_PROTECT) {
+		for (size_t i = 0; i < r->policy->n_protect; i++)
+			free(r->policy->protect[i]);
+		r->policy->n_protect = 0;
+	}
+	return 0;
+}
+
 /* The record must be out of the sandbox's reach: refuse a path inside a
  * writable bind, where the workload could replace it. */
 static int open_record(const struct run_spec *r, struct err *err)
@@ -216,6 +237,10 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	log_debug("policy loaded");
 	if (rc < 0)
 		return rc;
+	rc = expand_protect(r, err);
+	log_debug("protected names found");
+	if (rc < 0)
+		return rc;
 	sb->namespaces = r->policy->namespaces;
 	if (r->opt->weaken & WEAKEN_NO_PIDNS)
 		sb->namespaces &= ~POLICY_NS_PID;
@@ -284,6 +309,7 @@ void run_spec_free(struct run_spec *s)
 	landlock_info_free(&s->sb.landlock);
 	policy_free(s->policy);
 	mounts_plan_free(&s->sb.plan);
+	git_watch_free(&s->git);
 	env_free(s->sb.env);
 	if (s->sb.init_fd >= 0)
 		close(s->sb.init_fd);

@@ -347,6 +347,11 @@ static cJSON *build(const struct run *r)
 	cJSON_AddItemToObject(o, "killed", killed(r));
 	cJSON_AddItemToObject(o, "survivors", survivors(r));
 	cJSON_AddNumberToObject(o, "placeholders_left", r->out.placeholders_left);
+	/* What the host's git would run after this run that it did not
+	 * before (docs/security.md, "After the run"). */
+	x = cJSON_AddArrayToObject(o, "tampering");
+	for (int i = 0; x && i < r->out.n_tampering; i++)
+		cJSON_AddItemToArray(x, cJSON_CreateString(r->out.tampering[i]));
 	/* init's "done": it saw no process but itself left. Absent (false)
 	 * when the kernel ended the rest: init was killed, or never ran. */
 	cJSON_AddBoolToObject(o, "init_done", r->out.done);

@@ -100,6 +100,11 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 		find_survivors(r);
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
+	/* From outside, after the sandbox is gone: what the host's git would
+	 * now run that it did not before (mounts/git.c; never runs git). */
+	r->out.n_tampering = git_check_after(&r->spec->git, &r->out.tampering);
+	if (r->out.n_tampering < 0)
+		r->out.n_tampering = 0;
 	r->out.over = true;
 	/* The last event before the record, which holds the checkpoint. */
 	evidence_event(r, "end", "\"ended\":\"%s\",\"status\":%d,\"survivors\":%zu",
@@ -121,6 +126,8 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 		fprintf(out, "paddock: %s: %s\n", o->argv[0], strerror(r->out.exec_errno));
 	for (size_t i = 0; i < r->out.n_warnings; i++)
 		fprintf(out, "paddock: warning: %s\n", r->out.warnings[i]);
+	for (int i = 0; i < r->out.n_tampering; i++)
+		fprintf(out, "paddock: warning: tampering: %s\n", r->out.tampering[i]);
 	for (size_t i = 0; i < r->out.n_survivors; i++)
 		fprintf(out, "paddock: warning: process %d (%s) outlived the sandbox\n",
 			(int)r->out.survivors[i].pid, r->out.survivors[i].comm);

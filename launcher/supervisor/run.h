@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../../include/initproto.h"
+#include "../../mounts/git.h"
 #include "../sandbox/sandbox.h"
 #include "../../evidence/evidence.h"
 #include "../session/session.h"
@@ -21,6 +22,7 @@ struct run_spec {
 	char file_sha256[65];	  /* digest of the policy file bytes */
 	struct policy *policy;	  /* effective: file + command-line additions */
 	struct sandbox_spec sb;
+	struct git_watch git; /* the git directories protected, for the check after */
 };
 
 /* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,

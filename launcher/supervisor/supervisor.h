@@ -24,8 +24,9 @@ enum weaken {
 	WEAKEN_NO_SWEEP = 1u << 6,	 /* paddock-init leaves the workload's leftovers running */
 	WEAKEN_NO_OWNER_CHECK = 1u << 7, /* the control socket serves any uid that can connect */
 	WEAKEN_EXEC_HOST_MOUNTS = 1u << 8, /* paddock exec keeps the host's mount namespace */
+	WEAKEN_NO_PROTECT = 1u << 9,	 /* no protected paths (the check after the run stays) */
 };
-#define WEAKEN_COUNT 9
+#define WEAKEN_COUNT 10
 
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {

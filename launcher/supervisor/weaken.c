@@ -17,6 +17,7 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 		 "the kernel still ends them)"},
     {"no-owner-check", "the session's control socket obeys any uid that can connect to it"},
     {"exec-host-mounts", "paddock exec commands see the host's files (no mount namespace)"},
+    {"no-protect", "no protected paths: the workload can plant code the host's tools run"},
 };
 
 const char *weaken_name(unsigned bit)

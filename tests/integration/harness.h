@@ -92,9 +92,12 @@ H_FN void h_track_pid(pid_t pid)
 
 H_FN void h_untrack_pid(pid_t pid)
 {
+	/* Compacted, so a test may start many processes one after another. */
 	for (size_t i = 0; i < h_npids; i++)
-		if (h_pids[i] == pid)
-			h_pids[i] = 0;
+		if (h_pids[i] == pid) {
+			h_pids[i] = h_pids[--h_npids];
+			return;
+		}
 }
 
 /* ---------------------------------------------------------- small helpers */

@@ -316,32 +316,33 @@ static void assert_no_placeholders(const char *ws)
 	}
 }
 
-Test(fs, protected_git_hooks_cannot_be_created)
+/* No .git at start: nothing is made for it (a placeholder .git broke git
+ * init and git in a parent repository), so the workload may create a
+ * repository; what it plants there is reported after the run (mounts/git.c,
+ * git_check_after()), and nothing else is left. */
+Test(fs, fresh_git_dir_is_allowed_and_its_hook_reported)
 {
 	struct h_world w = h_world();
 	struct h_proc p;
 
 	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "sh", "-c",
 		  "mkdir -p .git/hooks && touch .git/hooks/pre-commit");
-	cr_assert_neq(p.status, 0, "creating .git/hooks/pre-commit worked\n" H_FMT, H_ARGS(&p));
-	cr_assert_neq(p.status, 125, H_SHOW(&p));
-	cr_assert(!h_exists(h_join(w.ws, ".git/hooks")));
-	/* The launcher's placeholders (.git and the others) are gone. */
-	assert_no_placeholders(w.ws);
-	cr_assert_str_eq(h_list_dir(w.ws), "");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_exists(h_join(w.ws, ".git/hooks/pre-commit")));
+	cr_assert_str_eq(h_list_dir(w.ws), ".git\n", "workspace:\n%s", h_list_dir(w.ws));
 	cr_assert_str_eq(h_json(w.record, "d['placeholders_left']"), "0");
+	cr_assert(h_contains(h_json(w.record, "d['tampering']"), "/.git/hooks: pre-commit"),
+		  "%s\n" H_FMT, h_json(w.record, "d['tampering']"), H_ARGS(&p));
+	cr_assert(h_contains(p.err_text, "tampering: "), H_SHOW(&p));
 
 	/* Other ways to the same place: a rename of a prepared directory, a
-	 * symlink named .git. */
-	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c",
-		  "mkdir -p g/hooks && touch g/hooks/pre-commit && mv -T g .git; echo mv=$?; "
-		  "ln -s g .git; echo ln=$?; rm -rf .git; echo rm=$?");
-	cr_assert(h_contains(p.out_text, "mv="), H_SHOW(&p));
-	cr_assert(!h_contains(p.out_text, "mv=0\n"), H_SHOW(&p));
-	cr_assert(!h_contains(p.out_text, "ln=0\n"), H_SHOW(&p));
-	cr_assert(!h_contains(p.out_text, "rm=0\n"), H_SHOW(&p));
-	cr_assert(!h_exists(h_join(w.ws, ".git")), "workspace:\n%s", h_list_dir(w.ws));
-	cr_assert(h_exists(h_join(w.ws, "g/hooks/pre-commit")), H_SHOW(&p));
+	 * symlink named .git; each is reported too. */
+	h_rm_rf(h_join(w.ws, ".git"));
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "sh", "-c",
+		  "mkdir -p g/hooks && touch g/hooks/post-checkout && ln -s g .git");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(h_json(w.record, "d['tampering']"), "/g/hooks: post-checkout"),
+		  "%s\n" H_FMT, h_json(w.record, "d['tampering']"), H_ARGS(&p));
 }
 
 Test(fs, protected_existing_file_keeps_its_bytes)
@@ -389,9 +390,12 @@ Test(fs, protect_option_for_a_missing_path)
 
 	H_PADDOCK(&p, w.ws, "run", "--protect", h_join(w.ws, "secret/key"), "--", "sh", "-c",
 		  "mkdir -p secret; echo mkdir=$?; echo x > secret/key; echo write=$?; "
-		  "echo x > secret; echo file=$?; echo x > control");
+		  "echo x > secret; echo file=$?; touch secret/other; echo other=$?; "
+		  "echo x > control");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
-	cr_assert(!h_contains(p.out_text, "mkdir=0\n"), H_SHOW(&p));
+	/* "secret" is an empty read-only directory inside (the placeholder,
+	 * which git never shows): mkdir -p succeeds, nothing goes below. */
+	cr_assert(!h_contains(p.out_text, "other=0\n"), H_SHOW(&p));
 	cr_assert(!h_contains(p.out_text, "write=0\n"), H_SHOW(&p));
 	cr_assert(!h_contains(p.out_text, "file=0\n"), H_SHOW(&p));
 	cr_assert(!h_exists(h_join(w.ws, "secret")), "workspace:\n%s", h_list_dir(w.ws));
@@ -558,6 +562,9 @@ Test(fs, two_sandboxes_same_workspace_keep_git_protected)
 	struct h_world w = h_world();
 	struct h_proc pa, pb;
 
+	h_mkdir(w.ws, ".git", 0755);
+	h_write_file(h_join(w.ws, ".git/HEAD"), "ref: refs/heads/main\n", 0644);
+
 	/* A is short; B waits until the test has seen A end (a-ended, made
 	 * from the host), then tries to create a hook. */
 	H_PADDOCK_START(&pa, w.ws, "run", "--", "sh", "-c", "sleep 0.3; echo a-done");
@@ -573,7 +580,7 @@ Test(fs, two_sandboxes_same_workspace_keep_git_protected)
 	cr_assert_eq(pb.status, 0, H_SHOW(&pb));
 	cr_assert(h_contains(pb.out_text, "saw-a-ended\n"), H_SHOW(&pb));
 	cr_assert(h_contains(pb.out_text, "protected\n"), H_SHOW(&pb));
-	cr_assert(!h_exists(h_join(w.ws, ".git/hooks")));
+	cr_assert(!h_exists(h_join(w.ws, ".git/hooks/pre-commit")));
 }
 
 /* Regression (fixed by the user.paddock.placeholder mark, mounts/protect.c):

@@ -1,0 +1,51 @@
+/* libFuzzer target for the readers of git's files (mounts/gitconf.c), which
+ * the supervisor runs on files the workload could have written: the first
+ * byte picks one, the rest is its input.
+ *   'c' gitconf_parse() with gitconf_runs_code() on every variable
+ *   'f' gitfile_parse() ("gitdir: PATH")
+ *   'd' gitcommondir_parse()
+ *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=git)
+ * Built with replay.c instead, make unit runs tests/data/git through it. */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../mounts/git.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int each(const char *section, const char *sub, const char *key, const char *value, void *arg)
+{
+	size_t *n = arg;
+
+	/* Every string handed out is terminated and non-empty where promised. */
+	*n += strlen(section) + strlen(key) + (sub ? strlen(sub) : 0) + (value ? strlen(value) : 0);
+	*n += gitconf_runs_code(section, sub, key, value);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char out[PATH_MAX];
+	size_t n = 0;
+
+	if (size < 1)
+		return 0;
+	switch (data[0]) {
+	case 'c':
+		(void)gitconf_parse((const char *)data + 1, size - 1, each, &n);
+		break;
+	case 'f':
+		if (gitfile_parse((const char *)data + 1, size - 1, out, sizeof(out)) == 0 &&
+		    strlen(out) == 0)
+			__builtin_trap();
+		break;
+	case 'd':
+		if (gitcommondir_parse((const char *)data + 1, size - 1, out, sizeof(out)) == 0 &&
+		    strlen(out) == 0)
+			__builtin_trap();
+		break;
+	}
+	return 0;
+}

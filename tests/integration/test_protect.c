@@ -1,0 +1,499 @@
+/* Integration: protected paths against code planted for the host's tools
+ * (docs/security.md, "Protected paths"). Each attack is checked the way a
+ * victim meets it: after the run the host user runs the real tool (git
+ * status, git commit, hg status) and the test checks that the marker command
+ * the workload planted did not run. Each has a weakened twin (--weaken
+ * no-protect) that shows the same attack lands without the protection, so
+ * a test that cannot see the effect fails. */
+#include "harness.h"
+
+TestSuite(protect, .init = h_init, .fini = h_fini, .timeout = 120);
+
+struct fx {
+	struct h_world w;
+	char *home; /* HOME of the host user's tools: empty, no global config */
+	char *mark; /* the planted command creates this */
+};
+
+static struct fx fx_new(void)
+{
+	struct fx f;
+
+	f.w = h_world();
+	f.home = h_mkdir(f.w.base, "home", 0755);
+	f.mark = h_join(f.w.base, "MARK");
+	return f;
+}
+
+/* A shell script as the host user in dir (its own HOME, git identity in the
+ * environment); asserts it succeeded and returns its stdout. */
+static const char *host(const struct fx *f, const char *dir, const char *script)
+{
+	struct h_proc p;
+
+	H_CMD(&p, dir, "/bin/sh", "-c",
+	      h_fmt("export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
+		    "GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t "
+		    "MARK='%s'; set -e; %s",
+		    f->home, f->mark, script));
+	cr_assert_eq(p.status, 0, "host script failed: %s\n" H_FMT, script, H_ARGS(&p));
+	return p.out_text;
+}
+
+/* The same, for the victim's command: its status does not matter (a broken
+ * repository is a failure of its own, checked where it matters). */
+static void victim(const struct fx *f, const char *dir, const char *cmd)
+{
+	struct h_proc p;
+
+	H_CMD(&p, dir, "/bin/sh", "-c",
+	      h_fmt("export HOME='%s' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t "
+		    "GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t; %s",
+		    f->home, cmd));
+}
+
+#define REPO_INIT                                                                        \
+	"git init -q -b main && git config user.name t && git config user.email t@t && " \
+	"echo a > a && git add a && git commit -qm init"
+
+/* The planted config: its fsmonitor is run by git status (git-config(1)). */
+static const char *evil_config(const struct fx *f)
+{
+	return h_fmt("printf '[core]\\n\\tfsmonitor = touch %s\\n'", f->mark);
+}
+
+/* The workload's script in cwd, protected or not; the run itself must work. */
+static struct h_proc attack(const struct fx *f, const char *cwd, const char *script, bool weak)
+{
+	struct h_proc p;
+
+	/* The attack's own failure is the point; the run itself must work. */
+	script = h_fmt("%s; echo attack=$?", script);
+	if (weak)
+		H_PADDOCK(&p, cwd, "run", "--weaken", "no-protect", "--record", f->w.record, "--",
+			  "sh", "-c", script);
+	else
+		H_PADDOCK(&p, cwd, "run", "--record", f->w.record, "--", "sh", "-c", script);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	return p;
+}
+
+static void expect_mark(const struct fx *f, bool weak, const struct h_proc *p)
+{
+	if (weak)
+		cr_assert(h_exists(f->mark),
+			  "weakened twin: the planted command did not run, the test cannot see "
+			  "the effect\n" H_FMT,
+			  H_ARGS(p));
+	else
+		cr_assert(!h_exists(f->mark), "the planted command ran on the host\n" H_FMT,
+			  H_ARGS(p));
+}
+
+/* ------------------------------------------------------------- git dirs */
+
+/* .git/commondir: git reads config and hooks from where it points. */
+static void commondir_redirect(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	p = attack(&f, f.w.ws,
+		   h_fmt("cp -r .git evil && %s >> evil/config && echo ../evil > .git/commondir; "
+			 "echo cd=$?",
+			 evil_config(&f)),
+		   weak);
+	victim(&f, f.w.ws, "git status");
+	expect_mark(&f, weak, &p);
+	if (!weak) {
+		cr_assert(!h_exists(h_join(f.w.ws, ".git/commondir")), H_SHOW(&p));
+		cr_assert(h_contains(p.out_text, "cd=2\n") || h_contains(p.out_text, "cd=1\n"),
+			  H_SHOW(&p));
+	} else {
+		/* The check after the run sees it even so. */
+		cr_assert(h_contains(p.err_text, "tampering: "), H_SHOW(&p));
+		cr_assert(h_contains(h_json(f.w.record, "d['tampering']"), "commondir"),
+			  H_SHOW(&p));
+	}
+}
+
+Test(protect, git_commondir_redirect)
+{
+	commondir_redirect(false);
+}
+
+Test(protect, git_commondir_redirect_weakened_twin)
+{
+	commondir_redirect(true);
+}
+
+/* config.worktree, read when extensions.worktreeConfig is on. */
+static void config_worktree(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT " && git config extensions.worktreeConfig true");
+	p = attack(&f, f.w.ws, h_fmt("%s > .git/config.worktree", evil_config(&f)), weak);
+	victim(&f, f.w.ws, "git status");
+	expect_mark(&f, weak, &p);
+	if (!weak)
+		cr_assert(!h_exists(h_join(f.w.ws, ".git/config.worktree")), H_SHOW(&p));
+}
+
+Test(protect, git_config_worktree)
+{
+	config_worktree(false);
+}
+
+Test(protect, git_config_worktree_weakened_twin)
+{
+	config_worktree(true);
+}
+
+/* The workspace is a linked worktree: its git directory and the common
+ * one lie outside the workspace, and are bound in (git works inside) with
+ * the worktree's commondir protected. */
+static void linked_worktree(bool weak)
+{
+	struct fx f = fx_new();
+	char *main_repo = h_mkdir(f.w.base, "main", 0755);
+	char *wt = h_join(f.w.base, "wt");
+	struct h_proc p;
+
+	host(&f, main_repo, REPO_INIT " && git worktree add -q ../wt");
+	p = attack(
+	    &f, wt,
+	    h_fmt("git status --porcelain; echo status=$?; "
+		  "d=$(sed 's/^gitdir: //' .git); cp -r ../main/.git evil && %s >> evil/config "
+		  "&& echo \"$PWD/evil\" > $d/commondir; echo cd=$?",
+		  evil_config(&f)),
+	    weak);
+	cr_assert(h_contains(p.out_text, "status=0\n"), "git fails inside a worktree\n" H_FMT,
+		  H_ARGS(&p));
+	victim(&f, wt, "git status");
+	expect_mark(&f, weak, &p);
+}
+
+Test(protect, git_linked_worktree_commondir)
+{
+	linked_worktree(false);
+}
+
+Test(protect, git_linked_worktree_commondir_weakened_twin)
+{
+	linked_worktree(true);
+}
+
+/* A submodule's own git directory (.git/modules/sub) and its hooks. */
+static void submodule_hook(bool weak)
+{
+	struct fx f = fx_new();
+	char *src = h_mkdir(f.w.base, "subsrc", 0755);
+	struct h_proc p;
+
+	host(&f, src, REPO_INIT);
+	host(&f, f.w.ws,
+	     h_fmt(REPO_INIT " && git -c protocol.file.allow=always submodule add -q %s sub && "
+			     "git commit -qm sub",
+		   src));
+	p = attack(&f, f.w.ws,
+		   h_fmt("printf '#!/bin/sh\\ntouch %s\\n' > .git/modules/sub/hooks/pre-commit && "
+			 "chmod +x .git/modules/sub/hooks/pre-commit",
+			 f.mark),
+		   weak);
+	(void)p;
+	victim(&f, h_join(f.w.ws, "sub"), "git commit -q --allow-empty -m v");
+	if (weak) {
+		cr_assert(h_exists(f.mark), "weakened twin: the hook did not run");
+		return;
+	}
+	cr_assert(!h_exists(f.mark), "the planted hook ran on the host");
+}
+
+Test(protect, git_submodule_hook)
+{
+	submodule_hook(false);
+}
+
+Test(protect, git_submodule_hook_weakened_twin)
+{
+	submodule_hook(true);
+}
+
+/* A repository nested in the workspace, found by the walk at start. */
+static void nested_repo(bool weak)
+{
+	struct fx f = fx_new();
+	char *nested = h_mkdir(f.w.ws, "vendor", 0755);
+	struct h_proc p;
+
+	nested = h_mkdir(nested, "lib", 0755);
+	host(&f, nested, REPO_INIT);
+	p = attack(&f, f.w.ws, h_fmt("%s >> vendor/lib/.git/config", evil_config(&f)), weak);
+	victim(&f, nested, "git status");
+	expect_mark(&f, weak, &p);
+}
+
+Test(protect, git_nested_repo_config)
+{
+	nested_repo(false);
+}
+
+Test(protect, git_nested_repo_config_weakened_twin)
+{
+	nested_repo(true);
+}
+
+/* ------------------------------------------------- agents, VCSs, tools */
+
+/* Files a tool would read later; no real tool here: the file itself must
+ * not appear (and does, weakened). */
+static void planted_file(bool weak, const char *pre, const char *file)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	if (pre)
+		host(&f, f.w.ws, pre);
+	p = attack(
+	    &f, f.w.ws,
+	    h_fmt("mkdir -p $(dirname %s); echo '{\"hooks\":1}' > %s; echo w=$?", file, file),
+	    weak);
+	if (weak)
+		cr_assert(h_exists(h_join(f.w.ws, file)), "weakened twin: %s not written\n" H_FMT,
+			  file, H_ARGS(&p));
+	else
+		cr_assert(!h_exists(h_join(f.w.ws, file)), "%s was written\n" H_FMT, file,
+			  H_ARGS(&p));
+}
+
+Test(protect, claude_settings)
+{
+	planted_file(false, NULL, ".claude/settings.json");
+	/* An existing .claude/ of the user's stays theirs, read-only. */
+	planted_file(false, "mkdir .claude && echo '{}' > .claude/settings.local.json",
+		     ".claude/settings.json");
+}
+
+Test(protect, claude_settings_weakened_twin)
+{
+	planted_file(true, NULL, ".claude/settings.json");
+}
+
+Test(protect, cargo_config)
+{
+	planted_file(false, NULL, ".cargo/config.toml");
+	planted_file(false, "mkdir .cargo", ".cargo/config.toml");
+}
+
+Test(protect, cargo_config_weakened_twin)
+{
+	planted_file(true, "mkdir .cargo", ".cargo/config.toml");
+}
+
+Test(protect, github_workflows)
+{
+	planted_file(false, NULL, ".github/workflows/ci.yml");
+	planted_file(false, "mkdir -p .github/ISSUE_TEMPLATE", ".github/workflows/ci.yml");
+}
+
+Test(protect, github_workflows_weakened_twin)
+{
+	planted_file(true, "mkdir -p .github/ISSUE_TEMPLATE", ".github/workflows/ci.yml");
+}
+
+/* Mercurial runs [hooks] of .hg/hgrc: pre-status runs on hg status. */
+static void hg_hook(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	if (access("/usr/bin/hg", X_OK) != 0)
+		cr_skip_test("no /usr/bin/hg (Debian package mercurial, make deps)");
+	host(&f, f.w.ws, "hg init");
+	p = attack(&f, f.w.ws,
+		   h_fmt("printf '[hooks]\\npre-status = touch %s\\n' > .hg/hgrc", f.mark), weak);
+	victim(&f, f.w.ws, "hg status");
+	expect_mark(&f, weak, &p);
+}
+
+Test(protect, hg_hgrc_hook)
+{
+	hg_hook(false);
+}
+
+Test(protect, hg_hgrc_hook_weakened_twin)
+{
+	hg_hook(true);
+}
+
+/* ------------------------------------------------------- git works inside */
+
+/* A repository with a submodule whose checkout differs from the recorded
+ * commit, identity in .git/config. */
+static void workflow_setup(const struct fx *f)
+{
+	char *src = h_mkdir(f->w.base, "subsrc", 0755);
+
+	host(f, src, REPO_INIT " && echo 2 > a && git commit -qam two");
+	host(f, f->w.ws,
+	     h_fmt(REPO_INIT " && git -c protocol.file.allow=always submodule add -q %s sub && "
+			     "git commit -qm sub && git submodule update -q && "
+			     "git -C sub checkout -q HEAD~1",
+		   src));
+}
+
+static const char workflow[] =
+    "set -e; export GIT_EDITOR=true GIT_SEQUENCE_EDITOR=true; "
+    "git status --porcelain; "
+    "echo b > b && git add b && git commit -qm add-b; "
+    "git log --oneline >/dev/null; git diff HEAD~1 --stat >/dev/null; "
+    "git branch feature && git checkout -q feature && echo c > c && git add c && "
+    "git commit -qm add-c && git checkout -q main; "
+    "echo d >> a && git stash -q && git stash pop -q && git commit -qam mod-a; "
+    "echo e > e && git add e && git commit -qm add-e; "
+    "git rebase -q -i HEAD~2; "
+    "git worktree add -q .wt/w2 feature && git -C .wt/w2 log -1 --format=%s && "
+    "git worktree remove .wt/w2 && rmdir .wt; "
+    /* Not git submodule update: it rewrites the submodule's config
+     * (core.worktree) every time (git 2.39, ensure_core_worktree()), which
+     * is protected; the checkout it would do works. */
+    "git -C sub checkout -q $(git rev-parse HEAD:sub); "
+    "git gc -q; git fsck --no-progress; echo workflow-done";
+
+static const char summary[] =
+    "git log --format=%s --all; git status --porcelain; "
+    "git submodule status | cut -c1; git -C sub log -1 --format=%s; "
+    "git fsck --no-progress --no-dangling && echo fsck-ok; git branch; git stash list";
+
+Test(protect, git_workflow_inside_matches_outside)
+{
+	struct fx in = fx_new(), out = fx_new();
+	struct h_proc p;
+	const char *a, *b;
+
+	workflow_setup(&in);
+	workflow_setup(&out);
+	H_PADDOCK(&p, in.w.ws, "run", "--record", in.w.record, "--", "sh", "-c", workflow);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "workflow-done\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(in.w.record, "d['tampering']"), "[]", H_SHOW(&p));
+	host(&out, out.w.ws, workflow);
+	a = host(&in, in.w.ws, summary);
+	b = host(&out, out.w.ws, summary);
+	cr_assert_str_eq(a, b, "inside:\n%s\noutside:\n%s\n" H_FMT, a, b, H_ARGS(&p));
+	cr_assert(h_contains(a, "fsck-ok\n"), "%s", a);
+	/* Nothing of paddock's is left, for git or for ls. */
+	cr_assert_str_eq(host(&in, in.w.ws, "git status --porcelain --ignored"), "");
+	cr_assert_str_eq(h_list_dir(in.w.ws), h_list_dir(out.w.ws));
+}
+
+/* The workspace is a subdirectory of a repository: its git directory is
+ * outside the workspace, bound in, protected. */
+Test(protect, git_subdirectory_workspace)
+{
+	struct fx f = fx_new();
+	char *sub = h_mkdir(f.w.ws, "sub", 0755);
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	H_PADDOCK(&p, sub, "run", "--", "sh", "-c",
+		  h_fmt("echo x > x && git add x && git commit -qm in-sub && echo commit=$?; "
+			"%s >> ../.git/config; echo config=$?",
+			evil_config(&f)));
+	cr_assert(h_contains(p.out_text, "commit=0\n"), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "config=0\n"), H_SHOW(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, "git log -1 --format=%s"), "in-sub\n");
+	victim(&f, f.w.ws, "git status");
+	cr_assert(!h_exists(f.mark), H_SHOW(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain"), "");
+}
+
+/* git init in a fresh directory works (no placeholder .git); the new
+ * repository's config is the workload's, and what it plants there is
+ * reported after the run. */
+Test(protect, git_init_fresh_directory)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	H_PADDOCK(&p, f.w.ws, "run", "--record", f.w.record, "--", "sh", "-c",
+		  h_fmt("git init -q && git config user.name t && git config user.email t@t && "
+			"echo a > a && git add a && git commit -qm first && echo ok; %s >> "
+			".git/config",
+			evil_config(&f)));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "ok\n"), H_SHOW(&p));
+	cr_assert(h_contains(h_json(f.w.record, "d['tampering']"), "core.fsmonitor=touch"),
+		  H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: warning: tampering: "), H_SHOW(&p));
+}
+
+/* While a run goes, the placeholders are invisible to git, inside and out;
+ * afterwards nothing is left. */
+Test(protect, placeholders_invisible_to_git)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+	const char *before, *during;
+
+	host(&f, f.w.ws, REPO_INIT);
+	before = h_list_dir(f.w.ws);
+	H_PADDOCK_START(&p, f.w.ws, "run", "--", "sh", "-c",
+			"git status --porcelain --untracked-files=all; echo inside-done; "
+			"touch started; i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.05; "
+			"i=$((i+1)); done; rm -f started go");
+	for (int i = 0; i < 400 && !h_exists(h_join(f.w.ws, "started")); i++)
+		h_sleep_ms(20);
+	during = host(&f, f.w.ws, "git status --porcelain --untracked-files=all");
+	h_write_file(h_join(f.w.ws, "go"), "", 0644);
+	h_wait(&p, H_TIMEOUT_MS);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "inside-done\n", H_SHOW(&p));
+	cr_assert_str_eq(during, "?? started\n", H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(f.w.ws), before, H_SHOW(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain"), "");
+}
+
+/* ------------------------------------------------------------ kill test */
+
+/* SIGKILL of the launcher at random moments of its start-up: nothing of
+ * paddock's stays in the workspace or its git directory (the sweeper,
+ * mounts/protect.c, removes what was made; each placeholder is announced
+ * to it before it exists). The sweeper runs once the launcher and the
+ * sandbox are gone, so the check waits for the workspace to settle. */
+Test(protect, sigkill_during_startup_leaves_nothing, .timeout = 300)
+{
+	struct fx f = fx_new();
+	const char *ws_list, *git_list;
+	char *git = h_join(f.w.ws, ".git");
+	unsigned seed = (unsigned)h_random();
+	int dirty = 0;
+
+	host(&f, f.w.ws, REPO_INIT);
+	ws_list = h_list_dir(f.w.ws);
+	git_list = h_list_dir(git);
+	for (int i = 0; i < 200 && dirty < 3; i++) {
+		struct h_proc p;
+		int delay_us = (int)(rand_r(&seed) % 15000);
+		bool clean = false;
+
+		H_PADDOCK_START(&p, f.w.ws, "run", "--", "true");
+		usleep((useconds_t)delay_us);
+		kill(p.pid, SIGKILL);
+		h_wait(&p, H_TIMEOUT_MS);
+		for (int t = 0; t < 250 && !clean; t++) {
+			clean = strcmp(h_list_dir(f.w.ws), ws_list) == 0 &&
+				strcmp(h_list_dir(git), git_list) == 0;
+			if (!clean)
+				h_sleep_ms(20);
+		}
+		if (!clean && dirty++ < 3)
+			cr_log_error("kill %d after %d us left:\n%s\n.git:\n%s", i, delay_us,
+				     h_list_dir(f.w.ws), h_list_dir(git));
+	}
+	cr_assert_eq(dirty, 0, "kills left something (stopped after %d)", dirty);
+	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
+}

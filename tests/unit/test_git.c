@@ -1,0 +1,102 @@
+/* mounts/gitconf.c: the readers of git's files the supervisor uses after a
+ * run (it never runs git on a workspace). */
+#include "../../mounts/git.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "unit.h"
+
+TestSuite(git, .fini = unit_leak_check);
+
+struct seen {
+	char lines[16][300];
+	size_t n, code;
+};
+
+static int collect(const char *section, const char *sub, const char *key, const char *value,
+		   void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 16)
+		snprintf(s->lines[s->n++], sizeof(s->lines[0]), "%s|%s|%s|%s", section,
+			 sub ? sub : "-", key, value ? value : "(bare)");
+	s->code += gitconf_runs_code(section, sub, key, value);
+	return 0;
+}
+
+static struct seen parse(const char *text, int expect)
+{
+	struct seen s = {0};
+	int r = gitconf_parse(text, strlen(text), collect, &s);
+
+	cr_assert_eq(r, expect, "%s: %d", text, r);
+	return s;
+}
+
+Test(git, config_sections_values_and_code_keys)
+{
+	struct seen s = parse("# c\n[core]\n\tbare = false\n\tFSMonitor = \"touch /tmp/x\" ; c\n"
+			      "[alias]\n\tst = status\n\tx = !sh -c \\\n  'id'\n"
+			      "[diff \"pdf\"]\n\ttextconv = pdftotext\n"
+			      "[remote.Origin] url = /r\n[user] name\n",
+			      7);
+
+	cr_expect_str_eq(s.lines[0], "core|-|bare|false");
+	cr_expect_str_eq(s.lines[1], "core|-|fsmonitor|touch /tmp/x");
+	cr_expect_str_eq(s.lines[2], "alias|-|st|status");
+	cr_expect_str_eq(s.lines[3], "alias|-|x|!sh -c   'id'");
+	cr_expect_str_eq(s.lines[4], "diff|pdf|textconv|pdftotext");
+	/* The old [a.b] form lower-cases its subsection, as git does. */
+	cr_expect_str_eq(s.lines[5], "remote|origin|url|/r");
+	cr_expect_str_eq(s.lines[6], "user|-|name|(bare)");
+	cr_expect_eq(s.code, 3); /* fsmonitor, alias with !, textconv */
+}
+
+Test(git, code_keys_table)
+{
+	cr_expect(gitconf_runs_code("core", NULL, "hookspath", "/x"));
+	cr_expect(gitconf_runs_code("include", NULL, "path", "x"));
+	cr_expect(gitconf_runs_code("includeif", "gitdir:/x", "path", "x"));
+	cr_expect(gitconf_runs_code("filter", "lfs", "smudge", "x"));
+	cr_expect(gitconf_runs_code("extensions", NULL, "worktreeconfig", "true"));
+	cr_expect(gitconf_runs_code("submodule", "s", "update", "!x"));
+	cr_expect_not(gitconf_runs_code("submodule", "s", "update", "checkout"));
+	cr_expect_not(gitconf_runs_code("alias", NULL, "st", "status"));
+	cr_expect_not(gitconf_runs_code("core", NULL, "bare", "false"));
+	cr_expect_not(gitconf_runs_code("diff", NULL, "textconv", "x")); /* needs a driver */
+	cr_expect_not(gitconf_runs_code("pager", NULL, "log", "false"));
+	cr_expect(gitconf_runs_code("pager", NULL, "log", "sh -c id"));
+}
+
+Test(git, config_refused)
+{
+	static const char *const bad[] = {
+	    "[core\n",	      "k = v\n",      "[core]\n\t1k = v\n", "[x]\nk = \"open\n",
+	    "[x]\nk = \\q\n", "[x \"a\" ]\n", "[x]\nk v\n",	    "[x]\nk = a\\",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(gitconf_parse(bad[i], strlen(bad[i]), NULL, NULL), -EINVAL, "%s",
+			     bad[i]);
+	cr_expect_eq(gitconf_parse("[x]\nk = a\0b\n", 12, NULL, NULL), -EINVAL);
+	cr_expect_eq(gitconf_parse("", GITCONF_MAX + 1, NULL, NULL), -E2BIG);
+}
+
+Test(git, gitfile_and_commondir)
+{
+	char out[PATH_MAX];
+
+	cr_expect_eq(gitfile_parse("gitdir: ../.git/worktrees/w\n", 28, out, sizeof(out)), 0);
+	cr_expect_str_eq(out, "../.git/worktrees/w");
+	cr_expect_eq(gitfile_parse("gitdir:x\n", 9, out, sizeof(out)), -EINVAL);
+	cr_expect_eq(gitfile_parse("gitdir: \n", 9, out, sizeof(out)), -EINVAL);
+	cr_expect_eq(gitfile_parse("gitdir: abc", 11, out, 3), -ENAMETOOLONG);
+	cr_expect_eq(gitcommondir_parse("../..\n", 6, out, sizeof(out)), 0);
+	cr_expect_str_eq(out, "../..");
+	cr_expect_eq(gitcommondir_parse("a\nb", 3, out, sizeof(out)), -EINVAL);
+}
