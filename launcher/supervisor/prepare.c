@@ -195,6 +195,25 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 	return session_open_output(s, err);
 }
 
+/* Who the workload is. A caller's own ids map to the policy's uid and gid
+ * inside (or themselves). A root caller's would make the workload host uid
+ * 0 without capabilities: root-owned files in read-only binds stay
+ * readable (/etc/shadow is root:shadow 0640 and root may keep group 0),
+ * whatever it leaves in the workspace is root's, and RLIMIT_NPROC does not
+ * bind uid 0 (fork(2)). So unless weakened, a root caller's workload is
+ * ROOT_CALLER_ID outside, and the writable binds are idmapped to keep the
+ * workspace the caller's (sandbox/enter.c). */
+static void set_ids(struct sandbox_spec *sb, const struct policy *p, unsigned weaken)
+{
+	sb->caller_uid = getuid();
+	sb->caller_gid = getgid();
+	sb->root_caller = sb->caller_uid == 0 && !(weaken & WEAKEN_HOST_ROOT);
+	sb->uid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_uid;
+	sb->gid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_gid;
+	sb->uid_in = p->has_uid ? p->uid : sb->uid_out;
+	sb->gid_in = p->has_gid ? p->gid : sb->gid_out;
+}
+
 /* Everything up to the start; nothing of the sandbox exists on failure. */
 int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, struct err *err)
 {
@@ -215,16 +234,14 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		sb->namespaces &= ~POLICY_NS_PID;
 	if (r->opt->weaken & WEAKEN_HOST_NET)
 		sb->namespaces &= ~POLICY_NS_NET;
-	sb->uid_out = getuid();
-	sb->gid_out = getgid();
-	sb->uid_in = r->policy->has_uid ? r->policy->uid : sb->uid_out;
-	sb->gid_in = r->policy->has_gid ? r->policy->gid : sb->gid_out;
+	set_ids(sb, r->policy, r->opt->weaken);
 	if (mounts_plan(r->policy,
 			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
 			    (sb->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
 			&sb->plan) < 0 ||
 	    env_build(r->policy, environ, &sb->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
+
 	log_debug("planned");
 	rc = mounts_check_sources(&sb->plan, err);
 	if (rc < 0)

@@ -12,6 +12,10 @@
 #include "outcome.h"
 #include "supervisor.h"
 
+/* The host uid and gid of a root caller's workload (prepare.c): the
+ * overflow id "nobody", which owns no file a sandbox could reach. */
+#define ROOT_CALLER_ID 65534
+
 /* What the run is: decided before anything starts. */
 struct run_spec {
 	const struct options *opt;

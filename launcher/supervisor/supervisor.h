@@ -21,8 +21,9 @@ enum weaken {
 	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
 	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
 	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
+	WEAKEN_HOST_ROOT = 1u << 6,	 /* a root caller's workload is host uid 0 */
 };
-#define WEAKEN_COUNT 6
+#define WEAKEN_COUNT 7
 
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {

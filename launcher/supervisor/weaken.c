@@ -13,6 +13,7 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"no-seccomp", "no seccomp filter: every system call is open to the workload"},
     {"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
     {"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
+    {"host-root", "the workload is host uid 0: it reads root-only files in its binds"},
 };
 
 const char *weaken_name(unsigned bit)
