@@ -114,7 +114,8 @@ static const char run_usage[] =
     "                         overrides the policy's limits.ttl\n"
     "  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
     "                         rw-binds, no-pidns, host-net, no-seccomp,\n"
-    "                         no-landlock, no-new-session (repeatable; recorded)\n"
+    "                         no-landlock, no-new-session, host-root\n"
+    "                         (repeatable; recorded)\n"
     "      --bind SRC[:DST]   add a writable bind mount\n"
     "      --ro-bind SRC[:DST] add a read-only bind mount\n"
     "      --protect PATH     add a protected path (read-only, cannot be created)\n"
@@ -170,7 +171,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				return err_set(
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
-				    "host-net, no-seccomp, no-landlock, no-new-session)",
+				    "host-net, no-seccomp, no-landlock, no-new-session, host-root)",
 				    optarg);
 			o->weaken |= bit;
 			break;

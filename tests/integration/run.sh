@@ -157,6 +157,13 @@ status=0
 trap stop_other EXIT
 trap 'exit 130' INT TERM HUP
 for t in "$@"; do
+	case $t in
+	*/test_root)
+		# A root caller's sandbox (test_root.c): as whoever runs this.
+		echo "== $t (as $(id -un))"
+		PADDOCK_TEST_ROOT="$PWD" timeout -k 10 600 "$t" --jobs 2 || status=1
+		continue ;;
+	esac
 	echo "== $t (as $(run id -un))"
 	# A hung suite fails the run instead of blocking CI.
 	run timeout -k 10 600 "$t" --jobs 2 || status=1

@@ -1,0 +1,163 @@
+/* Integration: a root caller's sandbox is never host root (docs/security.md,
+ * "A root caller"). run.sh runs this binary as root (every other one drops
+ * to paddock-test); not as root, every test skips. Each check has its
+ * weakened twin (--weaken host-root, --weaken no-seccomp) that shows the
+ * hole the default closes. */
+#include "harness.h"
+
+static void root_init(void)
+{
+	if (getuid() != 0)
+		cr_skip_test("not root: run.sh runs test_root as root");
+	h_init();
+}
+
+TestSuite(root, .init = root_init, .fini = h_fini, .timeout = 60);
+
+static int run_sh(struct h_proc *p, const struct h_world *w, const char *weaken,
+		  const char *script)
+{
+	if (weaken)
+		return H_PADDOCK(p, w->ws, "run", "--record", w->record, "--weaken", weaken, "--",
+				 "sh", "-c", script);
+	return H_PADDOCK(p, w->ws, "run", "--record", w->record, "--", "sh", "-c", script);
+}
+
+Test(root, root_caller_is_uid_65534_and_cannot_read_shadow)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, NULL,
+	       "id -u; id -G; cat /proc/self/uid_map; cat /etc/shadow >/dev/null 2>&1;"
+	       " echo shadow=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text,
+			 "65534\n65534\n     65534      65534          1\nshadow=1\n", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "65534");
+	cr_assert_str_eq(h_json(w.record, "d['ids']['gid_outside']"), "65534");
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[]");
+}
+
+Test(root, weaken_host_root_is_host_uid_0_and_reads_shadow)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, "host-root",
+	       "id -u; cat /proc/self/uid_map; cat /etc/shadow >/dev/null 2>&1; echo shadow=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "0\n         0          0          1\nshadow=0\n",
+			 H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "host-root"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"host-root\"]");
+	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "0");
+}
+
+Test(root, workspace_files_are_the_callers)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct stat st;
+
+	h_write_file(h_join(w.ws, "old"), "old\n", 0644);
+	run_sh(&p, &w, NULL, "echo new >> old && mkdir d && echo x > d/f && stat -c %u:%g d/f");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* Inside, the caller's files are the workload's own... */
+	cr_assert_str_eq(p.out_text, "65534:65534\n", H_SHOW(&p));
+	/* ... and outside, what it made is the caller's. */
+	cr_assert_eq(stat(h_join(w.ws, "d/f"), &st), 0);
+	cr_assert_eq(st.st_uid, 0);
+	cr_assert_eq(st.st_gid, 0);
+	cr_assert_str_eq(h_read_file(h_join(w.ws, "old"), NULL), "old\nnew\n");
+}
+
+/* chmod u+s, chmod g+s, and a create with the bits in the mode. */
+#define SETUID_SCRIPT                                                                              \
+	"cp /bin/true t; chmod u+s t; echo chmod=$?; chmod g+s t; echo chmodg=$?;"                 \
+	" python3 -c 'import os; os.close(os.open(\"c\", os.O_CREAT|os.O_WRONLY, 0o6755))'"        \
+	" 2>/dev/null; echo create=$?"
+
+Test(root, setuid_bit_set_inside_is_refused_and_absent_outside)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct stat st;
+
+	run_sh(&p, &w, NULL, SETUID_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "chmod=1\nchmodg=1\ncreate=1\n", H_SHOW(&p));
+	cr_assert_eq(stat(h_join(w.ws, "t"), &st), 0);
+	cr_assert_eq(st.st_uid, 0);
+	cr_assert_eq(st.st_mode & (S_ISUID | S_ISGID), 0, "mode %o", st.st_mode);
+	cr_assert(!h_exists(h_join(w.ws, "c")));
+}
+
+Test(root, weaken_no_seccomp_leaves_a_setuid_root_file_outside)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct stat st;
+
+	run_sh(&p, &w, "no-seccomp", SETUID_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "chmod=0\nchmodg=0\ncreate=0\n", H_SHOW(&p));
+	/* The hole: a root-owned setuid file on the host, made from inside. */
+	cr_assert_eq(stat(h_join(w.ws, "t"), &st), 0);
+	cr_assert_eq(st.st_uid, 0);
+	cr_assert_eq(st.st_mode & S_ISUID, S_ISUID, "mode %o", st.st_mode);
+	cr_assert_eq(stat(h_join(w.ws, "c"), &st), 0);
+	cr_assert_eq(st.st_mode & S_ISUID, S_ISUID, "mode %o", st.st_mode);
+}
+
+/* A policy file: the agent policy with limits.rlimits.nproc = 8. */
+static const char *nproc_policy(const struct h_world *w)
+{
+	char *agent = h_read_file(h_join(h_root(), "contrib/policies/agent.json"), NULL);
+	char *path = h_join(w->base, "nproc.json");
+	char *at;
+
+	cr_assert_not_null(agent);
+	at = strstr(agent, "\"nproc\": 4096");
+	cr_assert_not_null(at);
+	memcpy(at, "\"nproc\":    8", 13);
+	h_write_file(path, agent, 0644);
+	return path;
+}
+
+/* Twenty forks: how many succeeded (the children sleep until the
+ * sandbox ends). dash exits when a fork fails, python3 does not. */
+#define NPROC_SCRIPT                                                                               \
+	"import os, time\n"                                                                       \
+	"n = 0\n"                                                                                 \
+	"for i in range(20):\n"                                                                   \
+	"    try:\n"                                                                              \
+	"        pid = os.fork()\n"                                                               \
+	"    except OSError:\n"                                                                   \
+	"        break\n"                                                                         \
+	"    if pid == 0:\n"                                                                      \
+	"        time.sleep(30)\n"                                                                \
+	"        os._exit(0)\n"                                                                   \
+	"    n += 1\n"                                                                            \
+	"print(n)\n"
+
+Test(root, nproc_binds_a_root_callers_workload)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--policy", nproc_policy(&w), "--", "python3", "-c", NPROC_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_lt(atoi(p.out_text), 20, H_SHOW(&p));
+}
+
+Test(root, weaken_host_root_nproc_does_not_bind)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--policy", nproc_policy(&w), "--weaken", "host-root", "--",
+		  "python3", "-c", NPROC_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_eq(atoi(p.out_text), 20, H_SHOW(&p));
+}
