@@ -81,12 +81,14 @@ enum {
 	OPT_DETACH,
 	OPT_NAME,
 	OPT_PORT,
+	OPT_RECORD_REQUIRED,
 };
 
 static const struct option long_opts[] = {
     {"policy", required_argument, NULL, 'p'},
     {"workspace", required_argument, NULL, 'w'},
     {"record", required_argument, NULL, 'r'},
+    {"record-required", no_argument, NULL, OPT_RECORD_REQUIRED},
     {"ttl", required_argument, NULL, 't'},
     {"weaken", required_argument, NULL, 'W'},
     {"bind", required_argument, NULL, OPT_BIND},
@@ -110,6 +112,8 @@ static const char run_usage[] =
     "  -p, --policy FILE      policy file (default: the built-in agent policy)\n"
     "  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory)\n"
     "  -r, --record FILE      write the completion record (JSON) to FILE\n"
+    "      --record-required  exit 122 when the record cannot be written\n"
+    "                         (otherwise: a warning, the workload's status)\n"
     "  -t, --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
     "                         overrides the policy's limits.ttl\n"
     "  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
@@ -207,6 +211,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_DETACH:
 			o->detach = true;
+			break;
+		case OPT_RECORD_REQUIRED:
+			o->record_required = true;
 			break;
 		case OPT_NAME:
 			if (!session_name_valid(optarg))

@@ -10,6 +10,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ static int read_policy(const struct options *o, char **out, size_t *len, struct 
 	const char *path = o->policy_path;
 	cleanup_close int fd = -1;
 	cleanup_free char *buf = NULL;
+	struct stat st;
 	ssize_t n;
 
 	if (!path) {
@@ -35,9 +37,16 @@ static int read_policy(const struct options *o, char **out, size_t *len, struct 
 		memcpy(*out, o->builtin_policy, *len);
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+	 * writer for ever (and a device could do anything); only a regular
+	 * file is read. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return err_sys(err, errno, "policy %s", path);
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, errno, "policy %s", path);
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, EINVAL, "policy %s: not a regular file", path);
 	buf = malloc(POLICY_MAX_BYTES + 1);
 	if (!buf)
 		return err_set(err, ENOMEM, "out of memory");
@@ -150,9 +159,8 @@ static int open_record(const struct run_spec *r, struct err *err)
 			       "could tamper with it",
 			       path, op->source, op->what);
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_sys(err, errno, "--record %s", path);
+	/* An earlier record at path stays until the first write replaces it. */
+	fd = record_open_dir(path, err);
 	return fd;
 }
 
@@ -227,8 +235,16 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	rc = load_policy(r, err);
 
 	log_debug("policy loaded");
-	if (rc < 0)
+	if (rc < 0) {
+		/* The record is written even when the launcher fails
+		 * (docs/record.md), a policy error included. With no policy
+		 * there is no plan and will be no sandbox: nothing could
+		 * tamper with the record, so the writable-bind check has
+		 * nothing to check; the directory checks still apply. */
+		if (o->record_path && !o->explain)
+			*record_fd = record_open_dir(o->record_path, &(struct err){0});
 		return rc;
+	}
 	sb->namespaces = r->policy->namespaces;
 	if (r->opt->weaken & WEAKEN_NO_PIDNS)
 		sb->namespaces &= ~POLICY_NS_PID;
@@ -243,14 +259,16 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		return err_set(err, ENOMEM, "out of memory");
 
 	log_debug("planned");
-	rc = mounts_check_sources(&sb->plan, err);
-	if (rc < 0)
-		return err_wrap(err, "policy %s", r->policy_label);
+	/* Before the sources are checked: a missing one is a policy error,
+	 * and is recorded. */
 	if (r->opt->record_path && !r->opt->explain) {
 		*record_fd = open_record(r, err);
 		if (*record_fd < 0)
 			return *record_fd;
 	}
+	rc = mounts_check_sources(&sb->plan, err);
+	if (rc < 0)
+		return err_wrap(err, "policy %s", r->policy_label);
 	log_debug("sources checked");
 	/* The filter is built and checked here, before anything starts: a
 	 * bad rule is a policy error, not a half-built sandbox. */

@@ -333,11 +333,7 @@ int record_write(const struct run *r, int fd, struct err *err)
 		return err_set(err, ENOMEM, "record: out of memory");
 	len = strlen(text);
 	text[len++] = '\n'; /* cJSON_Print's NUL, now the last newline */
-	/* From the start, whatever happened to the file meanwhile. */
-	if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
-		return err_sys(err, errno, "record: truncate");
-	rc = write_full(fd, text, len);
-	if (rc < 0)
-		return err_sys(err, rc, "record: write");
-	return 0;
+	/* Replaced whole (record_file.c): a reader never sees it half. */
+	rc = record_replace(fd, r->spec->opt->record_path, text, len, err);
+	return rc < 0 ? rc : 0;
 }

@@ -85,10 +85,14 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
 	r->out.over = true;
+	/* A workload that ran keeps its status: 125 would tell a harness
+	 * that nothing ran, and one that retries on 125 would run it twice.
+	 * Only a caller who asked (--record-required) gets a status of its
+	 * own for a lost record. */
 	if (r->live.record_fd >= 0 && record_write(r, r->live.record_fd, &werr) < 0) {
-		fprintf(stderr, "paddock: %s\n", werr.msg);
-		if (rc >= 0)
-			r->out.status = EXIT_LAUNCHER;
+		fprintf(stderr, "paddock: warning: the record was not written: %s\n", werr.msg);
+		if (o->record_required && r->out.status != EXIT_LAUNCHER)
+			r->out.status = EXIT_RECORD;
 	}
 	/* The session's waiters learn the status now. A foreground run's
 	 * entry goes (its caller has the status), and so does a detached
@@ -150,8 +154,9 @@ int supervisor_run(const struct options *o)
 	/* Host ports before the sandbox: a busy one means nothing starts. */
 	if (rc >= 0)
 		rc = ports_bind(spec.policy, &r.live.ports, &err);
+	/* Whatever failed, a record that could be opened gets the outcome. */
+	r.live.record_fd = record_fd;
 	if (rc >= 0) {
-		r.live.record_fd = record_fd;
 		if (outcome_init(&r.out, spec.policy, spec.sb.plan.n) < 0)
 			rc = err_set(&err, ENOMEM, "out of memory");
 	}

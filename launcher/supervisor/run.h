@@ -54,7 +54,8 @@ struct run_live {
 	 * their command when the supervisor is gone (EOF). */
 	int exec_end[2];
 	bool exec_end_open;
-	int record_fd; /* --record: written at "retained" and at the end */
+	int record_fd; /* --record: its directory (record_open_dir()), written at
+			* "retained" and at the end */
 };
 
 struct run {
@@ -132,6 +133,13 @@ void leases_retained(struct run *r);
 
 /* record.c: the completion record (docs/record.md) from spec and outcome. */
 int record_write(const struct run *r, int fd, struct err *err);
+/* record_file.c: the record's directory (fd: O_PATH), checked: the caller's
+ * or root's, sticky if others may write it; an existing record must be the
+ * caller's regular file. -errno with err set. */
+int record_open_dir(const char *path, struct err *err);
+/* Replace the record at path (its last component, below dirfd) with text:
+ * a new temporary file, fsync, rename over, fsync of the directory. */
+int record_replace(int dirfd, const char *path, const char *text, size_t len, struct err *err);
 
 /* explain.c: paddock run --explain. */
 void explain_print(const struct run_spec *s, FILE *f);

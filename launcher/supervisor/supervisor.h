@@ -32,6 +32,7 @@ struct options {
 	size_t builtin_policy_len;
 	const char *workspace;	 /* NULL: the current directory */
 	const char *record_path; /* NULL: no record */
+	bool record_required;	 /* a record that cannot be written: EXIT_RECORD */
 	const char *init_path;	 /* NULL: found next to the paddock binary */
 	uint64_t ttl_ms;
 	bool has_ttl;

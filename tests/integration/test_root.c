@@ -14,8 +14,7 @@ static void root_init(void)
 
 TestSuite(root, .init = root_init, .fini = h_fini, .timeout = 60);
 
-static int run_sh(struct h_proc *p, const struct h_world *w, const char *weaken,
-		  const char *script)
+static int run_sh(struct h_proc *p, const struct h_world *w, const char *weaken, const char *script)
 {
 	if (weaken)
 		return H_PADDOCK(p, w->ws, "run", "--record", w->record, "--weaken", weaken, "--",
@@ -32,8 +31,8 @@ Test(root, root_caller_is_uid_65534_and_cannot_read_shadow)
 	       "id -u; id -G; cat /proc/self/uid_map; cat /etc/shadow >/dev/null 2>&1;"
 	       " echo shadow=$?");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
-	cr_assert_str_eq(p.out_text,
-			 "65534\n65534\n     65534      65534          1\nshadow=1\n", H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "65534\n65534\n     65534      65534          1\nshadow=1\n",
+			 H_SHOW(&p));
 	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "65534");
 	cr_assert_str_eq(h_json(w.record, "d['ids']['gid_outside']"), "65534");
 	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[]");
@@ -47,8 +46,7 @@ Test(root, weaken_host_root_is_host_uid_0_and_reads_shadow)
 	run_sh(&p, &w, "host-root",
 	       "id -u; cat /proc/self/uid_map; cat /etc/shadow >/dev/null 2>&1; echo shadow=$?");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
-	cr_assert_str_eq(p.out_text, "0\n         0          0          1\nshadow=0\n",
-			 H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "0\n         0          0          1\nshadow=0\n", H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "host-root"), H_SHOW(&p));
 	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"host-root\"]");
 	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "0");
@@ -73,9 +71,9 @@ Test(root, workspace_files_are_the_callers)
 }
 
 /* chmod u+s, chmod g+s, and a create with the bits in the mode. */
-#define SETUID_SCRIPT                                                                              \
-	"cp /bin/true t; chmod u+s t; echo chmod=$?; chmod g+s t; echo chmodg=$?;"                 \
-	" python3 -c 'import os; os.close(os.open(\"c\", os.O_CREAT|os.O_WRONLY, 0o6755))'"        \
+#define SETUID_SCRIPT                                                                       \
+	"cp /bin/true t; chmod u+s t; echo chmod=$?; chmod g+s t; echo chmodg=$?;"          \
+	" python3 -c 'import os; os.close(os.open(\"c\", os.O_CREAT|os.O_WRONLY, 0o6755))'" \
 	" 2>/dev/null; echo create=$?"
 
 Test(root, setuid_bit_set_inside_is_refused_and_absent_outside)
@@ -127,18 +125,18 @@ static const char *nproc_policy(const struct h_world *w)
 
 /* Twenty forks: how many succeeded (the children sleep until the
  * sandbox ends). dash exits when a fork fails, python3 does not. */
-#define NPROC_SCRIPT                                                                               \
-	"import os, time\n"                                                                       \
-	"n = 0\n"                                                                                 \
-	"for i in range(20):\n"                                                                   \
-	"    try:\n"                                                                              \
-	"        pid = os.fork()\n"                                                               \
-	"    except OSError:\n"                                                                   \
-	"        break\n"                                                                         \
-	"    if pid == 0:\n"                                                                      \
-	"        time.sleep(30)\n"                                                                \
-	"        os._exit(0)\n"                                                                   \
-	"    n += 1\n"                                                                            \
+#define NPROC_SCRIPT                \
+	"import os, time\n"         \
+	"n = 0\n"                   \
+	"for i in range(20):\n"     \
+	"    try:\n"                \
+	"        pid = os.fork()\n" \
+	"    except OSError:\n"     \
+	"        break\n"           \
+	"    if pid == 0:\n"        \
+	"        time.sleep(30)\n"  \
+	"        os._exit(0)\n"     \
+	"    n += 1\n"              \
 	"print(n)\n"
 
 Test(root, nproc_binds_a_root_callers_workload)
@@ -146,7 +144,8 @@ Test(root, nproc_binds_a_root_callers_workload)
 	struct h_world w = h_world();
 	struct h_proc p;
 
-	H_PADDOCK(&p, w.ws, "run", "--policy", nproc_policy(&w), "--", "python3", "-c", NPROC_SCRIPT);
+	H_PADDOCK(&p, w.ws, "run", "--policy", nproc_policy(&w), "--", "python3", "-c",
+		  NPROC_SCRIPT);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_lt(atoi(p.out_text), 20, H_SHOW(&p));
 }
