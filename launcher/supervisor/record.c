@@ -292,6 +292,12 @@ static cJSON *build(const struct run *r)
 		else
 			cJSON_AddNumberToObject(o, "exit_code", r->out.wl_code);
 	}
+	cJSON_AddBoolToObject(o, "workload_started", r->out.started);
+	if (r->out.init_died) {
+		x = cJSON_AddObjectToObject(o, "init_status");
+		cJSON_AddNumberToObject(x, r->out.init_signaled ? "signal" : "exit_code",
+					r->out.init_code);
+	}
 	if (r->out.exec_errno)
 		cJSON_AddStringToObject(o, "exec_error", strerror(r->out.exec_errno));
 	cJSON_AddNumberToObject(o, "status", r->out.status);
@@ -318,21 +324,31 @@ static cJSON *build(const struct run *r)
 	return o;
 }
 
-int record_write(const struct run *r, int fd, struct err *err)
+char *record_render(const struct run *r, size_t *len)
 {
 	cJSON *o = build(r);
-	cleanup_free char *text = NULL;
-	size_t len;
-	int rc;
+	char *text;
 
 	if (!o)
-		return err_set(err, ENOMEM, "record: out of memory");
+		return NULL;
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text)
+		return NULL;
+	*len = strlen(text);
+	text[(*len)++] = '\n'; /* cJSON_Print's NUL, now the last newline */
+	return text;
+}
+
+int record_write(const struct run *r, int fd, struct err *err)
+{
+	cleanup_free char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	text = record_render(r, &len);
+	if (!text)
 		return err_set(err, ENOMEM, "record: out of memory");
-	len = strlen(text);
-	text[len++] = '\n'; /* cJSON_Print's NUL, now the last newline */
 	/* Replaced whole (record_file.c): a reader never sees it half. */
 	rc = record_replace(fd, r->spec->opt->record_path, text, len, err);
 	return rc < 0 ? rc : 0;

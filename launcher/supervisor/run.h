@@ -133,6 +133,9 @@ void leases_retained(struct run *r);
 
 /* record.c: the completion record (docs/record.md) from spec and outcome. */
 int record_write(const struct run *r, int fd, struct err *err);
+/* The record's text, malloc'd, newline-terminated and not NUL-terminated
+ * (*len bytes); NULL when out of memory. Pure. */
+char *record_render(const struct run *r, size_t *len);
 /* record_file.c: the record's directory (fd: O_PATH), checked: the caller's
  * or root's, sticky if others may write it; an existing record must be the
  * caller's regular file. -errno with err set. */
