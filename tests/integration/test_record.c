@@ -21,7 +21,8 @@ static const char *running_session(const struct h_sworld *s)
 			const char *id = h_fmt("%.12s", names);
 			const char *json = h_fmt("%s/%s/session.json", s->reg, id);
 
-			if (h_exists(json) && strcmp(h_json(json, "d['state']"), "\"running\"") == 0)
+			if (h_exists(json) &&
+			    strcmp(h_json(json, "d['state']"), "\"running\"") == 0)
 				return id;
 		}
 		h_sleep_ms(20);
@@ -49,19 +50,22 @@ Test(record, a_reader_never_sees_an_empty_or_torn_record)
 	const char *stop = h_join(w.base, "stop");
 
 	h_write_file(w.record, old_record, 0644);
-	char *argv[] = {H_PYTHON, "-c",
+	char *argv[] = {H_PYTHON,
+			"-c",
 			"import json, os, sys\n"
-		    "reads = bad = 0\n"
-		    "while not os.path.exists(sys.argv[2]):\n"
-		    "    with open(sys.argv[1]) as f:\n"
-		    "        t = f.read()\n"
-		    "    reads += 1\n"
-		    "    try:\n"
-		    "        json.loads(t)\n"
-		    "    except ValueError:\n"
-		    "        bad += 1\n"
+			"reads = bad = 0\n"
+			"while not os.path.exists(sys.argv[2]):\n"
+			"    with open(sys.argv[1]) as f:\n"
+			"        t = f.read()\n"
+			"    reads += 1\n"
+			"    try:\n"
+			"        json.loads(t)\n"
+			"    except ValueError:\n"
+			"        bad += 1\n"
 			"print(reads, bad)\n",
-			w.record, (char *)stop, NULL};
+			w.record,
+			(char *)stop,
+			NULL};
 
 	h_spawn(&reader, NULL, argv, NULL);
 	for (int i = 0; i < 25; i++) {
@@ -175,8 +179,8 @@ Test(record, a_policy_error_is_recorded)
 	cr_assert_str_eq(h_json(w.record, "d['workload_started']"), "false");
 	cr_assert(h_contains(h_json(w.record, "d['errors'][0]"), "nope"));
 	/* A missing bind source is a policy error too. */
-	H_PADDOCK(&p, w.ws, "run", "--bind", "/nonexistent-paddock-src", "--record", w.record,
-		  "--", "true");
+	H_PADDOCK(&p, w.ws, "run", "--bind", "/nonexistent-paddock-src", "--record", w.record, "--",
+		  "true");
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"launcher-error\"");
 	cr_assert(h_contains(h_json(w.record, "d['errors'][0]"), "nonexistent-paddock-src"));

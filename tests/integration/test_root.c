@@ -5,6 +5,8 @@
  * hole the default closes. */
 #include "harness.h"
 
+#include <pwd.h>
+
 static void root_init(void)
 {
 	if (getuid() != 0)
@@ -159,4 +161,51 @@ Test(root, weaken_host_root_nproc_does_not_bind)
 		  "python3", "-c", NPROC_SCRIPT);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_eq(atoi(p.out_text), 20, H_SHOW(&p));
+}
+
+/* The second test user (run.sh creates it). */
+static struct passwd *user2(void)
+{
+	struct passwd *pw = getpwnam("paddock-test2");
+
+	if (!pw)
+		h_skip("no user paddock-test2 (run.sh creates it)");
+	return pw;
+}
+
+/* Another user pre-created the record in a sticky directory (/tmp): it is
+ * refused, and their file is left as it was. */
+Test(root, a_record_file_another_user_made_is_refused)
+{
+	struct h_world w = h_world();
+	struct passwd *pw = user2();
+	char *shared = h_mkdir(w.base, "shared", 01777);
+	char *rec = h_join(shared, "r.json");
+	struct h_proc p;
+
+	h_write_file(rec, "planted\n", 0666);
+	cr_assert_eq(chown(rec, pw->pw_uid, pw->pw_gid), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", rec, "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("belongs to uid %u", (unsigned)pw->pw_uid)),
+		  H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(rec, NULL), "planted\n");
+}
+
+/* A directory another user owns: they could swap the record. */
+Test(root, a_record_directory_another_user_owns_is_refused)
+{
+	struct h_world w = h_world();
+	struct passwd *pw = user2();
+	char *theirs = h_mkdir(w.base, "theirs", 0755);
+	struct h_proc p;
+
+	cr_assert_eq(chown(theirs, pw->pw_uid, pw->pw_gid), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", h_join(theirs, "r.json"), "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(
+	    h_contains(p.err_text, h_fmt("directory belongs to uid %u", (unsigned)pw->pw_uid)),
+	    H_SHOW(&p));
+	cr_assert(!h_exists(h_join(theirs, "r.json")));
 }
