@@ -82,18 +82,34 @@ static const int rlimit_res[POLICY_RLIMIT_COUNT] = {
     [POLICY_RLIMIT_CORE] = RLIMIT_CORE,
 };
 
-static int set_rlimits(const struct policy *p, struct err *err)
+static int set_rlimits(const struct sandbox_spec *s, struct err *err)
 {
+	const struct policy *p = s->policy;
+
+	/* The supervisor raised its own soft fd limit (supervisor_run()); the
+	 * workload gets the caller's back unless the policy sets one. */
+	if (s->has_caller_nofile && !p->rlimits[POLICY_RLIMIT_NOFILE].set &&
+	    setrlimit(RLIMIT_NOFILE, &s->caller_nofile) < 0)
+		return err_sys(err, errno, "setrlimit nofile");
 	for (int i = 0; i < POLICY_RLIMIT_COUNT; i++) {
-		struct rlimit rl;
+		struct rlimit rl, now;
 
 		if (!p->rlimits[i].set)
 			continue;
 		rl.rlim_cur = rl.rlim_max =
 		    p->rlimits[i].value == POLICY_UNLIMITED ? RLIM_INFINITY : p->rlimits[i].value;
 		/* Hard and soft together: the workload may lower, never raise. */
-		if (setrlimit(rlimit_res[i], &rl) < 0)
-			return err_sys(err, errno, "setrlimit %s", policy_rlimit_name(i));
+		if (setrlimit(rlimit_res[i], &rl) == 0)
+			continue;
+		/* EPERM: above the hard limit, which only CAP_SYS_RESOURCE in
+		 * the initial user namespace may raise. */
+		if (errno == EPERM && getrlimit(rlimit_res[i], &now) == 0)
+			return err_set(
+			    err, EPERM,
+			    "limits.rlimits.%s: %llu is above the caller's hard limit %llu",
+			    policy_rlimit_name(i), (unsigned long long)rl.rlim_max,
+			    (unsigned long long)now.rlim_max);
+		return err_sys(err, errno, "setrlimit %s", policy_rlimit_name(i));
 	}
 	return 0;
 }
@@ -209,7 +225,7 @@ int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, siz
 	rc = enter_cwd(cwd, err);
 	if (rc < 0)
 		return rc;
-	rc = set_rlimits(s->policy, err);
+	rc = set_rlimits(s, err);
 	if (rc < 0)
 		return rc;
 	/* A new session without a controlling terminal: TIOCSTI into the

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <seccomp.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -150,6 +151,10 @@ struct sandbox_spec {
 	bool root_caller;
 	uid_t caller_uid;
 	gid_t caller_gid;
+	/* The caller's fd limit, before the supervisor raised its soft limit:
+	 * the workload's, unless the policy sets limits.rlimits.nofile. */
+	bool has_caller_nofile;
+	struct rlimit caller_nofile;
 	char *const *argv; /* the workload command, NULL-terminated */
 };
 

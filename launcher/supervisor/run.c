@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
@@ -72,6 +73,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 {
 	const struct options *o = r->spec->opt;
 	struct err werr = {0};
+	struct rlimit nofile;
 	FILE *out;
 
 	/* The endpoints end with the session, before anyone learns it ended. */
@@ -100,7 +102,10 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	session_finish(session, r->out.status, ending_name(r->out.ending),
 		       (!o->detach && !r->out.retained) || r->live.report_fd >= 0);
 	out = message_stream(r);
-	if (r->out.error.code)
+	if (r->out.error.code == EMFILE && getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+		fprintf(out, "paddock: %s (open file limit %llu; raise it with ulimit -n)\n",
+			r->out.error.msg, (unsigned long long)nofile.rlim_max);
+	else if (r->out.error.code)
 		fprintf(out, "paddock: %s\n", r->out.error.msg);
 	else if (r->out.exec_errno)
 		fprintf(out, "paddock: %s: %s\n", o->argv[0], strerror(r->out.exec_errno));
@@ -129,6 +134,18 @@ int supervisor_run(const struct options *o)
 	cleanup_close int record_fd = -1;
 	int rc, status;
 
+	/* paddock holds an fd per mount op, protected path and client during
+	 * setup, and the kernel's default soft limit (1024, for select(2),
+	 * which paddock does not use) may have been lowered by the caller:
+	 * the soft limit goes up to the hard one, and the workload gets the
+	 * caller's back (sandbox/enter.c). */
+	if (getrlimit(RLIMIT_NOFILE, &spec.sb.caller_nofile) == 0) {
+		struct rlimit up = spec.sb.caller_nofile;
+
+		spec.sb.has_caller_nofile = true;
+		up.rlim_cur = up.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &up);
+	}
 	for (unsigned i = 0; i < WEAKEN_COUNT; i++)
 		if (o->weaken & (1u << i))
 			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
