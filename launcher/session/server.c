@@ -124,7 +124,11 @@ static int make_entry(struct session *s, struct err *err)
 			return err_sys(err, errno, "session registry %s", s->reg.path);
 	}
 	s->dirfd = openat(s->reg.fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->dirfd < 0 || fchmod(s->dirfd, 0700) < 0)
+	/* Held for the supervisor's life: session_sweep() removes only a
+	 * ".new-" directory nobody holds (its registration died). */
+	if (s->dirfd >= 0 && flock(s->dirfd, LOCK_EX | LOCK_NB) < 0)
+		rc = err_sys(err, errno, "session registry %s: lock %s", s->reg.path, tmp);
+	else if (s->dirfd < 0 || fchmod(s->dirfd, 0700) < 0)
 		rc = err_sys(err, errno, "session registry %s: %s", s->reg.path, tmp);
 	else if ((rc = listen_control(s, err)) >= 0 && (rc = session_write(s, err)) >= 0 &&
 		 renameat2(s->reg.fd, tmp, s->reg.fd, s->info.id, RENAME_NOREPLACE) < 0)

@@ -80,6 +80,8 @@ struct session_info {
 struct registry {
 	int fd;
 	char path[PATH_MAX]; /* canonical */
+	char warning[2 * PATH_MAX +
+		     128]; /* a squatted /tmp path and the fallback used; "" if none */
 };
 
 /* A waiting or requesting peer of the control socket. */
@@ -165,12 +167,20 @@ bool proc_alive(const struct proc_id *id);
 
 /* Open the caller's registry: $XDG_RUNTIME_DIR/paddock when XDG_RUNTIME_DIR
  * is an absolute path to a directory of the caller's with mode 0700, else
- * /tmp/paddock-UID. With create, a missing directory is made 0700. The
+ * /tmp/paddock-UID; when another user owns that path (squatting), the
+ * private fallback remembered by the symlink ~/.cache/paddock/registry (a
+ * fresh /tmp/paddock-UID.XXXXXX made with create), and reg->warning says
+ * so, naming the squatter's uid. With create, a missing directory is made 0700. The
  * directory itself must be a directory (not a symlink) owned by the caller
  * with mode 0700: else -EPERM with err naming the problem. Without create,
  * -ENOENT (err set) when it does not exist. */
 int session_registry_open(struct registry *reg, bool create, struct err *err);
 void session_registry_close(struct registry *reg);
+/* Remove the ".new-ID" directories of registrations that provably died:
+ * unlocked (a registering supervisor holds an flock on its directory from
+ * the moment it opens it) and older than SESSION_SWEEP_AGE seconds. */
+#define SESSION_SWEEP_AGE 10
+void session_sweep(const struct registry *reg);
 
 /* Read one entry. -ENOENT: no such session; -EPERM: the entry is not the
  * caller's (err names the owner); -EINVAL: unreadable. A session that is

@@ -179,6 +179,9 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 	rc = session_registry_open(&reg, true, err);
 	if (rc < 0)
 		return rc;
+	if (reg.warning[0])
+		fprintf(stderr, "paddock: warning: %s\n", reg.warning);
+	session_sweep(&reg);
 	i = mounts_exposing_bind(&r->spec->sb.plan, reg.path, MOUNTS_EXPOSE_BELOW);
 	if (i >= 0) {
 		op = &r->spec->sb.plan.ops[i];
