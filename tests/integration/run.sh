@@ -127,6 +127,9 @@ stop_other() {
 if [ "$(id -u)" = 0 ]; then
 	add_user "$user"
 	add_user "$user2"
+	# The victim of a squatted registry (test_root.c): its own user, so
+	# that squatting its /tmp path disturbs no other test.
+	add_user paddock-test3
 	uid=$(id -u "$user")
 	gid=$(id -g "$user")
 	uid2=$(id -u "$user2")

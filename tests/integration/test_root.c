@@ -209,3 +209,75 @@ Test(root, a_record_directory_another_user_owns_is_refused)
 	    H_SHOW(&p));
 	cr_assert(!h_exists(h_join(theirs, "r.json")));
 }
+
+/* Removed in h_fini, whatever happens (a path not made by h_tmpdir). */
+static void cleanup_path(const char *path)
+{
+	if (h_ndirs < H_MAX)
+		h_dirs[h_ndirs++] = strdup(path);
+}
+
+/* paddock as uid/gid with HOME and no XDG_RUNTIME_DIR, waited for. */
+static int as_user(struct h_proc *p, const struct passwd *pw, const char *home, const char *cwd,
+		   const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	return H_CMD(p, cwd, "/usr/bin/setpriv", h_fmt("--reuid=%u", (unsigned)pw->pw_uid),
+		     h_fmt("--regid=%u", (unsigned)pw->pw_gid), "--clear-groups", "/usr/bin/env",
+		     "-u", "XDG_RUNTIME_DIR", h_fmt("HOME=%s", home), h_paddock(), a1, a2, a3, a4);
+}
+
+/* Another user made /tmp/paddock-UID first (the sticky /tmp lets anyone,
+ * and the victim can never remove it): paddock falls back to a private
+ * directory, says so naming the squatter, and sessions work there. */
+Test(root, a_squatted_registry_falls_back_to_a_private_directory)
+{
+	struct h_world w = h_world();
+	/* getpwnam() returns one static struct: copies. */
+	struct passwd squatter = *user2(), victim, *pw = getpwnam("paddock-test3");
+	char *squat, *home, *ws, link[PATH_MAX];
+	const char *id;
+	struct h_proc p;
+	ssize_t n;
+
+	if (!pw)
+		h_skip("no user paddock-test3 (run.sh creates it)");
+	victim = *pw;
+	squat = h_fmt("/tmp/paddock-%u", (unsigned)victim.pw_uid);
+	h_rm_rf(squat);
+	cleanup_path(squat);
+	cr_assert_eq(mkdir(squat, 0755), 0, "mkdir %s: %s", squat, strerror(errno));
+	cr_assert_eq(chown(squat, squatter.pw_uid, squatter.pw_gid), 0);
+	home = h_mkdir(w.base, "home", 0755);
+	ws = h_mkdir(home, "ws", 0755);
+	cr_assert_eq(chown(home, victim.pw_uid, victim.pw_gid), 0);
+	cr_assert_eq(chown(ws, victim.pw_uid, victim.pw_gid), 0);
+
+	as_user(&p, &victim, home, ws, "run", "--", "true", NULL);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("session registry %s belongs to uid %u", squat,
+					       (unsigned)squatter.pw_uid)),
+		  H_SHOW(&p));
+	n = readlink(h_join(home, ".cache/paddock/registry"), link, sizeof(link) - 1);
+	cr_assert_gt(n, 0);
+	link[n] = '\0';
+	cleanup_path(link);
+	cr_assert(h_contains(p.err_text, h_fmt("using %s instead", link)), H_SHOW(&p));
+	cr_assert(strncmp(link, h_fmt("%s.", squat), strlen(squat) + 1) == 0, "%s", link);
+
+	/* The same fallback next time: a detached session, listed, waited. */
+	as_user(&p, &victim, home, ws, "run", "--detach", "--", "sh");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.12s", p.out_text);
+	as_user(&p, &victim, home, ws, "wait", id, NULL, NULL);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_exists(h_fmt("%s/%s/session.json", link, id)));
+	as_user(&p, &victim, home, ws, "rm", id, NULL, NULL);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+
+	/* No home of the victim's to remember a fallback in: a clear error,
+	 * never the squatter's directory. */
+	as_user(&p, &victim, "/nonexistent", ws, "run", "--", "true", NULL);
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "no private fallback"), H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(squat), "", "the squatter's directory was used");
+}
