@@ -120,6 +120,7 @@ static int load_policy(struct run_spec *r, struct err *err)
 		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
+	r->n_widenings = policy_widenings(r->policy, vb.workspace, r->widenings, WIDENINGS_MAX);
 	/* Without additions the effective text is the file's, byte for byte,
 	 * and its digest is already computed by the loader. */
 	if (eff_len == len && memcmp(eff, file, len) == 0) {

@@ -258,6 +258,9 @@ static cJSON *build(const struct run *r)
 	cJSON_AddItemToObject(o, "mounts", mounts(&r->spec->sb.plan, &r->out));
 	cJSON_AddBoolToObject(o, "mounts_reported", r->out.applied_all);
 	cJSON_AddItemToObject(o, "weakenings", weakenings(r));
+	x = cJSON_AddArrayToObject(o, "widenings");
+	for (size_t i = 0; x && i < r->spec->n_widenings; i++)
+		cJSON_AddItemToArray(x, cJSON_CreateString(r->spec->widenings[i]));
 	cJSON_AddItemToObject(o, "seccomp", seccomp(r));
 	cJSON_AddItemToObject(o, "landlock", landlock(r));
 	x = cJSON_AddArrayToObject(o, "command");

@@ -163,6 +163,9 @@ int supervisor_run(const struct options *o)
 	}
 	rc = run_prepare(&spec, o, &record_fd, &err);
 	log_debug("prepared");
+	for (size_t i = 0; !o->explain && i < spec.n_widenings; i++)
+		fprintf(stderr, "paddock: warning: the policy is wider than the agent policy: %s\n",
+			spec.widenings[i]);
 	if (rc >= 0 && o->explain) {
 		explain_print(&spec, stdout);
 		run_spec_free(&spec);

@@ -23,6 +23,9 @@ struct run_spec {
 	char file_sha256[65];	  /* digest of the policy file bytes */
 	struct policy *policy;	  /* effective: file + command-line additions */
 	struct sandbox_spec sb;
+	/* where the effective policy is wider than the agent policy */
+	char widenings[WIDENINGS_MAX][WIDENING_LEN];
+	size_t n_widenings;
 };
 
 /* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,

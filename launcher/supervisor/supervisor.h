@@ -53,6 +53,15 @@ struct options {
 };
 
 /* weaken.c */
+/* Where a policy is wider than the built-in agent policy (docs/security.md,
+ * "Widenings"): one short line each into out[0..max-1] (e.g. "seccomp
+ * off", "namespace ipc shared with the host", "seccomp allows unshare",
+ * "writable bind /home/u outside the workspace"); returns how many.
+ * workspace: the canonical ${WORKSPACE}. Pure. */
+#define WIDENINGS_MAX 32
+#define WIDENING_LEN  192
+size_t policy_widenings(const struct policy *p, const char *workspace, char (*out)[WIDENING_LEN],
+			size_t max);
 const char *weaken_name(unsigned bit);
 const char *weaken_warning(unsigned bit);
 int weaken_parse(const char *name, unsigned *out);

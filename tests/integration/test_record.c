@@ -244,3 +244,71 @@ Test(record, a_fifo_policy_is_refused_without_hanging)
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "not a regular file"), H_SHOW(&p));
 }
+
+/* A policy wider than the agent policy warns on stderr, lists each
+ * widening in the record beside the weakenings, and --explain shows them
+ * first; the agent policy has none. */
+Test(record, widenings_warn_are_recorded_and_explained_first)
+{
+	struct h_world w = h_world();
+	char *pol = h_join(w.base, "wide.json");
+	char *home = h_mkdir(w.base, "home", 0755);
+	struct h_proc p;
+	char *agent, *at;
+
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['widenings']"), "[]");
+	H_PADDOCK(&p, w.ws, "run", "--explain");
+	cr_assert(strncmp(p.out_text, "widenings (wider than the agent policy): none\n", 46) == 0,
+		  H_SHOW(&p));
+
+	/* The agent policy, widened along each axis at once. */
+	agent = h_read_file(h_join(h_root(), "contrib/policies/agent.json"), NULL);
+	cr_assert_not_null(agent);
+	at = strstr(agent, "\"ipc\", ");
+	cr_assert_not_null(at);
+	memmove(at, at + 7, strlen(at + 7) + 1);
+	at = strstr(agent, "{\"profile\": \"default\"}");
+	cr_assert_not_null(at);
+	agent = h_fmt("%.*s{\"profile\": \"default\", \"allow\": [\"unshare\", \"keyctl\"]}%s",
+		      (int)(at - agent), agent, at + strlen("{\"profile\": \"default\"}"));
+	at = strstr(agent, "\"mounts\": [");
+	agent = h_fmt("%.*s\"mounts\": [{\"type\": \"bind\", \"source\": \"${HOME}\", \"target\": "
+		      "\"/h\", \"mode\": \"rw\"}, %s",
+		      (int)(at - agent), agent, at + strlen("\"mounts\": ["));
+	h_write_file(pol, agent, 0644);
+	cr_assert_eq(setenv("HOME", home, 1), 0);
+	H_PADDOCK(&p, w.ws, "run", "--policy", pol, "--record", w.record, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "wider than the agent policy: seccomp allows unshare\n"),
+		  H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "seccomp allows keyctl\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "namespace ipc shared with the host\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("writable bind %s outside the workspace\n", home)),
+		  H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 4, H_SHOW(&p));
+	cr_assert_str_eq(
+	    h_json(w.record, "d['widenings']"),
+	    h_fmt("[\"seccomp allows unshare\", \"seccomp allows keyctl\", \"namespace "
+		  "ipc shared with the host\", \"writable bind %s outside the "
+		  "workspace\"]",
+		  home));
+	H_PADDOCK(&p, w.ws, "run", "--policy", pol, "--explain");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(strncmp(p.out_text, "widenings (wider than the agent policy):\n  seccomp allows",
+			  57) == 0,
+		  H_SHOW(&p));
+	/* seccomp off: a widening and, as before, a weakening. */
+	agent = h_read_file(h_join(h_root(), "contrib/policies/agent.json"), NULL);
+	at = strstr(agent, "{\"profile\": \"default\"}");
+	cr_assert_not_null(at);
+	memcpy(at, "{\"profile\":    \"none\"}", strlen("{\"profile\": \"default\"}"));
+	h_write_file(pol, agent, 0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", pol, "--record", w.record, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "wider than the agent policy: seccomp off"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['widenings']"), "[\"seccomp off\"]");
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"seccomp-profile-none\"]");
+}
