@@ -222,7 +222,10 @@ void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
  * state "retained" with its status; "wait" is answered now ("stop" still
  * at the end). */
 void session_retained(struct session *s, int status, const char *ending);
-/* The end: session.json in state "ended" with status and ending, every
- * waiter answered "status N ENDING", the socket closed; with remove, the
- * entry is removed. Frees nothing else; safe on a zeroed session. */
-void session_finish(struct session *s, int status, const char *ending, bool remove);
+/* The end: session.json in state "ended" with status and ending (written
+ * into the space reserved at registration, so a full filesystem cannot
+ * lose it), every waiter answered "status N ENDING", the socket closed;
+ * with remove, the entry is removed. Frees nothing else; safe on a zeroed
+ * session. -errno with err set when the final state could not be written
+ * (the waiters are answered all the same). */
+int session_finish(struct session *s, int status, const char *ending, bool remove, struct err *err);

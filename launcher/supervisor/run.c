@@ -99,8 +99,9 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	/* The session's waiters learn the status now. A foreground run's
 	 * entry goes (its caller has the status), and so does a detached
 	 * run's that never started (its caller never got the id). */
-	session_finish(session, r->out.status, ending_name(r->out.ending),
-		       (!o->detach && !r->out.retained) || r->live.report_fd >= 0);
+	if (session_finish(session, r->out.status, ending_name(r->out.ending),
+			   (!o->detach && !r->out.retained) || r->live.report_fd >= 0, &werr) < 0)
+		outcome_warn(&r->out, "%s; paddock wait will take the session for stale", werr.msg);
 	out = message_stream(r);
 	if (r->out.error.code == EMFILE && getrlimit(RLIMIT_NOFILE, &nofile) == 0)
 		fprintf(out, "paddock: %s (open file limit %llu; raise it with ulimit -n)\n",

@@ -17,7 +17,8 @@ static char found[WIDENINGS_MAX][WIDENING_LEN];
 
 static size_t widen(const char *json)
 {
-	static const struct policy_vars vars = {.workspace = "/ws", .home = "/home/u", .pwd = "/ws"};
+	static const struct policy_vars vars = {
+	    .workspace = "/ws", .home = "/home/u", .pwd = "/ws"};
 	struct policy *p = NULL;
 	struct err err = {0};
 	size_t n;
