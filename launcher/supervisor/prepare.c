@@ -204,7 +204,8 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 	r->live.caller_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	if (r->live.caller_err < 0)
 		return err_sys(err, errno, "dup stderr");
-	return session_open_output(s, err);
+	rc = session_open_output(s, err);
+	return rc < 0 ? rc : output_start(r, err);
 }
 
 /* Who the workload is. A caller's own ids map to the policy's uid and gid

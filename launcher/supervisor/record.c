@@ -236,6 +236,28 @@ static cJSON *endpoints(const struct run *r)
 	return a;
 }
 
+/* A detached run's output files (supervisor/output.c): the limit, and
+ * per stream what was kept and dropped; counts null when unknown. */
+static cJSON *output(const struct run *r)
+{
+	const struct output *out = &r->live.output;
+	cJSON *o = cJSON_CreateObject(), *x;
+
+	cJSON_AddNumberToObject(o, "limit", (double)r->spec->policy->output_max);
+	cJSON_AddStringToObject(o, "at_limit", "truncated with a marker line; the rest dropped");
+	for (int i = 0; i < 2; i++) {
+		x = cJSON_AddObjectToObject(o, i ? "stderr" : "stdout");
+		if (!out->reported) {
+			cJSON_AddNullToObject(x, "bytes");
+			cJSON_AddNullToObject(x, "dropped");
+			continue;
+		}
+		cJSON_AddNumberToObject(x, "bytes", (double)out->rep.bytes[i]);
+		cJSON_AddNumberToObject(x, "dropped", (double)out->rep.dropped[i]);
+	}
+	return o;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -296,6 +318,8 @@ static cJSON *build(const struct run *r)
 			cJSON_AddNumberToObject(o, "exit_code", r->out.wl_code);
 	}
 	cJSON_AddBoolToObject(o, "workload_started", r->out.started);
+	if (r->spec->opt->detach && r->spec->policy)
+		cJSON_AddItemToObject(o, "output", output(r));
 	if (r->out.init_died) {
 		x = cJSON_AddObjectToObject(o, "init_status");
 		cJSON_AddNumberToObject(x, r->out.init_signaled ? "signal" : "exit_code",

@@ -53,7 +53,19 @@ static int start(struct run *r, struct err *err)
 	/* Blocked before the clone, so none is lost before the signalfd. */
 	forwarded_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	if (r->live.output.pid > 0) {
+		int save[2] = {-1, -1};
+
+		/* Only the sandbox writes into the copier's pipes. */
+		rc = output_swap(r, save);
+		if (rc >= 0)
+			rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+		else
+			err_sys(err, rc, "output pipes");
+		output_unswap(r, save);
+	} else {
+		rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	}
 	if (rc >= 0)
 		rc = sandbox_protect(&r->spec->sb, &r->live.box, &r->live.protect, err);
 	log_debug("protected paths prepared");
@@ -86,6 +98,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 		find_survivors(r);
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
+	output_finish(r);
 	r->out.over = true;
 	/* A workload that ran keeps its status: 125 would tell a harness
 	 * that nothing ran, and one that retries on 125 would run it twice.
@@ -129,6 +142,7 @@ int supervisor_run(const struct options *o)
 				 .report_fd = -1,
 				 .caller_err = -1,
 				 .record_fd = -1,
+				 .output = {.pidfd = -1, .report = -1, .wr = {-1, -1}},
 				 .ports = {.relay_pidfd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0};

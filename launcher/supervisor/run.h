@@ -45,6 +45,20 @@ struct ports {
 };
 
 /* What is open and running. */
+/* output.c: a detached run's capped output. */
+struct output_report {
+	uint64_t bytes[2];   /* written to ID/stdout, ID/stderr (the marker aside) */
+	uint64_t dropped[2]; /* beyond limits.output */
+	bool marked[2];	     /* the marker line was written */
+};
+struct output {
+	pid_t pid; /* the copier, 0 when none */
+	int pidfd, report;
+	int wr[2]; /* the pipes' write ends, for the sandbox's 1 and 2 */
+	bool reported;
+	struct output_report rep;
+};
+
 struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
 	struct protect_state protect;
@@ -59,6 +73,7 @@ struct run_live {
 	bool exec_end_open;
 	int record_fd; /* --record: its directory (record_open_dir()), written at
 			* "retained" and at the end */
+	struct output output;
 };
 
 struct run {
@@ -66,6 +81,17 @@ struct run {
 	struct run_live live;
 	struct outcome out;
 };
+
+/* output.c. output_start(): the pipes and the copier (detached runs,
+ * after session_open_output() made fds 1 and 2 the session's files).
+ * output_swap() puts the pipes on 1 and 2 around the clone (save: the
+ * files), output_unswap() puts the files back and drops our pipe ends.
+ * output_finish(): once the sandbox is over, the copier's counts (waits up
+ * to OUTPUT_DRAIN_MS, then kills it). */
+int output_start(struct run *r, struct err *err);
+int output_swap(struct run *r, int save[2]);
+void output_unswap(struct run *r, int save[2]);
+void output_finish(struct run *r);
 
 /* prepare.c: everything up to the start into spec (nothing of the sandbox
  * exists on failure; err says what is wrong); with --record the record's
