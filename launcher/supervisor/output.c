@@ -59,19 +59,19 @@ static _Noreturn void copier(uint64_t max)
 				open_[i] = false;
 				continue;
 			}
-			keep = rep.bytes[i] >= max ? 0
-			       : (uint64_t)n > max - rep.bytes[i]
-				   ? (size_t)(max - rep.bytes[i])
-				   : (size_t)n;
+			keep = rep.bytes[i] >= max		  ? 0
+			       : (uint64_t)n > max - rep.bytes[i] ? (size_t)(max - rep.bytes[i])
+								  : (size_t)n;
 			if (keep && write_full(5 + i, buf, keep) >= 0)
 				rep.bytes[i] += keep;
 			rep.dropped[i] += (uint64_t)n - keep;
 			if (rep.dropped[i] && !rep.marked[i]) {
 				char line[160];
-				int len = snprintf(line, sizeof(line),
-						   "\n[paddock: %s reached limits.output (%llu bytes); "
-						   "the rest is dropped]\n",
-						   stream_names[i], (unsigned long long)max);
+				int len =
+				    snprintf(line, sizeof(line),
+					     "\n[paddock: %s reached limits.output (%llu bytes); "
+					     "the rest is dropped]\n",
+					     stream_names[i], (unsigned long long)max);
 
 				(void)!write_full(5 + i, line, (size_t)len);
 				rep.marked[i] = true;

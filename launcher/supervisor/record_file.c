@@ -11,11 +11,13 @@
  * the record. */
 #include "run.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
@@ -44,6 +46,41 @@ static int check_target(int dirfd, const char *path, struct err *err)
 	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		return err_set(err, EINVAL, "--record %s: not a regular file", path);
 	return 0;
+}
+
+/* Temporary names of this record (".NAME.HEX16.tmp") of the caller's
+ * that are older than a minute: left by a run killed between its link
+ * and its rename. */
+static void sweep(int dirfd, const char *path)
+{
+	const char *name = base_name(path);
+	size_t n = strlen(name);
+	struct timespec now;
+	struct dirent *e;
+	DIR *d;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	while ((e = readdir(d))) {
+		const char *t = e->d_name;
+		struct stat st;
+
+		if (t[0] != '.' || strncmp(t + 1, name, n) != 0 || strlen(t + 1 + n) != 21 ||
+		    t[1 + n] != '.' || strspn(t + 2 + n, "0123456789abcdef") != 16 ||
+		    strcmp(t + 18 + n, ".tmp") != 0)
+			continue;
+		if (fstatat(dirfd, t, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == getuid() &&
+		    S_ISREG(st.st_mode) && now.tv_sec - st.st_mtim.tv_sec > 60)
+			(void)unlinkat(dirfd, t, 0);
+	}
+	closedir(d);
 }
 
 int record_open_dir(const char *path, struct err *err)
@@ -79,6 +116,7 @@ int record_open_dir(const char *path, struct err *err)
 	rc = check_target(fd, path, err);
 	if (rc < 0)
 		return rc;
+	sweep(fd, path);
 	return take_fd(&fd);
 }
 
@@ -98,13 +136,31 @@ int record_replace(int dirfd, const char *path, const char *text, size_t len, st
 	if (snprintf(tmp, sizeof(tmp), ".%.200s.%016llx.tmp", base_name(path),
 		     (unsigned long long)rnd) >= (int)sizeof(tmp))
 		return err_set(err, ENAMETOOLONG, "--record %s: name too long", path);
-	/* O_EXCL: never a file someone else made, never a symlink. */
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_sys(err, errno, "record: create %s", tmp);
-	rc = write_full(fd, text, len);
-	if (rc >= 0 && fsync(fd) < 0)
-		rc = -errno;
+	/* Unnamed until written and synced (O_TMPFILE): a SIGKILL before
+	 * then leaves nothing behind; only between the link and the rename,
+	 * two system calls, could a temporary name stay (swept later, see
+	 * sweep()). Where the filesystem has no O_TMPFILE, a named file with
+	 * O_EXCL: never a file someone else made, never a symlink. */
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		char proc[64];
+
+		rc = write_full(fd, text, len);
+		if (rc >= 0 && fsync(fd) < 0)
+			rc = -errno;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (rc >= 0 && linkat(AT_FDCWD, proc, dirfd, tmp, AT_SYMLINK_FOLLOW) < 0)
+			return err_sys(err, errno, "record %s", path);
+	} else if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) {
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return err_sys(err, errno, "record: create %s", tmp);
+		rc = write_full(fd, text, len);
+		if (rc >= 0 && fsync(fd) < 0)
+			rc = -errno;
+	} else {
+		return err_sys(err, errno, "record %s", path);
+	}
 	if (rc >= 0 && renameat(dirfd, tmp, dirfd, base_name(path)) < 0)
 		rc = -errno;
 	if (rc < 0) {

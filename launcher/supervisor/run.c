@@ -212,8 +212,15 @@ int supervisor_run(const struct options *o)
 	if (rc >= 0)
 		rc = start(&r, &err);
 	log_debug("sandbox released");
-	if (rc >= 0)
+	if (rc >= 0) {
 		rc = supervise(&r, &err);
+		/* The loop itself failed (no fds for it, poll): the sandbox
+		 * must not run on unsupervised until we exit. */
+		if (rc < 0 && r.live.box.pidfd >= 0 && !r.out.init_reaped) {
+			pidfd_send_signal(r.live.box.pidfd, SIGKILL, NULL, 0);
+			waitid(P_PIDFD, (id_t)r.live.box.pidfd, &(siginfo_t){0}, WEXITED);
+		}
+	}
 	log_debug("sandbox ended");
 	status = finish(&r, &session, rc, &err);
 	live_free(&r.live);
