@@ -1,136 +1,55 @@
 /* A detached workload's output, capped (docs/sessions.md, "Output"): the
- * workload writes into two pipes, and a copier process appends what comes
- * out of them to ID/stdout and ID/stderr, up to the policy's limits.output
- * bytes per stream. At the limit it writes one marker line and drops the
- * rest (the start of the output is kept: a stream is truncated, never
- * rotated), counting what it dropped. Without it, one session's output
- * could fill the registry's filesystem and cost its neighbours their
- * records and statuses.
+ * sandbox writes into two pipes, and the supervisor appends what comes out
+ * of them to ID/stdout and ID/stderr, up to the policy's limits.output
+ * bytes per stream, from its supervise loop. At the limit it writes one
+ * marker line and drops the rest (the start of the output is kept: a
+ * stream is truncated, never rotated), still reading so the workload never
+ * blocks, and counts what it dropped. Without it one session's output could
+ * fill the registry's filesystem and cost its neighbours their records and
+ * statuses.
  *
  * The supervisor's own messages go to the files directly (they are few);
- * only the sandbox gets the pipes, as its fds 1 and 2 at the clone. The
- * copier reports its counts when both pipes are at EOF, which is once
- * every process of the sandbox is gone. */
+ * only the sandbox gets the pipes, as its fds 1 and 2 at the clone. */
 #include "run.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/pidfd.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
 #include "../../include/io.h"
 
-/* How long finish() waits for the copier once the sandbox is over: only
- * processes that outlived the sandbox (no pid namespace) can keep the
- * pipes open that long; the copier is then killed and the counts are
- * unknown. */
+/* How long finish() drains once the sandbox is over: only processes that
+ * outlived it (no pid namespace) can hold the pipes open that long; the
+ * counts are then unknown. */
 #define OUTPUT_DRAIN_MS 2000
 
 static const char *const stream_names[2] = {"stdout", "stderr"};
 
-/* The copier: fds 3, 4 the pipes' read ends, 5, 6 the files, 7 the report
- * pipe. Never returns. */
-static _Noreturn void copier(uint64_t max)
-{
-	struct output_report rep = {0};
-	bool open_[2] = {true, true};
-	char buf[65536];
-
-	while (open_[0] || open_[1]) {
-		struct pollfd pfd[2] = {{.fd = open_[0] ? 3 : -1, .events = POLLIN},
-					{.fd = open_[1] ? 4 : -1, .events = POLLIN}};
-
-		if (poll(pfd, 2, -1) < 0)
-			continue; /* EINTR: no handlers are installed, but be safe */
-		for (int i = 0; i < 2; i++) {
-			ssize_t n;
-			size_t keep;
-
-			if (!pfd[i].revents)
-				continue;
-			n = read(3 + i, buf, sizeof(buf));
-			if (n <= 0) {
-				open_[i] = false;
-				continue;
-			}
-			keep = rep.bytes[i] >= max		  ? 0
-			       : (uint64_t)n > max - rep.bytes[i] ? (size_t)(max - rep.bytes[i])
-								  : (size_t)n;
-			if (keep && write_full(5 + i, buf, keep) >= 0)
-				rep.bytes[i] += keep;
-			rep.dropped[i] += (uint64_t)n - keep;
-			if (rep.dropped[i] && !rep.marked[i]) {
-				char line[160];
-				int len =
-				    snprintf(line, sizeof(line),
-					     "\n[paddock: %s reached limits.output (%llu bytes); "
-					     "the rest is dropped]\n",
-					     stream_names[i], (unsigned long long)max);
-
-				(void)!write_full(5 + i, line, (size_t)len);
-				rep.marked[i] = true;
-			}
-		}
-	}
-	(void)!write_full(7, &rep, sizeof(rep));
-	_exit(0);
-}
-
 int output_start(struct run *r, struct err *err)
 {
-	int out[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
-	pid_t pid;
+	struct output *o = &r->live.output;
 
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
-		int e = errno;
+	for (int i = 0; i < 2; i++) {
+		int p[2];
 
-		for (int i = 0; i < 2; i++) {
-			if (out[i] >= 0)
-				close(out[i]);
-			if (errp[i] >= 0)
-				close(errp[i]);
-		}
-		return err_sys(err, e, "output pipes");
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return err_sys(err, errno, "output pipe");
+		o->rd[i] = p[0];
+		o->wr[i] = p[1];
+		/* Read as far as there is data, never wait in the loop. */
+		if (fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
+			return err_sys(err, errno, "output pipe");
+		o->file[i] = fcntl(1 + i, F_DUPFD_CLOEXEC, 3);
+		if (o->file[i] < 0)
+			return err_sys(err, errno, "session %s", stream_names[i]);
 	}
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(out[0]), close(out[1]), close(errp[0]), close(errp[1]);
-		close(rep[0]), close(rep[1]);
-		return err_sys(err, e, "fork the output copier");
-	}
-	if (pid == 0) {
-		int fds[5] = {out[0], errp[0], 1, 2, rep[1]};
-
-		/* Not dumpable: it holds the session's files. Out of the
-		 * supervisor's process group: a terminal's signals are not
-		 * for it (the caller's session is gone anyway, detach.c). */
-		prctl(PR_SET_DUMPABLE, 0);
-		signal(SIGPIPE, SIG_IGN);
-		/* Onto 3..7, above anything they could clobber. */
-		for (int i = 0; i < 5; i++)
-			fds[i] = fcntl(fds[i], F_DUPFD, 8);
-		for (int i = 0; i < 5; i++)
-			if (fds[i] < 0 || dup2(fds[i], 3 + i) < 0)
-				_exit(1);
-		close_range(8, ~0U, 0);
-		copier(r->spec->policy->output_max);
-	}
-	close(out[0]);
-	close(errp[0]);
-	close(rep[1]);
-	r->live.output.pid = pid;
-	r->live.output.pidfd = pidfd_open(pid, 0);
-	r->live.output.wr[0] = out[1];
-	r->live.output.wr[1] = errp[1];
-	r->live.output.report = rep[0];
+	o->max = r->spec->policy->output_max;
+	o->active = true;
 	return 0;
 }
 
@@ -152,34 +71,99 @@ void output_unswap(struct run *r, int save[2])
 			close(save[i]);
 			save[i] = -1;
 		}
-		/* The sandbox has its copies now; ours would keep the copier
-		 * from ever seeing EOF. */
+		/* The sandbox has its copies now; ours would keep the pipe
+		 * from ever reaching EOF. */
 		if (r->live.output.wr[i] >= 0)
 			close(r->live.output.wr[i]);
 		r->live.output.wr[i] = -1;
 	}
 }
 
+size_t output_pollfds(const struct run *r, struct pollfd *pfd)
+{
+	const struct output *o = &r->live.output;
+
+	if (!o->active)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		pfd[i] = (struct pollfd){.fd = o->rd[i], .events = POLLIN};
+	return 2;
+}
+
+/* One read of stream i: kept up to the limit, then the marker once, then
+ * dropped. EOF closes the stream. */
+static void pump(struct output *o, int i)
+{
+	struct output_report *rep = &o->rep;
+	char buf[65536];
+	ssize_t n = read(o->rd[i], buf, sizeof(buf));
+	size_t keep;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(o->rd[i]);
+		o->rd[i] = -1;
+		return;
+	}
+	keep = rep->bytes[i] >= o->max		      ? 0
+	       : (uint64_t)n > o->max - rep->bytes[i] ? (size_t)(o->max - rep->bytes[i])
+						      : (size_t)n;
+	/* A failed write (ENOSPC) is the workload's loss, not the run's. */
+	if (keep && write_full(o->file[i], buf, keep) >= 0)
+		rep->bytes[i] += keep;
+	else
+		rep->dropped[i] += keep;
+	rep->dropped[i] += (uint64_t)n - keep;
+	if (rep->bytes[i] >= o->max && (uint64_t)n > keep && !rep->marked[i]) {
+		char line[160];
+		int len = snprintf(line, sizeof(line),
+				   "\n[paddock: %s reached limits.output (%llu bytes); the rest is "
+				   "dropped]\n",
+				   stream_names[i], (unsigned long long)o->max);
+
+		(void)!write_full(o->file[i], line, (size_t)len);
+		rep->marked[i] = true;
+	}
+}
+
+void output_serve(struct run *r, const struct pollfd *pfd)
+{
+	struct output *o = &r->live.output;
+
+	for (int i = 0; o->active && i < 2; i++)
+		if (o->rd[i] >= 0 && pfd[i].revents)
+			pump(o, i);
+}
+
 void output_finish(struct run *r)
 {
 	struct output *o = &r->live.output;
-	struct pollfd pfd = {.fd = o->report, .events = POLLIN};
+	struct timespec t0, t;
 
-	if (o->pid <= 0)
+	if (!o->active)
 		return;
-	for (int i = 0; i < 2; i++)
-		if (o->wr[i] >= 0)
-			close(o->wr[i]), o->wr[i] = -1;
-	if (poll(&pfd, 1, OUTPUT_DRAIN_MS) == 1 &&
-	    read_full(o->report, &o->rep, sizeof(o->rep)) == (ssize_t)sizeof(o->rep))
-		o->reported = true;
-	else if (o->pidfd >= 0)
-		pidfd_send_signal(o->pidfd, SIGKILL, NULL, 0);
-	waitpid(o->pid, NULL, 0);
-	o->pid = 0;
-	close(o->report);
-	o->report = -1;
-	if (o->pidfd >= 0)
-		close(o->pidfd);
-	o->pidfd = -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd[2];
+		long left;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = OUTPUT_DRAIN_MS -
+		       ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if ((o->rd[0] < 0 && o->rd[1] < 0) || left <= 0)
+			break;
+		output_pollfds(r, pfd);
+		if (poll(pfd, 2, (int)left) > 0)
+			output_serve(r, pfd);
+	}
+	o->reported = o->rd[0] < 0 && o->rd[1] < 0;
+	for (int i = 0; i < 2; i++) {
+		if (o->rd[i] >= 0)
+			close(o->rd[i]);
+		if (o->file[i] >= 0)
+			close(o->file[i]);
+		o->rd[i] = o->file[i] = -1;
+	}
+	o->active = false;
 }

@@ -33,6 +33,22 @@ static FILE *message_stream(const struct run *r)
 	return f ? f : stderr;
 }
 
+/* A policy wider than the agent policy says so (docs/security.md,
+ * "Widenings"). */
+static void warn_widenings(const struct run *r)
+{
+	FILE *f;
+
+	if (!r->spec->n_widenings)
+		return;
+	f = message_stream(r);
+	for (size_t i = 0; i < r->spec->n_widenings; i++)
+		fprintf(f, "paddock: warning: the policy is wider than the agent policy: %s\n",
+			r->spec->widenings[i]);
+	if (f != stderr)
+		fclose(f);
+}
+
 static void live_free(struct run_live *l)
 {
 	ports_stop(&l->ports);
@@ -53,7 +69,7 @@ static int start(struct run *r, struct err *err)
 	/* Blocked before the clone, so none is lost before the signalfd. */
 	forwarded_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	if (r->live.output.pid > 0) {
+	if (r->live.output.active) {
 		int save[2] = {-1, -1};
 
 		/* Only the sandbox writes into the copier's pipes. */
@@ -142,7 +158,7 @@ int supervisor_run(const struct options *o)
 				 .report_fd = -1,
 				 .caller_err = -1,
 				 .record_fd = -1,
-				 .output = {.pidfd = -1, .report = -1, .wr = {-1, -1}},
+				 .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 				 .ports = {.relay_pidfd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0};
@@ -178,9 +194,6 @@ int supervisor_run(const struct options *o)
 	}
 	rc = run_prepare(&spec, o, &record_fd, &err);
 	log_debug("prepared");
-	for (size_t i = 0; !o->explain && i < spec.n_widenings; i++)
-		fprintf(stderr, "paddock: warning: the policy is wider than the agent policy: %s\n",
-			spec.widenings[i]);
 	if (rc >= 0 && o->explain) {
 		explain_print(&spec, stdout);
 		run_spec_free(&spec);
@@ -209,6 +222,10 @@ int supervisor_run(const struct options *o)
 	if (rc >= 0)
 		rc = run_open_session(&r, &session, &err);
 	log_debug("session registered");
+	/* Once the run is going to start (a run refused before has its one
+	 * line of error), on the caller's stderr. */
+	if (rc >= 0)
+		warn_widenings(&r);
 	if (rc >= 0)
 		rc = start(&r, &err);
 	log_debug("sandbox released");

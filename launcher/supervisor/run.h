@@ -3,6 +3,7 @@
  * and the outcome (outcome.h). Private to supervisor/. */
 #pragma once
 
+#include <poll.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -48,14 +49,16 @@ struct ports {
 /* output.c: a detached run's capped output. */
 struct output_report {
 	uint64_t bytes[2];   /* written to ID/stdout, ID/stderr (the marker aside) */
-	uint64_t dropped[2]; /* beyond limits.output */
+	uint64_t dropped[2]; /* beyond limits.output, or lost to a failed write */
 	bool marked[2];	     /* the marker line was written */
 };
 struct output {
-	pid_t pid; /* the copier, 0 when none */
-	int pidfd, report;
-	int wr[2]; /* the pipes' write ends, for the sandbox's 1 and 2 */
-	bool reported;
+	bool active; /* a detached run: the pipes exist */
+	int rd[2];   /* the pipes' read ends (-1 at EOF) */
+	int wr[2];   /* their write ends, for the sandbox's 1 and 2 */
+	int file[2]; /* ID/stdout, ID/stderr */
+	uint64_t max;
+	bool reported; /* both streams reached EOF: the counts are whole */
 	struct output_report rep;
 };
 
@@ -82,15 +85,18 @@ struct run {
 	struct outcome out;
 };
 
-/* output.c. output_start(): the pipes and the copier (detached runs,
- * after session_open_output() made fds 1 and 2 the session's files).
+/* output.c. output_start(): the pipes (detached runs, after
+ * session_open_output() made fds 1 and 2 the session's files).
  * output_swap() puts the pipes on 1 and 2 around the clone (save: the
- * files), output_unswap() puts the files back and drops our pipe ends.
- * output_finish(): once the sandbox is over, the copier's counts (waits up
- * to OUTPUT_DRAIN_MS, then kills it). */
+ * files), output_unswap() puts the files back and drops our write ends.
+ * output_pollfds() fills 0 or 2 pollfds for the supervise loop,
+ * output_serve() handles their events. output_finish(): once the sandbox
+ * is over, drains to EOF (at most OUTPUT_DRAIN_MS) and closes. */
 int output_start(struct run *r, struct err *err);
 int output_swap(struct run *r, int save[2]);
 void output_unswap(struct run *r, int save[2]);
+size_t output_pollfds(const struct run *r, struct pollfd *pfd);
+void output_serve(struct run *r, const struct pollfd *pfd);
 void output_finish(struct run *r);
 
 /* prepare.c: everything up to the start into spec (nothing of the sandbox

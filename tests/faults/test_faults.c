@@ -212,8 +212,8 @@ Test(faults, a_neighbours_output_is_capped)
 	at = strstr(agent, "\"grace\": \"2s\",");
 	cr_assert_not_null(at);
 	h_write_file(pol,
-		     h_fmt("%.*s\"grace\": \"2s\", \"output\": \"64k\",%s", (int)(at - agent), agent,
-			   at + strlen("\"grace\": \"2s\",")),
+		     h_fmt("%.*s\"grace\": \"2s\", \"output\": \"64k\",%s", (int)(at - agent),
+			   agent, at + strlen("\"grace\": \"2s\",")),
 		     0644);
 	H_PADDOCK(&p, s.w.ws, "run", "--detach", "--policy", pol, "--record", s.w.record, "--",
 		  "sh", "-c", "head -c 10000000 /dev/zero");
