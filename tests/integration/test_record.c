@@ -312,3 +312,26 @@ Test(record, widenings_warn_are_recorded_and_explained_first)
 	cr_assert_str_eq(h_json(w.record, "d['widenings']"), "[\"seccomp off\"]");
 	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"seccomp-profile-none\"]");
 }
+
+/* No setuid or setgid bit from inside, for every caller (a setuid file of
+ * the caller's in the workspace would run as the caller for whoever runs
+ * it next); the twin without seccomp shows the bit surviving outside. */
+Test(record, setuid_bits_are_refused_inside_and_absent_outside)
+{
+	struct h_world w = h_world();
+	const char *script = "cp /bin/true t && chmod u+s t; echo chmod=$?; chmod 2755 t;"
+			     " echo chmodg=$?";
+	struct h_proc p;
+	struct stat st;
+
+	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c", script);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "chmod=1\nchmodg=1\n", H_SHOW(&p));
+	cr_assert_eq(stat(h_join(w.ws, "t"), &st), 0);
+	cr_assert_eq(st.st_mode & (S_ISUID | S_ISGID), 0, "mode %o", st.st_mode);
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "no-seccomp", "--", "sh", "-c", script);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "chmod=0\nchmodg=0\n", H_SHOW(&p));
+	cr_assert_eq(stat(h_join(w.ws, "t"), &st), 0);
+	cr_assert_eq(st.st_mode & S_ISGID, S_ISGID, "mode %o", st.st_mode);
+}
