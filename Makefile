@@ -49,7 +49,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: eval eval-selftest fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
+.PHONY: faults eval eval-selftest fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
 
@@ -229,6 +229,15 @@ unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
 
 integration: all $(INTEG_BIN) $(HELPER_BIN)
 	@./tests/integration/run.sh $(INTEG_BIN)
+
+# The fault-injection suite (tests/faults/test_faults.c), as root via
+# run.sh: a few minutes.
+$(B)/tests/test_faults: tests/faults/test_faults.c tests/integration/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SAN),$(CFLAGS)) -o $@ $< $(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS)
+
+faults: all $(B)/tests/test_faults $(HELPER_BIN)
+	@./tests/integration/run.sh $(B)/tests/test_faults
 
 test: deps
 	$(MAKE) check-deps

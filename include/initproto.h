@@ -43,6 +43,9 @@
  * has the map of the steps).
  *
  * parent -> child:
+ *   "idmap INDEX" + fd   (root caller only, before "go") the detached,
+ *                        idmapped tree for writable BIND op INDEX, passed
+ *                        with SCM_RIGHTS; the child attaches it as given
  *   "go"                 the id maps are written: the child may mount
  *   "protect LINE"       one per PROTECT op of the plan, LINE as
  *                        mounts_protect_encode() writes it ("INDEX SKIPPED

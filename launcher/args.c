@@ -83,12 +83,14 @@ enum {
 	OPT_NAME,
 	OPT_PORT,
 	OPT_ALLOW_NET,
+	OPT_RECORD_REQUIRED,
 };
 
 static const struct option long_opts[] = {
     {"policy", required_argument, NULL, 'p'},
     {"workspace", required_argument, NULL, 'w'},
     {"record", required_argument, NULL, 'r'},
+    {"record-required", no_argument, NULL, OPT_RECORD_REQUIRED},
     {"ttl", required_argument, NULL, 't'},
     {"weaken", required_argument, NULL, 'W'},
     {"bind", required_argument, NULL, OPT_BIND},
@@ -113,12 +115,15 @@ static const char run_usage[] =
     "  -p, --policy FILE      policy file (default: the built-in agent policy)\n"
     "  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory)\n"
     "  -r, --record FILE      write the completion record (JSON) to FILE\n"
+    "      --record-required  exit 122 when the record cannot be written\n"
+    "                         (otherwise: a warning, the workload's status)\n"
     "  -t, --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
     "                         overrides the policy's limits.ttl\n"
     "  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
     "                         rw-binds, no-pidns, host-net, no-seccomp,\n"
     "                         no-landlock, no-new-session, no-sweep,\n"
-    "                         no-owner-check, exec-host-mounts, no-protect\n"
+    "                         no-owner-check, exec-host-mounts, no-protect,\n"
+    "                         host-root\n"
     "                         (repeatable; recorded)\n"
     "      --bind SRC[:DST]   add a writable bind mount\n"
     "      --ro-bind SRC[:DST] add a read-only bind mount\n"
@@ -181,7 +186,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
 				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
-				    "no-owner-check, exec-host-mounts, no-protect)",
+				    "no-owner-check, exec-host-mounts, no-protect, host-root)",
 				    optarg);
 			o->weaken |= bit;
 			break;
@@ -222,6 +227,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_DETACH:
 			o->detach = true;
+			break;
+		case OPT_RECORD_REQUIRED:
+			o->record_required = true;
 			break;
 		case OPT_NAME:
 			if (!session_name_valid(optarg))

@@ -70,6 +70,8 @@ int cli_lookup(struct registry *reg, const char *what, struct session_info *info
 		return err_set(err, ENOENT, "no such session: %s", what);
 	if (rc < 0)
 		return rc;
+	if (reg->warning[0])
+		fprintf(stderr, "paddock: warning: %s\n", reg->warning);
 	rc = session_find(reg, what, info, err);
 	if (rc >= 0 && info->state == SESSION_STALE) {
 		(void)session_remove(reg, info->id);

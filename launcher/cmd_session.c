@@ -255,8 +255,12 @@ int cmd_ps(int argc, char **argv)
 	rc = session_registry_open(&reg, false, &err);
 	if (rc == -ENOENT)
 		rc = 0; /* no registry yet: no sessions */
-	else if (rc >= 0)
+	else if (rc >= 0) {
+		if (reg.warning[0])
+			fprintf(stderr, "paddock: warning: %s\n", reg.warning);
+		session_sweep(&reg);
 		rc = session_list(&reg, &v, &n, &err);
+	}
 	if (rc < 0) {
 		session_registry_close(&reg);
 		return cli_fail("%s", err.msg);

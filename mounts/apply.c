@@ -165,6 +165,17 @@ static int capture(struct mount_op *op, struct tree *t, struct err *err)
 	struct stat st;
 	ssize_t n;
 
+	if (op->given_fd > 0) {
+		/* Made and flagged (nosuid, nodev, idmapped) by the
+		 * supervisor: our user namespace may attach it but not change
+		 * a mount the host's user namespace owns. */
+		t->fd = op->given_fd;
+		op->given_fd = 0;
+		if (fstat(t->fd, &st) < 0)
+			return err_sys(err, errno, "%s: fstat %s", op->what, op->source);
+		t->is_dir = S_ISDIR(st.st_mode);
+		return 0;
+	}
 	fd = open_source(op, &st, err);
 	if (fd < 0)
 		return op->skipped ? 0 : fd;

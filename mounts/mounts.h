@@ -30,9 +30,13 @@ struct mount_op {
 	bool optional;	   /* BIND: a missing source is skipped */
 	bool copy_symlink; /* BIND: a symlink source is recreated as a symlink */
 	bool host_proc;	   /* PROC: bind the host's /proc (no pid namespace) */
-	uint64_t size;	   /* TMPFS bytes, 0 = default */
-	unsigned mode;	   /* TMPFS, DIR */
-	char what[32];	   /* "mounts[3]" or "protect[1]", for errors and records */
+	/* BIND: > 0 when the supervisor made the detached tree (an idmapped
+	 * writable bind for a root caller, sandbox/enter.c); the child attaches
+	 * it as given (fd 0 is stdin, never a tree) */
+	int given_fd;
+	uint64_t size; /* TMPFS bytes, 0 = default */
+	unsigned mode; /* TMPFS, DIR */
+	char what[32]; /* "mounts[3]" or "protect[1]", for errors and records */
 	/* PROTECT: the host inode the supervisor checked (and locked) */
 	dev_t dev;
 	ino_t ino;

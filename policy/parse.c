@@ -294,9 +294,31 @@ static int parse_rlimits(const cJSON *obj, struct policy *p, struct err *err)
 	return r < 0 ? r : 0;
 }
 
+/* limits.output: bytes as an integer or a size string, greater than 0. */
+static int parse_output(const cJSON *it, uint64_t *out, struct err *err)
+{
+	int r;
+
+	if (cJSON_IsString(it)) {
+		r = policy_parse_size(it->valuestring, out);
+		if (r < 0)
+			return policy_size_error(r, "limits.output", it->valuestring, "", err);
+	} else if (cJSON_IsNumber(it) && it->valuedouble >= 1 && it->valuedouble <= 9.0e15 &&
+		   it->valuedouble == (double)(uint64_t)it->valuedouble) {
+		*out = (uint64_t)it->valuedouble;
+	} else {
+		return err_set(err, EINVAL,
+			       "limits.output: must be a positive integer or a size string such as "
+			       "\"64m\"");
+	}
+	if (*out == 0)
+		return err_set(err, EINVAL, "limits.output: must be greater than 0");
+	return 0;
+}
+
 static int parse_limits(const cJSON *obj, struct policy *p, struct err *err)
 {
-	static const char *const keys[] = {"ttl", "grace", "rlimits", NULL};
+	static const char *const keys[] = {"ttl", "grace", "rlimits", "output", NULL};
 	const cJSON *it;
 	int r;
 
@@ -309,6 +331,8 @@ static int parse_limits(const cJSON *obj, struct policy *p, struct err *err)
 		r = parse_duration(it, "limits.grace", &p->grace_ms, err);
 	if (r >= 0 && (it = member(obj, "rlimits")))
 		r = parse_rlimits(it, p, err);
+	if (r >= 0 && (it = member(obj, "output")))
+		r = parse_output(it, &p->output_max, err);
 	return r < 0 ? r : 0;
 }
 
@@ -373,6 +397,7 @@ static int policy_new(struct policy **out, struct err *err)
 	p->network = POLICY_NET_NONE;
 	p->env_clear = true;
 	p->grace_ms = 2000;
+	p->output_max = POLICY_OUTPUT_DEFAULT;
 	p->seccomp_profile = POLICY_SECCOMP_DEFAULT;
 	p->seccomp_default_action = POLICY_SECCOMP_ERRNO;
 	p->seccomp_errno = EPERM;

@@ -46,7 +46,8 @@ enum policy_rlimit {
 	POLICY_RLIMIT_CORE,
 	POLICY_RLIMIT_COUNT,
 };
-#define POLICY_UNLIMITED UINT64_MAX
+#define POLICY_UNLIMITED      UINT64_MAX
+#define POLICY_OUTPUT_DEFAULT (64ull << 20)
 
 struct policy_mount {
 	enum policy_mount_type type;
@@ -162,6 +163,7 @@ struct policy {
 	uint64_t ttl_ms;   /* 0 = no time limit */
 	uint64_t grace_ms; /* default 2000 */
 	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];
+	uint64_t output_max; /* limits.output: bytes kept per detached stream; default 64 MiB */
 	/* "seccomp" */
 	enum policy_seccomp_profile seccomp_profile;	   /* default POLICY_SECCOMP_DEFAULT */
 	enum policy_seccomp_action seccomp_default_action; /* for calls not allowed */

@@ -41,11 +41,13 @@
 #include "sandbox.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -80,32 +82,72 @@ static const int rlimit_res[POLICY_RLIMIT_COUNT] = {
     [POLICY_RLIMIT_CORE] = RLIMIT_CORE,
 };
 
-static int set_rlimits(const struct policy *p, struct err *err)
+static int set_rlimits(const struct sandbox_spec *s, struct err *err)
 {
+	const struct policy *p = s->policy;
+
+	/* The supervisor raised its own soft fd limit (supervisor_run()); the
+	 * workload gets the caller's back unless the policy sets one. */
+	if (s->has_caller_nofile && !p->rlimits[POLICY_RLIMIT_NOFILE].set &&
+	    setrlimit(RLIMIT_NOFILE, &s->caller_nofile) < 0)
+		return err_sys(err, errno, "setrlimit nofile");
 	for (int i = 0; i < POLICY_RLIMIT_COUNT; i++) {
-		struct rlimit rl;
+		struct rlimit rl, now;
 
 		if (!p->rlimits[i].set)
 			continue;
 		rl.rlim_cur = rl.rlim_max =
 		    p->rlimits[i].value == POLICY_UNLIMITED ? RLIM_INFINITY : p->rlimits[i].value;
 		/* Hard and soft together: the workload may lower, never raise. */
-		if (setrlimit(rlimit_res[i], &rl) < 0)
-			return err_sys(err, errno, "setrlimit %s", policy_rlimit_name(i));
+		if (setrlimit(rlimit_res[i], &rl) == 0)
+			continue;
+		/* EPERM: above the hard limit, which only CAP_SYS_RESOURCE in
+		 * the initial user namespace may raise. */
+		if (errno == EPERM && getrlimit(rlimit_res[i], &now) == 0)
+			return err_set(
+			    err, EPERM,
+			    "limits.rlimits.%s: %llu is above the caller's hard limit %llu",
+			    policy_rlimit_name(i), (unsigned long long)rl.rlim_max,
+			    (unsigned long long)now.rlim_max);
+		return err_sys(err, errno, "setrlimit %s", policy_rlimit_name(i));
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------ the child */
 
-static int wait_go(int ctl, struct err *err)
+/* Step 2: wait for "go"; before it, a root caller's idmapped trees. */
+static int wait_go(int ctl, struct mount_plan *plan, struct err *err)
 {
-	char buf[8];
-	ssize_t n = recv(ctl, buf, sizeof(buf), 0);
+	for (;;) {
+		char buf[32], cbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf) - 1};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
+		struct cmsghdr *c;
+		ssize_t n = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC);
+		unsigned long i;
+		int fd = -1;
+		char *end;
 
-	if (n != 2 || memcmp(buf, "go", 2) != 0)
-		return err_set(err, EPIPE, "the supervisor went away during setup");
-	return 0;
+		if (n <= 0)
+			return err_set(err, EPIPE, "the supervisor went away during setup");
+		buf[n] = '\0';
+		if (strcmp(buf, "go") == 0)
+			return 0;
+		c = CMSG_FIRSTHDR(&mh);
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		if (strncmp(buf, "idmap ", 6) != 0 || fd <= 0)
+			return err_set(err, EPROTO, "bad setup message from the supervisor");
+		i = strtoul(buf + 6, &end, 10);
+		if (*end || i >= plan->n || plan->ops[i].kind != MOUNT_OP_BIND)
+			return err_set(err, EPROTO, "bad idmap message from the supervisor");
+		plan->ops[i].given_fd = fd;
+	}
 }
 
 /* Step 5, the child's half: one "protect LINE" per PROTECT op, then
@@ -183,7 +225,7 @@ int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, siz
 	rc = enter_cwd(cwd, err);
 	if (rc < 0)
 		return rc;
-	rc = set_rlimits(s->policy, err);
+	rc = set_rlimits(s, err);
 	if (rc < 0)
 		return rc;
 	/* A new session without a controlling terminal: TIOCSTI into the
@@ -199,6 +241,26 @@ int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, siz
 		keep[i] = 3 + (int)i;
 		if (i >= n_inherit && fcntl(keep[i], F_SETFD, FD_CLOEXEC) < 0)
 			return err_sys(err, errno, "cloexec");
+	}
+	/* A root caller's workload is not host root (docs/security.md, "A
+	 * root caller"): we still are the caller's uid 0 (unmapped here), and
+	 * change to the mapped unprivileged ids now, after the mounts (a root
+	 * caller's bind sources may lie below directories only root can
+	 * search) and while we still hold CAP_SETUID in the namespace. The
+	 * supplementary groups went in the supervisor (setgroups is denied
+	 * here). */
+	if (s->root_caller) {
+		pid_t parent = getppid();
+
+		if (setresgid(s->gid_in, s->gid_in, s->gid_in) < 0 ||
+		    setresuid(s->uid_in, s->uid_in, s->uid_in) < 0)
+			return err_sys(err, errno, "change to uid %u gid %u", (unsigned)s->uid_in,
+				       (unsigned)s->gid_in);
+		/* The id change cleared the parent-death signal (prctl(2)).
+		 * As PID 1 of a new namespace getppid() is 0 and tells
+		 * nothing; paddock-init also sees its control socket close. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			return err_sys(err, ESRCH, "the supervisor went away during setup");
 	}
 	rc = caps_drop_all(err);
 	log_debug("child: caps dropped");
@@ -228,6 +290,20 @@ int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, siz
 	return seccomp_apply_bpf(&s->seccomp, err);
 }
 
+/* setfsuid(2) cannot fail visibly: the call returns the previous id, so
+ * a second call shows whether the first took. A change of the fs ids also
+ * clears the parent-death signal (prctl(2)), armed again here. */
+static int fs_ids(const struct sandbox_spec *s, struct err *err)
+{
+	setfsgid(s->gid_in);
+	setfsuid(s->uid_in);
+	if ((uid_t)setfsuid((uid_t)-1) != s->uid_in || (gid_t)setfsgid((gid_t)-1) != s->gid_in)
+		return err_set(err, EPERM, "setfsuid %u", (unsigned)s->uid_in);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return err_sys(err, errno, "PR_SET_PDEATHSIG");
+	return 0;
+}
+
 /* Steps 2 to 9, in the child. Never returns into the parent's code. The
  * child runs on a copy of the parent's memory: its plan is its own, and
  * what mounts_apply() learns (skipped, as_symlink) goes back in step 7. */
@@ -243,11 +319,20 @@ static int child_setup(const struct sandbox_spec *s, int *ctl, int *init_fd, str
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return err_sys(err, errno, "PR_SET_PDEATHSIG");
 	/* The parent writes our id maps; until then we have no usable ids. */
-	rc = wait_go(*ctl, err);
+	rc = wait_go(*ctl, &plan, err);
 	if (rc < 0)
 		return rc;
 	keep[n++] = *ctl; /* INITPROTO_FD_CONTROL */
 	log_debug("child: go");
+	/* A root caller's child is still host uid 0, which our namespace does
+	 * not map: inodes it made on our tmpfs mounts would fail (EOVERFLOW).
+	 * It makes them as the workload's ids instead (and is the workload's
+	 * ids outright in sandbox_harden()). */
+	if (s->root_caller) {
+		rc = fs_ids(s, err);
+		if (rc < 0)
+			return rc;
+	}
 	rc = mounts_apply(&plan, receive_protect, ctl, err);
 	log_debug("child: mounted");
 	if (rc < 0)
@@ -317,6 +402,45 @@ static _Noreturn void child(const struct sandbox_spec *s, int ctl)
 
 /* ----------------------------------------------------------- the parent */
 
+/* Step 3 for a root caller: each writable bind as a detached tree idmapped
+ * caller_uid (on disk) <-> uid_out (the workload), so the workload can
+ * write the caller's workspace and what it creates there is the caller's
+ * (docs/security.md, "A root caller"). */
+static int send_idmapped(const struct sandbox_spec *s, int ctl, struct err *err)
+{
+	cleanup_close int ns = -1;
+
+	ns = userns_idmap_fd(s->caller_uid, s->uid_out, s->caller_gid, s->gid_out, err);
+	if (ns < 0)
+		return ns;
+	for (size_t i = 0; i < s->plan.n; i++) {
+		const struct mount_op *op = &s->plan.ops[i];
+		char cbuf[CMSG_SPACE(sizeof(int))] = {0}, msg[32];
+		struct iovec iov = {.iov_base = msg};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		cleanup_close int tree = -1;
+
+		/* A symlink copied as a symlink has nothing to map. */
+		if (op->kind != MOUNT_OP_BIND || op->readonly || op->skipped || op->copy_symlink)
+			continue;
+		tree = userns_idmapped_tree(op->source, ns, err);
+		if (tree < 0)
+			return err_wrap(err, "%s", op->what);
+		iov.iov_len = (size_t)snprintf(msg, sizeof(msg), "idmap %zu", i);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &tree, sizeof(int));
+		if (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
+			return err_sys(err, errno, "send the idmapped tree of %s", op->what);
+	}
+	return 0;
+}
+
 /* Step 1 and 3. */
 int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err)
 {
@@ -336,6 +460,11 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 	long pid;
 	int rc;
 
+	/* A root caller's groups (0 among them) would be the child's, and
+	 * with setgroups denied in its namespace it could never drop them:
+	 * the supervisor, which needs none of them as root, drops them first. */
+	if (s->root_caller && setgroups(0, NULL) < 0)
+		return err_sys(err, errno, "setgroups");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, errno, "socketpair");
 	sb->ctl = sv[0];
@@ -369,6 +498,11 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 	if (rc < 0)
 		return rc;
 	log_debug("maps written");
+	if (s->root_caller) {
+		rc = send_idmapped(s, sb->ctl, err);
+		if (rc < 0)
+			return rc;
+	}
 	if (before_go) {
 		rc = before_go(sb, arg, err);
 		if (rc < 0)

@@ -7,9 +7,11 @@
 int fds_keep_only(int *keep, size_t n, struct err *err)
 {
 	/* Move the kept fds out of the way first so that placing them at
-	 * 3, 4, ... cannot clobber one another. */
+	 * 3, 4, ... cannot clobber one another: copies at 3 + n or above
+	 * are out of that range, and the lowest such numbers fit under the
+	 * smallest open file limit that can hold them at all. */
 	for (size_t i = 0; i < n; i++) {
-		int fd = fcntl(keep[i], F_DUPFD_CLOEXEC, 64);
+		int fd = fcntl(keep[i], F_DUPFD_CLOEXEC, 3 + (int)n);
 
 		if (fd < 0)
 			return err_sys(err, errno, "dup");

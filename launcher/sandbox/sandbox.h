@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <seccomp.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -29,6 +30,14 @@ void env_free(char **env);
 /* userns.c: id maps for the child, written by the parent (user_namespaces(7)). */
 int userns_write_maps(pid_t pid, uid_t inside_uid, uid_t outside_uid, gid_t inside_gid,
 		      gid_t outside_gid, struct err *err);
+/* A user namespace mapping only inside -> outside, as an O_RDONLY fd for
+ * MOUNT_ATTR_IDMAP; made by a short-lived child. -errno with err set. */
+int userns_idmap_fd(uid_t inside_uid, uid_t outside_uid, gid_t inside_gid, gid_t outside_gid,
+		    struct err *err);
+/* A detached recursive clone of the host path source (no symlinks in it),
+ * idmapped through userns_fd, nosuid and nodev: an fd, or -errno with err
+ * set. Needs CAP_SYS_ADMIN in the filesystem's user namespace (host root). */
+int userns_idmapped_tree(const char *source, int userns_fd, struct err *err);
 /* The map line "INSIDE OUTSIDE 1\n" into buf. */
 int userns_map_line(char *buf, size_t size, unsigned inside, unsigned outside);
 
@@ -136,10 +145,21 @@ struct sandbox_spec {
 	unsigned namespaces; /* POLICY_NS_* to create */
 	uid_t uid_in, uid_out;
 	gid_t gid_in, gid_out;
-	int init_fd;	   /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
-	bool new_session;  /* setsid(2) for what enters; false only when weakened */
-	bool anyip;	   /* mediated network: local default routes on lo */
-	bool no_sweep;	   /* paddock-init --no-sweep (weakened only) */
+	int init_fd;	  /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
+	bool new_session; /* setsid(2) for what enters; false only when weakened */
+	bool anyip;	  /* mediated network: local default routes on lo */
+	bool no_sweep;	  /* paddock-init --no-sweep (weakened only) */
+	/* The caller is host root and the workload is not (uid_out, gid_out
+	 * unprivileged): the supervisor clears its supplementary groups and
+	 * idmaps the writable binds (caller_uid on disk = uid_out), and the
+	 * child changes to uid_in/gid_in last (sandbox_harden()). */
+	bool root_caller;
+	uid_t caller_uid;
+	gid_t caller_gid;
+	/* The caller's fd limit, before the supervisor raised its soft limit:
+	 * the workload's, unless the policy sets limits.rlimits.nofile. */
+	bool has_caller_nofile;
+	struct rlimit caller_nofile;
 	char *const *argv; /* the workload command, NULL-terminated */
 };
 

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -55,7 +56,7 @@ static void cleanup_seccomp_fn(scmp_filter_ctx *ctx)
 static const char *const allowed[] = {
     /* files: read, write, seek, sync */
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "preadv2", "pwritev",
-    "pwritev2", "lseek", "_llseek", "open", "openat", "openat2", "creat", "close",
+    "pwritev2", "lseek", "_llseek", "close",
     "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64", "flock", "fsync", "fdatasync",
     "sync", "syncfs", "sync_file_range", "truncate", "ftruncate", "fallocate", "fadvise64",
     "fadvise64_64", "readahead", "copy_file_range", "sendfile", "sendfile64", "splice", "tee",
@@ -65,9 +66,9 @@ static const char *const allowed[] = {
     "statx", "statfs", "fstatfs", "statfs64", "fstatfs64", "access", "faccessat",
     "faccessat2", "readlink", "readlinkat", "getdents", "getdents64", "getcwd", "chdir",
     "fchdir", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat",
-    "renameat2", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
+    "renameat2", "link", "linkat", "symlink", "symlinkat",
     "chown", "fchown", "lchown", "fchownat", "umask", "utime", "utimes", "utimensat",
-    "futimesat", "mknod", "mknodat",
+    "futimesat",
     /* extended attributes */
     "getxattr", "lgetxattr", "fgetxattr", "setxattr", "lsetxattr", "fsetxattr", "listxattr",
     "llistxattr", "flistxattr", "removexattr", "lremovexattr", "fremovexattr",
@@ -103,7 +104,7 @@ static const char *const allowed[] = {
     "sched_get_priority_min", "sched_rr_get_interval", "sched_getattr", "sched_setattr",
     "getcpu", "ioprio_get", "ioprio_set",
     /* waiting */
-    "futex", "futex_waitv", "futex_wake", "futex_wait", "futex_requeue", "fchmodat2", "cachestat",
+    "futex", "futex_waitv", "futex_wake", "futex_wait", "futex_requeue", "cachestat",
     "map_shadow_stack", "poll", "ppoll", "select", "_newselect", "pselect6",
     "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
     "epoll_pwait2", "eventfd", "eventfd2", "inotify_init", "inotify_init1",
@@ -167,8 +168,18 @@ static const char *const dangerous[] = {
 
 /* Calls with argument rules below: a policy's allow or deny of one of them
  * replaces the rule. */
-static const char *const conditional[] = {"clone",	"clone3", "socket",
-					  "socketpair", "ioctl",  "personality"};
+static const char *const conditional[] = {
+    "clone",  "clone3",	  "socket",    "socketpair", "ioctl",  "personality", "openat2", "chmod",
+    "fchmod", "fchmodat", "fchmodat2", "open",	     "openat", "creat",	      "mknod",	 "mknodat"};
+
+/* The calls that set a file's mode, and the argument holding it. */
+static const struct {
+	const char *name;
+	unsigned arg;
+} mode_calls[] = {
+    {"chmod", 1},  {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}, {"open", 2},
+    {"openat", 3}, {"creat", 1},  {"mknod", 1},	   {"mknodat", 2},
+};
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -339,6 +350,23 @@ static int add_conditional(struct builder *b, const char *name, int nr)
 					  .datum_b = 0};
 		return add(b, SCMP_ACT_ALLOW, nr, name, 1, &c);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(mode_calls); i++) {
+		if (strcmp(name, mode_calls[i].name) != 0)
+			continue;
+		/* No setuid or setgid bit from inside, on any file (docs/
+		 * security.md, "A root caller"): a root caller's workspace is
+		 * idmapped, so a setuid file the workload made there would be
+		 * root's on the host; an unprivileged caller's would run as
+		 * that caller for whoever runs it next. The mode is an
+		 * unsigned int (low 32 bits); glibc passes 0 when open has
+		 * no O_CREAT. Otherwise the default action (EPERM). */
+		c = low32(mode_calls[i].arg, S_ISUID | S_ISGID, 0);
+		return add(b, SCMP_ACT_ALLOW, nr, name, 1, &c);
+	}
+	if (strcmp(name, "openat2") == 0)
+		/* Its mode is in memory (struct open_how), out of the
+		 * filter's sight: ENOSYS, and callers fall back to openat. */
+		return add(b, SCMP_ACT_ERRNO(ENOSYS), nr, name, 0, NULL);
 	if (strcmp(name, "clone3") == 0)
 		/* seccomp cannot read clone3's flags (they are in memory),
 		 * so it is refused with ENOSYS: glibc 2.34+ then falls back
@@ -582,6 +610,9 @@ static int list_denied(const struct builder *b, struct seccomp_info *info)
 	static const char *const rules[][2] = {
 	    {"clone", "clone (namespace flags)"},
 	    {"clone3", "clone3 (ENOSYS)"},
+	    {"chmod", "chmod, fchmod, fchmodat (S_ISUID or S_ISGID in the mode)"},
+	    {"openat", "open, openat, creat, mknod, mknodat (S_ISUID or S_ISGID in the mode)"},
+	    {"openat2", "openat2 (ENOSYS)"},
 	    {"ioctl", "ioctl (TIOCSTI, TIOCLINUX)"},
 	    {"personality", "personality (flags other than PER_LINUX32, UNAME26)"},
 	    {"socket", "socket (AF_ALG, AF_VSOCK)"},

@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
@@ -63,7 +66,8 @@ static const char *private_dir_problem(const struct stat *st, char *buf, size_t 
 	return NULL;
 }
 
-static void registry_path(char *path, size_t size)
+/* The path, and whether it is the /tmp fallback. */
+static bool registry_path(char *path, size_t size)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
@@ -74,20 +78,109 @@ static void registry_path(char *path, size_t size)
 	if (xdg && xdg[0] == '/' && stat(xdg, &st) == 0 &&
 	    !private_dir_problem(&st, buf, sizeof(buf)) &&
 	    snprintf(path, size, "%s/paddock", xdg) < (int)size)
-		return;
+		return false;
 	snprintf(path, size, "/tmp/paddock-%u", (unsigned)getuid());
+	return true;
+}
+
+/* A directory of the caller's below dirfd, made when missing (mode 0700,
+ * or as it is when it exists), never through a symlink. */
+static int own_subdir(int dirfd, const char *name, bool private_only, struct err *err)
+{
+	cleanup_close int fd = -1;
+	struct stat st;
+	char buf[64];
+
+	if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
+		return err_sys(err, errno, "%s", name);
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return err_sys(err, errno, "%s", name);
+	if (st.st_uid != getuid() ||
+	    (private_only && private_dir_problem(&st, buf, sizeof(buf)) && fchmod(fd, 0700) < 0))
+		return err_set(err, EPERM, "%s: not yours", name);
+	return take_fd(&fd);
+}
+
+/* /tmp/paddock-UID belongs to someone else (under the sticky /tmp anybody
+ * may make it first, and the caller can never remove it): a private
+ * directory instead, made by mkdtemp(3) (a name nobody can guess or make
+ * first) and remembered by the symlink ~/.cache/paddock/registry, whose
+ * target is used only while it is still the caller's 0700 directory of
+ * that shape. Never a directory of another user's; -ENOENT without create
+ * when there is no fallback yet. */
+static int fallback(char *path, size_t size, bool create, struct err *err)
+{
+	const char *home = getenv("HOME");
+	cleanup_close int hfd = -1, cache = -1, pd = -1;
+	char target[PATH_MAX], prefix[64];
+	struct passwd *pw;
+	struct stat st;
+	char buf[64];
+	ssize_t n;
+
+	if (!home || home[0] != '/') {
+		pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	hfd = home ? open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (hfd < 0 || fstat(hfd, &st) < 0 || st.st_uid != getuid())
+		return err_set(err, EPERM,
+			       "no private fallback: $HOME (%s) is not a directory of yours; set "
+			       "XDG_RUNTIME_DIR to one",
+			       home ? home : "unset");
+	cache = own_subdir(hfd, ".cache", false, err);
+	if (cache >= 0)
+		pd = own_subdir(cache, "paddock", true, err);
+	if (pd < 0)
+		return err_wrap(err, "%s/.cache", home);
+	snprintf(prefix, sizeof(prefix), "/tmp/paddock-%u.", (unsigned)getuid());
+	n = readlinkat(pd, "registry", target, sizeof(target) - 1);
+	if (n > 0) {
+		cleanup_close int fd = -1;
+
+		target[n] = '\0';
+		fd = strncmp(target, prefix, strlen(prefix)) == 0 &&
+			     !strchr(target + strlen(prefix), '/')
+			 ? open(target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			 : -1;
+		if (fd >= 0 && fstat(fd, &st) == 0 && !private_dir_problem(&st, buf, sizeof(buf)))
+			return snprintf(path, size, "%s", target) < (int)size ? 0 : -ENAMETOOLONG;
+	}
+	if (!create)
+		return err_set(err, ENOENT, "no session registry");
+	/* mkdtemp: mode 0700, a fresh random name, O_EXCL semantics. */
+	snprintf(target, sizeof(target), "%sXXXXXX", prefix);
+	if (!mkdtemp(target))
+		return err_sys(err, errno, "mkdtemp %s", target);
+	(void)unlinkat(pd, ".registry.new", 0);
+	if (symlinkat(target, pd, ".registry.new") < 0 ||
+	    renameat(pd, ".registry.new", pd, "registry") < 0)
+		return err_sys(err, errno, "%s/.cache/paddock/registry", home);
+	return snprintf(path, size, "%s", target) < (int)size ? 0 : -ENAMETOOLONG;
 }
 
 int session_registry_open(struct registry *reg, bool create, struct err *err)
 {
-	char path[PATH_MAX], buf[64];
+	char path[PATH_MAX], squatted[PATH_MAX], buf[64];
 	const char *problem;
 	struct stat st;
 	bool made = false;
 	cleanup_close int fd = -1;
+	int rc;
 
 	reg->fd = -1;
-	registry_path(path, sizeof(path));
+	reg->warning[0] = '\0';
+	if (registry_path(path, sizeof(path)) && lstat(path, &st) == 0 && st.st_uid != getuid()) {
+		snprintf(squatted, sizeof(squatted), "%s", path);
+		rc = fallback(path, sizeof(path), create, err);
+		if (rc < 0)
+			return err_wrap(err, "session registry %s belongs to uid %u", squatted,
+					(unsigned)st.st_uid);
+		snprintf(reg->warning, sizeof(reg->warning),
+			 "session registry %s belongs to uid %u, not to you; using %s instead",
+			 squatted, (unsigned)st.st_uid, path);
+	}
 	if (create) {
 		/* 0700 whatever the umask; a directory someone else made first
 		 * (under /tmp anybody can) is refused below, never used. */
@@ -117,6 +210,41 @@ int session_registry_open(struct registry *reg, bool create, struct err *err)
 		return err_sys(err, errno, "session registry %s", path);
 	reg->fd = take_fd(&fd);
 	return 0;
+}
+
+void session_sweep(const struct registry *reg)
+{
+	int fd = fcntl(reg->fd, F_DUPFD_CLOEXEC, 3);
+	struct timespec now;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	while ((e = readdir(d))) {
+		cleanup_close int dfd = -1;
+		struct stat st;
+
+		if (strncmp(e->d_name, ".new-", 5) != 0 || !session_id_valid(e->d_name + 5))
+			continue;
+		dfd = openat(reg->fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != getuid())
+			continue;
+		/* A registering supervisor locks its directory right after
+		 * making it; the age covers the moment in between. Unlocked
+		 * and old: its supervisor died during registration. */
+		if (now.tv_sec - st.st_ctim.tv_sec < SESSION_SWEEP_AGE ||
+		    flock(dfd, LOCK_EX | LOCK_NB) < 0)
+			continue;
+		(void)session_remove(reg, e->d_name);
+	}
+	closedir(d);
 }
 
 void session_registry_close(struct registry *reg)

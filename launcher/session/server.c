@@ -43,6 +43,8 @@
 #include "../../include/io.h"
 #include "../../include/iso8601.h"
 
+#define FINAL_RESERVE ".session.json.final"
+
 void session_expires(struct session *s, uint64_t ttl_ms)
 {
 	iso8601_now(ttl_ms, s->info.expires, sizeof(s->info.expires));
@@ -73,6 +75,56 @@ int session_write(struct session *s, struct err *err)
 	 * milliseconds of every start on a disk-backed /tmp fallback. */
 	if (renameat(s->dirfd, ".session.json.tmp", s->dirfd, "session.json") < 0)
 		return err_sys(err, errno, "session %s: session.json", s->info.id);
+	return 0;
+}
+
+/* Space for the final state, taken at registration: SESSION_JSON_MAX
+ * bytes written (not fallocated: overwriting written blocks needs no new
+ * ones, on tmpfs as on ext4). A neighbour's output filling the filesystem
+ * can then no longer make the end of this session look like a crash. */
+static int reserve_final(struct session *s, struct err *err)
+{
+	static const char zeros[4096];
+	cleanup_close int fd = -1;
+
+	fd = openat(s->dirfd, FINAL_RESERVE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return err_sys(err, errno, "session %s: reserve space", s->info.id);
+	for (size_t off = 0; off < SESSION_JSON_MAX; off += sizeof(zeros)) {
+		int rc = write_full(fd, zeros, sizeof(zeros));
+
+		if (rc < 0)
+			return err_sys(err, rc, "session %s: reserve space", s->info.id);
+	}
+	return 0;
+}
+
+/* The final session.json, into the reserved file (written in place, cut to
+ * its length: neither needs space) and renamed over the entry. */
+static int final_write(struct session *s, struct err *err)
+{
+	cleanup_free char *text = session_info_json(&s->info);
+	cleanup_close int fd = -1;
+	size_t len;
+	int rc;
+
+	if (!text)
+		return err_set(err, ENOMEM, "out of memory");
+	len = strlen(text);
+	text[len++] = '\n';
+	fd = openat(s->dirfd, FINAL_RESERVE, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return session_write(s, err); /* a registration before reserving */
+	if (fd < 0)
+		return err_sys(err, errno, "session %s: final state", s->info.id);
+	if (len > SESSION_JSON_MAX)
+		return err_set(err, EFBIG, "session %s: final state too large", s->info.id);
+	rc = (int)pwrite(fd, text, len, 0);
+	if (rc != (int)len || ftruncate(fd, (off_t)len) < 0)
+		return err_sys(err, rc < 0 ? errno : EIO, "session %s: final state", s->info.id);
+	if (renameat(s->dirfd, FINAL_RESERVE, s->dirfd, "session.json") < 0)
+		return err_sys(err, errno, "session %s: final state", s->info.id);
 	return 0;
 }
 
@@ -124,9 +176,14 @@ static int make_entry(struct session *s, struct err *err)
 			return err_sys(err, errno, "session registry %s", s->reg.path);
 	}
 	s->dirfd = openat(s->reg.fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->dirfd < 0 || fchmod(s->dirfd, 0700) < 0)
+	/* Held for the supervisor's life: session_sweep() removes only a
+	 * ".new-" directory nobody holds (its registration died). */
+	if (s->dirfd >= 0 && flock(s->dirfd, LOCK_EX | LOCK_NB) < 0)
+		rc = err_sys(err, errno, "session registry %s: lock %s", s->reg.path, tmp);
+	else if (s->dirfd < 0 || fchmod(s->dirfd, 0700) < 0)
 		rc = err_sys(err, errno, "session registry %s: %s", s->reg.path, tmp);
-	else if ((rc = listen_control(s, err)) >= 0 && (rc = session_write(s, err)) >= 0 &&
+	else if ((rc = reserve_final(s, err)) >= 0 && (rc = listen_control(s, err)) >= 0 &&
+		 (rc = session_write(s, err)) >= 0 &&
 		 renameat2(s->reg.fd, tmp, s->reg.fd, s->info.id, RENAME_NOREPLACE) < 0)
 		rc = err_sys(err, errno, "session registry %s: %s", s->reg.path, s->info.id);
 	if (rc < 0)
@@ -566,17 +623,18 @@ static void answer_late(struct session *s, const char *status)
 	}
 }
 
-void session_finish(struct session *s, int status, const char *ending, bool remove)
+int session_finish(struct session *s, int status, const char *ending, bool remove, struct err *err)
 {
 	char msg[64];
+	int rc;
 
 	if (s->dirfd < 0)
-		return;
+		return 0;
 	s->info.state = SESSION_ENDED;
 	s->info.status = status;
 	snprintf(s->info.ended, sizeof(s->info.ended), "%s", ending);
 	/* Before any answer: whoever is told "ended" finds it written. */
-	(void)session_write(s, NULL);
+	rc = remove ? 0 : final_write(s, err);
 	snprintf(msg, sizeof(msg), "status %d %s", status, ending);
 	while (s->n_clients) {
 		if (s->clients[0].waiting)
@@ -594,4 +652,5 @@ void session_finish(struct session *s, int status, const char *ending, bool remo
 	if (remove)
 		(void)session_remove(&s->reg, s->info.id);
 	session_registry_close(&s->reg);
+	return rc;
 }

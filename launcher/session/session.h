@@ -80,6 +80,8 @@ struct session_info {
 struct registry {
 	int fd;
 	char path[PATH_MAX]; /* canonical */
+	char warning[2 * PATH_MAX +
+		     128]; /* a squatted /tmp path and the fallback used; "" if none */
 };
 
 /* A waiting or requesting peer of the control socket. */
@@ -166,12 +168,20 @@ bool proc_alive(const struct proc_id *id);
 
 /* Open the caller's registry: $XDG_RUNTIME_DIR/paddock when XDG_RUNTIME_DIR
  * is an absolute path to a directory of the caller's with mode 0700, else
- * /tmp/paddock-UID. With create, a missing directory is made 0700. The
+ * /tmp/paddock-UID; when another user owns that path (squatting), the
+ * private fallback remembered by the symlink ~/.cache/paddock/registry (a
+ * fresh /tmp/paddock-UID.XXXXXX made with create), and reg->warning says
+ * so, naming the squatter's uid. With create, a missing directory is made 0700. The
  * directory itself must be a directory (not a symlink) owned by the caller
  * with mode 0700: else -EPERM with err naming the problem. Without create,
  * -ENOENT (err set) when it does not exist. */
 int session_registry_open(struct registry *reg, bool create, struct err *err);
 void session_registry_close(struct registry *reg);
+/* Remove the ".new-ID" directories of registrations that provably died:
+ * unlocked (a registering supervisor holds an flock on its directory from
+ * the moment it opens it) and older than SESSION_SWEEP_AGE seconds. */
+#define SESSION_SWEEP_AGE 10
+void session_sweep(const struct registry *reg);
 
 /* Read one entry. -ENOENT: no such session; -EPERM: the entry is not the
  * caller's (err names the owner); -EINVAL: unreadable. A session that is
@@ -213,7 +223,10 @@ void session_serve(struct session *s, const struct pollfd *pfd, size_t n,
  * state "retained" with its status; "wait" is answered now ("stop" still
  * at the end). */
 void session_retained(struct session *s, int status, const char *ending);
-/* The end: session.json in state "ended" with status and ending, every
- * waiter answered "status N ENDING", the socket closed; with remove, the
- * entry is removed. Frees nothing else; safe on a zeroed session. */
-void session_finish(struct session *s, int status, const char *ending, bool remove);
+/* The end: session.json in state "ended" with status and ending (written
+ * into the space reserved at registration, so a full filesystem cannot
+ * lose it), every waiter answered "status N ENDING", the socket closed;
+ * with remove, the entry is removed. Frees nothing else; safe on a zeroed
+ * session. -errno with err set when the final state could not be written
+ * (the waiters are answered all the same). */
+int session_finish(struct session *s, int status, const char *ending, bool remove, struct err *err);

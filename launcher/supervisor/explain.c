@@ -132,6 +132,11 @@ void explain_print(const struct run_spec *r, FILE *f)
 	const char *w[WEAKEN_COUNT + 1];
 	size_t n = weakenings_in_effect(r->opt->weaken, r->policy, w, WEAKEN_COUNT + 1);
 
+	/* First: what a reviewer most needs to see. */
+	fputs("widenings (wider than the agent policy):", f);
+	for (size_t i = 0; i < r->n_widenings; i++)
+		fprintf(f, "\n  %s", r->widenings[i]);
+	fputs(r->n_widenings ? "\n" : " none\n", f);
 	fprintf(f, "policy: %s\n  sha256 %s\n  effective %s\n", r->policy_label, r->file_sha256,
 		r->policy->sha256);
 	fputs("namespaces:", f);

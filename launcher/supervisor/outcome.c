@@ -264,12 +264,30 @@ void outcome_conclude(struct outcome *o, const siginfo_t *si)
 		return;
 	}
 	if (!o->wl_reported) {
-		/* init ended without reporting: use its own status. */
-		o->wl_reported = true;
-		o->wl_signaled = si->si_code != CLD_EXITED;
-		o->wl_code = si->si_status;
-	} else if (si->si_code == CLD_EXITED &&
-		   si->si_status != (o->wl_signaled ? 128 + o->wl_code : o->wl_code)) {
+		/* init ended without reporting the workload's end: killed, or
+		 * not paddock-init (--init /bin/true). Its status is its own,
+		 * not the workload's, and is recorded as such. */
+		o->init_died = true;
+		o->init_signaled = si->si_code != CLD_EXITED;
+		o->init_code = si->si_status;
+		if (!o->retained && (o->expired || o->stopped)) {
+			outcome_conclude_main(o);
+			return;
+		}
+		o->ending = ENDING_INIT_DIED;
+		if (!o->error.code)
+			err_set(&o->error, ESRCH, "paddock-init %s %d without reporting the %s",
+				o->init_signaled ? "was killed by signal" : "exited with",
+				o->init_code, o->started ? "workload's end" : "workload's start");
+		/* Once the workload runs, PID 1's death kills it with the pid
+		 * namespace: the signal that ended init ended it. Before, or
+		 * when init merely exited, nothing says it ran. */
+		o->status =
+		    exit_status_for(o->ending, o->started && o->init_signaled ? o->init_code : -1);
+		return;
+	}
+	if (si->si_code == CLD_EXITED &&
+	    si->si_status != (o->wl_signaled ? 128 + o->wl_code : o->wl_code)) {
 		/* init exits with the workload's status, and its exit status
 		 * comes from the kernel: a report that disagrees with it was
 		 * not init's. Trust the kernel and say so. */

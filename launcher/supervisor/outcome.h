@@ -23,7 +23,8 @@ enum ending {
 	ENDING_SIGNAL,
 	ENDING_EXPIRED,
 	ENDING_LAUNCHER_ERROR,
-	ENDING_STOPPED, /* paddock stop */
+	ENDING_STOPPED,	  /* paddock stop */
+	ENDING_INIT_DIED, /* paddock-init ended without reporting the workload's end */
 };
 /* status.c */
 const char *ending_name(enum ending e);
@@ -67,6 +68,11 @@ struct outcome {
 	bool wl_signaled;
 	int wl_code; /* exit code, or signal number when wl_signaled */
 	bool done;   /* init said "done": no process but init was left */
+	/* init ended without a report of the workload's end: its own status
+	 * (the kernel's), and nothing is claimed about the workload's */
+	bool init_died;
+	bool init_signaled;
+	int init_code; /* exit code, or signal number when init_signaled */
 	bool retained;
 	struct killed *killed;
 	size_t n_killed;
@@ -115,9 +121,12 @@ void outcome_free(struct outcome *o);
 int outcome_apply(struct outcome *o, const char *msg, const struct timespec *now);
 /* The main command's ending and status from what init reported. */
 void outcome_conclude_main(struct outcome *o);
-/* PID 1 was reaped with si: init's report, or without one the kernel's
- * status; a report that disagrees with the kernel is ignored and said so
- * (a warning). Then outcome_conclude_main(). */
+/* PID 1 was reaped with si: init's report, checked against the kernel's
+ * status (a report that disagrees is ignored and said so, a warning), then
+ * outcome_conclude_main(). Without a report, init_died with init's own
+ * status: ENDING_INIT_DIED (EXIT_LAUNCHER when the workload never started,
+ * 128+N when init was killed by signal N after it started), unless the
+ * run expired or was stopped. */
 void outcome_conclude(struct outcome *o, const siginfo_t *si);
 /* A launcher error after the start ends the run with EXIT_LAUNCHER. */
 void outcome_fail(struct outcome *o, const struct err *err);

@@ -10,6 +10,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ static int read_policy(const struct options *o, char **out, size_t *len, struct 
 	const char *path = o->policy_path;
 	cleanup_close int fd = -1;
 	cleanup_free char *buf = NULL;
+	struct stat st;
 	ssize_t n;
 
 	if (!path) {
@@ -35,9 +37,16 @@ static int read_policy(const struct options *o, char **out, size_t *len, struct 
 		memcpy(*out, o->builtin_policy, *len);
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+	 * writer for ever (and a device could do anything); only a regular
+	 * file is read. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return err_sys(err, errno, "policy %s", path);
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, errno, "policy %s", path);
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, EINVAL, "policy %s: not a regular file", path);
 	buf = malloc(POLICY_MAX_BYTES + 1);
 	if (!buf)
 		return err_set(err, ENOMEM, "out of memory");
@@ -113,6 +122,7 @@ static int load_policy(struct run_spec *r, struct err *err)
 		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
+	r->n_widenings = policy_widenings(r->policy, vb.workspace, r->widenings, WIDENINGS_MAX);
 	/* Without additions the effective text is the file's, byte for byte,
 	 * and its digest is already computed by the loader. */
 	if (eff_len == len && memcmp(eff, file, len) == 0) {
@@ -173,9 +183,8 @@ static int open_record(const struct run_spec *r, struct err *err)
 			       "could tamper with it",
 			       path, op->source, op->what);
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_sys(err, errno, "--record %s", path);
+	/* An earlier record at path stays until the first write replaces it. */
+	fd = record_open_dir(path, err);
 	return fd;
 }
 
@@ -194,6 +203,9 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 	rc = session_registry_open(&reg, true, err);
 	if (rc < 0)
 		return rc;
+	if (reg.warning[0])
+		fprintf(stderr, "paddock: warning: %s\n", reg.warning);
+	session_sweep(&reg);
 	i = mounts_exposing_bind(&r->spec->sb.plan, reg.path, MOUNTS_EXPOSE_BELOW);
 	if (i >= 0) {
 		op = &r->spec->sb.plan.ops[i];
@@ -218,7 +230,27 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 	r->live.caller_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	if (r->live.caller_err < 0)
 		return err_sys(err, errno, "dup stderr");
-	return session_open_output(s, err);
+	rc = session_open_output(s, err);
+	return rc < 0 ? rc : output_start(r, err);
+}
+
+/* Who the workload is. A caller's own ids map to the policy's uid and gid
+ * inside (or themselves). A root caller's would make the workload host uid
+ * 0 without capabilities: root-owned files in read-only binds stay
+ * readable (/etc/shadow is root:shadow 0640 and root may keep group 0),
+ * whatever it leaves in the workspace is root's, and RLIMIT_NPROC does not
+ * bind uid 0 (fork(2)). So unless weakened, a root caller's workload is
+ * ROOT_CALLER_ID outside, and the writable binds are idmapped to keep the
+ * workspace the caller's (sandbox/enter.c). */
+static void set_ids(struct sandbox_spec *sb, const struct policy *p, unsigned weaken)
+{
+	sb->caller_uid = getuid();
+	sb->caller_gid = getgid();
+	sb->root_caller = sb->caller_uid == 0 && !(weaken & WEAKEN_HOST_ROOT);
+	sb->uid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_uid;
+	sb->gid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_gid;
+	sb->uid_in = p->has_uid ? p->uid : sb->uid_out;
+	sb->gid_in = p->has_gid ? p->gid : sb->gid_out;
 }
 
 /* Everything up to the start; nothing of the sandbox exists on failure. */
@@ -235,8 +267,16 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	rc = load_policy(r, err);
 
 	log_debug("policy loaded");
-	if (rc < 0)
+	if (rc < 0) {
+		/* The record is written even when the launcher fails
+		 * (docs/record.md), a policy error included. With no policy
+		 * there is no plan and will be no sandbox: nothing could
+		 * tamper with the record, so the writable-bind check has
+		 * nothing to check; the directory checks still apply. */
+		if (o->record_path && !o->explain)
+			*record_fd = record_open_dir(o->record_path, &(struct err){0});
 		return rc;
+	}
 	rc = expand_protect(r, err);
 	log_debug("protected names found");
 	if (rc < 0)
@@ -246,25 +286,25 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		sb->namespaces &= ~POLICY_NS_PID;
 	if (r->opt->weaken & WEAKEN_HOST_NET)
 		sb->namespaces &= ~POLICY_NS_NET;
-	sb->uid_out = getuid();
-	sb->gid_out = getgid();
-	sb->uid_in = r->policy->has_uid ? r->policy->uid : sb->uid_out;
-	sb->gid_in = r->policy->has_gid ? r->policy->gid : sb->gid_out;
+	set_ids(sb, r->policy, r->opt->weaken);
 	if (mounts_plan(r->policy,
 			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
 			    (sb->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
 			&sb->plan) < 0 ||
 	    env_build(r->policy, environ, &sb->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
+
 	log_debug("planned");
-	rc = mounts_check_sources(&sb->plan, err);
-	if (rc < 0)
-		return err_wrap(err, "policy %s", r->policy_label);
+	/* Before the sources are checked: a missing one is a policy error,
+	 * and is recorded. */
 	if (r->opt->record_path && !r->opt->explain) {
 		*record_fd = open_record(r, err);
 		if (*record_fd < 0)
 			return *record_fd;
 	}
+	rc = mounts_check_sources(&sb->plan, err);
+	if (rc < 0)
+		return err_wrap(err, "policy %s", r->policy_label);
 	log_debug("sources checked");
 	/* The filter is built and checked here, before anything starts: a
 	 * bad rule is a policy error, not a half-built sandbox. */

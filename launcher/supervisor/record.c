@@ -267,6 +267,28 @@ static cJSON *network(const struct run *r)
 	return o;
 }
 
+/* A detached run's output files (supervisor/output.c): the limit, and
+ * per stream what was kept and dropped; counts null when unknown. */
+static cJSON *output(const struct run *r)
+{
+	const struct output *out = &r->live.output;
+	cJSON *o = cJSON_CreateObject(), *x;
+
+	cJSON_AddNumberToObject(o, "limit", (double)r->spec->policy->output_max);
+	cJSON_AddStringToObject(o, "at_limit", "truncated with a marker line; the rest dropped");
+	for (int i = 0; i < 2; i++) {
+		x = cJSON_AddObjectToObject(o, i ? "stderr" : "stdout");
+		if (!out->reported) {
+			cJSON_AddNullToObject(x, "bytes");
+			cJSON_AddNullToObject(x, "dropped");
+			continue;
+		}
+		cJSON_AddNumberToObject(x, "bytes", (double)out->rep.bytes[i]);
+		cJSON_AddNumberToObject(x, "dropped", (double)out->rep.dropped[i]);
+	}
+	return o;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -289,6 +311,9 @@ static cJSON *build(const struct run *r)
 	cJSON_AddItemToObject(o, "mounts", mounts(&r->spec->sb.plan, &r->out));
 	cJSON_AddBoolToObject(o, "mounts_reported", r->out.applied_all);
 	cJSON_AddItemToObject(o, "weakenings", weakenings(r));
+	x = cJSON_AddArrayToObject(o, "widenings");
+	for (size_t i = 0; x && i < r->spec->n_widenings; i++)
+		cJSON_AddItemToArray(x, cJSON_CreateString(r->spec->widenings[i]));
 	cJSON_AddItemToObject(o, "seccomp", seccomp(r));
 	cJSON_AddItemToObject(o, "landlock", landlock(r));
 	x = cJSON_AddArrayToObject(o, "command");
@@ -333,6 +358,14 @@ static cJSON *build(const struct run *r)
 		else
 			cJSON_AddNumberToObject(o, "exit_code", r->out.wl_code);
 	}
+	cJSON_AddBoolToObject(o, "workload_started", r->out.started);
+	if (r->spec->opt->detach && r->spec->policy)
+		cJSON_AddItemToObject(o, "output", output(r));
+	if (r->out.init_died) {
+		x = cJSON_AddObjectToObject(o, "init_status");
+		cJSON_AddNumberToObject(x, r->out.init_signaled ? "signal" : "exit_code",
+					r->out.init_code);
+	}
 	if (r->out.exec_errno)
 		cJSON_AddStringToObject(o, "exec_error", strerror(r->out.exec_errno));
 	cJSON_AddNumberToObject(o, "status", r->out.status);
@@ -364,26 +397,32 @@ static cJSON *build(const struct run *r)
 	return o;
 }
 
-int record_write(const struct run *r, int fd, struct err *err)
+char *record_render(const struct run *r, size_t *len)
 {
 	cJSON *o = build(r);
-	cleanup_free char *text = NULL;
-	size_t len;
-	int rc;
+	char *text;
 
 	if (!o)
-		return err_set(err, ENOMEM, "record: out of memory");
+		return NULL;
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text)
+		return NULL;
+	*len = strlen(text);
+	text[(*len)++] = '\n'; /* cJSON_Print's NUL, now the last newline */
+	return text;
+}
+
+int record_write(const struct run *r, int fd, struct err *err)
+{
+	cleanup_free char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	text = record_render(r, &len);
+	if (!text)
 		return err_set(err, ENOMEM, "record: out of memory");
-	len = strlen(text);
-	text[len++] = '\n'; /* cJSON_Print's NUL, now the last newline */
-	/* From the start, whatever happened to the file meanwhile. */
-	if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
-		return err_sys(err, errno, "record: truncate");
-	rc = write_full(fd, text, len);
-	if (rc < 0)
-		return err_sys(err, rc, "record: write");
-	return 0;
+	/* Replaced whole (record_file.c): a reader never sees it half. */
+	rc = record_replace(fd, r->spec->opt->record_path, text, len, err);
+	return rc < 0 ? rc : 0;
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
@@ -30,6 +31,22 @@ static FILE *message_stream(const struct run *r)
 	if (!f && fd >= 0)
 		close(fd);
 	return f ? f : stderr;
+}
+
+/* A policy wider than the agent policy says so (docs/security.md,
+ * "Widenings"). */
+static void warn_widenings(const struct run *r)
+{
+	FILE *f;
+
+	if (!r->spec->n_widenings)
+		return;
+	f = message_stream(r);
+	for (size_t i = 0; i < r->spec->n_widenings; i++)
+		fprintf(f, "paddock: warning: the policy is wider than the agent policy: %s\n",
+			r->spec->widenings[i]);
+	if (f != stderr)
+		fclose(f);
 }
 
 static void live_free(struct run_live *l)
@@ -60,10 +77,23 @@ static int start(struct run *r, struct err *err)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	/* A mediated network: the mediator's listeners are bound inside
 	 * before the child is released. */
-	if (r->spec->sb.anyip)
+	if (r->live.output.active) {
+		int save[2] = {-1, -1};
+
+		/* Only the sandbox writes into the copier's pipes. */
+		rc = output_swap(r, save);
+		if (rc >= 0)
+			rc = r->spec->sb.anyip ? sandbox_start_gated(&r->spec->sb, &r->live.box,
+								     mediator_bind, r, err)
+					       : sandbox_start(&r->spec->sb, &r->live.box, err);
+		else
+			err_sys(err, rc, "output pipes");
+		output_unswap(r, save);
+	} else if (r->spec->sb.anyip) {
 		rc = sandbox_start_gated(&r->spec->sb, &r->live.box, mediator_bind, r, err);
-	else
+	} else {
 		rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	}
 	if (rc >= 0)
 		rc = sandbox_protect(&r->spec->sb, &r->live.box, &r->live.protect, err);
 	log_debug("protected paths prepared");
@@ -85,6 +115,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 {
 	const struct options *o = r->spec->opt;
 	struct err werr = {0};
+	struct rlimit nofile;
 	FILE *out;
 
 	/* The endpoints end with the session, before anyone learns it ended;
@@ -100,6 +131,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 		find_survivors(r);
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
+	output_finish(r);
 	/* From outside, after the sandbox is gone: what the host's git would
 	 * now run that it did not before (mounts/git.c; never runs git). */
 	r->out.n_tampering = git_check_after(&r->spec->git, &r->out.tampering);
@@ -109,18 +141,26 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	/* The last event before the record, which holds the checkpoint. */
 	evidence_event(r, "end", "\"ended\":\"%s\",\"status\":%d,\"survivors\":%zu",
 		       ending_name(r->out.ending), r->out.status, r->out.n_survivors);
+	/* A workload that ran keeps its status: 125 would tell a harness
+	 * that nothing ran, and one that retries on 125 would run it twice.
+	 * Only a caller who asked (--record-required) gets a status of its
+	 * own for a lost record. */
 	if (r->live.record_fd >= 0 && record_write(r, r->live.record_fd, &werr) < 0) {
-		fprintf(stderr, "paddock: %s\n", werr.msg);
-		if (rc >= 0)
-			r->out.status = EXIT_LAUNCHER;
+		fprintf(stderr, "paddock: warning: the record was not written: %s\n", werr.msg);
+		if (o->record_required && r->out.status != EXIT_LAUNCHER)
+			r->out.status = EXIT_RECORD;
 	}
 	/* The session's waiters learn the status now. A foreground run's
 	 * entry goes (its caller has the status), and so does a detached
 	 * run's that never started (its caller never got the id). */
-	session_finish(session, r->out.status, ending_name(r->out.ending),
-		       (!o->detach && !r->out.retained) || r->live.report_fd >= 0);
+	if (session_finish(session, r->out.status, ending_name(r->out.ending),
+			   (!o->detach && !r->out.retained) || r->live.report_fd >= 0, &werr) < 0)
+		outcome_warn(&r->out, "%s; paddock wait will take the session for stale", werr.msg);
 	out = message_stream(r);
-	if (r->out.error.code)
+	if (r->out.error.code == EMFILE && getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+		fprintf(out, "paddock: %s (open file limit %llu; raise it with ulimit -n)\n",
+			r->out.error.msg, (unsigned long long)nofile.rlim_max);
+	else if (r->out.error.code)
 		fprintf(out, "paddock: %s\n", r->out.error.msg);
 	else if (r->out.exec_errno)
 		fprintf(out, "paddock: %s: %s\n", o->argv[0], strerror(r->out.exec_errno));
@@ -145,6 +185,7 @@ int supervisor_run(const struct options *o)
 				 .report_fd = -1,
 				 .caller_err = -1,
 				 .record_fd = -1,
+				 .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 				 .ports = {.relay_pidfd = -1},
 				 .mediator = {.pidfd = -1, .log_fd = -1},
 				 .evidence = {.fd = -1}}};
@@ -153,6 +194,18 @@ int supervisor_run(const struct options *o)
 	cleanup_close int record_fd = -1;
 	int rc, status;
 
+	/* paddock holds an fd per mount op, protected path and client during
+	 * setup, and the kernel's default soft limit (1024, for select(2),
+	 * which paddock does not use) may have been lowered by the caller:
+	 * the soft limit goes up to the hard one, and the workload gets the
+	 * caller's back (sandbox/enter.c). */
+	if (getrlimit(RLIMIT_NOFILE, &spec.sb.caller_nofile) == 0) {
+		struct rlimit up = spec.sb.caller_nofile;
+
+		spec.sb.has_caller_nofile = true;
+		up.rlim_cur = up.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &up);
+	}
 	for (unsigned i = 0; i < WEAKEN_COUNT; i++)
 		if (o->weaken & (1u << i))
 			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
@@ -178,8 +231,9 @@ int supervisor_run(const struct options *o)
 	/* Host ports before the sandbox: a busy one means nothing starts. */
 	if (rc >= 0)
 		rc = ports_bind(spec.policy, &r.live.ports, &err);
+	/* Whatever failed, a record that could be opened gets the outcome. */
+	r.live.record_fd = record_fd;
 	if (rc >= 0) {
-		r.live.record_fd = record_fd;
 		if (outcome_init(&r.out, spec.policy, spec.sb.plan.n) < 0)
 			rc = err_set(&err, ENOMEM, "out of memory");
 	}
@@ -197,6 +251,10 @@ int supervisor_run(const struct options *o)
 	if (rc >= 0)
 		rc = run_open_session(&r, &session, &err);
 	log_debug("session registered");
+	/* Once the run is going to start (a run refused before has its one
+	 * line of error), on the caller's stderr. */
+	if (rc >= 0)
+		warn_widenings(&r);
 	if (rc >= 0)
 		rc = run_evidence_open(&r, &err);
 	if (rc >= 0) {
@@ -212,8 +270,15 @@ int supervisor_run(const struct options *o)
 	if (rc >= 0)
 		rc = start(&r, &err);
 	log_debug("sandbox released");
-	if (rc >= 0)
+	if (rc >= 0) {
 		rc = supervise(&r, &err);
+		/* The loop itself failed (no fds for it, poll): the sandbox
+		 * must not run on unsupervised until we exit. */
+		if (rc < 0 && r.live.box.pidfd >= 0 && !r.out.init_reaped) {
+			pidfd_send_signal(r.live.box.pidfd, SIGKILL, NULL, 0);
+			waitid(P_PIDFD, (id_t)r.live.box.pidfd, &(siginfo_t){0}, WEXITED);
+		}
+	}
 	log_debug("sandbox ended");
 	status = finish(&r, &session, rc, &err);
 	live_free(&r.live);

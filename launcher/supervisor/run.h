@@ -4,6 +4,7 @@
 #pragma once
 
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -15,6 +16,10 @@
 #include "outcome.h"
 #include "supervisor.h"
 
+/* The host uid and gid of a root caller's workload (prepare.c): the
+ * overflow id "nobody", which owns no file a sandbox could reach. */
+#define ROOT_CALLER_ID 65534
+
 /* What the run is: decided before anything starts. */
 struct run_spec {
 	const struct options *opt;
@@ -23,6 +28,9 @@ struct run_spec {
 	struct policy *policy;	  /* effective: file + command-line additions */
 	struct sandbox_spec sb;
 	struct git_watch git; /* the git directories protected, for the check after */
+	/* where the effective policy is wider than the agent policy */
+	char widenings[WIDENINGS_MAX][WIDENING_LEN];
+	size_t n_widenings;
 };
 
 /* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,
@@ -65,6 +73,22 @@ struct mediator_state {
 };
 
 /* What is open and running. */
+/* output.c: a detached run's capped output. */
+struct output_report {
+	uint64_t bytes[2];   /* written to ID/stdout, ID/stderr (the marker aside) */
+	uint64_t dropped[2]; /* beyond limits.output, or lost to a failed write */
+	bool marked[2];	     /* the marker line was written */
+};
+struct output {
+	bool active; /* a detached run: the pipes exist */
+	int rd[2];   /* the pipes' read ends (-1 at EOF) */
+	int wr[2];   /* their write ends, for the sandbox's 1 and 2 */
+	int file[2]; /* ID/stdout, ID/stderr */
+	uint64_t max;
+	bool reported; /* both streams reached EOF: the counts are whole */
+	struct output_report rep;
+};
+
 struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
 	struct protect_state protect;
@@ -77,10 +101,12 @@ struct run_live {
 	 * their command when the supervisor is gone (EOF). */
 	int exec_end[2];
 	bool exec_end_open;
-	int record_fd; /* --record: written at "retained" and at the end */
 	struct mediator_state mediator;
 	struct evidence_log evidence; /* fd -1: none */
 	char evidence_path[PATH_MAX];
+	int record_fd; /* --record: its directory (record_open_dir()), written at
+			* "retained" and at the end */
+	struct output output;
 };
 
 struct run {
@@ -88,6 +114,20 @@ struct run {
 	struct run_live live;
 	struct outcome out;
 };
+
+/* output.c. output_start(): the pipes (detached runs, after
+ * session_open_output() made fds 1 and 2 the session's files).
+ * output_swap() puts the pipes on 1 and 2 around the clone (save: the
+ * files), output_unswap() puts the files back and drops our write ends.
+ * output_pollfds() fills 0 or 2 pollfds for the supervise loop,
+ * output_serve() handles their events. output_finish(): once the sandbox
+ * is over, drains to EOF (at most OUTPUT_DRAIN_MS) and closes. */
+int output_start(struct run *r, struct err *err);
+int output_swap(struct run *r, int save[2]);
+void output_unswap(struct run *r, int save[2]);
+size_t output_pollfds(const struct run *r, struct pollfd *pfd);
+void output_serve(struct run *r, const struct pollfd *pfd);
+void output_finish(struct run *r);
 
 /* prepare.c: everything up to the start into spec (nothing of the sandbox
  * exists on failure; err says what is wrong); with --record the record's
@@ -178,6 +218,16 @@ void evidence_event(struct run *r, const char *type, const char *fmt, ...)
 
 /* record.c: the completion record (docs/record.md) from spec and outcome. */
 int record_write(const struct run *r, int fd, struct err *err);
+/* The record's text, malloc'd, newline-terminated and not NUL-terminated
+ * (*len bytes); NULL when out of memory. Pure. */
+char *record_render(const struct run *r, size_t *len);
+/* record_file.c: the record's directory (fd: O_PATH), checked: the caller's
+ * or root's, sticky if others may write it; an existing record must be the
+ * caller's regular file. -errno with err set. */
+int record_open_dir(const char *path, struct err *err);
+/* Replace the record at path (its last component, below dirfd) with text:
+ * a new temporary file, fsync, rename over, fsync of the directory. */
+int record_replace(int dirfd, const char *path, const char *text, size_t len, struct err *err);
 
 /* explain.c: paddock run --explain. */
 void explain_print(const struct run_spec *s, FILE *f);

@@ -16,6 +16,8 @@ const char *ending_name(enum ending e)
 		return "launcher-error";
 	case ENDING_STOPPED:
 		return "stopped";
+	case ENDING_INIT_DIED:
+		return "init-died";
 	}
 	return "unknown";
 }
@@ -32,6 +34,9 @@ int exit_status_for(enum ending e, int code)
 		/* The signal that ended the workload, SIGKILL when it had to be
 		 * killed with the namespace and never reported. */
 		return EXIT_SIGNAL_BASE + (code > 0 && code < 128 ? code : 9);
+	case ENDING_INIT_DIED:
+		/* code: the signal that killed init after the start, or -1. */
+		return code > 0 && code < 128 ? EXIT_SIGNAL_BASE + code : EXIT_LAUNCHER;
 	case ENDING_LAUNCHER_ERROR:
 		return EXIT_LAUNCHER;
 	}

@@ -174,7 +174,7 @@ int supervise(struct run *r, struct err *err)
 		session_expires(r->live.session, r->spec->policy->ttl_ms);
 
 	for (;;) {
-		struct pollfd pfd[5 + 1 + SESSION_CLIENTS_MAX] = {
+		struct pollfd pfd[5 + 1 + SESSION_CLIENTS_MAX + 2] = {
 		    {.fd = r->live.box.pidfd, .events = POLLIN},
 		    {.fd = ctl_open ? r->live.box.ctl : -1, .events = POLLIN},
 		    {.fd = sfd, .events = POLLIN},
@@ -185,10 +185,12 @@ int supervise(struct run *r, struct err *err)
 		size_t n = r->live.session
 			       ? session_pollfds(r->live.session, pfd + 5, 1 + SESSION_CLIENTS_MAX)
 			       : 0;
+		/* Then a detached run's output pipes (output.c). */
+		size_t n_out = output_pollfds(r, pfd + 5 + n);
 		struct session_request req;
 		uint64_t ticks;
 
-		if (poll(pfd, 5 + n, -1) < 0) {
+		if (poll(pfd, 5 + n + n_out, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_sys(err, errno, "poll");
@@ -212,6 +214,8 @@ int supervise(struct run *r, struct err *err)
 			expire(r, kill_tfd);
 		if ((pfd[4].revents & POLLIN) && read(kill_tfd, &ticks, sizeof(ticks)) > 0)
 			pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
+		if (n_out)
+			output_serve(r, pfd + 5 + n);
 		if (n) {
 			session_serve(r->live.session, pfd + 5, n, &req);
 			if (req.stop)

@@ -24,9 +24,10 @@ enum weaken {
 	WEAKEN_NO_SWEEP = 1u << 6,	 /* paddock-init leaves the workload's leftovers running */
 	WEAKEN_NO_OWNER_CHECK = 1u << 7, /* the control socket serves any uid that can connect */
 	WEAKEN_EXEC_HOST_MOUNTS = 1u << 8, /* paddock exec keeps the host's mount namespace */
-	WEAKEN_NO_PROTECT = 1u << 9,	 /* no protected paths (the check after the run stays) */
+	WEAKEN_NO_PROTECT = 1u << 9,	   /* no protected paths (the check after the run stays) */
+	WEAKEN_HOST_ROOT = 1u << 10,	   /* a root caller's workload is host uid 0 */
 };
-#define WEAKEN_COUNT 10
+#define WEAKEN_COUNT 11
 
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
@@ -35,6 +36,7 @@ struct options {
 	size_t builtin_policy_len;
 	const char *workspace;	 /* NULL: the current directory */
 	const char *record_path; /* NULL: no record */
+	bool record_required;	 /* a record that cannot be written: EXIT_RECORD */
 	const char *init_path;	 /* NULL: found next to the paddock binary */
 	uint64_t ttl_ms;
 	bool has_ttl;
@@ -57,6 +59,15 @@ struct options {
 };
 
 /* weaken.c */
+/* Where a policy is wider than the built-in agent policy (docs/security.md,
+ * "Widenings"): one short line each into out[0..max-1] (e.g. "seccomp
+ * off", "namespace ipc shared with the host", "seccomp allows unshare",
+ * "writable bind /home/u outside the workspace"); returns how many.
+ * workspace: the canonical ${WORKSPACE}. Pure. */
+#define WIDENINGS_MAX 32
+#define WIDENING_LEN  192
+size_t policy_widenings(const struct policy *p, const char *workspace, char (*out)[WIDENING_LEN],
+			size_t max);
 const char *weaken_name(unsigned bit);
 const char *weaken_warning(unsigned bit);
 int weaken_parse(const char *name, unsigned *out);

@@ -2,6 +2,7 @@
  * effect for a run (the record, --explain). */
 #include "supervisor.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The weakening knobs, in bit order: name, and the warning printed when
@@ -18,6 +19,7 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"no-owner-check", "the session's control socket obeys any uid that can connect to it"},
     {"exec-host-mounts", "paddock exec commands see the host's files (no mount namespace)"},
     {"no-protect", "no protected paths: the workload can plant code the host's tools run"},
+    {"host-root", "the workload is host uid 0: it reads root-only files in its binds"},
 };
 
 const char *weaken_name(unsigned bit)
@@ -56,5 +58,48 @@ size_t weakenings_in_effect(unsigned weaken, const struct policy *p, const char 
 			out[n++] = weaken_name(bit);
 	if (p && p->seccomp_profile == POLICY_SECCOMP_NONE && n < max)
 		out[n++] = "seccomp-profile-none";
+	return n;
+}
+
+/* path is root or lies below it (both canonical). */
+static bool within(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
+size_t policy_widenings(const struct policy *p, const char *workspace, char (*out)[WIDENING_LEN],
+			size_t max)
+{
+	size_t n = 0;
+
+#define WIDEN(...)                                                     \
+	do {                                                           \
+		if (n < max)                                           \
+			snprintf(out[n++], WIDENING_LEN, __VA_ARGS__); \
+	} while (0)
+	/* The agent policy: every namespace, the default seccomp profile
+	 * refusing (not logging) what it does not allow, writable binds only
+	 * of the workspace. */
+	if (p->seccomp_profile == POLICY_SECCOMP_NONE)
+		WIDEN("seccomp off");
+	else if (p->seccomp_default_action == POLICY_SECCOMP_LOG)
+		WIDEN("seccomp logs what it would refuse (default_action log)");
+	for (size_t i = 0; p->seccomp_profile != POLICY_SECCOMP_NONE && i < p->n_seccomp_allow; i++)
+		WIDEN("seccomp allows %s", p->seccomp_allow[i].name);
+	/* user, mount, pid and net are required by the policy loader (the
+	 * host's network only through --weaken host-net): ipc, uts, cgroup. */
+	for (unsigned bit = 1; bit <= POLICY_NS_CGROUP; bit <<= 1)
+		if (!(p->namespaces & bit))
+			WIDEN("namespace %s shared with the host", policy_ns_name(bit));
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const struct policy_mount *m = &p->mounts[i];
+
+		if (m->type == POLICY_MOUNT_BIND && !m->readonly &&
+		    !(workspace && within(m->source, workspace)))
+			WIDEN("writable bind %s outside the workspace", m->source);
+	}
+#undef WIDEN
 	return n;
 }

@@ -86,6 +86,14 @@ static char *h_fmt(const char *fmt, ...)
 
 H_FN void h_track_pid(pid_t pid)
 {
+	/* A slot freed by h_untrack_pid() first: a test may start many
+	 * processes one after another. */
+	for (size_t i = 0; i < h_npids; i++) {
+		if (h_pids[i] == 0) {
+			h_pids[i] = pid;
+			return;
+		}
+	}
 	cr_assert_lt(h_npids, (size_t)H_MAX, "too many processes for one test");
 	h_pids[h_npids++] = pid;
 }

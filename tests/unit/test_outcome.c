@@ -112,6 +112,45 @@ Test(outcome, expiry_and_stop)
 	outcome_conclude(&o, &si);
 	cr_assert_eq(o.ending, ENDING_EXPIRED);
 	cr_assert_eq(o.status, 128 + SIGKILL);
+	cr_assert(o.init_died, "init's own status is still recorded as init's");
+	outcome_free(&o);
+	policy_free(p);
+}
+
+/* init ended without a report: its own status is recorded as init's,
+ * never as the workload's, and whether the workload started says which. */
+Test(outcome, init_that_never_reported_the_start)
+{
+	struct policy *p = load("{\"version\":1}");
+	struct outcome o = {0};
+	siginfo_t si = {.si_code = CLD_EXITED, .si_status = 0};
+
+	cr_assert_eq(outcome_init(&o, p, 0), 0);
+	outcome_conclude(&o, &si);
+	cr_assert_eq(o.ending, ENDING_INIT_DIED);
+	cr_assert_str_eq(ending_name(o.ending), "init-died");
+	cr_assert_eq(o.status, EXIT_LAUNCHER, "exit 0 without a start is not success");
+	cr_assert(o.init_died && !o.init_signaled && o.init_code == 0);
+	cr_assert(!o.started && !o.wl_reported, "nothing claimed about the workload");
+	cr_assert(strstr(o.error.msg, "without reporting the workload's start"), "%s", o.error.msg);
+	outcome_free(&o);
+	policy_free(p);
+}
+
+Test(outcome, init_killed_after_the_start)
+{
+	struct policy *p = load("{\"version\":1}");
+	struct outcome o = {0};
+	siginfo_t si = {.si_code = CLD_KILLED, .si_status = SIGKILL};
+
+	cr_assert_eq(outcome_init(&o, p, 0), 0);
+	cr_assert_eq(outcome_apply(&o, "started 2", &now), OUTCOME_FX_STARTED);
+	outcome_conclude(&o, &si);
+	cr_assert_eq(o.ending, ENDING_INIT_DIED, "not a workload signal");
+	cr_assert_eq(o.status, 128 + SIGKILL);
+	cr_assert(o.init_died && o.init_signaled && o.init_code == SIGKILL);
+	cr_assert(!o.wl_reported && !o.wl_signaled);
+	cr_assert(strstr(o.error.msg, "killed by signal 9"), "%s", o.error.msg);
 	outcome_free(&o);
 	policy_free(p);
 }
@@ -210,10 +249,8 @@ static char *record(const char *const *msgs, size_t n)
 	struct options opt = {.argv = (char *[]){"true", NULL}};
 	struct run_spec spec = {.opt = &opt, .policy_label = "p.json", .file_sha256 = "ab"};
 	struct run r = {.spec = &spec, .live = {.box = {.ctl = -1, .pidfd = -1}}};
-	struct err err = {0};
 	char *text;
-	int fd;
-	off_t len;
+	size_t len = 0;
 
 	spec.policy = load(two_binds);
 	spec.sb.policy = spec.policy;
@@ -221,13 +258,10 @@ static char *record(const char *const *msgs, size_t n)
 	cr_assert_eq(outcome_init(&r.out, spec.policy, spec.sb.plan.n), 0);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_geq(outcome_apply(&r.out, msgs[i], &now), 0, "%s", msgs[i]);
-	fd = memfd_create("record", MFD_CLOEXEC);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(record_write(&r, fd, &err), 0, "%s", err.msg);
-	len = lseek(fd, 0, SEEK_END);
-	text = calloc(1, (size_t)len + 1);
-	cr_assert_eq(pread(fd, text, (size_t)len, 0), len);
-	close(fd);
+	text = record_render(&r, &len);
+	cr_assert_not_null(text);
+	text = realloc(text, len + 1);
+	text[len] = '\0';
 	outcome_free(&r.out);
 	mounts_plan_free(&spec.sb.plan);
 	policy_free(spec.policy);

@@ -217,6 +217,7 @@ Test(policy, defaults)
 	cr_expect(p->env_clear);
 	cr_expect_eq(p->grace_ms, 2000);
 	cr_expect_eq(p->ttl_ms, 0);
+	cr_expect_eq(p->output_max, 64u << 20, "limits.output defaults to 64 MiB");
 	cr_expect_eq(p->network, POLICY_NET_NONE);
 	cr_expect(!p->has_uid && !p->has_gid);
 	cr_expect_eq(p->n_mounts + p->n_protect + p->n_env_keep + p->n_env_set, 0);
@@ -300,6 +301,17 @@ Test(policy, optional_namespaces)
 	    expect_valid("{\"version\":1,\"namespaces\":[\"net\",\"pid\",\"mount\",\"user\"]}");
 
 	cr_expect_eq(p->namespaces, POLICY_NS_REQUIRED);
+	policy_free(p);
+}
+
+Test(policy, limits_output)
+{
+	struct policy *p = expect_valid("{\"version\": 1, \"limits\": {\"output\": \"1k\"}}");
+
+	cr_expect_eq(p->output_max, 1024);
+	policy_free(p);
+	p = expect_valid("{\"version\": 1, \"limits\": {\"output\": 100}}");
+	cr_expect_eq(p->output_max, 100);
 	policy_free(p);
 }
 

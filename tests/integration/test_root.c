@@ -1,0 +1,283 @@
+/* Integration: a root caller's sandbox is never host root (docs/security.md,
+ * "A root caller"). run.sh runs this binary as root (every other one drops
+ * to paddock-test); not as root, every test skips. Each check has its
+ * weakened twin (--weaken host-root, --weaken no-seccomp) that shows the
+ * hole the default closes. */
+#include "harness.h"
+
+#include <pwd.h>
+
+static void root_init(void)
+{
+	if (getuid() != 0)
+		cr_skip_test("not root: run.sh runs test_root as root");
+	h_init();
+}
+
+TestSuite(root, .init = root_init, .fini = h_fini, .timeout = 60);
+
+static int run_sh(struct h_proc *p, const struct h_world *w, const char *weaken, const char *script)
+{
+	if (weaken)
+		return H_PADDOCK(p, w->ws, "run", "--record", w->record, "--weaken", weaken, "--",
+				 "sh", "-c", script);
+	return H_PADDOCK(p, w->ws, "run", "--record", w->record, "--", "sh", "-c", script);
+}
+
+Test(root, root_caller_is_uid_65534_and_cannot_read_shadow)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, NULL,
+	       "id -u; id -G; cat /proc/self/uid_map; cat /etc/shadow >/dev/null 2>&1;"
+	       " echo shadow=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "65534\n65534\n     65534      65534          1\nshadow=1\n",
+			 H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "65534");
+	cr_assert_str_eq(h_json(w.record, "d['ids']['gid_outside']"), "65534");
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[]");
+}
+
+Test(root, weaken_host_root_is_host_uid_0_and_reads_shadow)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	run_sh(&p, &w, "host-root",
+	       "id -u; cat /proc/self/uid_map; cat /etc/shadow >/dev/null 2>&1; echo shadow=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "0\n         0          0          1\nshadow=0\n", H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "host-root"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"host-root\"]");
+	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "0");
+}
+
+Test(root, workspace_files_are_the_callers)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct stat st;
+
+	h_write_file(h_join(w.ws, "old"), "old\n", 0644);
+	run_sh(&p, &w, NULL, "echo new >> old && mkdir d && echo x > d/f && stat -c %u:%g d/f");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* Inside, the caller's files are the workload's own... */
+	cr_assert_str_eq(p.out_text, "65534:65534\n", H_SHOW(&p));
+	/* ... and outside, what it made is the caller's. */
+	cr_assert_eq(stat(h_join(w.ws, "d/f"), &st), 0);
+	cr_assert_eq(st.st_uid, 0);
+	cr_assert_eq(st.st_gid, 0);
+	cr_assert_str_eq(h_read_file(h_join(w.ws, "old"), NULL), "old\nnew\n");
+}
+
+/* chmod u+s, chmod g+s, and a create with the bits in the mode. */
+#define SETUID_SCRIPT                                                                       \
+	"cp /bin/true t; chmod u+s t; echo chmod=$?; chmod g+s t; echo chmodg=$?;"          \
+	" python3 -c 'import os; os.close(os.open(\"c\", os.O_CREAT|os.O_WRONLY, 0o6755))'" \
+	" 2>/dev/null; echo create=$?"
+
+Test(root, setuid_bit_set_inside_is_refused_and_absent_outside)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct stat st;
+
+	run_sh(&p, &w, NULL, SETUID_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "chmod=1\nchmodg=1\ncreate=1\n", H_SHOW(&p));
+	cr_assert_eq(stat(h_join(w.ws, "t"), &st), 0);
+	cr_assert_eq(st.st_uid, 0);
+	cr_assert_eq(st.st_mode & (S_ISUID | S_ISGID), 0, "mode %o", st.st_mode);
+	cr_assert(!h_exists(h_join(w.ws, "c")));
+}
+
+Test(root, weaken_no_seccomp_leaves_a_setuid_root_file_outside)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct stat st;
+
+	run_sh(&p, &w, "no-seccomp", SETUID_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "chmod=0\nchmodg=0\ncreate=0\n", H_SHOW(&p));
+	/* The hole: a root-owned setuid file on the host, made from inside. */
+	cr_assert_eq(stat(h_join(w.ws, "t"), &st), 0);
+	cr_assert_eq(st.st_uid, 0);
+	cr_assert_eq(st.st_mode & S_ISUID, S_ISUID, "mode %o", st.st_mode);
+	cr_assert_eq(stat(h_join(w.ws, "c"), &st), 0);
+	cr_assert_eq(st.st_mode & S_ISUID, S_ISUID, "mode %o", st.st_mode);
+}
+
+/* A policy file: the agent policy with limits.rlimits.nproc = 8. */
+static const char *nproc_policy(const struct h_world *w)
+{
+	char *agent = h_read_file(h_join(h_root(), "contrib/policies/agent.json"), NULL);
+	char *path = h_join(w->base, "nproc.json");
+	char *at;
+
+	cr_assert_not_null(agent);
+	at = strstr(agent, "\"nproc\": 4096");
+	cr_assert_not_null(at);
+	memcpy(at, "\"nproc\":    8", 13);
+	h_write_file(path, agent, 0644);
+	return path;
+}
+
+/* Twenty forks: how many succeeded (the children sleep until the
+ * sandbox ends). dash exits when a fork fails, python3 does not. */
+#define NPROC_SCRIPT                \
+	"import os, time\n"         \
+	"n = 0\n"                   \
+	"for i in range(20):\n"     \
+	"    try:\n"                \
+	"        pid = os.fork()\n" \
+	"    except OSError:\n"     \
+	"        break\n"           \
+	"    if pid == 0:\n"        \
+	"        time.sleep(30)\n"  \
+	"        os._exit(0)\n"     \
+	"    n += 1\n"              \
+	"print(n)\n"
+
+Test(root, nproc_binds_a_root_callers_workload)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--policy", nproc_policy(&w), "--", "python3", "-c",
+		  NPROC_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_lt(atoi(p.out_text), 20, H_SHOW(&p));
+}
+
+Test(root, weaken_host_root_nproc_does_not_bind)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--policy", nproc_policy(&w), "--weaken", "host-root", "--",
+		  "python3", "-c", NPROC_SCRIPT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_eq(atoi(p.out_text), 20, H_SHOW(&p));
+}
+
+/* The second test user (run.sh creates it). */
+static struct passwd *user2(void)
+{
+	struct passwd *pw = getpwnam("paddock-test2");
+
+	if (!pw)
+		h_skip("no user paddock-test2 (run.sh creates it)");
+	return pw;
+}
+
+/* Another user pre-created the record in a sticky directory (/tmp): it is
+ * refused, and their file is left as it was. */
+Test(root, a_record_file_another_user_made_is_refused)
+{
+	struct h_world w = h_world();
+	struct passwd *pw = user2();
+	char *shared = h_mkdir(w.base, "shared", 01777);
+	char *rec = h_join(shared, "r.json");
+	struct h_proc p;
+
+	h_write_file(rec, "planted\n", 0666);
+	cr_assert_eq(chown(rec, pw->pw_uid, pw->pw_gid), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", rec, "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("belongs to uid %u", (unsigned)pw->pw_uid)),
+		  H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(rec, NULL), "planted\n");
+}
+
+/* A directory another user owns: they could swap the record. */
+Test(root, a_record_directory_another_user_owns_is_refused)
+{
+	struct h_world w = h_world();
+	struct passwd *pw = user2();
+	char *theirs = h_mkdir(w.base, "theirs", 0755);
+	struct h_proc p;
+
+	cr_assert_eq(chown(theirs, pw->pw_uid, pw->pw_gid), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", h_join(theirs, "r.json"), "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(
+	    h_contains(p.err_text, h_fmt("directory belongs to uid %u", (unsigned)pw->pw_uid)),
+	    H_SHOW(&p));
+	cr_assert(!h_exists(h_join(theirs, "r.json")));
+}
+
+/* Removed in h_fini, whatever happens (a path not made by h_tmpdir). */
+static void cleanup_path(const char *path)
+{
+	if (h_ndirs < H_MAX)
+		h_dirs[h_ndirs++] = strdup(path);
+}
+
+/* paddock as uid/gid with HOME and no XDG_RUNTIME_DIR, waited for. */
+static int as_user(struct h_proc *p, const struct passwd *pw, const char *home, const char *cwd,
+		   const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	return H_CMD(p, cwd, "/usr/bin/setpriv", h_fmt("--reuid=%u", (unsigned)pw->pw_uid),
+		     h_fmt("--regid=%u", (unsigned)pw->pw_gid), "--clear-groups", "/usr/bin/env",
+		     "-u", "XDG_RUNTIME_DIR", h_fmt("HOME=%s", home), h_paddock(), a1, a2, a3, a4);
+}
+
+/* Another user made /tmp/paddock-UID first (the sticky /tmp lets anyone,
+ * and the victim can never remove it): paddock falls back to a private
+ * directory, says so naming the squatter, and sessions work there. */
+Test(root, a_squatted_registry_falls_back_to_a_private_directory)
+{
+	struct h_world w = h_world();
+	/* getpwnam() returns one static struct: copies. */
+	struct passwd squatter = *user2(), victim, *pw = getpwnam("paddock-test3");
+	char *squat, *home, *ws, link[PATH_MAX];
+	const char *id;
+	struct h_proc p;
+	ssize_t n;
+
+	if (!pw)
+		h_skip("no user paddock-test3 (run.sh creates it)");
+	victim = *pw;
+	squat = h_fmt("/tmp/paddock-%u", (unsigned)victim.pw_uid);
+	h_rm_rf(squat);
+	cleanup_path(squat);
+	cr_assert_eq(mkdir(squat, 0755), 0, "mkdir %s: %s", squat, strerror(errno));
+	cr_assert_eq(chown(squat, squatter.pw_uid, squatter.pw_gid), 0);
+	home = h_mkdir(w.base, "home", 0755);
+	ws = h_mkdir(home, "ws", 0755);
+	cr_assert_eq(chown(home, victim.pw_uid, victim.pw_gid), 0);
+	cr_assert_eq(chown(ws, victim.pw_uid, victim.pw_gid), 0);
+
+	as_user(&p, &victim, home, ws, "run", "--", "true", NULL);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("session registry %s belongs to uid %u", squat,
+					       (unsigned)squatter.pw_uid)),
+		  H_SHOW(&p));
+	n = readlink(h_join(home, ".cache/paddock/registry"), link, sizeof(link) - 1);
+	cr_assert_gt(n, 0);
+	link[n] = '\0';
+	cleanup_path(link);
+	cr_assert(h_contains(p.err_text, h_fmt("using %s instead", link)), H_SHOW(&p));
+	cr_assert(strncmp(link, h_fmt("%s.", squat), strlen(squat) + 1) == 0, "%s", link);
+
+	/* The same fallback next time: a detached session, listed, waited. */
+	as_user(&p, &victim, home, ws, "run", "--detach", "--", "sh");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.12s", p.out_text);
+	as_user(&p, &victim, home, ws, "wait", id, NULL, NULL);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_exists(h_fmt("%s/%s/session.json", link, id)));
+	as_user(&p, &victim, home, ws, "rm", id, NULL, NULL);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+
+	/* No home of the victim's to remember a fallback in: a clear error,
+	 * never the squatter's directory. */
+	as_user(&p, &victim, "/nonexistent", ws, "run", "--", "true", NULL);
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "no private fallback"), H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(squat), "", "the squatter's directory was used");
+}
