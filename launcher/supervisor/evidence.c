@@ -36,17 +36,20 @@ int run_evidence_open(struct run *r, struct err *err)
 		return 0;
 	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
 		return err_sys(err, errno, "evidence key");
+	rc = -1;
+	fd = -1;
 	if (rec) {
+		/* Beside the record; where that directory cannot take them (the
+		 * record will then say it was not written), the session's. */
 		if (snprintf(r->live.evidence_path, sizeof(r->live.evidence_path),
-			     "%s.evidence.jsonl", rec) >= (int)sizeof(r->live.evidence_path))
-			return err_set(err, ENAMETOOLONG, "--record: path too long");
-		snprintf(kpath, sizeof(kpath), "%s.evidence.key", rec);
-		rc = key_file(AT_FDCWD, kpath, key, err);
-		fd = rc < 0 ? -1
-			    : open(r->live.evidence_path,
-				   O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-				   0600);
-	} else {
+			     "%s.evidence.jsonl", rec) < (int)sizeof(r->live.evidence_path) &&
+		    snprintf(kpath, sizeof(kpath), "%s.evidence.key", rec) < (int)sizeof(kpath) &&
+		    (rc = key_file(AT_FDCWD, kpath, key, err)) >= 0)
+			fd = open(r->live.evidence_path,
+				  O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+				  0600);
+	}
+	if (fd < 0) {
 		if (snprintf(r->live.evidence_path, sizeof(r->live.evidence_path),
 			     "%s/%s/evidence.jsonl", r->live.session->reg.path,
 			     r->live.session->info.id) >= (int)sizeof(r->live.evidence_path))

@@ -336,14 +336,14 @@ int mediator_start(struct run *r, struct err *err)
 	/* Beside the record when there is one (its directory was checked to
 	 * be out of the sandbox's reach, and it outlives the session), else
 	 * in the session's directory. */
-	if (r->spec->opt->record_path) {
-		if (snprintf(ms->log_path, sizeof(ms->log_path), "%s.admissions.jsonl",
-			     r->spec->opt->record_path) >= (int)sizeof(ms->log_path))
-			return err_set(err, ENAMETOOLONG, "--record: path too long");
+	ms->log_fd = -1;
+	if (r->spec->opt->record_path &&
+	    snprintf(ms->log_path, sizeof(ms->log_path), "%s.admissions.jsonl",
+		     r->spec->opt->record_path) < (int)sizeof(ms->log_path))
 		ms->log_fd =
 		    open(ms->log_path,
 			 O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	} else {
+	if (ms->log_fd < 0) {
 		if (snprintf(ms->log_path, sizeof(ms->log_path), "%s/%s/admissions.jsonl",
 			     r->live.session->reg.path,
 			     r->live.session->info.id) >= (int)sizeof(ms->log_path))

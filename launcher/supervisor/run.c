@@ -190,7 +190,7 @@ int supervisor_run(const struct options *o)
 				 .mediator = {.pidfd = -1, .log_fd = -1},
 				 .evidence = {.fd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
-	struct err err = {0};
+	struct err err = {0}, eerr = {0};
 	cleanup_close int record_fd = -1;
 	int rc, status;
 
@@ -255,8 +255,12 @@ int supervisor_run(const struct options *o)
 	 * line of error), on the caller's stderr. */
 	if (rc >= 0)
 		warn_widenings(&r);
-	if (rc >= 0)
-		rc = run_evidence_open(&r, &err);
+	/* An evidence log that cannot be made does not stop the run (the
+	 * record says so, like a record that cannot be written). */
+	if (rc >= 0 && run_evidence_open(&r, &eerr) < 0) {
+		fprintf(stderr, "paddock: warning: no evidence log: %s\n", eerr.msg);
+		outcome_warn(&r.out, "no evidence log: %s", eerr.msg);
+	}
 	if (rc >= 0) {
 		char c[512];
 
