@@ -333,12 +333,11 @@ Test(services, stop_in_the_retained_phase)
 }
 
 /* The TTL ends a retained session's leased service ("expired"); the main
- * command's status stays. The lease is longer than the TTL, so the TTL
- * comes first (an equal lease raced the TTL under load: init's own lease
- * timer could fire before the supervisor's stop arrived). */
+ * command's status stays. The lease equals the TTL but starts later (with
+ * the service), so the TTL comes first. */
 Test(services, ttl_ends_leased_services)
 {
-	struct v_world v = v_world("10s", false, "\"ttl\": \"3s\"");
+	struct v_world v = v_world("3s", false, "\"ttl\": \"3s\"");
 	struct h_proc run;
 	const char *ns;
 
