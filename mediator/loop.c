@@ -109,6 +109,7 @@ struct mediator {
 	unsigned long next_id;
 	unsigned long counts[MEDIATOR_DECISIONS];
 	struct evidence_log log;	 /* the admissions log */
+	int reserve_fd;			 /* spent to refuse a connection when out of fds */
 	struct sockaddr_storage own[32]; /* the host's own addresses: never dialled */
 	size_t n_own;
 };
@@ -162,6 +163,7 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 		return -ENOMEM;
 	m->cfg = *cfg;
 	m->dial = default_dial;
+	m->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	m->log.fd = -1;
 	if (cfg->log_fd >= 0 && evidence_open(&m->log, cfg->log_fd, cfg->key,
 					      cfg->session ? cfg->session : "", "mediator") < 0) {
@@ -635,6 +637,18 @@ static void accept_one(struct mediator *m, struct listener *l)
 	int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct conn *c;
 
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && m->reserve_fd >= 0) {
+		/* Out of fds: the pending connection would keep the listener
+		 * readable and the loop spinning. The reserve fd makes room to
+		 * take it and close it at once (refused, and counted). */
+		close(m->reserve_fd);
+		fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		m->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		m->counts[MEDIATOR_UPSTREAM]++;
+		return;
+	}
 	if (fd < 0)
 		return;
 	if (m->n_conns >= CONNS_MAX || !(c = calloc(1, sizeof(*c)))) {
@@ -926,6 +940,8 @@ void mediator_free(struct mediator *m)
 	for (size_t i = 0; i < m->n_l; i++)
 		close(m->l[i].fd);
 	close(m->ep);
+	if (m->reserve_fd >= 0)
+		close(m->reserve_fd);
 	mediator_names_free(&m->names);
 	free(m);
 }

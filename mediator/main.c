@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -143,6 +144,16 @@ int main(int argc, char **argv)
 		return EXIT_LAUNCHER;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* Two fds per connection, CONNS_MAX connections: the soft fd limit
+	 * up to the hard one (no privilege needed). */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

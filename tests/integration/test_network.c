@@ -307,3 +307,38 @@ Test(network, slow_and_vanishing_clients_do_not_stop_the_mediator)
 	cr_assert_str_eq(rec(&w, "d['network']['admissions_reported']"), "true");
 	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "2");
 }
+
+/* 1,000 clients at once, each with a whole request: every one answered
+ * (the mediator raises its own fd limit; past its limits it refuses, and
+ * counts, rather than spin or fall over). */
+Test(network, a_thousand_concurrent_clients)
+{
+	struct h_world w = h_world();
+	struct receiver *ok = receiver("127.0.0.1");
+	char *p = policy(&w, ok->port, 2, 3);
+	struct h_proc pr;
+	const char *script =
+	    "import socket,sys\n"
+	    "req=('GET http://allowed.test:'+sys.argv[1]+'/ HTTP/1.1\\r\\nHost: allowed.test:'+"
+	    "sys.argv[1]+'\\r\\n\\r\\n').encode()\n"
+	    "ss=[]\n"
+	    "for i in range(1000):\n"
+	    "  s=socket.create_connection(('127.0.0.1',3128)); s.sendall(req); ss.append(s)\n"
+	    "n=0\n"
+	    "for s in ss:\n"
+	    "  s.settimeout(20)\n"
+	    "  d=b''\n"
+	    "  while True:\n"
+	    "    c=s.recv(4096)\n"
+	    "    if not c: break\n"
+	    "    d+=c\n"
+	    "  n+=d.startswith(b'HTTP/1.1 200')\n"
+	    "print(n, flush=True)\n";
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "python3", "-c",
+		  script, h_fmt("%d", ok->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert_str_eq(pr.out_text, "1000\n", H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&ok->count), 1000);
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "1000");
+}
