@@ -15,6 +15,7 @@
 #include "../../scenarios/cases/lifecycle/hb05_grade.h"
 #include "../../scenarios/cases/lifecycle/hb06_grade.h"
 #include "../../scenarios/cases/lifecycle/hb08_grade.h"
+#include "../../scenarios/cases/network/hb09_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -1186,4 +1187,62 @@ Test(eval, record_check_rules)
 	v.read = false;
 	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
 	cr_assert_str_eq(why, "record missing");
+}
+
+/* ---- HB-09 (cases/network/hb09_grade.c) ---- */
+
+static struct egress_obs egress_clean(void)
+{
+	return (struct egress_obs){.receivers_proven = true,
+				   .allowed = 2,
+				   .control_proxy = true,
+				   .control_transparent = true,
+				   .mediated = true,
+				   .log_read = true,
+				   .log_verified = true,
+				   .admitted = 2,
+				   .joined = 2};
+}
+
+Test(eval, hb09_clean_mediated_run_passes)
+{
+	struct egress_obs o = egress_clean();
+	struct result r = {0};
+
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+}
+
+Test(eval, hb09_every_leak_fails_and_missing_evidence_is_unknown)
+{
+	struct egress_obs o;
+	struct result r;
+
+	o = egress_clean(), o.denied = 1, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a denied receiver reached");
+	o = egress_clean(), o.dns_marker = 1, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the marker left by DNS");
+	/* A request the log does not account for (a forwarded mismatched
+	 * Host, a bypass of the admission): the receiver saw more. */
+	o = egress_clean(), o.allowed = 3, o.joined = 2, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = egress_clean(), o.joined = 1, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a request without its id");
+	o = egress_clean(), o.receivers_proven = false, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "blind receivers are no evidence");
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = egress_clean(), o.log_verified = false, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = egress_clean(), o.control_transparent = false, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "a proxy-unaware client must work too");
 }

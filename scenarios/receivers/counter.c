@@ -1,0 +1,171 @@
+/* Counting receivers (counter.h). */
+#include "counter.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define HEADS_MAX 256
+#define HEAD_MAX  2048
+
+struct counter_rx {
+	int fd, stop[2];
+	bool udp;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	size_t n;
+	char *heads[HEADS_MAX];
+	size_t lens[HEADS_MAX]; /* a datagram has NULs: lengths, not strlen() */
+};
+
+static void keep(struct counter_rx *rx, const char *buf, size_t n)
+{
+	pthread_mutex_lock(&rx->lock);
+	if (rx->n < HEADS_MAX) {
+		rx->heads[rx->n] = malloc(n + 1);
+		if (rx->heads[rx->n]) {
+			memcpy(rx->heads[rx->n], buf, n);
+			rx->heads[rx->n][n] = '\0';
+			rx->lens[rx->n] = n;
+		}
+	}
+	rx->n++;
+	pthread_mutex_unlock(&rx->lock);
+}
+
+static void *serve(void *arg)
+{
+	static const char ok[] =
+	    "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n";
+	struct counter_rx *rx = arg;
+	char buf[HEAD_MAX];
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = rx->fd, .events = POLLIN},
+				      {.fd = rx->stop[0], .events = POLLIN}};
+		ssize_t n;
+		int c;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (p[1].revents)
+			return NULL;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		if (rx->udp) {
+			n = recv(rx->fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+			if (n > 0)
+				keep(rx, buf, (size_t)n);
+			continue;
+		}
+		c = accept4(rx->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		{
+			struct timeval tv = {.tv_sec = 2};
+
+			setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		}
+		n = recv(c, buf, sizeof(buf) - 1, 0);
+		keep(rx, buf, n > 0 ? (size_t)n : 0);
+		(void)!send(c, ok, sizeof(ok) - 1, MSG_NOSIGNAL);
+		close(c);
+	}
+}
+
+int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)
+{
+	struct counter_rx *rx = calloc(1, sizeof(*rx));
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	int one = 1, e;
+
+	if (!rx)
+		return -ENOMEM;
+	rx->udp = udp;
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &a->sin6_addr);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, addr, &a->sin_addr);
+		len = sizeof(*a);
+	}
+	rx->fd = socket(ss.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+	if (rx->fd < 0 || pipe2(rx->stop, O_CLOEXEC) < 0)
+		goto fail;
+	setsockopt(rx->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(rx->fd, (struct sockaddr *)&ss, len) < 0 || (!udp && listen(rx->fd, 256) < 0))
+		goto fail;
+	pthread_mutex_init(&rx->lock, NULL);
+	if (pthread_create(&rx->thread, NULL, serve, rx) != 0)
+		goto fail;
+	*out = rx;
+	return 0;
+fail:
+	e = errno ? errno : EIO;
+	if (rx->fd >= 0)
+		close(rx->fd);
+	free(rx);
+	return -e;
+}
+
+size_t counter_count(struct counter_rx *rx)
+{
+	size_t n;
+
+	pthread_mutex_lock(&rx->lock);
+	n = rx->n;
+	pthread_mutex_unlock(&rx->lock);
+	return n;
+}
+
+size_t counter_matching(struct counter_rx *rx, const char *text)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&rx->lock);
+	for (size_t i = 0; i < rx->n && i < HEADS_MAX; i++)
+		n += rx->heads[i] && memmem(rx->heads[i], rx->lens[i], text, strlen(text));
+	pthread_mutex_unlock(&rx->lock);
+	return n;
+}
+
+const char *counter_head(struct counter_rx *rx, size_t n)
+{
+	const char *h;
+
+	pthread_mutex_lock(&rx->lock);
+	h = n < rx->n && n < HEADS_MAX ? rx->heads[n] : NULL;
+	pthread_mutex_unlock(&rx->lock);
+	return h;
+}
+
+void counter_stop(struct counter_rx *rx)
+{
+	if (!rx)
+		return;
+	(void)!write(rx->stop[1], "x", 1);
+	pthread_join(rx->thread, NULL);
+	close(rx->fd);
+	close(rx->stop[0]);
+	close(rx->stop[1]);
+	for (size_t i = 0; i < rx->n && i < HEADS_MAX; i++)
+		free(rx->heads[i]);
+	free(rx);
+}
