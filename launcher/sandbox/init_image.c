@@ -15,14 +15,12 @@
 #include "../../include/cleanup.h"
 #include "../../include/initproto.h"
 
-static int find_init(const char *init_path, char *buf, size_t size)
+int sandbox_find_helper(const char *name, char *buf, size_t size)
 {
 	char self[PATH_MAX];
 	ssize_t n;
 	char *slash;
 
-	if (init_path)
-		return snprintf(buf, size, "%s", init_path) < (int)size ? 0 : -ENAMETOOLONG;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0)
 		return -errno;
@@ -32,12 +30,19 @@ static int find_init(const char *init_path, char *buf, size_t size)
 		return -ENOENT;
 	*slash = '\0';
 	/* Build tree: next to paddock. Installed: PREFIX/libexec/paddock. */
-	if (snprintf(buf, size, "%s/paddock-init", self) < (int)size && access(buf, X_OK) == 0)
+	if (snprintf(buf, size, "%s/%s", self, name) < (int)size && access(buf, X_OK) == 0)
 		return 0;
-	if (snprintf(buf, size, "%s/../libexec/paddock/paddock-init", self) < (int)size &&
+	if (snprintf(buf, size, "%s/../libexec/paddock/%s", self, name) < (int)size &&
 	    access(buf, X_OK) == 0)
 		return 0;
 	return -ENOENT;
+}
+
+static int find_init(const char *init_path, char *buf, size_t size)
+{
+	if (init_path)
+		return snprintf(buf, size, "%s", init_path) < (int)size ? 0 : -ENAMETOOLONG;
+	return sandbox_find_helper("paddock-init", buf, size);
 }
 
 /* paddock-init runs from a sealed memfd copy, so the sandbox's /proc/1/exe

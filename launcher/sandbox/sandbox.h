@@ -176,6 +176,10 @@ struct sandbox {
 /* init_image.c: paddock-init (init_path, or next to the paddock binary,
  * or PREFIX/libexec/paddock) copied into a sealed memfd: *out. */
 int sandbox_prepare_init(const char *init_path, int *out, struct err *err);
+/* A helper binary of paddock's (paddock-init, paddock-mediator): next to
+ * the running paddock (the build tree), or in PREFIX/libexec/paddock. Its
+ * path into buf: 0, or -ENOENT. */
+int sandbox_find_helper(const char *name, char *buf, size_t size);
 
 /* enter.c: clone3 into the spec's namespaces with a pidfd, write the id
  * maps and release the child, which builds the root and execs paddock-init

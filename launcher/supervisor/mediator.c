@@ -205,27 +205,6 @@ int mediator_bind(struct sandbox *sb, void *arg, struct err *err)
 
 /* ------------------------------------------------------ paddock-mediator */
 
-static int find_mediator(char *buf, size_t size)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n < 0)
-		return -errno;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	if (snprintf(buf, size, "%s/paddock-mediator", self) < (int)size && access(buf, X_OK) == 0)
-		return 0;
-	if (snprintf(buf, size, "%s/../libexec/paddock/paddock-mediator", self) < (int)size &&
-	    access(buf, X_OK) == 0)
-		return 0;
-	return -ENOENT;
-}
-
 /* {"version":1,"network":{...}}: the effective network, as a policy the
  * mediator loads with the same parser. */
 static cJSON *network_policy(const struct policy *p)
@@ -331,7 +310,7 @@ int mediator_start(struct run *r, struct err *err)
 	pid_t pid, parent = getpid();
 	int rc;
 
-	if (find_mediator(path, sizeof(path)) < 0)
+	if (sandbox_find_helper("paddock-mediator", path, sizeof(path)) < 0)
 		return err_set(err, ENOENT, "cannot find paddock-mediator next to paddock");
 	/* Beside the record when there is one (its directory was checked to
 	 * be out of the sandbox's reach, and it outlives the session), else

@@ -81,6 +81,25 @@ static void *serve(void *arg)
 	}
 }
 
+socklen_t counter_addr(const char *addr, int port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &a->sin6_addr);
+		return sizeof(*a);
+	}
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, addr, &a4->sin_addr);
+	return sizeof(*a4);
+}
+
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)
 {
 	struct counter_rx *rx = calloc(1, sizeof(*rx));
@@ -91,21 +110,7 @@ int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)
 	if (!rx)
 		return -ENOMEM;
 	rx->udp = udp;
-	if (strchr(addr, ':')) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		inet_pton(AF_INET6, addr, &a->sin6_addr);
-		len = sizeof(*a);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		inet_pton(AF_INET, addr, &a->sin_addr);
-		len = sizeof(*a);
-	}
+	len = counter_addr(addr, port, &ss);
 	rx->fd = socket(ss.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 	if (rx->fd < 0 || pipe2(rx->stop, O_CLOEXEC) < 0)
 		goto fail;

@@ -10,7 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <sys/socket.h>
+
 struct counter_rx;
+
+/* addr (an IPv4 or IPv6 literal) and port into ss: its length. */
+socklen_t counter_addr(const char *addr, int port, struct sockaddr_storage *ss);
 
 /* Listen on addr (127.0.0.1 or ::1) port, TCP or UDP. 0 or -errno. */
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp);

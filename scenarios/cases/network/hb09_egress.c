@@ -99,21 +99,7 @@ static void poke(const char *addr, int port, bool udp)
 	socklen_t len;
 	int fd;
 
-	if (strchr(addr, ':')) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		inet_pton(AF_INET6, addr, &s6->sin6_addr);
-		len = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		inet_pton(AF_INET, addr, &s4->sin_addr);
-		len = sizeof(*s4);
-	}
+	len = counter_addr(addr, port, &ss);
 	fd = socket(ss.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
