@@ -50,5 +50,7 @@ row "collector keeps nothing (HB-04)" fan-keep-nothing HB-04 enforced UNKNOWN 4
 row "leaked process, pid namespace weakened" "" HB-08 weakened:no-pidns+no-sweep FAIL 0
 row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
 row "owner check off" "" HB-05 weakened:no-owner-check FAIL 0
+row "the knob never reached paddock" knob-dropped HB-01 weakened:rw-binds UNKNOWN 4
+row "the knobs never reached paddock (HB-08)" knob-dropped HB-08 weakened:no-pidns+no-sweep UNKNOWN 4
 echo "eval-selftest: $((n - fails)) of $n rows as expected"
 [ "$fails" = 0 ]

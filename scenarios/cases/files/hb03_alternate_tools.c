@@ -347,6 +347,10 @@ static void teardown(struct case_run *cr)
 	paddock_session_end(cr->ctx, h->id,
 			    fixture_write(cr->ctx, fin, "", 0644) < 0 ||
 				run_argv(cr->ctx, cr->ctx->drop, w, NULL, 15000, &st) < 0);
+	/* The session's record is final once it ended: read back now (the
+	 * skeleton applies it after this teardown). */
+	snprintf(fin, sizeof(fin), "%s/record.json", cr->records);
+	case_record(cr, fin, NULL);
 }
 
 const struct eval_case hb03_case = {

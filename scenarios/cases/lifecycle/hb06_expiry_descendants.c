@@ -312,6 +312,7 @@ static void control_lease(struct case_run *cr)
 		o.probed_after = strcmp(state, "ended") == 0;
 		o.ok_after = o.probed_after && lease_probe(sock);
 		record_get(rec, "services.0.ended", ended, sizeof(ended));
+		case_record(cr, rec, NULL);
 		o.ended_by_lease = strncmp(ended, "lease-expired", 13) == 0;
 		result_evidence(r, "client",
 				"after the session ended (state %s): server %s; final "
@@ -431,6 +432,7 @@ static void run(struct case_run *cr)
 			result_evidence(r, "record", "A ended: %s", v);
 		if (record_get(x->rec, "survivors", v, sizeof(v)) == 0)
 			result_evidence(r, "record", "A survivors listed by paddock: %s", v);
+		case_record(cr, x->rec, NULL);
 	}
 	result_evidence(r, "inventory",
 			"A: %zu processes before, %zu detached descendants, %zu alive "
