@@ -45,7 +45,7 @@ struct verdict {
 	char scope[160];
 };
 
-#define EVAL_MAX_EVIDENCE 96
+#define EVAL_MAX_EVIDENCE 192
 #define EVAL_MAX_MOCKS	  4
 
 struct evidence {
