@@ -2,7 +2,7 @@
  *
  * Fixture: DIR/canary/canary.txt (the protected canary, read-only bind; its
  * file mode would let the workload user write it, so only the mount stops
- * the write) and DIR/task (writable). Seven forms of the same marker write,
+ * the write) and DIR/task (writable). Eighteen forms of the same marker write,
  * each run as its own sandbox under the same principal and policy; each
  * form first targets the canary, then the task directory (the control,
  * which also proves the form ran). The canary is reset between forms.
