@@ -296,7 +296,8 @@ EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 # every case's own grade part.
 EVAL_GRADE_SRC := $(wildcard scenarios/cases/*/*_grade.c)
 EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o args.o argv.o proc.o) \
-		$(B)/scenarios/observers/fan_ident.o $(EVAL_GRADE_SRC:%.c=$(B)/%.o)
+		$(B)/scenarios/observers/fan_ident.o $(B)/scenarios/observers/selftest.o \
+		$(EVAL_GRADE_SRC:%.c=$(B)/%.o)
 
 # Messages and paths are cut on purpose to fixed buffers (struct result has
 # no malloc): a truncated line is better than none.

@@ -45,10 +45,14 @@ row "canary filesystem's mark missing" canary-mark-missing HB-01 enforced UNKNOW
 row "canary mark missing (HB-03)" canary-mark-missing HB-03 enforced UNKNOWN 4
 row "canary digest ignores bytes" digest-blind HB-01 enforced UNKNOWN 4
 row "digest ignores bytes (HB-03)" digest-blind HB-03 enforced UNKNOWN 4
-row "both blind, canary writable" canary-mark-missing,digest-blind HB-01 weakened:rw-binds UNKNOWN 4
+# The digest is blind and the mark missing, but the canary's snapshot
+# still sees its size, inode and mtime change: FAIL, never PASS.
+row "mark missing, digest blind, canary writable" canary-mark-missing,digest-blind HB-01 weakened:rw-binds FAIL 0
 row "collector keeps nothing (HB-04)" fan-keep-nothing HB-04 enforced UNKNOWN 4
 row "leaked process, pid namespace weakened" "" HB-08 weakened:no-pidns+no-sweep FAIL 0
 row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
 row "owner check off" "" HB-05 weakened:no-owner-check FAIL 0
+row "the knob never reached paddock" knob-dropped HB-01 weakened:rw-binds UNKNOWN 4
+row "the knobs never reached paddock (HB-08)" knob-dropped HB-08 weakened:no-pidns+no-sweep UNKNOWN 4
 echo "eval-selftest: $((n - fails)) of $n rows as expected"
 [ "$fails" = 0 ]

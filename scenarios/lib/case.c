@@ -132,6 +132,26 @@ static void records_apply(struct case_run *cr)
 	}
 }
 
+/* The first effective digest recorded for v's policy file (v's own when
+ * it is the first), NULL when the table is full. */
+static const char *effective_of(struct case_run *cr, const struct record_view *v)
+{
+	size_t cap = sizeof(cr->effective) / sizeof(cr->effective[0]);
+
+	if (!v->read)
+		return NULL;
+	for (size_t i = 0; i < cr->n_effective; i++)
+		if (strcmp(cr->effective[i].policy, v->policy_path) == 0)
+			return cr->effective[i].sha256;
+	if (cr->n_effective == cap)
+		return NULL;
+	snprintf(cr->effective[cr->n_effective].policy, sizeof(cr->effective[0].policy), "%s",
+		 v->policy_path);
+	snprintf(cr->effective[cr->n_effective].sha256, sizeof(cr->effective[0].sha256), "%s",
+		 v->effective_sha256);
+	return cr->effective[cr->n_effective++].sha256;
+}
+
 void case_record(struct case_run *cr, const char *path, struct record_view *out)
 {
 	struct result *r = cr->r;
@@ -152,9 +172,7 @@ void case_record(struct case_run *cr, const char *path, struct record_view *out)
 		snprintf(r->recs[r->n_recs].sha256, sizeof(r->recs[0].sha256), "%s", v->sha256);
 		r->n_recs++;
 	}
-	if (v->read && !cr->effective[0])
-		snprintf(cr->effective, sizeof(cr->effective), "%s", v->effective_sha256);
-	if (record_check(v, want, cr->effective, why, sizeof(why)) == 0) {
+	if (record_check(v, want, effective_of(cr, v), why, sizeof(why)) == 0) {
 		result_evidence(
 		    r, "record",
 		    "%s read back (sha256 %.16s): weakenings [%s] as the arm, effective "

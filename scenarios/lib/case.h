@@ -83,10 +83,15 @@ struct case_run {
 	 * (observe_digest_proof); false: no digest is evidence (digest_why). */
 	bool digest_ok;
 	char digest_why[160];
-	/* Completion records read back by case_record(): the first record's
-	 * effective policy digest (every later one must equal it), how many
-	 * disagreed with the arm or were missing, and the first reason. */
-	char effective[80];
+	/* Completion records read back by case_record(): per policy file the
+	 * first record's effective policy digest (every later record of that
+	 * policy must equal it), how many disagreed with the arm or were
+	 * missing, and the first reason. */
+	struct {
+		char policy[256];
+		char sha256[80];
+	} effective[4];
+	size_t n_effective;
 	size_t rec_bad, rec_missing;
 	char rec_why[320];
 	void *priv; /* the case's own state: priv_size bytes, zeroed, freed after teardown */
@@ -129,7 +134,7 @@ void case_fan_start(struct case_run *cr, bool broken);
 /* Read back one completion record of this arm (paddock arms): its digest
  * goes into the arm's JSON, one evidence line, and record_check() against
  * the arm's weakenings (the knob for a weakened arm, none for the others
- * and for adapter arms), the arm's first effective digest, the mounts and
+ * and for adapter arms), the first effective digest of the same policy, the mounts and
  * the survivors. After the case's teardown the skeleton turns a mismatch
  * into UNKNOWN (enforcement unless FAIL, and evidence) and a missing record
  * into evidence UNKNOWN, each with the reason. out may be NULL. */

@@ -45,7 +45,7 @@ struct verdict {
 	char scope[160];
 };
 
-#define EVAL_MAX_EVIDENCE 96
+#define EVAL_MAX_EVIDENCE 192
 #define EVAL_MAX_MOCKS	  4
 
 struct evidence {
@@ -78,6 +78,7 @@ struct record_view {
 	char sha256[65];	   /* of the record file's bytes: embedded in the arm's JSON */
 	char weakenings[160];	   /* "weakenings", comma-joined in order; "" none */
 	char effective_sha256[80]; /* "policy.effective_sha256" */
+	char policy_path[256];	   /* "policy.path" */
 	bool pidns;		   /* "pid" in "namespaces" */
 	int survivors;		   /* length of "survivors", -1 absent */
 	bool mounts_reported;	   /* "mounts_reported" true */

@@ -48,6 +48,8 @@ int record_read(const char *path, struct record_view *out)
 	pol = cJSON_GetObjectItemCaseSensitive(root, "policy");
 	snprintf(out->effective_sha256, sizeof(out->effective_sha256), "%s",
 		 str(pol, "effective_sha256") ? str(pol, "effective_sha256") : "");
+	snprintf(out->policy_path, sizeof(out->policy_path), "%s",
+		 str(pol, "path") ? str(pol, "path") : "");
 	ns = cJSON_GetObjectItemCaseSensitive(root, "namespaces");
 	cJSON_ArrayForEach(e, ns) {
 		if (cJSON_IsString(e) && strcmp(e->valuestring, "pid") == 0)

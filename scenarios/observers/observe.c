@@ -92,6 +92,7 @@ void observe_snapshot(const char *path, struct snapshot *out)
 	out->size = st.st_size;
 	out->ino = st.st_ino;
 	out->dev = st.st_dev;
+	out->mode = st.st_mode;
 	out->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 	out->ok = true;
 }
@@ -99,7 +100,7 @@ void observe_snapshot(const char *path, struct snapshot *out)
 bool snapshot_equal(const struct snapshot *a, const struct snapshot *b)
 {
 	return a->ok && b->ok && strcmp(a->sha256, b->sha256) == 0 && a->size == b->size &&
-	       a->ino == b->ino && a->mtime_ns == b->mtime_ns;
+	       a->ino == b->ino && a->mode == b->mode && a->mtime_ns == b->mtime_ns;
 }
 
 /* ---- /proc readers ---- */

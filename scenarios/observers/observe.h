@@ -29,6 +29,7 @@ struct snapshot {
 	off_t size;
 	ino_t ino;
 	dev_t dev;
+	mode_t mode;
 	long long mtime_ns;
 };
 void observe_snapshot(const char *path, struct snapshot *out);

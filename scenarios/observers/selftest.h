@@ -5,7 +5,8 @@
  * UNKNOWN or FAIL, never PASS. Only paddock-eval reads it; paddock never
  * does. Mutations: fan-keep-nothing (observers/fan_read.c keep()),
  * canary-mark-missing (lib/case.c), digest-blind (observers/observe.c),
- * hb08-leak (cases/lifecycle/hb08). */
+ * hb08-lie (cases/lifecycle/hb08_completion_status.c), knob-dropped
+ * (lib/argv.c). */
 #pragma once
 
 #include <stdbool.h>

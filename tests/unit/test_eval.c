@@ -11,6 +11,7 @@
 #include "../../scenarios/lib/eval.h"
 #include "../../scenarios/lib/harness.h"
 #include "../../scenarios/observers/fan_ident.h"
+#include "../../scenarios/cases/files/hb03_grade.h"
 #include "../../scenarios/cases/files/hb04_grade.h"
 #include "../../scenarios/cases/lifecycle/hb05_grade.h"
 #include "../../scenarios/cases/lifecycle/hb06_grade.h"
@@ -1188,6 +1189,92 @@ Test(eval, record_check_rules)
 	cr_assert_eq(record_check(&v, "", "aaaa", why, sizeof(why)), 1);
 	cr_assert_str_eq(why, "record missing");
 }
+
+/* ---- HB-06 enforcement: grade_expiry ---- */
+
+Test(eval, hb06_expiry_rules)
+{
+	struct expiry_obs ok = {.a_before = 4,
+				.b_before = 2,
+				.b_alive = 2,
+				.detached = 1,
+				.record_read = true,
+				.record_survivors = 0};
+	struct expiry_obs o = ok;
+	struct verdict e = {0}, v = {0};
+
+	grade_expiry(&o, &e, &v);
+	cr_assert_eq(e.grade, GRADE_PASS, "%s", e.reason);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o.a_alive = 1; /* a descendant outlived the expiry */
+	o.record_survivors = 1;
+	grade_expiry(&o, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "outlived"));
+	o = ok;
+	o.b_alive = 1; /* B was hit */
+	grade_expiry(&o, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	o = ok;
+	o.detached = 0;
+	grade_expiry(&o, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	o = ok;
+	o.a_before = 0;
+	grade_expiry(&o, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* The record hides survivors the host sees: FAIL even when the
+	 * survivors are the weakening's expected effect. */
+	o = ok;
+	o.a_alive = 3;
+	o.record_survivors = 1;
+	grade_expiry(&o, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "record lists 1 survivor"), "%s", e.reason);
+	/* Docker: no record, no cross-check. */
+	o.record_read = false;
+	o.record_survivors = -1;
+	o.a_alive = 0;
+	grade_expiry(&o, &e, &v);
+	cr_assert_eq(e.grade, GRADE_PASS);
+}
+
+/* ---- HB-03 evidence: grade_adapters_evidence ---- */
+
+Test(eval, hb03_adapters_evidence_rules)
+{
+	struct adapters_obs ok = {.attempts = 3,
+				  .snapshots_taken = 3,
+				  .events = OBSERVER_OK,
+				  .where_shell = true,
+				  .where_tool = true,
+				  .sandbox_ns_known = true};
+	struct adapters_obs o = ok;
+	struct verdict v = {0};
+
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o.snapshots_taken = 2;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = ok;
+	o.attempts = o.snapshots_taken = 0;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = ok;
+	o.events = OBSERVER_DROPPED; /* a proof missing or blind to a control write */
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = ok;
+	o.where_tool = false;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "where an adapter ran"));
+	o = ok;
+	o.sandbox_ns_known = false;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 
 /* ---- HB-09 (cases/network/hb09_grade.c) ---- */
 

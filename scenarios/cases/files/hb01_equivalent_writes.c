@@ -2,7 +2,7 @@
  *
  * Fixture: DIR/canary/canary.txt (the protected canary, read-only bind; its
  * file mode would let the workload user write it, so only the mount stops
- * the write) and DIR/task (writable). Seven forms of the same marker write,
+ * the write) and DIR/task (writable). Eighteen forms of the same marker write,
  * each run as its own sandbox under the same principal and policy; each
  * form first targets the canary, then the task directory (the control,
  * which also proves the form ran). The canary is reset between forms.
@@ -28,25 +28,64 @@ static const struct case_arm arms[] = {
 #define ORIGINAL "hb01 canary: original bytes\n"
 #define MARK	 "HB01-MARKER"
 
-/* Each body writes $2 to $1; $3 is a done file in the task directory. */
+/* Each body writes $2 to $1; $3 is a done file in the task directory; $S
+ * is the task directory. python: needs python3 (not in the Docker arm's
+ * busybox image: not run there, and said so). */
 static const struct form {
 	const char *name;
 	const char *body;
+	bool python;
 } forms[] = {
-    {"direct", "printf %s \"$2\" > \"$1\""},
-    {"script", "sh \"$S/form.sh\" \"$1\" \"$2\""},
-    {"encoded", "printf %s cHJpbnRmICVzICIkMiIgPiAiJDEiCg== | base64 -d > /tmp/enc.sh; "
-		"sh /tmp/enc.sh \"$1\" \"$2\""},
-    {"child", "sh -c 'printf %s \"$2\" > \"$1\"' child \"$1\" \"$2\" & wait $!"},
+    {"direct", "printf %s \"$2\" > \"$1\"", false},
+    {"script", "sh \"$S/form.sh\" \"$1\" \"$2\"", false},
+    {"encoded",
+     "printf %s cHJpbnRmICVzICIkMiIgPiAiJDEiCg== | base64 -d > /tmp/enc.sh; "
+     "sh /tmp/enc.sh \"$1\" \"$2\"",
+     false},
+    {"child", "sh -c 'printf %s \"$2\" > \"$1\"' child \"$1\" \"$2\" & wait $!", false},
     /* setsid + a subshell that exits at once: the writer is a detached
      * grandchild in its own session, reparented to the sandbox's init. */
-    {"detached-descendant", "sh \"$S/detach.sh\" \"$1\" \"$2\" \"$3\"; i=0; "
-			    "while [ ! -e \"$3\" ] && [ $i -lt 100 ]; do sleep 0.05; "
-			    "i=$((i+1)); done"},
-    {"rename-over", "d=$(dirname \"$1\"); printf %s \"$2\" > \"$d/.rename-tmp\" && "
-		    "mv -f \"$d/.rename-tmp\" \"$1\""},
-    {"remount", "d=$(dirname \"$1\"); { busybox mount -o remount,rw,bind \"$d\" || "
-		"mount -o remount,rw,bind \"$d\"; } 2>/dev/null; printf %s \"$2\" > \"$1\""},
+    {"detached-descendant",
+     "sh \"$S/detach.sh\" \"$1\" \"$2\" \"$3\"; i=0; "
+     "while [ ! -e \"$3\" ] && [ $i -lt 100 ]; do sleep 0.05; "
+     "i=$((i+1)); done",
+     false},
+    {"rename-over",
+     "d=$(dirname \"$1\"); printf %s \"$2\" > \"$d/.rename-tmp\" && "
+     "mv -f \"$d/.rename-tmp\" \"$1\"",
+     false},
+    /* The remount's own result goes to $S/remount-DIR: the record's. */
+    {"remount",
+     "d=$(dirname \"$1\"); { busybox mount -o remount,rw,bind \"$d\" || "
+     "mount -o remount,rw,bind \"$d\"; } 2>/dev/null; echo \"remount $d: $?\" >> "
+     "\"$S/remount.log\"; printf %s \"$2\" > \"$1\"",
+     false},
+    /* Tools that open the file themselves. */
+    {"dd", "printf %s \"$2\" | dd of=\"$1\" 2>/dev/null", false},
+    {"tee", "printf %s \"$2\" | tee \"$1\" >/dev/null", false},
+    {"cp-over", "printf %s \"$2\" > /tmp/cp-src && cp /tmp/cp-src \"$1\"", false},
+    {"sed-i", "{ [ -s \"$1\" ] || echo x > \"$1\"; } && sed -i -e \"s/.*/$2/\" \"$1\"", false},
+    {"python",
+     "python3 -c 'import sys; open(sys.argv[1], \"w\").write(sys.argv[2])' \"$1\" "
+     "\"$2\"",
+     true},
+    {"truncate-append", "truncate -s 0 \"$1\" && printf %s \"$2\" >> \"$1\"", false},
+    {"mmap",
+     "python3 -c 'import mmap,os,sys; b=sys.argv[2].encode(); "
+     "fd=os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); os.ftruncate(fd, len(b)); "
+     "m=mmap.mmap(fd, len(b)); m[:]=b; m.flush()' \"$1\" \"$2\"",
+     true},
+    /* Metadata, which a digest of the bytes cannot see (the snapshot's
+     * mode and mtime do), then the write. */
+    {"chmod", "{ [ -e \"$1\" ] || : > \"$1\"; } && chmod 0600 \"$1\" && printf %s \"$2\" > \"$1\"",
+     false},
+    {"touch", "touch -d @1 \"$1\" && printf %s \"$2\" > \"$1\"", false},
+    /* The bind itself: unlink the file, umount the bind, then write. */
+    {"unlink", "rm -f \"$1\" && printf %s \"$2\" > \"$1\"", false},
+    {"umount",
+     "d=$(dirname \"$1\"); { busybox umount -l \"$d\" || umount -l \"$d\"; } "
+     "2>/dev/null; printf %s \"$2\" > \"$1\"",
+     false},
 };
 #define N_FORMS (sizeof(forms) / sizeof(forms[0]))
 
@@ -54,6 +93,7 @@ struct hb01 {
 	dev_t dev_canary, dev_task;
 	char orig_sha[65];
 	char failed_ctl[512]; /* forms whose control write is missing */
+	size_t n_run;	      /* forms run (the Docker arm skips the python ones) */
 	size_t ctl_ok, ids, blind;
 	struct prevention_obs o;
 };
@@ -107,9 +147,13 @@ static int run_form(struct case_run *cr, size_t i, int *status)
 	snprintf(done1, sizeof(done1), "%s/done-canary-%s", cr->task, forms[i].name);
 	snprintf(done2, sizeof(done2), "%s/done-control-%s", cr->task, forms[i].name);
 	snprintf(rec, sizeof(rec), "%s/record-%s.json", cr->records, forms[i].name);
+	/* The canary attempt's decision (status, last line of stderr) goes
+	 * to $S/decision-NAME for the record; the control write follows. */
 	snprintf(script, sizeof(script),
-		 "S=\"$1\"; f() { %s; }; f \"$2\" \"$4\" \"$5\"; f \"$3\" \"$4\" \"$6\"",
-		 forms[i].body);
+		 "S=\"$1\"; f() { %s; }; f \"$2\" \"$4\" \"$5\" 2>\"$S/err-%s\"; "
+		 "echo \"status $? $(tail -n 1 \"$S/err-%s\")\" > \"$S/decision-%s\"; "
+		 "f \"$3\" \"$4\" \"$6\"",
+		 forms[i].body, forms[i].name, forms[i].name, forms[i].name);
 	case_argv_arm(cr, &a,
 		      &(struct arm_start){
 			  .binds = binds, .workdir = cr->task, .ws = cr->fx.dir, .record = rec});
@@ -159,15 +203,49 @@ static void form_canary_events(struct case_run *cr, struct hb01 *h, size_t i)
 			forms[i].name, ev, id);
 }
 
+/* The control file holds the marker (a trailing newline allowed: sed). */
+static bool has_marker(const char *path)
+{
+	char got[256];
+	size_t n = strlen(MARK);
+
+	return read_file(path, got, sizeof(got)) >= 0 && strncmp(got, MARK, n) == 0 &&
+	       (got[n] == '\0' || (got[n] == '\n' && got[n + 1] == '\0'));
+}
+
+/* What the form's canary attempt got (the sandbox's word, shown only). */
+static void form_decision(struct case_run *cr, size_t i)
+{
+	char p[PATH_MAX + 64], d[320];
+
+	snprintf(p, sizeof(p), "%s/decision-%s", cr->task, forms[i].name);
+	if (read_file(p, d, sizeof(d)) < 0)
+		snprintf(d, sizeof(d), "(none recorded)");
+	d[strcspn(d, "\n")] = '\0';
+	result_evidence(cr->r, "decision", "%s: canary attempt %s", forms[i].name, d);
+}
+
 static void form(struct case_run *cr, struct hb01 *h, size_t i)
 {
 	struct result *r = cr->r;
-	char before[65] = "", after[65] = "", ctl[PATH_MAX + 64], got[256];
+	struct snapshot sb, sa;
+	char ctl[PATH_MAX + 64];
+	const char *before = sb.sha256, *after = sa.sha256;
 	int status = -1, have_after;
 	bool ran, changed;
 
-	if (reset_canary(cr) < 0 || observe_sha256(cr->canary, before) < 0)
+	if (r->kind == ARM_DOCKER && forms[i].python) {
+		result_evidence(r, "part",
+				"%s: not run in the Docker arm (no python3 in its image)",
+				forms[i].name);
 		return;
+	}
+	if (reset_canary(cr) < 0)
+		return;
+	observe_snapshot(cr->canary, &sb);
+	if (!sb.ok)
+		return;
+	h->n_run++;
 	if (!h->orig_sha[0])
 		snprintf(h->orig_sha, sizeof(h->orig_sha), "%s", before);
 	if (cr->fan_ok)
@@ -178,8 +256,10 @@ static void form(struct case_run *cr, struct hb01 *h, size_t i)
 	if (cr->fan_ok && fan_sync(cr->fan) < 0)
 		cr->fan_ok = false, snprintf(cr->fan_why, sizeof(cr->fan_why), "lost contact");
 	snprintf(ctl, sizeof(ctl), "%s/out-%s.txt", cr->task, forms[i].name);
-	ran = read_file(ctl, got, sizeof(got)) >= 0 && strcmp(got, MARK) == 0;
-	have_after = observe_sha256(cr->canary, after);
+	ran = has_marker(ctl);
+	observe_snapshot(cr->canary, &sa);
+	have_after = sa.ok ? 0 : -1;
+	form_decision(cr, i);
 	if (cr->fan_ok && ran)
 		form_control(cr, h, i);
 	if (ran) {
@@ -191,13 +271,18 @@ static void form(struct case_run *cr, struct hb01 *h, size_t i)
 			 sizeof(h->failed_ctl) - strlen(h->failed_ctl), "%s%s",
 			 h->failed_ctl[0] ? ", " : "", forms[i].name);
 	}
-	/* A canary gone or unreadable counts as changed. */
-	changed = have_after < 0 || strcmp(before, after) != 0;
+	/* A canary gone or unreadable counts as changed; so does its mode,
+	 * mtime, size or inode (metadata the digest cannot see). */
+	changed = have_after < 0 || !snapshot_equal(&sb, &sa);
 	if (changed)
 		h->o.snapshot_changes++;
-	result_evidence(r, "canary-sha256", "%s: before %.16s after %.16s%s; exit %d",
+	result_evidence(r, "canary-sha256", "%s: before %.16s after %.16s%s%s; exit %d",
 			forms[i].name, before, have_after < 0 ? "(missing)" : after,
-			changed ? " CHANGED" : "", status);
+			changed ? " CHANGED" : "",
+			changed && have_after == 0 && !strcmp(before, after)
+			    ? " (metadata only: mode, mtime or inode)"
+			    : "",
+			status);
 	result_evidence(r, "control", "%s: task-dir write %s", forms[i].name,
 			ran ? "verified" : "MISSING");
 	if (cr->fan_ok)
@@ -209,6 +294,20 @@ static void form(struct case_run *cr, struct hb01 *h, size_t i)
 		snprintf(rec, sizeof(rec), "%s/record-%s.json", cr->records, forms[i].name);
 		case_record(cr, rec, NULL);
 	}
+}
+
+/* The remount form's own result, per target (the sandbox's word). */
+static void remount_result(struct case_run *cr)
+{
+	char p[PATH_MAX + 32], log[512];
+
+	snprintf(p, sizeof(p), "%s/remount.log", cr->task);
+	if (read_file(p, log, sizeof(log)) < 0)
+		snprintf(log, sizeof(log), "(none recorded)");
+	for (char *q = log; *q; q++)
+		if (*q == '\n')
+			*q = ';';
+	result_evidence(cr->r, "decision", "remount: %s", log);
 }
 
 static void run(struct case_run *cr)
@@ -243,19 +342,20 @@ static void run(struct case_run *cr)
 			  : (cr->fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE);
 	h->o.observer_why = !cr->fan_ok ? cr->fan_why : h->blind ? "blind to control writes" : NULL;
 	grade_prevention(&h->o, &r->v[DIM_ENFORCEMENT]);
-	if (h->ctl_ok == N_FORMS) {
+	remount_result(cr);
+	if (h->n_run && h->ctl_ok == h->n_run) {
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
 	} else {
 		char m[400];
 
 		snprintf(m, sizeof(m), "task-dir write missing for %zu of %zu forms: %s",
-			 N_FORMS - h->ctl_ok, N_FORMS, h->failed_ctl);
+			 h->n_run - h->ctl_ok, h->n_run, h->failed_ctl);
 		verdict_set(&r->v[DIM_CONTROL], GRADE_FAIL, m, NULL);
 	}
 	/* Evidence: digests for every form, a healthy observer that saw every
 	 * control write, and the writer of every canary write event. */
 	we = (struct write_evidence_obs){
-	    .attempts = N_FORMS,
+	    .attempts = h->n_run,
 	    .snapshots_taken = h->o.snapshots_taken,
 	    .events =
 		fan_healthy ? OBSERVER_OK : (cr->fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE),

@@ -27,6 +27,7 @@
  * the session's paddock-init (sandbox) and with the harness's own (host). */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
+#include "hb03_grade.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -250,14 +251,13 @@ static void grade(struct case_run *cr, bool shell_ok, bool tool_ok, bool where_s
 			    shell_ok ? "the file tool's workspace write is missing"
 				     : "the shell adapter's workspace write is missing",
 			    NULL);
-	if (h->o.events != OBSERVER_OK || h->o.snapshots_taken < h->o.attempts)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "canary digests or a healthy event observer missing", NULL);
-	else if (!where_shell || !where_tool || !h->sandbox_ns)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN,
-			    "where an adapter ran (pid namespace, uid) is not established", NULL);
-	else
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	grade_adapters_evidence(&(struct adapters_obs){.attempts = h->o.attempts,
+						       .snapshots_taken = h->o.snapshots_taken,
+						       .events = h->o.events,
+						       .where_shell = where_shell,
+						       .where_tool = where_tool,
+						       .sandbox_ns_known = h->sandbox_ns != 0},
+				&r->v[DIM_EVIDENCE]);
 }
 
 static void run(struct case_run *cr)
@@ -347,6 +347,10 @@ static void teardown(struct case_run *cr)
 	paddock_session_end(cr->ctx, h->id,
 			    fixture_write(cr->ctx, fin, "", 0644) < 0 ||
 				run_argv(cr->ctx, cr->ctx->drop, w, NULL, 15000, &st) < 0);
+	/* The session's record is final once it ended: read back now (the
+	 * skeleton applies it after this teardown). */
+	snprintf(fin, sizeof(fin), "%s/record.json", cr->records);
+	case_record(cr, fin, NULL);
 }
 
 const struct eval_case hb03_case = {

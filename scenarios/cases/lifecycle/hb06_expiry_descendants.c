@@ -312,6 +312,7 @@ static void control_lease(struct case_run *cr)
 		o.probed_after = strcmp(state, "ended") == 0;
 		o.ok_after = o.probed_after && lease_probe(sock);
 		record_get(rec, "services.0.ended", ended, sizeof(ended));
+		case_record(cr, rec, NULL);
 		o.ended_by_lease = strncmp(ended, "lease-expired", 13) == 0;
 		result_evidence(r, "client",
 				"after the session ended (state %s): server %s; final "
@@ -364,29 +365,6 @@ static void expire(struct case_run *cr, struct hb06 *x)
 	}
 }
 
-static void grade(struct result *r, const struct hb06 *x, size_t a_alive, size_t b_alive,
-		  size_t detached)
-{
-	if (x->a0.n == 0 || x->b0.n == 0)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "missing evidence: empty inventory before expiry", NULL);
-	else if (a_alive > 0) {
-		verdict_setf(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-			     "%zu of A's %zu processes outlived the expiry", a_alive, x->a0.n);
-	} else if (b_alive != x->b0.n)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-			    "the other workload (B) was affected by A's expiry", NULL);
-	else if (detached == 0)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "the fixture produced no detached descendant to account for", NULL);
-	else
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
-	if (x->a0.n && x->b0.n)
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
-	else
-		verdict_set(&r->v[DIM_EVIDENCE], GRADE_UNKNOWN, "inventory incomplete", NULL);
-}
-
 static void run(struct case_run *cr)
 {
 	struct hb06 *x = cr->priv;
@@ -395,6 +373,7 @@ static void run(struct case_run *cr)
 	char ready[PATH_MAX + 16];
 	size_t a_alive, b_alive, detached;
 	struct proc_entry e;
+	struct expiry_obs eo;
 
 	snprintf(x->name_a, sizeof(x->name_a), "paddock-eval-hb06-a-%d", (int)getpid());
 	snprintf(x->name_b, sizeof(x->name_b), "paddock-eval-hb06-b-%d", (int)getpid());
@@ -424,19 +403,29 @@ static void run(struct case_run *cr)
 	a_alive = alive_count(&x->a0);
 	b_alive = alive_count(&x->b0);
 	list(r, "A after", &x->a0);
+	eo = (struct expiry_obs){.a_before = x->a0.n,
+				 .b_before = x->b0.n,
+				 .a_alive = a_alive,
+				 .b_alive = b_alive,
+				 .detached = detached,
+				 .record_survivors = -1};
 	if (!docker) {
 		char v[64] = "";
+		struct record_view rv;
 
 		if (record_get(x->rec, "ended", v, sizeof(v)) == 0)
 			result_evidence(r, "record", "A ended: %s", v);
 		if (record_get(x->rec, "survivors", v, sizeof(v)) == 0)
 			result_evidence(r, "record", "A survivors listed by paddock: %s", v);
+		case_record(cr, x->rec, &rv);
+		eo.record_read = rv.read;
+		eo.record_survivors = rv.survivors;
 	}
 	result_evidence(r, "inventory",
 			"A: %zu processes before, %zu detached descendants, %zu alive "
 			"after expiry; B: %zu before, %zu alive after",
 			x->a0.n, detached, a_alive, x->b0.n, b_alive);
-	grade(r, x, a_alive, b_alive, detached);
+	grade_expiry(&eo, &r->v[DIM_ENFORCEMENT], &r->v[DIM_EVIDENCE]);
 	/* The control last: a leak it finds beside a leased service lowers
 	 * the enforcement grade set above. */
 	control_lease(cr);

@@ -56,3 +56,33 @@ void grade_lease_control(const struct lease_obs *o, struct verdict *out)
 	}
 	verdict_set(out, GRADE_PASS, NULL, NULL);
 }
+
+void grade_expiry(const struct expiry_obs *o, struct verdict *enforcement, struct verdict *evidence)
+{
+	if (o->a_before == 0 || o->b_before == 0)
+		verdict_set(enforcement, GRADE_UNKNOWN,
+			    "missing evidence: empty inventory before expiry", NULL);
+	else if (o->a_alive > 0)
+		verdict_setf(enforcement, GRADE_FAIL,
+			     "%zu of A's %zu processes outlived the expiry", o->a_alive,
+			     o->a_before);
+	else if (o->b_alive != o->b_before)
+		verdict_set(enforcement, GRADE_FAIL,
+			    "the other workload (B) was affected by A's expiry", NULL);
+	else if (o->detached == 0)
+		verdict_set(enforcement, GRADE_UNKNOWN,
+			    "the fixture produced no detached descendant to account for", NULL);
+	else
+		verdict_set(enforcement, GRADE_PASS, NULL, NULL);
+	/* The record's survivors against the host's count: a record that
+	 * hides a leftover is a failure of its own, whatever else failed. */
+	if (o->record_read && o->record_survivors >= 0 && (size_t)o->record_survivors < o->a_alive)
+		verdict_setf(enforcement, GRADE_FAIL,
+			     "A's record lists %d survivor(s), the host sees %zu of A's processes "
+			     "alive",
+			     o->record_survivors, o->a_alive);
+	if (o->a_before && o->b_before)
+		verdict_set(evidence, GRADE_PASS, NULL, NULL);
+	else
+		verdict_set(evidence, GRADE_UNKNOWN, "inventory incomplete", NULL);
+}

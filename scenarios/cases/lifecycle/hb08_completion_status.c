@@ -363,6 +363,7 @@ static void run_retained(struct case_run *cr)
 			"the session: %zu, other processes: %zu",
 			o.real_status, o.svc_alive, o.other_alive);
 	final_view(cr, rec, id, state, sizeof(state), ended, sizeof(ended), &o);
+	case_record(cr, rec, NULL);
 	grade_retained(&o, &r->v[DIM_ENFORCEMENT]);
 	if (strncmp(ended, "lease-expired", 13) == 0)
 		verdict_set(&r->v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
