@@ -1275,6 +1275,7 @@ Test(eval, hb03_adapters_evidence_rules)
 	o.sandbox_ns_known = false;
 	grade_adapters_evidence(&o, &v);
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
 
 /* ---- HB-09 (cases/network/hb09_grade.c) ---- */
 
