@@ -54,5 +54,8 @@ row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
 row "owner check off" "" HB-05 weakened:no-owner-check FAIL 0
 row "the knob never reached paddock" knob-dropped HB-01 weakened:rw-binds UNKNOWN 4
 row "the knobs never reached paddock (HB-08)" knob-dropped HB-08 weakened:no-pidns+no-sweep UNKNOWN 4
+row "HB-09 receivers count nothing" receivers-blind HB-09 enforced UNKNOWN 4
+row "HB-09 admissions log not read" admissions-unread HB-09 enforced UNKNOWN 4
+row "HB-09 the host's network" "" HB-09 weakened:host-net FAIL 0
 echo "eval-selftest: $((n - fails)) of $n rows as expected"
 [ "$fails" = 0 ]

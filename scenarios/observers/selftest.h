@@ -6,7 +6,8 @@
  * does. Mutations: fan-keep-nothing (observers/fan_read.c keep()),
  * canary-mark-missing (lib/case.c), digest-blind (observers/observe.c),
  * hb08-lie (cases/lifecycle/hb08_completion_status.c), knob-dropped
- * (lib/argv.c). */
+ * (lib/argv.c), receivers-blind (receivers/counter.c), admissions-unread
+ * (cases/network/hb09_egress.c). */
 #pragma once
 
 #include <stdbool.h>
