@@ -135,12 +135,21 @@ struct sandbox_spec {
 	gid_t gid_in, gid_out;
 	int init_fd;	   /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
 	bool new_session;  /* setsid(2) for what enters; false only when weakened */
+	bool tty;	   /* a pty of the sandbox's own devpts on 0-2 (sandbox_start()) */
+	int64_t deadline_ms; /* CLOCK_MONOTONIC ms at which init ends the sandbox, 0: none */
 	char *const *argv; /* the workload command, NULL-terminated */
 };
 
 /* A started sandbox, as the supervisor holds it. */
 struct sandbox {
 	int ctl; /* our end of the control socket (include/initproto.h) */
+	/* Set before sandbox_start(): moved onto the child's fds 0-2 (the
+	 * supervisor's relay pipes, supervisor/stdio.c); -1 keeps the fd the
+	 * launcher has (--weaken direct-stdio). Ignored with spec->tty. */
+	int stdio[3];
+	/* Set before sandbox_start(): the services' stdout and stderr (the
+	 * session's output files), -1: /dev/null. Closed by the caller. */
+	int svc_out[2];
 	int pidfd;
 	pid_t pid;
 	dev_t ns_dev;
@@ -153,11 +162,17 @@ struct sandbox {
 int sandbox_prepare_init(const char *init_path, int *out, struct err *err);
 
 /* enter.c: clone3 into the spec's namespaces with a pidfd, write the id
- * maps and release the child, which builds the root and execs paddock-init
+ * maps and release the child (with s->tty it opens a pty pair on the
+ * sandbox's /dev/ptmx, sends the master back as "pty" with SCM_RIGHTS
+ * and keeps the slave on 0-2; sandbox_recv() takes it), which builds the root and execs paddock-init
  * (the steps are mapped at the top of enter.c). sb->ctl, pidfd, pid and the
  * namespace inodes are set from the clone on, so the caller can end the
  * child on any later failure. */
 int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err);
+/* One message of the control socket (nonblocking): its length (0 at EOF)
+ * or -errno; a fd that came with it (only "pty" carries one) in *fd, else
+ * -1. buf gets a NUL. */
+int sandbox_recv(int ctl, char *buf, size_t size, int *fd);
 /* Prepare the protected paths (placeholders, locks) while the child mounts
  * the rest, and hand it the result. On failure the child is killed and its
  * own error, if it failed first, is the one reported. */

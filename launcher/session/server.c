@@ -264,6 +264,19 @@ int session_open_output(struct session *s, struct err *err)
 	return 0;
 }
 
+int session_output_fd(struct session *s, int which, struct err *err)
+{
+	static const char *const names[] = {"stdout", "stderr"};
+	/* Appended to: a detached session's files already hold its
+	 * workload's output. */
+	int fd = openat(s->dirfd, names[which & 1],
+			O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return err_sys(err, errno, "session %s: %s", s->info.id, names[which & 1]);
+	return fd;
+}
+
 /* --------------------------------------------------------- control socket */
 
 static void reply(int fd, const char *text)

@@ -203,6 +203,9 @@ int session_write(struct session *s, struct err *err);
 /* Detached sessions: stdout and stderr files in the session directory
  * (0600), made this process's fds 1 and 2 so the sandbox inherits them. */
 int session_open_output(struct session *s, struct err *err);
+/* The session's stdout (which 0) or stderr (1) file for appending,
+ * created 0600 if missing: the services' output. An fd or -errno. */
+int session_output_fd(struct session *s, int which, struct err *err);
 /* The control socket's fds to poll (up to max), and the handling of what
  * they reported: requests are answered, "stop" is handed back in req. */
 size_t session_pollfds(const struct session *s, struct pollfd *pfd, size_t max);

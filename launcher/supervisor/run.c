@@ -42,6 +42,23 @@ static void live_free(struct run_live *l)
 	l->box.ctl = l->box.pidfd = -1;
 }
 
+/* The services' stdout and stderr: the session's output files, never the
+ * caller's stdio (a leased service outlives the main command). */
+static int open_service_output(struct run *r, struct err *err)
+{
+	if (!r->spec->policy->n_services)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		int fd = r->live.session ? session_output_fd(r->live.session, i, err)
+					 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return r->live.session ? fd : err_sys(err, errno, "/dev/null");
+		r->live.svc_out[i] = r->live.box.svc_out[i] = fd;
+	}
+	return 0;
+}
+
 /* Start the sandbox and what runs beside it. On failure the child (which
  * waits for "go" or for its protected paths) must not outlive us. */
 static int start(struct run *r, struct err *err)
@@ -50,9 +67,25 @@ static int start(struct run *r, struct err *err)
 	int rc;
 
 	/* Blocked before the clone, so none is lost before the signalfd. */
-	forwarded_sigset(&set);
+	supervisor_sigset(&set);
+	/* SIGPIPE too, not read: a reader of the relay's output that went
+	 * away is an EPIPE for the relay (stdio.c), not our end. Every
+	 * process that enters the sandbox starts with an empty mask
+	 * (sandbox_harden()) and no pending signal (fork(2)). */
+	sigaddset(&set, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	rc = stdio_prepare(r, err);
+	if (rc >= 0)
+		rc = open_service_output(r, err);
+	if (rc >= 0)
+		rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	/* The child has its copies. */
+	stdio_started(r);
+	for (int i = 0; i < 2; i++) {
+		if (r->live.svc_out[i] >= 0)
+			close(r->live.svc_out[i]);
+		r->live.svc_out[i] = r->live.box.svc_out[i] = -1;
+	}
 	if (rc >= 0)
 		rc = sandbox_protect(&r->spec->sb, &r->live.box, &r->live.protect, err);
 	log_debug("protected paths prepared");
@@ -74,6 +107,9 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	struct err werr = {0};
 	FILE *out;
 
+	/* The workload's last output, and the caller's terminal as it was,
+	 * before anything else is said. */
+	stdio_finish(r);
 	/* The endpoints end with the session, before anyone learns it ended. */
 	ports_stop(&r->live.ports);
 	if (rc < 0) {
@@ -115,7 +151,12 @@ int supervisor_run(const struct options *o)
 {
 	struct run_spec spec = {.sb = {.init_fd = -1}};
 	struct run r = {.spec = &spec,
-			.live = {.box = {.ctl = -1, .pidfd = -1},
+			.live = {.box = {.ctl = -1,
+					 .pidfd = -1,
+					 .stdio = {-1, -1, -1},
+					 .svc_out = {-1, -1}},
+				 .stdio = {.master = -1, .tty_fd = -1},
+				 .svc_out = {-1, -1},
 				 .report_fd = -1,
 				 .caller_err = -1,
 				 .record_fd = -1,

@@ -21,8 +21,16 @@ enum weaken {
 	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
 	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
 	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
+	WEAKEN_DIRECT_STDIO = 1u << 6,	 /* the caller's fds 0-2 as they are, no relay */
 };
-#define WEAKEN_COUNT 6
+#define WEAKEN_COUNT 7
+
+/* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
+enum opt_tty {
+	OPT_TTY_AUTO, /* when stdin is a terminal */
+	OPT_TTY_YES,
+	OPT_TTY_NO,
+};
 
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
@@ -47,6 +55,7 @@ struct options {
 	bool explain;	  /* print the effective sandbox, start nothing */
 	bool detach;	  /* print the session id once started; supervise in the background */
 	const char *name; /* the session's name, NULL: unnamed */
+	enum opt_tty tty;
 	char **argv;	  /* the workload command, NULL-terminated */
 };
 

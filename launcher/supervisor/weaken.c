@@ -13,6 +13,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"no-seccomp", "no seccomp filter: every system call is open to the workload"},
     {"no-landlock", "no Landlock rules: writes are limited by the mounts alone"},
     {"no-new-session", "the workload shares the caller's session and terminal (TIOCSTI)"},
+    {"direct-stdio", "the workload gets the caller's fds 0-2: chmod, chown and xattrs through "
+		     "/dev/stdin reach the host's file or terminal"},
 };
 
 const char *weaken_name(unsigned bit)
