@@ -183,8 +183,10 @@ static int open_pty(int ctl, struct err *err)
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = "pty", .iov_len = 3};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *c;
 	cleanup_close int m = -1, sl = -1;
 

@@ -133,11 +133,11 @@ struct sandbox_spec {
 	unsigned namespaces; /* POLICY_NS_* to create */
 	uid_t uid_in, uid_out;
 	gid_t gid_in, gid_out;
-	int init_fd;	   /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
-	bool new_session;  /* setsid(2) for what enters; false only when weakened */
-	bool tty;	   /* a pty of the sandbox's own devpts on 0-2 (sandbox_start()) */
+	int init_fd;	     /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
+	bool new_session;    /* setsid(2) for what enters; false only when weakened */
+	bool tty;	     /* a pty of the sandbox's own devpts on 0-2 (sandbox_start()) */
 	int64_t deadline_ms; /* CLOCK_MONOTONIC ms at which init ends the sandbox, 0: none */
-	char *const *argv; /* the workload command, NULL-terminated */
+	char *const *argv;   /* the workload command, NULL-terminated */
 };
 
 /* A started sandbox, as the supervisor holds it. */
@@ -164,10 +164,9 @@ int sandbox_prepare_init(const char *init_path, int *out, struct err *err);
 /* enter.c: clone3 into the spec's namespaces with a pidfd, write the id
  * maps and release the child (with s->tty it opens a pty pair on the
  * sandbox's /dev/ptmx, sends the master back as "pty" with SCM_RIGHTS
- * and keeps the slave on 0-2; sandbox_recv() takes it), which builds the root and execs paddock-init
- * (the steps are mapped at the top of enter.c). sb->ctl, pidfd, pid and the
- * namespace inodes are set from the clone on, so the caller can end the
- * child on any later failure. */
+ * and keeps the slave on 0-2; sandbox_recv() takes it), which builds the root and execs
+ * paddock-init (the steps are mapped at the top of enter.c). sb->ctl, pidfd, pid and the namespace
+ * inodes are set from the clone on, so the caller can end the child on any later failure. */
 int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err);
 /* One message of the control socket (nonblocking): its length (0 at EOF)
  * or -errno; a fd that came with it (only "pty" carries one) in *fd, else

@@ -12,6 +12,8 @@
  *                      session. FIELD is "cwd=DIR" (at most once, absolute;
  *                      default the policy's cwd), "env=NAME=VALUE" (any
  *                      number, replacing NAME in the policy's environment)
+ *                      "tty=1" (at most once: the command gets a pty of
+ *                      the sandbox's own, relayed to the client's fds)
  *                      or "arg=WORD" (argv in order, at least one). Every
  *                      field ends with a NUL, so the packet does; at most
  *                      SESSION_EXEC_MAX bytes (else "error argument list too
@@ -20,7 +22,8 @@
  *                      process that runs the command answers once it ends:
  *                      "exit N", "signal N", "exec-error ERRNO" or
  *                      "error MSG" (a setup step failed); meanwhile the
- *                      client may send "signal N" to have N delivered.
+ *                      client may send "signal N" to have N delivered and,
+ *                      with tty=1, "winch" when its window size changed.
  *   anything else   -> "error ..."
  *
  * Every peer's uid (SO_PEERCRED) must be the owner's, whatever the modes of

@@ -185,6 +185,17 @@ void explain_print(const struct run_spec *s, FILE *f);
  * foreground. stdio_finish(): drain the output, close the relay, the
  * caller's termios back; safe to call more than once. */
 enum stdio_mode stdio_choose(const struct options *o);
+/* The relay itself, for the supervisor and the exec helper: between our
+ * fds 0-2 and pipes whose other ends (child[]) the workload gets, or a pty
+ * master (with termios: our terminal raw while we are in its foreground).
+ * stdio_relay_finish() drains, closes and restores. */
+int stdio_relay_pipes(struct stdio_relay *s, int child[3], struct err *err);
+void stdio_relay_pty(struct stdio_relay *s, int master, bool termios);
+size_t stdio_relay_pollfds(const struct stdio_relay *s, struct pollfd *pfd, size_t max);
+void stdio_relay_handle(struct stdio_relay *s, const struct pollfd *pfd, size_t n);
+bool stdio_relay_output_open(const struct stdio_relay *s);
+void stdio_relay_winch(struct stdio_relay *s);
+void stdio_relay_finish(struct stdio_relay *s);
 int stdio_prepare(struct run *r, struct err *err);
 void stdio_started(struct run *r);
 void stdio_master(struct run *r, int fd);

@@ -85,17 +85,10 @@ static int caller_tty(void)
 	return -1;
 }
 
-int stdio_prepare(struct run *r, struct err *err)
+int stdio_relay_pipes(struct stdio_relay *s, int child[3], struct err *err)
 {
-	struct stdio_relay *s = &r->live.stdio;
 	int p[3][2];
 
-	s->mode = r->spec->stdio;
-	s->master = s->tty_fd = -1;
-	for (int i = 0; i < 3; i++)
-		r->live.box.stdio[i] = -1;
-	if (s->mode != STDIO_PIPES)
-		return 0;
 	for (int i = 0; i < 3; i++) {
 		if (pipe2(p[i], O_CLOEXEC) < 0) {
 			int e = errno;
@@ -107,11 +100,12 @@ int stdio_prepare(struct run *r, struct err *err)
 			return err_sys(err, e, "stdio pipes");
 		}
 	}
-	/* 0: the caller's stdin -> p[0][1]; the child reads p[0][0].
-	 * 1, 2: the child writes p[i][1]; p[i][0] -> the caller's fd i. */
-	r->live.box.stdio[0] = p[0][0];
-	r->live.box.stdio[1] = p[1][1];
-	r->live.box.stdio[2] = p[2][1];
+	/* 0: our stdin -> p[0][1]; the child reads p[0][0].
+	 * 1, 2: the child writes p[i][1]; p[i][0] -> our fd i. */
+	child[0] = p[0][0];
+	child[1] = p[1][1];
+	child[2] = p[2][1];
+	s->mode = STDIO_PIPES;
 	dir_init(&s->d[0], 0, p[0][1], false, true);
 	dir_init(&s->d[1], p[1][0], 1, true, false);
 	dir_init(&s->d[2], p[2][0], 2, true, false);
@@ -127,6 +121,19 @@ int stdio_prepare(struct run *r, struct err *err)
 		(void)fcntl(ours, F_SETPIPE_SZ, PIPE_SIZE);
 	}
 	return 0;
+}
+
+int stdio_prepare(struct run *r, struct err *err)
+{
+	struct stdio_relay *s = &r->live.stdio;
+
+	s->mode = r->spec->stdio;
+	s->master = s->tty_fd = -1;
+	for (int i = 0; i < 3; i++)
+		r->live.box.stdio[i] = -1;
+	if (s->mode != STDIO_PIPES)
+		return 0;
+	return stdio_relay_pipes(s, r->live.box.stdio, err);
 }
 
 void stdio_started(struct run *r)
@@ -173,14 +180,34 @@ static void leave_raw(struct stdio_relay *s)
 	s->raw = false;
 }
 
-void stdio_winch(struct run *r)
+void stdio_relay_winch(struct stdio_relay *s)
 {
-	struct stdio_relay *s = &r->live.stdio;
 	struct winsize ws;
 
 	if (s->master < 0 || s->tty_fd < 0 || ioctl(s->tty_fd, TIOCGWINSZ, &ws) < 0)
 		return;
 	(void)ioctl(s->master, TIOCSWINSZ, &ws);
+}
+
+void stdio_winch(struct run *r)
+{
+	stdio_relay_winch(&r->live.stdio);
+}
+
+void stdio_relay_pty(struct stdio_relay *s, int master, bool termios)
+{
+	s->mode = STDIO_TTY;
+	s->master = master;
+	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+	s->tty_fd = caller_tty();
+	/* Our stdin -> the master; the master -> our stdout (the pty
+	 * merges the workload's stdout and stderr, as a terminal does). */
+	dir_init(&s->d[0], 0, master, false, false);
+	dir_init(&s->d[1], master, 1, false, false);
+	s->n = 2;
+	stdio_relay_winch(s);
+	if (termios)
+		enter_raw(s);
 }
 
 void stdio_master(struct run *r, int fd)
@@ -191,17 +218,7 @@ void stdio_master(struct run *r, int fd)
 		close(fd);
 		return;
 	}
-	s->master = fd;
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	s->tty_fd = caller_tty();
-	/* The caller's stdin -> the master; the master -> the caller's
-	 * stdout (the pty merges the workload's stdout and stderr, as a
-	 * terminal does). */
-	dir_init(&s->d[0], 0, fd, false, false);
-	dir_init(&s->d[1], fd, 1, false, false);
-	s->n = 2;
-	stdio_winch(r);
-	enter_raw(s);
+	stdio_relay_pty(s, fd, true);
 }
 
 /* The end of a direction's source. */
@@ -303,9 +320,8 @@ static void pump(struct stdio_relay *s, struct stdio_dir *d)
 	d->want_out = false;
 }
 
-size_t stdio_pollfds(const struct run *r, struct pollfd *pfd, size_t max)
+size_t stdio_relay_pollfds(const struct stdio_relay *s, struct pollfd *pfd, size_t max)
 {
-	const struct stdio_relay *s = &r->live.stdio;
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n && n < max; i++) {
@@ -327,10 +343,8 @@ size_t stdio_pollfds(const struct run *r, struct pollfd *pfd, size_t max)
 	return n;
 }
 
-void stdio_handle(struct run *r, const struct pollfd *pfd, size_t n)
+void stdio_relay_handle(struct stdio_relay *s, const struct pollfd *pfd, size_t n)
 {
-	struct stdio_relay *s = &r->live.stdio;
-
 	for (size_t i = 0; i < s->n && i < n; i++)
 		if (pfd[i].fd >= 0 && pfd[i].revents)
 			pump(s, &s->d[i]);
@@ -338,6 +352,24 @@ void stdio_handle(struct run *r, const struct pollfd *pfd, size_t n)
 	if (s->mode == STDIO_PIPES && n > s->n && pfd[s->n].fd >= 0 &&
 	    (pfd[s->n].revents & POLLERR))
 		dir_close(&s->d[0]);
+}
+
+size_t stdio_pollfds(const struct run *r, struct pollfd *pfd, size_t max)
+{
+	return stdio_relay_pollfds(&r->live.stdio, pfd, max);
+}
+
+void stdio_handle(struct run *r, const struct pollfd *pfd, size_t n)
+{
+	stdio_relay_handle(&r->live.stdio, pfd, n);
+}
+
+bool stdio_relay_output_open(const struct stdio_relay *s)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (s->d[i].open)
+			return true;
+	return false;
 }
 
 void stdio_suspend(struct run *r)
@@ -370,9 +402,12 @@ void stdio_resume(struct run *r)
 
 void stdio_finish(struct run *r)
 {
-	struct stdio_relay *s = &r->live.stdio;
-
 	stdio_started(r);
+	stdio_relay_finish(&r->live.stdio);
+}
+
+void stdio_relay_finish(struct stdio_relay *s)
+{
 	/* What the workload wrote before its end is the caller's: drain the
 	 * output pipes (or the master) until EOF or until nothing more is
 	 * there. Once PID 1 is reaped nothing of the sandbox holds their

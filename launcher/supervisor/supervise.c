@@ -106,8 +106,7 @@ static void handle_message(struct run *r, const char *m)
 		 * back: the relay ends here, whatever runs on. */
 		stdio_finish(r);
 		leases_retained(r);
-	}
-	else if (fx & OUTCOME_FX_LEASE)
+	} else if (fx & OUTCOME_FX_LEASE)
 		leases_publish(r);
 }
 
@@ -204,8 +203,8 @@ int supervise(struct run *r, struct err *err)
 	 * which is INIT_DEADLINE_MARGIN_MS later. */
 	if (r->spec->sb.deadline_ms) {
 		int64_t at = r->spec->sb.deadline_ms - INIT_DEADLINE_MARGIN_MS;
-		struct itimerspec its = {.it_value = {.tv_sec = at / 1000,
-						      .tv_nsec = (at % 1000) * 1000000}};
+		struct itimerspec its = {
+		    .it_value = {.tv_sec = at / 1000, .tv_nsec = (at % 1000) * 1000000}};
 
 		if (timerfd_settime(ttl_tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
 			return err_sys(err, errno, "arm the TTL");

@@ -56,7 +56,7 @@ struct options {
 	bool detach;	  /* print the session id once started; supervise in the background */
 	const char *name; /* the session's name, NULL: unnamed */
 	enum opt_tty tty;
-	char **argv;	  /* the workload command, NULL-terminated */
+	char **argv; /* the workload command, NULL-terminated */
 };
 
 /* weaken.c */

@@ -222,8 +222,8 @@ Test(session, exec_request_round_trip)
 	char *pkt = NULL;
 	size_t len = 0;
 
-	cr_assert_eq(session_exec_encode("/work dir", env, 2, argv, &pkt, &len, &err), 0, "%s",
-		     err.msg);
+	cr_assert_eq(session_exec_encode("/work dir", env, 2, argv, false, &pkt, &len, &err), 0,
+		     "%s", err.msg);
 	cr_assert_eq(memcmp(pkt, "exec\0cwd=/work dir\0env=FOO=bar=baz\0", 35), 0);
 	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(x.cwd, "/work dir");
@@ -241,7 +241,7 @@ Test(session, exec_request_round_trip)
 	free(pkt);
 
 	/* No cwd, no env. */
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, false, &pkt, &len, &err), 0);
 	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
 	cr_assert_null(x.cwd);
 	cr_assert_eq(x.n_env, 0);
@@ -260,15 +260,16 @@ Test(session, exec_request_limits)
 	cr_assert_not_null(big);
 	memset(big, 'x', SESSION_EXEC_MAX - 1);
 	big[SESSION_EXEC_MAX - 1] = '\0';
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), -E2BIG);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, false, &pkt, &len, &err), -E2BIG);
 	cr_assert(strstr(err.msg, "argument list too long"), "%s", err.msg);
 	/* Exactly at the limit is fine. */
 	big[SESSION_EXEC_MAX - sizeof("exec") - 2 * 4 - sizeof("echo") - 1] = '\0';
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0, "%s", err.msg);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, false, &pkt, &len, &err), 0, "%s",
+		     err.msg);
 	cr_assert_eq(len, (size_t)SESSION_EXEC_MAX);
 	free(pkt);
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, none, &pkt, &len, &err), -EINVAL);
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, NULL, &pkt, &len, &err), -EINVAL);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, none, false, &pkt, &len, &err), -EINVAL);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, NULL, false, &pkt, &len, &err), -EINVAL);
 	free(big);
 }
 
