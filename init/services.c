@@ -56,10 +56,11 @@ static __attribute__((noreturn)) void service_child(struct init *in, struct serv
 	 * outlives the main command, and the caller's terminal is the
 	 * caller's again by then (a service reading it would read the next
 	 * command line, a password). stdin /dev/null, stdout and stderr the
-	 * session's output files (--service-stdout-fd, -stderr-fd). */
-	if (in->null_fd < 0 || dup2(in->null_fd, 0) < 0)
+	 * session's output files (--service-stdout-fd, -stderr-fd; without
+	 * them, as with --weaken direct-stdio, init's own 0-2). */
+	if (in->svc_out[0] >= 0 && (in->null_fd < 0 || dup2(in->null_fd, 0) < 0))
 		close(0);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && in->svc_out[0] >= 0; i++) {
 		int fd = in->svc_out[i] >= 0 ? in->svc_out[i] : in->null_fd;
 
 		if (fd < 0 || dup2(fd, 1 + i) < 0)

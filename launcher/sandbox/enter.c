@@ -372,7 +372,7 @@ static int child_setup(const struct sandbox_spec *s, const struct sandbox *sb, i
 			return rc;
 	}
 	/* The services' output files (--service-stdout-fd, -stderr-fd). */
-	if (p->n_services) {
+	if (s->svc_output) {
 		keep[n++] = sb->svc_out[0];
 		keep[n++] = sb->svc_out[1];
 	}

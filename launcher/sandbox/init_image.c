@@ -102,7 +102,7 @@ char **sandbox_init_argv(const struct sandbox_spec *s)
 		if (asprintf(&argv[n++], "%d", INITPROTO_FD_LANDLOCK) < 0)
 			return NULL;
 	}
-	if (p->n_services) {
+	if (s->svc_output) {
 		int fd = INITPROTO_FD_CONTROL + 1 + (s->landlock.enabled ? 1 : 0);
 
 		argv[n++] = "--service-stdout-fd";

@@ -136,6 +136,7 @@ struct sandbox_spec {
 	int init_fd;	     /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
 	bool new_session;    /* setsid(2) for what enters; false only when weakened */
 	bool tty;	     /* a pty of the sandbox's own devpts on 0-2 (sandbox_start()) */
+	bool svc_output;     /* the services' stdout/stderr fds are given (struct sandbox) */
 	int64_t deadline_ms; /* CLOCK_MONOTONIC ms at which init ends the sandbox, 0: none */
 	char *const *argv;   /* the workload command, NULL-terminated */
 };

@@ -264,12 +264,19 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 	char buf[sizeof(err.msg) + 16];
 	siginfo_t si = {0};
 	int pipefd[2], pidfd = -1, end_fd = -1, cstdio[3] = {-1, -1, -1}, master = -1;
+	/* The session's --weaken direct-stdio: the client's own fds. */
+	bool direct = r->spec->opt->weaken & WEAKEN_DIRECT_STDIO;
+
+	if (direct)
+		for (int i = 0; i < 3; i++)
+			cstdio[i] = i;
 	ssize_t n;
 	long pid;
 
 	if (enter(r, &sock, &end_fd, x, &err) < 0 ||
-	    (x->tty ? open_pty(&master, cstdio, &err) : stdio_relay_pipes(&rel, cstdio, &err)) <
-		0) {
+	    (direct   ? 0
+	     : x->tty ? open_pty(&master, cstdio, &err)
+		      : stdio_relay_pipes(&rel, cstdio, &err)) < 0) {
 		reply(sock, "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
@@ -286,7 +293,7 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 		command(r, x, cstdio, pipefd[1]);
 	}
 	/* The command has its copies. */
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3 && !direct; i++)
 		if (cstdio[i] >= 0 && (i == 0 || cstdio[i] != cstdio[i - 1]))
 			close(cstdio[i]);
 	/* The client's terminal mode is the client's (cmd_exec.c). */

@@ -212,6 +212,9 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		return rc;
 	r->stdio = stdio_choose(o);
 	sb->tty = r->stdio == STDIO_TTY;
+	/* The services' output into the session's files; --weaken
+	 * direct-stdio leaves them init's fds 0-2, the caller's. */
+	sb->svc_output = r->policy->n_services && r->stdio != STDIO_DIRECT;
 	/* paddock-init's own deadline, a little after the supervisor's
 	 * (supervise()): expiry must not depend on a running supervisor. */
 	if (r->policy->ttl_ms) {

@@ -46,7 +46,7 @@ static void live_free(struct run_live *l)
  * caller's stdio (a leased service outlives the main command). */
 static int open_service_output(struct run *r, struct err *err)
 {
-	if (!r->spec->policy->n_services)
+	if (!r->spec->sb.svc_output)
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		int fd = r->live.session ? session_output_fd(r->live.session, i, err)

@@ -878,15 +878,16 @@ static void deadline(bool pid1)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(at, sizeof(at), "%lld",
-		 (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 300);
+	snprintf(at, sizeof(at), "%lld", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 300);
 	start_opts(pid1, "500", false, (const char *const[]){"--deadline-ms", at, NULL},
 		   CMD("sleep", "100"));
 	cr_assert_eq(finish(), 143);
 	if (pid1)
-		assert_msgs(WANT("started [0-9]*", "deadline", "signal 15", "term * sleep", "done"));
+		assert_msgs(
+		    WANT("started [0-9]*", "deadline", "signal 15", "term * sleep", "done"));
 	else
-		assert_msgs(WANT("started [0-9]*", "deadline", "term * sleep", "signal 15", "done"));
+		assert_msgs(
+		    WANT("started [0-9]*", "deadline", "term * sleep", "signal 15", "done"));
 }
 
 Test(init, deadline_ends_the_sandbox)
@@ -979,8 +980,7 @@ Test(init, service_stdio)
 	close(fd);
 	start_opts(false, NULL, true,
 		   (const char *const[]){"--service-stdout-fd", SVC_FD_S, "--service-stderr-fd",
-					 SVC_FD_S,
-					 "--service", "svc", "0", "3", "sh", "-c",
+					 SVC_FD_S, "--service", "svc", "0", "3", "sh", "-c",
 					 "read x; echo read=$? x=$x; ls -l /proc/self/fd/0 >&2",
 					 NULL},
 		   CMD("sh", "-c", "sleep 0.5; echo main"));
