@@ -42,9 +42,8 @@ static struct termios slave_termios(const struct tty_run *t)
 
 static bool termios_same(const struct termios *a, const struct termios *b)
 {
-	return a->c_iflag == b->c_iflag && a->c_oflag == b->c_oflag &&
-	       a->c_cflag == b->c_cflag && a->c_lflag == b->c_lflag &&
-	       memcmp(a->c_cc, b->c_cc, sizeof(a->c_cc)) == 0;
+	return a->c_iflag == b->c_iflag && a->c_oflag == b->c_oflag && a->c_cflag == b->c_cflag &&
+	       a->c_lflag == b->c_lflag && memcmp(a->c_cc, b->c_cc, sizeof(a->c_cc)) == 0;
 }
 
 /* argv[0] an absolute path; the new pty is its controlling terminal and
@@ -198,8 +197,7 @@ Test(stdio, tty_bash_job_control_and_exit_status)
 	tty_send(&t, "tty; set -o | grep '^monitor'; echo M1-$((1+1))\n");
 	cr_assert(tty_expect(&t, "M1-2", 20), TTY_SHOW(&t));
 	cr_assert(strstr(t.out, "/dev/pts/"), TTY_SHOW(&t));
-	cr_assert(strstr(t.out, "monitor") && strstr(strstr(t.out, "monitor"), "on"),
-		  TTY_SHOW(&t));
+	cr_assert(strstr(t.out, "monitor") && strstr(strstr(t.out, "monitor"), "on"), TTY_SHOW(&t));
 	cr_assert(!strstr(t.out, "no job control"), TTY_SHOW(&t));
 	/* While it runs, the caller's terminal is raw (no echo). */
 	after = slave_termios(&t);
@@ -288,7 +286,8 @@ Test(stdio, tty_is_the_sandboxes_own_devpts)
 	cr_assert_eq(now.st_mode, host.st_mode, "the caller's pty mode changed");
 	tty_close(&t);
 
-	tty_start(&t, w.ws, PADDOCK("run", "--weaken", "direct-stdio", "--", "sh", "-c", own_pts_script),
+	tty_start(&t, w.ws,
+		  PADDOCK("run", "--weaken", "direct-stdio", "--", "sh", "-c", own_pts_script),
 		  NULL);
 	cr_assert(tty_expect(&t, "END", 20), TTY_SHOW(&t));
 	cr_assert_eq(tty_wait(&t, 20), 0, TTY_SHOW(&t));
@@ -342,8 +341,10 @@ Test(stdio, pipes_keep_eof_epipe_and_status)
 	      h_paddock());
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "y\ny\ny\n"), H_SHOW(&p));
-	H_CMD(&p, w.ws, "/bin/bash", "-c", "\"$0\" run -- yes | head -n 1 >/dev/null; "
-	      "echo st=${PIPESTATUS[0]}", h_paddock());
+	H_CMD(&p, w.ws, "/bin/bash", "-c",
+	      "\"$0\" run -- yes | head -n 1 >/dev/null; "
+	      "echo st=${PIPESTATUS[0]}",
+	      h_paddock());
 	cr_assert(h_contains(p.out_text, "st=141"), H_SHOW(&p));
 	/* cat big | paddock run -- wc -c */
 	H_CMD(&p, w.ws, "/bin/sh", "-c", "head -c 20000000 /dev/zero > \"$1\"", "sh", big);
@@ -543,7 +544,8 @@ static const char *service_policy(const struct h_world *w)
 	    "{\"type\": \"bind\", \"source\": \"${WORKSPACE}\", \"mode\": \"rw\"}],"
 	    " \"cwd\": \"${WORKSPACE}\", \"services\": [{\"name\": \"reader\", \"argv\": "
 	    "[\"sh\", \"-c\", \"touch svc-up; echo svc-start; while read -r l; do echo "
-	    "\\\"got:$l\\\" >> got; done; echo svc-eof >> got; sleep 30\"], \"lease\": \"30s\"}]}\n",
+	    "\\\"got:$l\\\" >> got; done; echo svc-eof >> got; sleep 30\"], \"lease\": "
+	    "\"30s\"}]}\n",
 	    0644);
 	return p;
 }
@@ -558,8 +560,8 @@ static const char *service_reads(bool weaken)
 
 	if (weaken)
 		tty_start(&t, s.w.ws,
-			  PADDOCK("run", "--weaken", "direct-stdio", "--policy", policy, "--",
-				  "sh", "-c", "while [ ! -e svc-up ]; do sleep 0.05; done"),
+			  PADDOCK("run", "--weaken", "direct-stdio", "--policy", policy, "--", "sh",
+				  "-c", "while [ ! -e svc-up ]; do sleep 0.05; done"),
 			  NULL);
 	else
 		tty_start(&t, s.w.ws,
@@ -573,7 +575,8 @@ static const char *service_reads(bool weaken)
 	text = h_read_file(got, NULL);
 	/* The session: stopped, whatever happened. */
 	H_CMD(&(struct h_proc){0}, s.w.ws, "/bin/sh", "-c",
-	      "for id in $(\"$0\" ps --json | python3 -c 'import json,sys; [print(d[\"id\"]) for d in json.load(sys.stdin)]'); do \"$0\" stop --grace 0s $id; done",
+	      "for id in $(\"$0\" ps --json | python3 -c 'import json,sys; [print(d[\"id\"]) for d "
+	      "in json.load(sys.stdin)]'); do \"$0\" stop --grace 0s $id; done",
 	      h_paddock());
 	tty_close(&t);
 	return text ? h_fmt("%s|%s", marker, text) : h_fmt("%s|", marker);
@@ -618,12 +621,13 @@ static const char *exec_leftover_reads(bool weaken, bool tty)
 		H_PADDOCK(&d, s.w.ws, "run", "--detach", "--ttl", "60s", "--", "sleep", "1000");
 	cr_assert_eq(d.status, 0, H_SHOW(&d));
 	id = h_fmt("%.*s", (int)strcspn(d.out_text, "\n"), d.out_text);
-	tty_start(&t, s.w.ws,
-		  PADDOCK("exec", tty ? "-t" : "--no-tty", id, "--", "sh", "-c",
-			  "exec 3<&0; setsid sh -c 'exec 0<&3 3<&-; echo up > cap; while read -r l; "
-			  "do echo \"got:$l\" >> cap; done; echo eof >> cap; sleep 30' & "
-			  "while [ ! -s cap ]; do sleep 0.05; done"),
-		  NULL);
+	tty_start(
+	    &t, s.w.ws,
+	    PADDOCK("exec", tty ? "-t" : "--no-tty", id, "--", "sh", "-c",
+		    "exec 3<&0; setsid sh -c 'exec 0<&3 3<&-; echo up > cap; while read -r l; "
+		    "do echo \"got:$l\" >> cap; done; echo eof >> cap; sleep 30' & "
+		    "while [ ! -s cap ]; do sleep 0.05; done"),
+	    NULL);
 	cr_assert_eq(tty_wait(&t, 30), 0, TTY_SHOW(&t));
 	tty_send(&t, h_fmt("%s\n", marker));
 	h_sleep_ms(1000);
