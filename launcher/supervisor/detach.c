@@ -54,8 +54,11 @@ void retain_report(struct run *r, int status)
 	report(r, line);
 	/* The caller has its status and its terminal back: what the
 	 * supervisor could still say is in the record and the session. */
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
+		/* stdin too: the caller's terminal is not the supervisor's
+		 * to hold while the leases run on. */
+		dup2(null, 0);
 		dup2(null, 1);
 		dup2(null, 2);
 		close(null);
