@@ -30,8 +30,9 @@ struct stdio_dir {
 	bool want_out;		 /* waiting for dst to take more (else for src) */
 	size_t len, off;	 /* copy mode: what buf holds */
 	uint64_t bytes;
-	char buf[65536];
+	char *buf; /* copy mode: STDIO_BUF bytes, malloc'd when first needed */
 };
+#define STDIO_BUF 65536
 
 struct stdio_relay {
 	enum stdio_mode mode;

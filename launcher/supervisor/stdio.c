@@ -73,6 +73,8 @@ static void dir_close(struct stdio_dir *d)
 	d->dst = close_ours(d->dst, d->dst_ours);
 	d->open = false;
 	d->len = d->off = 0;
+	free(d->buf);
+	d->buf = NULL;
 }
 
 /* The caller's terminal, if any of 0-2 is one: for the window size and
@@ -277,13 +279,19 @@ static void pump(struct stdio_relay *s, struct stdio_dir *d)
 			 * file, /dev/null); copy instead, for good. */
 			d->splice = false;
 		}
+		/* Only now: the buffer of a spliced stream is never touched
+		 * (the supervisor's RSS is a bench row). */
+		if (!d->buf && !(d->buf = malloc(STDIO_BUF))) {
+			dir_close(d);
+			return;
+		}
 		if (d->len == 0) {
 			/* A source not ours may block: one read per wake-up. */
 			if (!d->src_ours && round > 0) {
 				d->want_out = false;
 				return;
 			}
-			n = read(d->src, d->buf, sizeof(d->buf));
+			n = read(d->src, d->buf, STDIO_BUF);
 			if (n == 0 || (n < 0 && errno == EIO)) {
 				src_eof(s, d); /* EIO: the pty's last slave closed */
 				return;
