@@ -73,7 +73,10 @@ static void started(struct run *r)
 	if (r->live.session) {
 		if (proc_identity(r->live.box.pid, &r->live.session->info.init) < 0)
 			r->live.session->info.init = (struct proc_id){0};
-		r->live.session->info.state = SESSION_RUNNING;
+		/* "started" and "retained" can come in one drain(): the
+		 * main command's end, already written, stays. */
+		if (r->live.session->info.state == SESSION_STARTING)
+			r->live.session->info.state = SESSION_RUNNING;
 		/* A registry that went away meanwhile does not stop the
 		 * workload; ps and stop will not find it. */
 		(void)session_write(r->live.session, NULL);

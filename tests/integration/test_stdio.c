@@ -251,6 +251,16 @@ Test(stdio, tty_termios_restored_after_sigkill_and_expiry)
 	cr_assert(termios_same(&t.before, &after), "termios changed after expiry");
 	tty_close(&t);
 
+	/* A signal to paddock (forwarded: the workload ends on it). */
+	tty_start(&t, w.ws, PADDOCK("run", "--", "sh", "-c", "echo up; exec sleep 30"), NULL);
+	cr_assert(tty_expect(&t, "up", 20), TTY_SHOW(&t));
+	h_sleep_ms(100);
+	cr_assert_eq(kill(t.pid, SIGTERM), 0);
+	cr_assert_eq(tty_wait(&t, 20), 143, TTY_SHOW(&t));
+	after = slave_termios(&t);
+	cr_assert(termios_same(&t.before, &after), "termios changed after SIGTERM");
+	tty_close(&t);
+
 	/* A launcher error after the start (the command cannot run). */
 	tty_start(&t, w.ws, PADDOCK("run", "--", "/paddock-no-such-command"), NULL);
 	cr_assert_eq(tty_wait(&t, 20), 127, TTY_SHOW(&t));
@@ -363,6 +373,22 @@ Test(stdio, pipes_keep_eof_epipe_and_status)
 	cr_assert_eq(p.status, 9, H_SHOW(&p));
 	cr_assert_str_eq(p.out_text, "o\n", H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "e\n"), H_SHOW(&p));
+	/* The weakening is recorded (and warned). */
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "direct-stdio", "--record", w.record, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "warning: --weaken direct-stdio"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[\"direct-stdio\"]");
+	/* SIGWINCH without a pty is forwarded as the signal. */
+	H_PADDOCK_START(&p, w.ws, "run", "--no-tty", "--", "sh", "-c",
+			"trap 'echo winch; exit 0' WINCH; touch ready; i=0; "
+			"while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 1");
+	for (double end = h_now() + 20; !h_exists(h_join(w.ws, "ready")) && h_now() < end;)
+		h_sleep_ms(20);
+	h_sleep_ms(100);
+	cr_assert_eq(kill(p.pid, SIGWINCH), 0);
+	h_wait(&p, 20000);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "winch"), H_SHOW(&p));
 	/* Output written just before the end is not lost. */
 	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
@@ -770,4 +796,38 @@ Test(stdio, bad_terminal_options)
 	/* The same policy without a terminal runs. */
 	H_PADDOCK(&p, w.ws, "run", "--policy", nodev, "--", "true");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* TIOCSTI, with seccomp off so the kernel decides: in terminal mode the
+ * controlling terminal is the sandbox's own pty, so the pushed input
+ * lands there and the workload reads it back itself; the caller's
+ * terminal gets nothing to execute (paddock's relay only ever writes the
+ * sandbox pty's output to it). */
+static const char own_tiocsti_py[] =
+    "import fcntl, os, termios, errno\n"
+    "try:\n"
+    "    for c in b'ZQZ\\n': fcntl.ioctl(0, termios.TIOCSTI, bytes([c]))\n"
+    "    os.set_blocking(0, False)\n"
+    "    print('own=' + os.read(0, 64).decode().strip() + '=')\n"
+    "except OSError as e:\n"
+    "    print('ioctl', errno.errorcode[e.errno])\n";
+
+Test(stdio, tty_tiocsti_reaches_only_the_sandboxes_pty)
+{
+	struct h_world w = h_world();
+	const char *l = h_read_file("/proc/sys/dev/tty/legacy_tiocsti", NULL);
+	struct termios after;
+	struct tty_run t;
+
+	tty_start(&t, w.ws,
+		  PADDOCK("run", "--weaken", "no-seccomp", "--", "python3", "-c", own_tiocsti_py),
+		  NULL);
+	cr_assert_eq(tty_wait(&t, 20), 0, TTY_SHOW(&t));
+	if (l && l[0] == '0')
+		cr_assert(strstr(t.out, "ioctl EIO"), TTY_SHOW(&t));
+	else
+		cr_assert(strstr(t.out, "own=ZQZ="), TTY_SHOW(&t));
+	after = slave_termios(&t);
+	cr_assert(termios_same(&t.before, &after));
+	tty_close(&t);
 }
