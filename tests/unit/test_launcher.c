@@ -425,6 +425,7 @@ Test(args, short_forms_tty_and_port)
 			"--ttl", "2s",	 "--policy", "x.json",
 			"--",	 "true", NULL};
 	char *no[] = {"run", "--no-tty", "true", NULL};
+	char *t5[] = {"run", "-t", "5s", NULL};
 	struct options o;
 	struct err err = {0};
 
@@ -438,7 +439,7 @@ Test(args, short_forms_tty_and_port)
 	cr_assert_eq(o.tty, OPT_TTY_NO);
 	options_free(&o);
 	/* -t takes no value: "-t 5s" runs the command "5s". */
-	cr_assert_eq(parse(&o, &err, (char *[]){"run", "-t", "5s", NULL}), 0);
+	cr_assert_eq(parse(&o, &err, t5), 0);
 	cr_assert_str_eq(o.argv[0], "5s");
 	options_free(&o);
 	bad((char *[]){"run", "--tty", "--detach", "true", NULL}, "--tty and --detach");
