@@ -216,6 +216,13 @@ Test(stdio, tty_bash_job_control_and_exit_status)
 	cr_assert(tty_expect(&t, "Stopped", 10), TTY_SHOW(&t));
 	tty_send(&t, "fg\n");
 	cr_assert(tty_expect(&t, "slept-6", 10), TTY_SHOW(&t));
+	/* ^\ quits the foreground job (SIGQUIT), the shell survives. */
+	tty_send(&t, "sleep 100\n");
+	h_sleep_ms(300);
+	tty_send(&t, "\x1c");
+	tty_send(&t, "echo Q-$((7+7))\n");
+	cr_assert(tty_expect(&t, "Q-14", 10), TTY_SHOW(&t));
+	cr_assert(strstr(t.out, "Quit"), TTY_SHOW(&t));
 	/* A resize of the caller's terminal reaches the sandbox's pty. */
 	cr_assert_eq(ioctl(t.master, TIOCSWINSZ, &ws), 0);
 	h_sleep_ms(200);
@@ -373,6 +380,11 @@ Test(stdio, pipes_keep_eof_epipe_and_status)
 	cr_assert_eq(p.status, 9, H_SHOW(&p));
 	cr_assert_str_eq(p.out_text, "o\n", H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "e\n"), H_SHOW(&p));
+	/* --explain says so. */
+	H_PADDOCK(&p, w.ws, "run", "--explain", "--", "true");
+	cr_assert(h_contains(p.out_text, "stdio: pipes, relayed\n"), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "run", "--explain", "--weaken", "direct-stdio", "--", "true");
+	cr_assert(h_contains(p.out_text, "stdio: the caller's fds 0-2 (weakened)\n"), H_SHOW(&p));
 	/* The weakening is recorded (and warned). */
 	H_PADDOCK(&p, w.ws, "run", "--weaken", "direct-stdio", "--record", w.record, "--", "true");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
