@@ -593,6 +593,7 @@ static const char *service_reads(bool weaken)
 	struct h_sworld s = h_sworld();
 	const char *policy = service_policy(&s.w), *marker = h_marker();
 	char *got = h_join(s.w.ws, "got");
+	struct termios after;
 	struct tty_run t;
 	const char *text;
 
@@ -607,6 +608,10 @@ static const char *service_reads(bool weaken)
 				  "while [ ! -e svc-up ]; do sleep 0.05; done"),
 			  NULL);
 	cr_assert_eq(tty_wait(&t, 30), 0, TTY_SHOW(&t));
+	/* The run returned at the main command's end (the lease runs on)
+	 * with the caller's terminal mode as it was. */
+	after = slave_termios(&t);
+	cr_assert(termios_same(&t.before, &after), "termios changed at the main command's end");
 	/* The caller's prompt is back: the user types a line. */
 	tty_send(&t, h_fmt("%s\n", marker));
 	h_sleep_ms(1000);
