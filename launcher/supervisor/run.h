@@ -205,6 +205,10 @@ void stdio_handle(struct run *r, const struct pollfd *pfd, size_t n);
 void stdio_winch(struct run *r);
 void stdio_suspend(struct run *r);
 void stdio_resume(struct run *r);
+/* The supervise loop's poll timeout (-1: none) and what to do on each
+ * pass: a relay paused in the background resumes once in the foreground. */
+int stdio_poll_timeout(const struct run *r);
+void stdio_tick(struct run *r);
 void stdio_finish(struct run *r);
 
 /* supervise.c: the signals the supervisor passes on to the sandbox (and a

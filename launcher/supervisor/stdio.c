@@ -408,6 +408,26 @@ void stdio_resume(struct run *r)
 	stdio_winch(r);
 }
 
+/* While paused in the background: `fg` need not send SIGCONT to a job
+ * that runs (bash does not), so whether we are the foreground again is
+ * looked at on a timer. */
+#define BACKGROUND_CHECK_MS 100
+
+int stdio_poll_timeout(const struct run *r)
+{
+	const struct stdio_relay *s = &r->live.stdio;
+
+	return s->mode == STDIO_TTY && s->master >= 0 && s->paused && s->tty_fd >= 0
+		   ? BACKGROUND_CHECK_MS
+		   : -1;
+}
+
+void stdio_tick(struct run *r)
+{
+	if (stdio_poll_timeout(r) >= 0)
+		stdio_resume(r);
+}
+
 void stdio_finish(struct run *r)
 {
 	stdio_started(r);

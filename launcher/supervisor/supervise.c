@@ -233,11 +233,12 @@ int supervise(struct run *r, struct err *err)
 		struct session_request req;
 		uint64_t ticks;
 
-		if (poll(pfd, 5 + ns + n, -1) < 0) {
+		if (poll(pfd, 5 + ns + n, stdio_poll_timeout(r)) < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_sys(err, errno, "poll");
 		}
+		stdio_tick(r);
 		if (pfd[1].revents)
 			drain(r, &ctl_open);
 		if (r->out.started && !announced) {

@@ -848,3 +848,42 @@ Test(stdio, tty_tiocsti_reaches_only_the_sandboxes_pty)
 	cr_assert(termios_same(&t.before, &after));
 	tty_close(&t);
 }
+
+/* Job control at the caller's shell: a paddock started in the background
+ * (`&`) neither takes the caller's terminal raw nor reads it, so the line
+ * typed next is the caller's shell's; after `fg` it is raw and relays. */
+Test(stdio, tty_background_does_not_steal_input_and_fg_resumes)
+{
+	struct h_world w = h_world();
+	struct termios after;
+	struct tty_run t;
+
+	tty_start(
+	    &t, w.ws,
+	    (const char *const[]){"/bin/bash", "--norc", "--noprofile", "--noediting", "-i", NULL},
+	    NULL);
+	tty_send(&t, "PS1='host$ '; echo H0-$((1+1))\n");
+	cr_assert(tty_expect(&t, "H0-2", 20), TTY_SHOW(&t));
+	tty_send(&t, h_fmt("%s run -- cat &\n", h_paddock()));
+	h_sleep_ms(1500);
+	/* The caller's shell gets this line, and its terminal is cooked. */
+	after = slave_termios(&t);
+	cr_assert((after.c_lflag & ISIG) && (after.c_oflag & OPOST),
+		  "a background paddock made the terminal raw");
+	tty_send(&t, "echo H1-$((2+3))\n");
+	cr_assert(tty_expect(&t, "H1-5", 20), TTY_SHOW(&t));
+	/* fg: paddock in the foreground, raw, relaying to cat. */
+	tty_send(&t, "fg\n");
+	h_sleep_ms(800);
+	after = slave_termios(&t);
+	cr_assert(!(after.c_lflag & ISIG), "not raw after fg; " TTY_SHOW(&t));
+	tty_send(&t, "inside-line\n");
+	cr_assert(tty_expect(&t, "inside-line", 10), TTY_SHOW(&t));
+	cr_assert(tty_expect(&t, "inside-line", 10), "cat did not answer; " TTY_SHOW(&t));
+	tty_send(&t, "\x04");
+	h_sleep_ms(800);
+	tty_send(&t, "echo H2-$((3+4)); exit 0\n");
+	cr_assert(tty_expect(&t, "H2-7", 20), TTY_SHOW(&t));
+	cr_assert_eq(tty_wait(&t, 20), 0, TTY_SHOW(&t));
+	tty_close(&t);
+}
