@@ -142,7 +142,8 @@ if sm:
           f"{reps} runs each, interleaved, median wall time of the whole pipeline. relay: "
           "paddock's default (the supervisor splices the workload's stdout pipe into the "
           "caller's); direct: `--weaken direct-stdio` (the caller's pipe itself); bwrap: "
-          "the start-up row's options, the caller's pipe.", "",
+          "the start-up row's options without its seccomp program (every write of the "
+          "workload pays paddock's filter, bwrap's here none), the caller's pipe.", "",
           "| | wall (s) | MiB/s | direct / this |", "|---|---|---|---|"]
     d = med(sm["direct"], "secs")
     for name in ("relay", "direct", "bwrap"):

@@ -166,10 +166,14 @@ echo "bench: keystroke round trip through the terminal relay" >&2
 # paddock's path has two ptys (the caller's and the sandbox's) and the
 # supervisor between them, as script(1) and docker run -it do.
 for i in $(seq "$reps"); do
-	echo "paddock $(inns $as python3 "$top/bench/keystroke.py" 300 		$top/build/paddock run -t --policy "$top/contrib/policies/agent.json" -- cat)" 		>>"$work/out/keys.txt"
-	echo "script $(inns $as env SHELL=/bin/sh python3 "$top/bench/keystroke.py" 300 script -q -c cat /dev/null)" 		>>"$work/out/keys.txt"
+	echo "paddock $(inns $as python3 "$top/bench/keystroke.py" 300 \
+		"$top/build/paddock" run -t --policy "$top/contrib/policies/agent.json" -- cat)" \
+		>>"$work/out/keys.txt"
+	echo "script $(inns $as env SHELL=/bin/sh python3 "$top/bench/keystroke.py" 300 \
+		script -q -c cat /dev/null)" >>"$work/out/keys.txt"
 	if [ -z "$docker_why" ]; then
-		echo "docker $(python3 "$top/bench/keystroke.py" 300 docker run --rm -it 			--network none "$image" cat)" >>"$work/out/keys.txt"
+		echo "docker $(python3 "$top/bench/keystroke.py" 300 docker run --rm -it \
+			--network none "$image" cat)" >>"$work/out/keys.txt"
 	fi
 done
 
