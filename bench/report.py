@@ -133,6 +133,39 @@ for name in ("floor", "paddock", "bwrap", "docker"):
              f"{max(x['left'] for x in ex[name]):.0f} |")
 L.append("")
 
+sm = kv_rows("stream.txt")
+if sm:
+    mib = med(sm["relay"], "mib")
+    L += ["## Stdout throughput", "",
+          f"The workload writes {mib:.0f} MiB of zeros to its stdout (`head -c`), read by "
+          "`cat >/dev/null` on the host through a pipe; as paddock-test, "
+          f"{reps} runs each, interleaved, median wall time of the whole pipeline. relay: "
+          "paddock's default (the supervisor splices the workload's stdout pipe into the "
+          "caller's); direct: `--weaken direct-stdio` (the caller's pipe itself); bwrap: "
+          "the start-up row's options without its seccomp program (every write of the "
+          "workload pays paddock's filter, bwrap's here none), the caller's pipe.", "",
+          "| | wall (s) | MiB/s | direct / this |", "|---|---|---|---|"]
+    d = med(sm["direct"], "secs")
+    for name in ("relay", "direct", "bwrap"):
+        if name in sm:
+            s = med(sm[name], "secs")
+            L.append(f"| {name} | {s:.2f} | {mib / s:.0f} | {d / s:.2f}x |")
+    L.append("")
+ks = kv_rows("keys.txt")
+if ks:
+    L += ["## Keystroke round trip", "",
+          "bench/keystroke.py: one byte written to the caller's pty until its echo comes "
+          f"back, 300 bytes per run, {reps} runs, median of the runs' medians (and p90). "
+          "paddock: `paddock run -t -- cat` (the sandbox's pty echoes, the supervisor "
+          "relays); script: `script -q -c cat /dev/null`; docker: `docker run -it`.", "",
+          "| | round trip (us) | p90 (us) |", "|---|---|---|"]
+    for name in ("paddock", "script", "docker"):
+        if name in ks:
+            L.append(f"| {name} | {med(ks[name], 'rtt_us'):.0f} | {med(ks[name], 'p90_us'):.0f} |")
+    if "docker" not in ks:
+        L.append(f"| docker | not measured: {why} | |")
+    L.append("")
+
 rs = kv_rows("rss.txt")
 L += ["## Peak RSS of the process outside the sandbox", "",
       "bench/rss.c samples VmHWM of the started process every millisecond during "
@@ -189,6 +222,12 @@ if floor and "paddock" in ex:
     r = med(ex["paddock"], "gone_ms") / floor
     target("expiry: deadline to 1,000 descendants gone vs the kernel's floor", "<= 1.1x",
            f"{r:.2f}x", r <= 1.1)
+if sm and "relay" in sm and "direct" in sm:
+    r = med(sm["direct"], "secs") / med(sm["relay"], "secs")
+    target("stdout relay throughput vs direct", ">= 0.8x", f"{r:.2f}x", r >= 0.8)
+if ks and "paddock" in ks and "script" in ks:
+    d = med(ks["paddock"], "rtt_us") - med(ks["script"], "rtt_us")
+    target("keystroke round trip vs script", "within 1 ms", f"{d:+.0f} us", d <= 1000)
 L += ["## Targets", "",
       "| target | aim | this run | |", "|---|---|---|---|"] + T + [
       "", "What bounds the ones not met, with a profile: bench/profile.md. Single runs "

@@ -5,6 +5,7 @@
 #
 # BENCH_RUNS   start-up runs per command (default 200; docker: BENCH_DOCKER_RUNS, 30)
 # BENCH_REPS   repetitions of the init, expiry and RSS measurements (default 7)
+# BENCH_STREAM_MB  MiB streamed through the workload's stdout (default 4096)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${BENCH_RUNS:-200}
@@ -153,6 +154,40 @@ for i in $(seq "$reps"); do
 		echo "docker $("$ws/expiry" watch docker -- docker run --rm --network none \
 			--name pdkbench-expiry -v "$ws:/w:ro" "$image" /w/expiry load 1000)" \
 			>>"$work/out/expiry.txt"
+	fi
+done
+
+stream=${BENCH_STREAM_MB:-4096}
+echo "bench: stdout throughput, $stream MiB ($reps runs each)" >&2
+# The workload writes to its stdout, a pipe read by cat on the host: through
+# the supervisor's relay (the default), the caller's pipe itself
+# (--weaken direct-stdio), and bwrap (which passes the caller's fds).
+for i in $(seq "$reps"); do
+	for t in relay direct bwrap; do
+		case $t in
+		relay) cmd="$P head -c ${stream}M /dev/zero" ;;
+		direct) cmd="$top/build/paddock run --weaken direct-stdio --policy $top/contrib/policies/agent.json -- head -c ${stream}M /dev/zero" ;;
+		bwrap) cmd="$bw head -c ${stream}M /dev/zero" ;;
+		esac
+		s=$(date +%s.%N)
+		inns $as sh -c "$cmd 2>/dev/null | cat >/dev/null"
+		echo "$t secs=$(echo "$(date +%s.%N) - $s" | bc) mib=$stream" >>"$work/out/stream.txt"
+	done
+done
+
+echo "bench: keystroke round trip through the terminal relay" >&2
+# bench/keystroke.py: one byte to the caller's pty, until its echo is back;
+# paddock's path has two ptys (the caller's and the sandbox's) and the
+# supervisor between them, as script(1) and docker run -it do.
+for i in $(seq "$reps"); do
+	echo "paddock $(inns $as python3 "$top/bench/keystroke.py" 300 \
+		"$top/build/paddock" run -t --policy "$top/contrib/policies/agent.json" -- cat)" \
+		>>"$work/out/keys.txt"
+	echo "script $(inns $as env SHELL=/bin/sh python3 "$top/bench/keystroke.py" 300 \
+		script -q -c cat /dev/null)" >>"$work/out/keys.txt"
+	if [ -z "$docker_why" ]; then
+		echo "docker $(python3 "$top/bench/keystroke.py" 300 docker run --rm -it \
+			--network none "$image" cat)" >>"$work/out/keys.txt"
 	fi
 done
 

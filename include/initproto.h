@@ -29,6 +29,9 @@
  *                        they end (or "stop")
  *   "error ERRNO MSG"    a process init started could not enter the
  *                        sandbox's Landlock domain (--landlock-fd)
+ *   "deadline"           init reached --deadline-ms itself (the supervisor
+ *                        did not end the sandbox in time, e.g. it was
+ *                        stopped) and starts the shutdown
  *
  * supervisor -> init:
  *   "stop"               end the sandbox: SIGTERM to every process in the
@@ -54,6 +57,9 @@
  *   "protect-done"       the last of them (sent only if there was one)
  *
  * child -> parent:
+ *   "pty"                with SCM_RIGHTS: the master of the pty pair the
+ *                        child opened on the sandbox's /dev/ptmx (terminal
+ *                        mode); the slave is its fds 0-2
  *   "applied FIRST STATES"
  *                        after the mount table was verified: what the child
  *                        did with plan ops FIRST, FIRST+1, ..., one
@@ -84,6 +90,9 @@
 enum initproto_fd {
 	INITPROTO_FD_CONTROL = 3,  /* the control socket: --control-fd */
 	INITPROTO_FD_LANDLOCK = 4, /* the Landlock ruleset, when enabled: --landlock-fd */
+	/* Then, when the policy has services, their stdout and stderr (the
+	 * session's output files): --service-stdout-fd, --service-stderr-fd,
+	 * numbered on from the last of the above. */
 };
 
 /* One character per plan op in "applied". */

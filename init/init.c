@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -194,6 +196,23 @@ static void reap_children(struct init *in)
 		services_sweep_others(in, SIGKILL);
 }
 
+/* Where a forwarded signal goes: SIGINT and SIGQUIT, as a terminal sends
+ * them, to the whole foreground process group (the pty's, else the
+ * workload's group), so that "sh -c make" stops on Ctrl-C as it does
+ * outside and not only sh; the rest to the workload alone. Called only
+ * while the workload is unreaped: its group id cannot belong to anyone
+ * else then, and a pty's foreground group is one of the sandbox's own
+ * session (the pty is the sandbox's). */
+static pid_t target(const struct init *in, int sig)
+{
+	pid_t fg;
+
+	if (sig != SIGINT && sig != SIGQUIT)
+		return in->wpid;
+	fg = in->tty_fd >= 0 ? tcgetpgrp(in->tty_fd) : -1;
+	return fg > 0 ? -fg : -in->wpid;
+}
+
 static void on_signals(struct init *in)
 {
 	struct signalfd_siginfo si[16];
@@ -211,7 +230,7 @@ static void on_signals(struct init *in)
 			 * were it to, the workload is gone and reap() says so.
 			 * The other signals (SIGPIPE, SIGTSTP, ...) are dropped. */
 			else if (sig < 64 && (FORWARDED & BIT(sig)) && !in->reaped &&
-				 kill(in->wpid, sig) < 0 && errno != ESRCH)
+				 kill(target(in, sig), sig) < 0 && errno != ESRCH)
 				init_complain("forward signal %d: %m", sig);
 		}
 	}
@@ -327,6 +346,18 @@ static void workload_ended(struct init *in)
 		shutdown_begin(in);
 }
 
+/* --deadline-ms passed: the supervisor's own TTL check should have ended
+ * the sandbox just before, so it is stopped, hung or slow. Expiry must not
+ * depend on it (a SIGSTOPped supervisor would otherwise keep the sandbox
+ * alive for as long as it is stopped): init ends the sandbox itself, with
+ * its usual grace period, and says so. */
+static void deadline(struct init *in)
+{
+	init_say(in, "deadline");
+	services_mark(in, "stopped");
+	shutdown_begin(in);
+}
+
 /* The grace timer: of the shutdown, or of the shedding after the
  * workload's end (then swept again every 100 ms until nothing is left:
  * the rest may have parents other than init, whose end we never see). */
@@ -348,18 +379,19 @@ static __attribute__((noreturn)) void loop(struct init *in)
 {
 	for (;;) {
 		bool grace = in->phase == TERMINATING || in->phase == SHEDDING;
-		struct pollfd p[4] = {
+		struct pollfd p[5] = {
 		    {.fd = in->sfd, .events = POLLIN},
 		    {.fd = in->ctl >= 0 && !in->ctl_closed ? in->ctl : -1, .events = POLLIN},
 		    {.fd = grace ? in->tfd : -1, .events = POLLIN},
 		    {.fd = in->nsvc ? in->svc_tfd : -1, .events = POLLIN},
+		    {.fd = in->phase < TERMINATING ? in->dl_tfd : -1, .events = POLLIN},
 		};
 		uint64_t ticks;
 
 		if (in->phase != RUNNING && in->no_children)
 			finish(in);
 		int batch = in->phase >= TERMINATING ? REAP_BATCH_END_MS : REAP_BATCH_MS;
-		int ready = poll(p, 4, in->reap_burst ? batch : -1);
+		int ready = poll(p, 5, in->reap_burst ? batch : -1);
 
 		if (ready < 0) {
 			if (errno != EINTR)
@@ -374,6 +406,8 @@ static __attribute__((noreturn)) void loop(struct init *in)
 			on_control(in, p[1].revents);
 		if (p[2].revents && read(in->tfd, &ticks, sizeof(ticks)) > 0)
 			grace_over(in);
+		if (p[4].revents && read(in->dl_tfd, &ticks, sizeof(ticks)) > 0)
+			deadline(in);
 		if (in->nsvc && ((p[3].revents && read(in->svc_tfd, &ticks, sizeof(ticks)) > 0) ||
 				 p[0].revents))
 			services_tick(in);
@@ -460,6 +494,34 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 		return err_sys(err, errno, "timerfd_create");
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return err_sys(err, errno, "pipe2");
+	for (int i = 0; i < 2; i++)
+		if (in->svc_out[i] >= 0 && (r = set_cloexec(in->svc_out[i])) < 0)
+			return err_sys(err, r, "service output fd %d", in->svc_out[i]);
+	/* Optional: a policy without a "dev" mount has no /dev/null; then
+	 * the services' stdin, and init's own after the fork, are closed. */
+	in->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	/* --tty: init is the leader of the sandbox's session (the launcher's
+	 * setsid()) and takes the pty slave on fd 0 as its controlling
+	 * terminal, so the workload can be given the foreground (child())
+	 * and job control works inside: ^C, ^Z and ^\ of the pty reach the
+	 * sandbox's foreground group, and only the sandbox's. */
+	if (in->tty) {
+		if (ioctl(0, TIOCSCTTY, 0) < 0)
+			return err_sys(err, errno, "TIOCSCTTY");
+		in->tty_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		if (in->tty_fd < 0)
+			return err_sys(err, errno, "dup the tty");
+	}
+	if (in->deadline_ms > 0) {
+		struct itimerspec its = {
+		    .it_value = {.tv_sec = in->deadline_ms / 1000,
+				 .tv_nsec = (in->deadline_ms % 1000) * 1000000}};
+
+		in->dl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (in->dl_tfd < 0 ||
+		    timerfd_settime(in->dl_tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+			return err_sys(err, errno, "deadline timer");
+	}
 	return 0;
 }
 
@@ -497,6 +559,12 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 		init_say(in, "exec-error %d", e);
 	else
 		init_say(in, "started %d", (int)pid);
+	/* init gives up its stdin and stdout (the relay's pipes or the
+	 * sandbox's pty): the workload's end is then the end of its input,
+	 * and the supervisor's relay sees the workload's readers go. stderr
+	 * stays for init's own warnings. */
+	if (in->null_fd >= 0 && (dup2(in->null_fd, 0) < 0 || dup2(in->null_fd, 1) < 0))
+		init_complain("stdio to /dev/null: %m");
 	/* After the fork: the workload keeps the cwd the launcher set; init
 	 * holds no directory busy. */
 	if (chdir("/") < 0)
@@ -506,8 +574,9 @@ static int spawn(struct init *in, char **cmd, int pipefd[2], struct err *err)
 
 static void usage(void)
 {
-	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--no-sweep] "
-	      "[--service NAME "
+	fputs("Usage: paddock-init [--control-fd N] [--grace MS] [--landlock-fd N] [--tty]\n"
+	      "       [--deadline-ms T] [--service-stdout-fd N] [--service-stderr-fd N]\n"
+	      "       [--no-sweep] [--service NAME "
 	      "LEASE_MS ARGC "
 	      "ARG...]... [--] CMD [ARG]...\n"
 	      "Run CMD as the init of a paddock sandbox; see paddock-init(8).\n"
@@ -515,6 +584,11 @@ static void usage(void)
 	      "  --grace MS      SIGTERM-to-SIGKILL delay in milliseconds (default 2000)\n"
 	      "  --landlock-fd N enter the Landlock ruleset N in every process started\n"
 	      "  --no-sweep      evaluation only: exit when CMD ends, leaving the rest\n"
+	      "  --service-stdout-fd N, --service-stderr-fd N\n"
+	      "                  the services' stdout and stderr (default /dev/null);\n"
+	      "                  their stdin is /dev/null\n"
+	      "  --tty           fd 0 is a pty slave: make it the controlling terminal\n"
+	      "  --deadline-ms T end the sandbox at CLOCK_MONOTONIC time T (ms)\n"
 	      "  --service NAME LEASE_MS ARGC ARG...\n"
 	      "                  start ARG... first, in a session of its own; with LEASE_MS\n"
 	      "                  above 0 it outlives CMD until LEASE_MS after its start\n"
@@ -542,6 +616,10 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 	    {"service", required_argument, NULL, 's'},
 	    {"landlock-fd", required_argument, NULL, 'l'},
 	    {"no-sweep", no_argument, NULL, 'n'},
+	    {"service-stdout-fd", required_argument, NULL, 'o'},
+	    {"service-stderr-fd", required_argument, NULL, 'e'},
+	    {"tty", no_argument, NULL, 't'},
+	    {"deadline-ms", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -568,6 +646,20 @@ static int parse_args(int argc, char **argv, struct init *in, struct err *err)
 		case 'l':
 			if (parse_fd(optarg, &in->landlock_fd) < 0)
 				return err_set(err, EINVAL, "bad --landlock-fd '%s'", optarg);
+			break;
+		case 'o':
+		case 'e':
+			if (parse_fd(optarg, &in->svc_out[c == 'e']) < 0)
+				return err_set(err, EINVAL, "bad --service-%s-fd '%s'",
+					       c == 'e' ? "stderr" : "stdout", optarg);
+			break;
+		case 't':
+			in->tty = true;
+			break;
+		case 'd':
+			if (init_parse_num(optarg, LONG_MAX, &v) < 0 || v == 0)
+				return err_set(err, EINVAL, "bad --deadline-ms '%s'", optarg);
+			in->deadline_ms = v;
 			break;
 		case 's':
 			if (services_add(in, optarg, argc, argv, &optind, err) < 0)
@@ -608,7 +700,11 @@ int main(int argc, char **argv)
 			  .grace_ms = GRACE_MS_DEFAULT,
 			  .sfd = -1,
 			  .tfd = -1,
-			  .svc_tfd = -1};
+			  .svc_tfd = -1,
+			  .svc_out = {-1, -1},
+			  .null_fd = -1,
+			  .tty_fd = -1,
+			  .dl_tfd = -1};
 	struct err err = {0};
 	int pipefd[2] = {-1, -1};
 	int r, cmd = 0;

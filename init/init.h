@@ -67,8 +67,16 @@ struct init {
 	/* services.c */
 	struct service svc[SERVICES_MAX];
 	unsigned nsvc;
-	int svc_tfd;	   /* the next lease or service grace deadline */
-	bool shed_killing; /* SHEDDING: the grace period is over, SIGKILL */
+	int svc_tfd;	/* the next lease or service grace deadline */
+	int svc_out[2]; /* --service-stdout-fd, --service-stderr-fd, or -1 */
+	int null_fd;	/* /dev/null, or -1 */
+	/* --tty: fd 0 is the sandbox's pty slave, init's controlling
+	 * terminal; tty_fd keeps it (close-on-exec) once 0-2 are given up */
+	bool tty;
+	int tty_fd;
+	int64_t deadline_ms; /* --deadline-ms, CLOCK_MONOTONIC; 0: none */
+	int dl_tfd;	     /* its timer */
+	bool shed_killing;   /* SHEDDING: the grace period is over, SIGKILL */
 };
 
 struct proc {

@@ -52,6 +52,20 @@ static __attribute__((noreturn)) void service_child(struct init *in, struct serv
 	/* Its own session and group: its processes are found by session id,
 	 * and job control of the workload's group does not reach it. */
 	setsid();
+	/* Never the caller's stdio, nor the relay of it: a leased service
+	 * outlives the main command, and the caller's terminal is the
+	 * caller's again by then (a service reading it would read the next
+	 * command line, a password). stdin /dev/null, stdout and stderr the
+	 * session's output files (--service-stdout-fd, -stderr-fd; without
+	 * them, as with --weaken direct-stdio, init's own 0-2). */
+	if (in->svc_out[0] >= 0 && (in->null_fd < 0 || dup2(in->null_fd, 0) < 0))
+		close(0);
+	for (int i = 0; i < 2 && in->svc_out[0] >= 0; i++) {
+		int fd = in->svc_out[i] >= 0 ? in->svc_out[i] : in->null_fd;
+
+		if (fd < 0 || dup2(fd, 1 + i) < 0)
+			close(1 + i);
+	}
 	init_exec_child(in, sv->argv, errfd);
 }
 

@@ -84,14 +84,19 @@ enum {
 	OPT_PORT,
 	OPT_ALLOW_NET,
 	OPT_RECORD_REQUIRED,
+	OPT_POLICY,
+	OPT_TTL,
+	OPT_NO_TTY,
 };
 
 static const struct option long_opts[] = {
-    {"policy", required_argument, NULL, 'p'},
+    {"policy", required_argument, NULL, OPT_POLICY},
     {"workspace", required_argument, NULL, 'w'},
     {"record", required_argument, NULL, 'r'},
     {"record-required", no_argument, NULL, OPT_RECORD_REQUIRED},
-    {"ttl", required_argument, NULL, 't'},
+    {"ttl", required_argument, NULL, OPT_TTL},
+    {"tty", no_argument, NULL, 't'},
+    {"no-tty", no_argument, NULL, OPT_NO_TTY},
     {"weaken", required_argument, NULL, 'W'},
     {"bind", required_argument, NULL, OPT_BIND},
     {"ro-bind", required_argument, NULL, OPT_RO_BIND},
@@ -102,7 +107,7 @@ static const struct option long_opts[] = {
     {"explain", no_argument, NULL, 'E'},
     {"detach", no_argument, NULL, OPT_DETACH},
     {"name", required_argument, NULL, OPT_NAME},
-    {"port", required_argument, NULL, OPT_PORT},
+    {"port", required_argument, NULL, 'p'},
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -112,25 +117,29 @@ static const char run_usage[] =
     "Usage: paddock run [OPTION]... [--] CMD [ARG]...\n"
     "Run CMD in a new sandbox built from a JSON policy, as an ordinary user.\n"
     "\n"
-    "  -p, --policy FILE      policy file (default: the built-in agent policy)\n"
+    "      --policy FILE      policy file (default: the built-in agent policy)\n"
     "  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory)\n"
     "  -r, --record FILE      write the completion record (JSON) to FILE\n"
     "      --record-required  exit 122 when the record cannot be written\n"
     "                         (otherwise: a warning, the workload's status)\n"
-    "  -t, --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
+    "      --ttl DUR          end the sandbox after DUR (500ms, 2s, 5m, 1h);\n"
     "                         overrides the policy's limits.ttl\n"
     "  -W, --weaken KNOB      turn one protection off, for evaluation only:\n"
     "                         rw-binds, no-pidns, host-net, no-seccomp,\n"
     "                         no-landlock, no-new-session, no-sweep,\n"
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
-    "                         host-root\n"
-    "                         (repeatable; recorded)\n"
+    "                         host-root, direct-stdio (repeatable; recorded)\n"
+    "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
+    "                         own) even when stdin is not one\n"
+    "      --no-tty           never a terminal: pipes, even when stdin is one\n"
+    "                         (default: a terminal when stdin is a terminal; the\n"
+    "                         workload never gets the caller's fds 0-2 themselves)\n"
     "      --bind SRC[:DST]   add a writable bind mount\n"
     "      --ro-bind SRC[:DST] add a read-only bind mount\n"
     "      --protect PATH     add a protected path (read-only, cannot be created)\n"
     "      --setenv NAME=VAL  set a variable in the workload's environment\n"
     "      --cwd DIR          working directory inside the sandbox\n"
-    "      --port HOST:PORT:SANDBOXPORT\n"
+    "  -p, --port HOST:PORT:SANDBOXPORT\n"
     "                         forward HOST:PORT on the host's loopback (127.0.0.1\n"
     "                         or [::1]; PORT \"auto\": SANDBOXPORT if free, else any)\n"
     "                         to SANDBOXPORT on the sandbox's loopback (repeatable)\n"
@@ -161,10 +170,16 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+:p:w:r:t:W:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:w:r:tW:h", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
+		case OPT_POLICY:
 			o->policy_path = optarg;
+			break;
+		case 't':
+			o->tty = OPT_TTY_YES;
+			break;
+		case OPT_NO_TTY:
+			o->tty = OPT_TTY_NO;
 			break;
 		case 'w':
 			o->workspace = optarg;
@@ -172,7 +187,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 		case 'r':
 			o->record_path = optarg;
 			break;
-		case 't':
+		case OPT_TTL:
 			if (policy_parse_duration(optarg, &o->ttl_ms) < 0 || o->ttl_ms == 0)
 				return err_set(
 				    err, EINVAL,
@@ -186,7 +201,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
 				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
-				    "no-owner-check, exec-host-mounts, no-protect, host-root)",
+				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
+				    "direct-stdio)",
 				    optarg);
 			o->weaken |= bit;
 			break;
@@ -206,7 +222,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			if (r < 0)
 				return r;
 			break;
-		case OPT_PORT:
+		case 'p':
 			r = add_str(&o->ports, &o->n_ports, optarg, err);
 			if (r < 0)
 				return r;
@@ -249,6 +265,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				       argv[optind - 1]);
 		}
 	}
+	if (o->tty == OPT_TTY_YES && o->detach)
+		return err_set(err, EINVAL, "--tty and --detach: a detached run has no terminal");
 	if (optind >= argc && !o->explain)
 		return err_set(err, EINVAL, "no command given (see paddock run --help)");
 	o->argv = argv + optind;

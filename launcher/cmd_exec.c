@@ -14,18 +14,25 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
 
 static const char usage[] =
-    "Usage: paddock exec [--cwd DIR] [--setenv NAME=VAL]... ID|NAME [--] CMD [ARG]...\n"
+    "Usage: paddock exec [-t|--no-tty] [--cwd DIR] [--setenv NAME=VAL]... ID|NAME [--] CMD "
+    "[ARG]...\n"
     "Run CMD in a running session of the caller's: in its namespaces, with the\n"
     "hardening of its workload (no capabilities, no_new_privs, Landlock, seccomp),\n"
     "its environment and cwd. CMD is a process of the session: it ends when the\n"
     "session ends (exit 128+N, 137 after SIGKILL), and it is killed when paddock\n"
     "exec goes away. SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to it.\n"
+    "CMD never gets our fds 0-2: its stdio is a pty of the sandbox's own (with -t,\n"
+    "the default when stdin is a terminal) or pipes, relayed until CMD ends; then\n"
+    "the relay closes and what CMD left in its process group is killed.\n"
+    "  -t, --tty          a terminal for CMD even when stdin is not one\n"
+    "      --no-tty       pipes, even when stdin is a terminal\n"
     "  --cwd DIR          working directory inside (default: the policy's cwd)\n"
     "  --setenv NAME=VAL  set a variable in CMD's environment (repeatable)\n"
     "  -h, --help         show this help\n"
@@ -42,16 +49,16 @@ struct exec_args {
 	size_t n_setenv;
 	const char *session;
 	char **argv;
+	int tty; /* 1 -t, 0 --no-tty, -1 when stdin is a terminal */
 };
 
 /* 0, 1 after --help, or -EINVAL with err set. */
 static int parse(int argc, char **argv, struct exec_args *a, struct err *err)
 {
 	static const struct option opts[] = {
-	    {"cwd", required_argument, NULL, 'c'},
-	    {"setenv", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"cwd", required_argument, NULL, 'c'}, {"setenv", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},	   {"tty", no_argument, NULL, 't'},
+	    {"no-tty", no_argument, NULL, 'T'},	   {NULL, 0, NULL, 0},
 	};
 	const char *eq;
 	int ch;
@@ -59,7 +66,7 @@ static int parse(int argc, char **argv, struct exec_args *a, struct err *err)
 	optind = 1;
 	opterr = 0;
 	/* "+": options end at the session, before the command. */
-	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:ht", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			if (optarg[0] != '/')
@@ -79,6 +86,12 @@ static int parse(int argc, char **argv, struct exec_args *a, struct err *err)
 			if (!a->setenv && !(a->setenv = calloc((size_t)argc, sizeof(char *))))
 				return err_set(err, ENOMEM, "out of memory");
 			a->setenv[a->n_setenv++] = optarg;
+			break;
+		case 't':
+			a->tty = 1;
+			break;
+		case 'T':
+			a->tty = 0;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -148,7 +161,33 @@ static int outcome(const char *id, const char *cmd, const char *m)
 	return cli_fail("session %s: unexpected reply", id);
 }
 
-/* Until the helper reports: signals are passed on as "signal N". */
+/* -t: our terminal raw while CMD runs (the helper relays it to the pty,
+ * whose own line discipline then does echo, ^C, ^Z), restored whatever the
+ * way out; only from the terminal's foreground (else tcsetattr stops us
+ * with SIGTTOU, and the input is not ours to take). */
+static struct termios saved;
+static bool raw;
+
+static void tty_raw(void)
+{
+	struct termios t;
+
+	if (!isatty(0) || tcgetpgrp(0) != getpgrp() || tcgetattr(0, &saved) < 0)
+		return;
+	t = saved;
+	cfmakeraw(&t);
+	raw = tcsetattr(0, TCSADRAIN, &t) == 0;
+}
+
+static void tty_restore(void)
+{
+	if (raw)
+		(void)tcsetattr(0, TCSADRAIN, &saved);
+	raw = false;
+}
+
+/* Until the helper reports: signals are passed on as "signal N", a
+ * window size change as "winch". */
 static int await(int fd, int sfd, const char *id, const char *cmd)
 {
 	char buf[SESSION_REPLY_MAX];
@@ -164,7 +203,10 @@ static int await(int fd, int sfd, const char *id, const char *cmd)
 			return cli_fail("poll: %s", strerror(errno));
 		}
 		while ((p[1].revents & POLLIN) && read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			snprintf(buf, sizeof(buf), "signal %u", si.ssi_signo);
+			if (si.ssi_signo == SIGWINCH)
+				snprintf(buf, sizeof(buf), "winch");
+			else
+				snprintf(buf, sizeof(buf), "signal %u", si.ssi_signo);
 			(void)!send(fd, buf, strlen(buf), MSG_NOSIGNAL);
 		}
 		if (!p[0].revents)
@@ -182,7 +224,7 @@ static int await(int fd, int sfd, const char *id, const char *cmd)
 
 int cmd_exec(int argc, char **argv)
 {
-	struct exec_args a = {0};
+	struct exec_args a = {.tty = -1};
 	struct registry reg = {.fd = -1};
 	struct session_info info;
 	struct err err = {0};
@@ -196,7 +238,9 @@ int cmd_exec(int argc, char **argv)
 		free(a.setenv);
 		return rc > 0 ? 0 : cli_fail("%s", err.msg);
 	}
-	rc = session_exec_encode(a.cwd, a.setenv, a.n_setenv, a.argv, &pkt, &len, &err);
+	if (a.tty < 0)
+		a.tty = isatty(0);
+	rc = session_exec_encode(a.cwd, a.setenv, a.n_setenv, a.argv, a.tty == 1, &pkt, &len, &err);
 	free(a.setenv);
 	if (rc >= 0)
 		rc = cli_lookup(&reg, a.session, &info, &err);
@@ -212,10 +256,16 @@ int cmd_exec(int argc, char **argv)
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(passed_on) / sizeof(passed_on[0]); i++)
 		sigaddset(&set, passed_on[i]);
+	if (a.tty)
+		sigaddset(&set, SIGWINCH);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
 	    (sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return cli_fail("signalfd: %s", strerror(errno));
 	if (send_request(fd, pkt, len, &err) < 0)
 		return cli_fail("session %s: %s", info.id, err.msg);
-	return await(fd, sfd, info.id, a.argv[0]);
+	if (a.tty)
+		tty_raw();
+	rc = await(fd, sfd, info.id, a.argv[0]);
+	tty_restore();
+	return rc;
 }

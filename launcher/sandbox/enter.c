@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -210,6 +211,86 @@ static int enter_cwd(const char *cwd, struct err *err)
 	return 0;
 }
 
+/* Step 8b, with spec->tty: the workload's terminal is a pty of the
+ * sandbox's own devpts instance (mounts/apply.c mounts one, newinstance,
+ * at /dev/pts with /dev/ptmx -> pts/ptmx), never the caller's: TIOCSTI,
+ * chmod or chown through it, and /dev/pts, reach only the sandbox's own
+ * terminal. The master goes to the supervisor, which relays it to the
+ * caller's terminal (supervisor/stdio.c); the slave becomes 0-2 and, in
+ * paddock-init (--tty), the controlling terminal of the workload. */
+static int open_pty(int ctl, struct err *err)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = "pty", .iov_len = 3};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c;
+	cleanup_close int m = -1, sl = -1;
+
+	m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0)
+		return err_sys(err, errno,
+			       "terminal: open /dev/ptmx in the sandbox (a policy without a "
+			       "\"dev\" mount needs --no-tty)");
+	if (unlockpt(m) < 0)
+		return err_sys(err, errno, "terminal: unlockpt");
+	/* TIOCGPTPEER opens the slave from the master itself, not by a path
+	 * that could name another devpts instance. */
+	sl = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (sl < 0)
+		return err_sys(err, errno, "terminal: TIOCGPTPEER");
+	memset(u.buf, 0, sizeof(u.buf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &m, sizeof(int));
+	if (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
+		return err_sys(err, errno, "terminal: send the pty master");
+	for (int i = 0; i < 3; i++)
+		if (dup2(sl, i) < 0)
+			return err_sys(err, errno, "terminal: dup2");
+	return 0;
+}
+
+int sandbox_recv(int ctl, char *buf, size_t size, int *fd)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = buf, .iov_len = size - 1};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b)};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(ctl, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+			if (*fd < 0)
+				*fd = f;
+			else
+				close(f);
+		}
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
 /* Step 9, and the same for every paddock exec command (supervisor/exec.c):
  * an ordered checklist, each step with its reason. */
 int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, size_t n_keep,
@@ -307,17 +388,25 @@ static int fs_ids(const struct sandbox_spec *s, struct err *err)
 /* Steps 2 to 9, in the child. Never returns into the parent's code. The
  * child runs on a copy of the parent's memory: its plan is its own, and
  * what mounts_apply() learns (skipped, as_symlink) goes back in step 7. */
-static int child_setup(const struct sandbox_spec *s, int *ctl, int *init_fd, struct err *err)
+static int child_setup(const struct sandbox_spec *s, const struct sandbox *sb, int *ctl,
+		       int *init_fd, struct err *err)
 {
 	const struct policy *p = s->policy;
 	struct mount_plan plan = s->plan;
-	int keep[3]; /* in the order of enum initproto_fd, then the memfd */
+	int keep[5]; /* in the order of enum initproto_fd, then the memfd */
 	size_t n = 0;
 	int rc;
 
 	/* Killed if the launcher dies (it holds the only handle on us). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return err_sys(err, errno, "PR_SET_PDEATHSIG");
+	/* The supervisor's relay pipes instead of the caller's fds 0-2:
+	 * chmod, chown, utimes or setxattr through /dev/stdin must reach no
+	 * host inode (Landlock has no right for those), and nothing in the
+	 * sandbox may hold the caller's terminal (supervisor/stdio.c). */
+	for (int i = 0; i < 3 && !s->tty; i++)
+		if (sb->stdio[i] >= 0 && dup2(sb->stdio[i], i) < 0)
+			return err_sys(err, errno, "stdio: dup2");
 	/* The parent writes our id maps; until then we have no usable ids. */
 	rc = wait_go(*ctl, &plan, err);
 	if (rc < 0)
@@ -364,6 +453,16 @@ static int child_setup(const struct sandbox_spec *s, int *ctl, int *init_fd, str
 			return rc;
 		keep[n++] = rc; /* INITPROTO_FD_LANDLOCK */
 	}
+	if (s->tty) {
+		rc = open_pty(*ctl, err);
+		if (rc < 0)
+			return rc;
+	}
+	/* The services' output files (--service-stdout-fd, -stderr-fd). */
+	if (s->svc_output) {
+		keep[n++] = sb->svc_out[0];
+		keep[n++] = sb->svc_out[1];
+	}
 	/* Only 0-2, the fds of enum initproto_fd (inherited by init) and
 	 * init's memfd (close-on-exec) survive. */
 	keep[n++] = s->init_fd;
@@ -380,7 +479,7 @@ static int child_setup(const struct sandbox_spec *s, int *ctl, int *init_fd, str
 	return 0;
 }
 
-static _Noreturn void child(const struct sandbox_spec *s, int ctl)
+static _Noreturn void child(const struct sandbox_spec *s, const struct sandbox *sb, int ctl)
 {
 	struct err err = {0};
 	char msg[INITPROTO_MAX];
@@ -390,7 +489,7 @@ static _Noreturn void child(const struct sandbox_spec *s, int ctl)
 
 	if (!argv)
 		err_set(&err, ENOMEM, "out of memory");
-	else if (child_setup(s, &ctl, &init_fd, &err) == 0) {
+	else if (child_setup(s, sb, &ctl, &init_fd, &err) == 0) {
 		/* Step 10. */
 		fexecve(init_fd, argv, s->env);
 		err_sys(&err, errno, "exec paddock-init");
@@ -477,7 +576,7 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 		return err_sys(err, pid, "clone3 into new namespaces");
 	if (pid == 0) {
 		close(sv[0]);
-		child(s, peer);
+		child(s, sb, peer);
 	}
 	sb->pid = (pid_t)pid;
 	sb->pidfd = pidfd;

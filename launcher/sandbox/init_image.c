@@ -85,7 +85,7 @@ int sandbox_prepare_init(const char *init_path, int *out, struct err *err)
 char **sandbox_init_argv(const struct sandbox_spec *s)
 {
 	const struct policy *p = s->policy;
-	size_t n = 0, total = 11, i;
+	size_t n = 0, total = 19, i;
 	char **argv;
 
 	for (i = 0; s->argv[i]; i++)
@@ -107,6 +107,23 @@ char **sandbox_init_argv(const struct sandbox_spec *s)
 	if (s->landlock.enabled) {
 		argv[n++] = "--landlock-fd";
 		if (asprintf(&argv[n++], "%d", INITPROTO_FD_LANDLOCK) < 0)
+			return NULL;
+	}
+	if (s->svc_output) {
+		int fd = INITPROTO_FD_CONTROL + 1 + (s->landlock.enabled ? 1 : 0);
+
+		argv[n++] = "--service-stdout-fd";
+		if (asprintf(&argv[n++], "%d", fd) < 0)
+			return NULL;
+		argv[n++] = "--service-stderr-fd";
+		if (asprintf(&argv[n++], "%d", fd + 1) < 0)
+			return NULL;
+	}
+	if (s->tty)
+		argv[n++] = "--tty";
+	if (s->deadline_ms > 0) {
+		argv[n++] = "--deadline-ms";
+		if (asprintf(&argv[n++], "%lld", (long long)s->deadline_ms) < 0)
 			return NULL;
 	}
 	for (size_t k = 0; k < p->n_services; k++) {

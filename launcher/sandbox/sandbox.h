@@ -160,12 +160,22 @@ struct sandbox_spec {
 	 * the workload's, unless the policy sets limits.rlimits.nofile. */
 	bool has_caller_nofile;
 	struct rlimit caller_nofile;
-	char *const *argv; /* the workload command, NULL-terminated */
+	bool tty;	     /* a pty of the sandbox's own devpts on 0-2 (sandbox_start()) */
+	bool svc_output;     /* the services' stdout/stderr fds are given (struct sandbox) */
+	int64_t deadline_ms; /* CLOCK_MONOTONIC ms at which init ends the sandbox, 0: none */
+	char *const *argv;   /* the workload command, NULL-terminated */
 };
 
 /* A started sandbox, as the supervisor holds it. */
 struct sandbox {
 	int ctl; /* our end of the control socket (include/initproto.h) */
+	/* Set before sandbox_start(): moved onto the child's fds 0-2 (the
+	 * supervisor's relay pipes, supervisor/stdio.c); -1 keeps the fd the
+	 * launcher has (--weaken direct-stdio). Ignored with spec->tty. */
+	int stdio[3];
+	/* Set before sandbox_start(): the services' stdout and stderr (the
+	 * session's output files), -1: /dev/null. Closed by the caller. */
+	int svc_out[2];
 	int pidfd;
 	pid_t pid;
 	dev_t ns_dev;
@@ -182,10 +192,11 @@ int sandbox_prepare_init(const char *init_path, int *out, struct err *err);
 int sandbox_find_helper(const char *name, char *buf, size_t size);
 
 /* enter.c: clone3 into the spec's namespaces with a pidfd, write the id
- * maps and release the child, which builds the root and execs paddock-init
- * (the steps are mapped at the top of enter.c). sb->ctl, pidfd, pid and the
- * namespace inodes are set from the clone on, so the caller can end the
- * child on any later failure. */
+ * maps and release the child (with s->tty it opens a pty pair on the
+ * sandbox's /dev/ptmx, sends the master back as "pty" with SCM_RIGHTS
+ * and keeps the slave on 0-2; sandbox_recv() takes it), which builds the root and execs
+ * paddock-init (the steps are mapped at the top of enter.c). sb->ctl, pidfd, pid and the namespace
+ * inodes are set from the clone on, so the caller can end the child on any later failure. */
 int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err);
 /* The same, with before_go called once the id maps are written and before
  * the child is released: nothing of the sandbox runs yet, and before_go may
@@ -194,6 +205,10 @@ int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *
 int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 			int (*before_go)(struct sandbox *sb, void *arg, struct err *err), void *arg,
 			struct err *err);
+/* One message of the control socket (nonblocking): its length (0 at EOF)
+ * or -errno; a fd that came with it (only "pty" carries one) in *fd, else
+ * -1. buf gets a NUL. */
+int sandbox_recv(int ctl, char *buf, size_t size, int *fd);
 /* Prepare the protected paths (placeholders, locks) while the child mounts
  * the rest, and hand it the result. On failure the child is killed and its
  * own error, if it failed first, is the one reported. */

@@ -35,9 +35,9 @@ static char *put(char *p, const char *tag, const char *value)
 }
 
 int session_exec_encode(const char *cwd, const char *const *env, size_t n_env, char *const *argv,
-			char **out, size_t *len, struct err *err)
+			bool tty, char **out, size_t *len, struct err *err)
 {
-	size_t total = sizeof("exec");
+	size_t total = sizeof("exec") + (tty ? TAG_LEN + 2 : 0);
 	char *buf, *p;
 
 	if (!argv || !argv[0])
@@ -62,6 +62,8 @@ int session_exec_encode(const char *cwd, const char *const *env, size_t n_env, c
 	p = buf + sizeof("exec");
 	if (cwd)
 		p = put(p, "cwd=", cwd);
+	if (tty)
+		p = put(p, "tty=", "1");
 	for (size_t i = 0; i < n_env; i++)
 		p = put(p, "env=", env[i]);
 	for (size_t i = 0; argv[i]; i++)
@@ -89,6 +91,11 @@ static int field(const char *f, size_t index, struct err *err)
 	}
 	if (strncmp(f, "arg=", TAG_LEN) == 0)
 		return 'a';
+	if (strncmp(f, "tty=", TAG_LEN) == 0) {
+		if (strcmp(v, "1") != 0)
+			return err_set(err, EINVAL, "exec request: tty=%.8s is not 1", v);
+		return 't';
+	}
 	return err_set(err, EINVAL, "exec request: unknown field %zu", index);
 }
 
@@ -96,7 +103,7 @@ int session_exec_decode(const char *pkt, size_t len, struct session_exec *out, s
 {
 	struct session_exec x = {.stdio = {-1, -1, -1}};
 	const size_t head = sizeof("exec");
-	size_t n_cwd = 0, i;
+	size_t n_cwd = 0, n_tty = 0, i;
 	char *p;
 	int kind;
 
@@ -114,11 +121,15 @@ int session_exec_decode(const char *pkt, size_t len, struct session_exec *out, s
 		if (kind < 0)
 			return kind;
 		n_cwd += kind == 'c';
+		n_tty += kind == 't';
 		x.n_env += kind == 'e';
 		x.argc += kind == 'a';
 	}
 	if (n_cwd > 1)
 		return err_set(err, EINVAL, "exec request: more than one cwd");
+	if (n_tty > 1)
+		return err_set(err, EINVAL, "exec request: more than one tty");
+	x.tty = n_tty == 1;
 	x.buf = malloc(len);
 	x.env = calloc(x.n_env + 1, sizeof(*x.env));
 	x.argv = calloc(x.argc + 1, sizeof(*x.argv));
@@ -135,7 +146,7 @@ int session_exec_decode(const char *pkt, size_t len, struct session_exec *out, s
 			x.cwd = p + TAG_LEN;
 		else if (p[0] == 'e')
 			x.env[x.n_env++] = p + TAG_LEN;
-		else
+		else if (p[0] == 'a')
 			x.argv[x.argc++] = p + TAG_LEN;
 	}
 	if (x.argc == 0 || x.argv[0][0] == '\0') {

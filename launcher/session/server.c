@@ -12,6 +12,8 @@
  *                      session. FIELD is "cwd=DIR" (at most once, absolute;
  *                      default the policy's cwd), "env=NAME=VALUE" (any
  *                      number, replacing NAME in the policy's environment)
+ *                      "tty=1" (at most once: the command gets a pty of
+ *                      the sandbox's own, relayed to the client's fds)
  *                      or "arg=WORD" (argv in order, at least one). Every
  *                      field ends with a NUL, so the packet does; at most
  *                      SESSION_EXEC_MAX bytes (else "error argument list too
@@ -20,7 +22,8 @@
  *                      process that runs the command answers once it ends:
  *                      "exit N", "signal N", "exec-error ERRNO" or
  *                      "error MSG" (a setup step failed); meanwhile the
- *                      client may send "signal N" to have N delivered.
+ *                      client may send "signal N" to have N delivered and,
+ *                      with tty=1, "winch" when its window size changed.
  *   anything else   -> "error ..."
  *
  * Every peer's uid (SO_PEERCRED) must be the owner's, whatever the modes of
@@ -319,6 +322,19 @@ int session_open_output(struct session *s, struct err *err)
 		close(fd);
 	}
 	return 0;
+}
+
+int session_output_fd(struct session *s, int which, struct err *err)
+{
+	static const char *const names[] = {"stdout", "stderr"};
+	/* Appended to: a detached session's files already hold its
+	 * workload's output. */
+	int fd = openat(s->dirfd, names[which & 1],
+			O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return err_sys(err, errno, "session %s: %s", s->info.id, names[which & 1]);
+	return fd;
 }
 
 /* --------------------------------------------------------- control socket */

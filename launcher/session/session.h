@@ -113,6 +113,7 @@ struct session_exec {
 	char **argv;
 	size_t argc;
 	int stdio[3]; /* the client's fds 0, 1 and 2 (SCM_RIGHTS); -1 when absent */
+	bool tty;     /* "tty=1": a pty of the sandbox's own (paddock exec -t) */
 };
 
 /* What the control socket asks of the supervisor's loop: a stop, or an
@@ -143,11 +144,11 @@ char *session_info_json(const struct session_info *info);
 int session_info_parse(const char *text, size_t len, struct session_info *out, struct err *err);
 
 /* The "exec" request packet for cwd (NULL: the policy's), env additions
- * ("NAME=VALUE") and argv (NULL-terminated, at least one word): *out
+ * ("NAME=VALUE"), tty (the command gets a pty) and argv (NULL-terminated, at least one word): *out
  * malloc'd, *len bytes. -E2BIG past SESSION_EXEC_MAX, -EINVAL without a
  * command, -ENOMEM; err set. */
 int session_exec_encode(const char *cwd, const char *const *env, size_t n_env, char *const *argv,
-			char **out, size_t *len, struct err *err);
+			bool tty, char **out, size_t *len, struct err *err);
 /* And back: every field checked (known tag, an absolute cwd at most once,
  * env entries NAME=VALUE with a valid name, at least one argument, every
  * field NUL-terminated). -EINVAL, -E2BIG or -ENOMEM with err set; on
@@ -214,6 +215,9 @@ int session_write(struct session *s, struct err *err);
 /* Detached sessions: stdout and stderr files in the session directory
  * (0600), made this process's fds 1 and 2 so the sandbox inherits them. */
 int session_open_output(struct session *s, struct err *err);
+/* The session's stdout (which 0) or stderr (1) file for appending,
+ * created 0600 if missing: the services' output. An fd or -errno. */
+int session_output_fd(struct session *s, int which, struct err *err);
 /* The control socket's fds to poll (up to max), and the handling of what
  * they reported: requests are answered, "stop" is handed back in req. */
 size_t session_pollfds(const struct session *s, struct pollfd *pfd, size_t max);

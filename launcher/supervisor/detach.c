@@ -15,6 +15,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
@@ -54,8 +55,11 @@ void retain_report(struct run *r, int status)
 	report(r, line);
 	/* The caller has its status and its terminal back: what the
 	 * supervisor could still say is in the record and the session. */
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
+		/* stdin too: the caller's terminal is not the supervisor's
+		 * to hold while the leases run on. */
+		dup2(null, 0);
 		dup2(null, 1);
 		dup2(null, 2);
 		close(null);
@@ -221,6 +225,11 @@ static int retain_wait(int fd, pid_t pid)
 
 int retain_start(struct run *r, int *status, struct err *err)
 {
+	struct termios saved;
+	/* The supervisor-to-be relays the caller's terminal (stdio.c) and
+	 * restores its mode itself; should it die without (SIGKILL), we
+	 * do, once it has ended or reported, from the foreground only. */
+	bool tty = isatty(0) && tcgetattr(0, &saved) == 0;
 	int fd = -1;
 	pid_t pid = fork_reporting(&fd, err);
 
@@ -232,5 +241,7 @@ int retain_start(struct run *r, int *status, struct err *err)
 	}
 	*status = retain_wait(fd, pid);
 	close(fd);
+	if (tty && tcgetpgrp(0) == getpgrp())
+		(void)tcsetattr(0, TCSADRAIN, &saved);
 	return 1;
 }

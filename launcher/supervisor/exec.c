@@ -22,7 +22,14 @@
  * the command's descendants included (pid_namespaces(7)); the client then
  * learns "signal 15" or "signal 9" (exit 143 or 137).
  * When the client goes away (its socket hangs up) the command is
- * SIGKILLed: nothing outlives its owner (docker exec lets it run on). */
+ * SIGKILLed: nothing outlives its owner (docker exec lets it run on).
+ *
+ * Stdio: the command never gets the client's fds (which arrive by
+ * SCM_RIGHTS and stay in the helper): pipes, or with -t a pty of the
+ * sandbox's devpts, relayed by the helper (stdio.c's relay) until the
+ * command ends; then its process group is SIGKILLed and the relay
+ * closed, so a leftover child of the command can read nothing more from
+ * the client's terminal. */
 #include "run.h"
 
 #include <fcntl.h>
@@ -32,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -89,7 +97,7 @@ static char **merged_env(char *const *base, const char *const *add, size_t n_add
 /* The command's process: in the sandbox's namespaces (pid included), a
  * child of the helper. Never returns. */
 static __attribute__((noreturn)) void command(const struct run *r, struct session_exec *x,
-					      int errfd)
+					      const int cstdio[3], int errfd)
 {
 	struct err err = {0};
 	int keep[1] = {errfd};
@@ -101,6 +109,13 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 	 * is 0 while it lives; a reparented process sees PID 1. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != 0)
 		_exit(EXIT_LAUNCHER);
+	/* The relay's pipes or pty slave, never the client's own fds: the
+	 * client's terminal or files are host inodes (chmod /dev/stdin), and
+	 * a leftover of the command would keep reading the client's terminal
+	 * after paddock exec returned. */
+	for (int i = 0; i < 3; i++)
+		if (dup2(cstdio[i], i) < 0)
+			_exit(EXIT_LAUNCHER);
 	env = merged_env(r->spec->sb.env, x->env, x->n_env);
 	if (!env) {
 		err_set(&err, ENOMEM, "out of memory");
@@ -110,6 +125,12 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 		 * the command's, as paddock-init's execvp does for the
 		 * workload. */
 		environ = env;
+		/* -t: the pty slave becomes the controlling terminal of the
+		 * session sandbox_harden() made us the leader of, so job
+		 * control works. A policy's seccomp filter may refuse the
+		 * ioctl: then the command runs without one. */
+		if (x->tty)
+			(void)ioctl(0, TIOCSCTTY, 0);
 		execvp(x->argv[0], x->argv);
 		e = errno;
 		reply(keep[0], "exec-error %d", e);
@@ -156,28 +177,31 @@ static int enter(const struct run *r, int *sock, int *end_fd, struct session_exe
 	return 0;
 }
 
-/* The client's requests until the command ends: "signal N". A hang-up
- * kills the command; the session's end (EOF on end_fd) terminates it. */
-static void forward_client(int sock, int pidfd, int end_fd)
+/* The client's requests until the command ends: "signal N", "winch"; and
+ * the relay of its stdio. A hang-up kills the command; the session's end
+ * (EOF on end_fd) terminates it. */
+static void forward_client(int sock, int pidfd, int end_fd, struct stdio_relay *rel)
 {
 	bool client = true, ending = false;
 
 	for (;;) {
-		struct pollfd p[3] = {
+		struct pollfd p[3 + STDIO_PFDS] = {
 		    {.fd = pidfd, .events = POLLIN},
 		    {.fd = client ? sock : -1, .events = POLLIN},
 		    {.fd = ending ? -1 : end_fd, .events = POLLIN},
 		};
+		size_t nr = stdio_relay_pollfds(rel, p + 3, STDIO_PFDS);
 		char buf[32];
 		ssize_t n;
 		int sig;
 
-		if (poll(p, 3, -1) < 0) {
+		if (poll(p, 3 + nr, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
 			return;
 		}
+		stdio_relay_handle(rel, p + 3, nr);
 		if (p[0].revents)
 			return;
 		if (p[2].revents) {
@@ -198,6 +222,10 @@ static void forward_client(int sock, int pidfd, int end_fd)
 			continue;
 		}
 		buf[n] = '\0';
+		if (strcmp(buf, "winch") == 0) {
+			stdio_relay_winch(rel);
+			continue;
+		}
 		/* ESRCH: it just ended; the pidfd tells us next. */
 		if (sscanf(buf, "signal %d", &sig) == 1 && sig > 0 && sig < NSIG)
 			pidfd_send_signal(pidfd, sig, NULL, 0);
@@ -205,17 +233,59 @@ static void forward_client(int sock, int pidfd, int end_fd)
 }
 
 /* The helper: never returns. */
+/* -t: a pty pair of the sandbox's own devpts (the helper is in its mount
+ * namespace now), as the workload's (sandbox/enter.c): the master is
+ * relayed to the client's fds, the slave is the command's 0-2. */
+static int open_pty(int *master, int child[3], struct err *err)
+{
+	int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC), sl;
+
+	if (m < 0)
+		return err_sys(err, errno,
+			       "terminal: open /dev/ptmx in the sandbox (use --no-tty)");
+	if (unlockpt(m) < 0 || (sl = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		close(m);
+		return err_sys(err, errno, "terminal: the pty's slave");
+	}
+	*master = m;
+	child[0] = child[1] = child[2] = sl;
+	return 0;
+}
+
+/* The end of the command: what it left in its process group goes too
+ * (docker exec leaves such leftovers running; here nothing outlives its
+ * owner), and the relay closes, so a leftover that changed its group
+ * reads EOF and writes into nothing. The group id is the command's pid
+ * (sandbox_harden()'s setsid()); the command is not reaped yet, so the
+ * id is still its own. */
+static void end_command(long pid, struct stdio_relay *rel)
+{
+	/* ESRCH: nothing is left in it. */
+	(void)kill((pid_t)-pid, SIGKILL);
+	stdio_relay_finish(rel);
+}
+
 static __attribute__((noreturn)) void helper(const struct run *r, int sock, struct session_exec *x)
 {
 	struct sys_clone_args args = {0};
+	struct stdio_relay rel = {.master = -1, .tty_fd = -1};
 	struct err err = {0};
 	char buf[sizeof(err.msg) + 16];
 	siginfo_t si = {0};
-	int pipefd[2], pidfd = -1, end_fd = -1;
+	int pipefd[2], pidfd = -1, end_fd = -1, cstdio[3] = {-1, -1, -1}, master = -1;
+	/* The session's --weaken direct-stdio: the client's own fds. */
+	bool direct = r->spec->opt->weaken & WEAKEN_DIRECT_STDIO;
+
+	if (direct)
+		for (int i = 0; i < 3; i++)
+			cstdio[i] = i;
 	ssize_t n;
 	long pid;
 
-	if (enter(r, &sock, &end_fd, x, &err) < 0) {
+	if (enter(r, &sock, &end_fd, x, &err) < 0 ||
+	    (direct   ? 0
+	     : x->tty ? open_pty(&master, cstdio, &err)
+		      : stdio_relay_pipes(&rel, cstdio, &err)) < 0) {
 		reply(sock, "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
@@ -229,8 +299,15 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 	pid = sys_clone3(&args);
 	if (pid == 0) {
 		close(pipefd[0]);
-		command(r, x, pipefd[1]);
+		command(r, x, cstdio, pipefd[1]);
 	}
+	/* The command has its copies. */
+	for (int i = 0; i < 3 && !direct; i++)
+		if (cstdio[i] >= 0 && (i == 0 || cstdio[i] != cstdio[i - 1]))
+			close(cstdio[i]);
+	/* The client's terminal mode is the client's (cmd_exec.c). */
+	if (master >= 0)
+		stdio_relay_pty(&rel, master, false);
 	if (pid < 0) {
 		/* ENOMEM: the pid namespace has no init any more (fork(2)). */
 		if (pid == -ENOMEM)
@@ -251,7 +328,8 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 		reply(sock, "%s", buf);
 		_exit(0);
 	}
-	forward_client(sock, pidfd, end_fd);
+	forward_client(sock, pidfd, end_fd, &rel);
+	end_command(pid, &rel);
 	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
 		_exit(EXIT_LAUNCHER);
 	if (si.si_code == CLD_EXITED)

@@ -154,7 +154,13 @@ void explain_print(const struct run_spec *r, FILE *f)
 	      f);
 	fprintf(f, "session: %s\n",
 		r->opt->weaken & WEAKEN_NO_NEW_SESSION ? "the caller's (weakened)"
+		: r->stdio == STDIO_TTY		       ? "new; its controlling terminal is its pty"
 						       : "new, no controlling terminal");
+	fprintf(f, "stdio: %s\n",
+		r->stdio == STDIO_TTY	    ? "a pty of the sandbox's own devpts, relayed"
+		: r->stdio == STDIO_PIPES   ? "pipes, relayed"
+		: r->stdio == STDIO_INHERIT ? "/dev/null and the session's capped output (detached)"
+					    : "the caller's fds 0-2 (weakened)");
 	if (r->sb.seccomp.enabled) {
 		fprintf(f, "seccomp: %u rules, %u syscalls allowed; denied:", r->sb.seccomp.n_rules,
 			r->sb.seccomp.n_allowed);

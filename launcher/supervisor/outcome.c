@@ -234,6 +234,13 @@ int outcome_apply(struct outcome *o, const char *m, const struct timespec *now)
 	}
 	if (strcmp(m, "retained") == 0)
 		return retained(o, now);
+	/* init ended the sandbox at the TTL itself: the supervisor did not
+	 * (stopped, hung). The same expiry as the supervisor's own. */
+	if (strcmp(m, "deadline") == 0) {
+		if (!o->stopped && !o->services_stop_sent)
+			o->expired = true;
+		return 0;
+	}
 	if (strncmp(m, "service-started ", 16) == 0)
 		return service(o, m + 16, true, now);
 	if (strncmp(m, "service-ended ", 14) == 0)

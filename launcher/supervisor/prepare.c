@@ -281,6 +281,20 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	log_debug("protected names found");
 	if (rc < 0)
 		return rc;
+	r->stdio = stdio_choose(o);
+	sb->tty = r->stdio == STDIO_TTY;
+	/* The services' output into the session's files; --weaken
+	 * direct-stdio leaves them init's fds 0-2, the caller's. */
+	sb->svc_output = r->policy->n_services && r->stdio != STDIO_DIRECT;
+	/* paddock-init's own deadline, a little after the supervisor's
+	 * (supervise()): expiry must not depend on a running supervisor. */
+	if (r->policy->ttl_ms) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		sb->deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 +
+				  (int64_t)r->policy->ttl_ms + INIT_DEADLINE_MARGIN_MS;
+	}
 	sb->namespaces = r->policy->namespaces;
 	if (r->opt->weaken & WEAKEN_NO_PIDNS)
 		sb->namespaces &= ~POLICY_NS_PID;

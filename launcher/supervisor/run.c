@@ -65,6 +65,23 @@ static void live_free(struct run_live *l)
 	l->box.ctl = l->box.pidfd = -1;
 }
 
+/* The services' stdout and stderr: the session's output files, never the
+ * caller's stdio (a leased service outlives the main command). */
+static int open_service_output(struct run *r, struct err *err)
+{
+	if (!r->spec->sb.svc_output)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		int fd = r->live.session ? session_output_fd(r->live.session, i, err)
+					 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return r->live.session ? fd : err_sys(err, errno, "/dev/null");
+		r->live.svc_out[i] = r->live.box.svc_out[i] = fd;
+	}
+	return 0;
+}
+
 /* Start the sandbox and what runs beside it. On failure the child (which
  * waits for "go" or for its protected paths) must not outlive us. */
 static int start(struct run *r, struct err *err)
@@ -73,14 +90,24 @@ static int start(struct run *r, struct err *err)
 	int rc;
 
 	/* Blocked before the clone, so none is lost before the signalfd. */
-	forwarded_sigset(&set);
+	supervisor_sigset(&set);
+	/* SIGPIPE too, not read: a reader of the relay's output that went
+	 * away is an EPIPE for the relay (stdio.c), not our end. Every
+	 * process that enters the sandbox starts with an empty mask
+	 * (sandbox_harden()) and no pending signal (fork(2)). */
+	sigaddset(&set, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* A mediated network: the mediator's listeners are bound inside
-	 * before the child is released. */
-	if (r->live.output.active) {
+	rc = stdio_prepare(r, err);
+	if (rc >= 0)
+		rc = open_service_output(r, err);
+	/* A detached run: the sandbox's fds 1 and 2 are the capped output's
+	 * pipes (output.c), its stdin the supervisor's /dev/null (stdio mode
+	 * "inherit": nothing of the caller's). A mediated network: the
+	 * mediator's listeners are bound inside before the child is
+	 * released. */
+	if (rc >= 0 && r->live.output.active) {
 		int save[2] = {-1, -1};
 
-		/* Only the sandbox writes into the copier's pipes. */
 		rc = output_swap(r, save);
 		if (rc >= 0)
 			rc = r->spec->sb.anyip ? sandbox_start_gated(&r->spec->sb, &r->live.box,
@@ -89,10 +116,17 @@ static int start(struct run *r, struct err *err)
 		else
 			err_sys(err, rc, "output pipes");
 		output_unswap(r, save);
-	} else if (r->spec->sb.anyip) {
+	} else if (rc >= 0 && r->spec->sb.anyip) {
 		rc = sandbox_start_gated(&r->spec->sb, &r->live.box, mediator_bind, r, err);
-	} else {
+	} else if (rc >= 0) {
 		rc = sandbox_start(&r->spec->sb, &r->live.box, err);
+	}
+	/* The child has its copies. */
+	stdio_started(r);
+	for (int i = 0; i < 2; i++) {
+		if (r->live.svc_out[i] >= 0)
+			close(r->live.svc_out[i]);
+		r->live.svc_out[i] = r->live.box.svc_out[i] = -1;
 	}
 	if (rc >= 0)
 		rc = sandbox_protect(&r->spec->sb, &r->live.box, &r->live.protect, err);
@@ -118,6 +152,9 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	struct rlimit nofile;
 	FILE *out;
 
+	/* The workload's last output, and the caller's terminal as it was,
+	 * before anything else is said. */
+	stdio_finish(r);
 	/* The endpoints end with the session, before anyone learns it ended;
 	 * the mediator too, and what it admitted goes into the record. */
 	ports_stop(&r->live.ports);
@@ -180,15 +217,18 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 int supervisor_run(const struct options *o)
 {
 	struct run_spec spec = {.sb = {.init_fd = -1}};
-	struct run r = {.spec = &spec,
-			.live = {.box = {.ctl = -1, .pidfd = -1},
-				 .report_fd = -1,
-				 .caller_err = -1,
-				 .record_fd = -1,
-				 .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
-				 .ports = {.relay_pidfd = -1},
-				 .mediator = {.pidfd = -1, .log_fd = -1},
-				 .evidence = {.fd = -1}}};
+	struct run r = {
+	    .spec = &spec,
+	    .live = {.box = {.ctl = -1, .pidfd = -1, .stdio = {-1, -1, -1}, .svc_out = {-1, -1}},
+		     .stdio = {.master = -1, .tty_fd = -1},
+		     .svc_out = {-1, -1},
+		     .report_fd = -1,
+		     .caller_err = -1,
+		     .record_fd = -1,
+		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
+		     .ports = {.relay_pidfd = -1},
+		     .mediator = {.pidfd = -1, .log_fd = -1},
+		     .evidence = {.fd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
 	struct err err = {0}, eerr = {0};
 	cleanup_close int record_fd = -1;

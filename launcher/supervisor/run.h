@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <termios.h>
 #include <time.h>
 
 #include "../../include/initproto.h"
@@ -20,9 +21,49 @@
  * overflow id "nobody", which owns no file a sandbox could reach. */
 #define ROOT_CALLER_ID 65534
 
+/* stdio.c: how the workload's fds 0-2 reach the caller's. */
+enum stdio_mode {
+	STDIO_PIPES,  /* three pipes the supervisor relays */
+	STDIO_TTY,    /* a pty of the sandbox's devpts, relayed */
+	STDIO_DIRECT, /* the caller's own fds (--weaken direct-stdio, no-new-session) */
+	/* The supervisor's own 0-2, which are not the caller's: a detached
+	 * run's /dev/null and its capped output's pipes (output.c). No relay;
+	 * no weakening (paddock exec still relays its client's fds). */
+	STDIO_INHERIT,
+};
+
+/* One direction of the relay: src -> dst, spliced or copied through buf. */
+struct stdio_dir {
+	int src, dst;
+	bool src_ours, dst_ours; /* closed by the relay when it ends */
+	bool open;		 /* still relaying */
+	bool splice;		 /* false once splice(2) refused the pair */
+	bool want_out;		 /* waiting for dst to take more (else for src) */
+	size_t len, off;	 /* copy mode: what buf holds */
+	uint64_t bytes;
+	char *buf; /* copy mode: STDIO_BUF bytes, malloc'd when first needed */
+};
+#define STDIO_BUF 65536
+
+struct stdio_relay {
+	enum stdio_mode mode;
+	struct stdio_dir d[3]; /* pipes: 0 in, 1 out, 2 err; tty: 0 in, 1 out */
+	size_t n;	       /* directions in use */
+	int master;	       /* tty: the pty master, -1 until the child sent it */
+	int tty_fd;	       /* the caller's terminal (one of 0-2), -1: none */
+	struct termios saved;
+	bool saved_ok, raw;
+	bool paused; /* tty: stdin not read (stopped, or in the background) */
+};
+
+/* paddock-init ends the sandbox itself this long after the supervisor's
+ * own TTL deadline (sb.deadline_ms - this), which normally comes first. */
+#define INIT_DEADLINE_MARGIN_MS 100
+
 /* What the run is: decided before anything starts. */
 struct run_spec {
 	const struct options *opt;
+	enum stdio_mode stdio;
 	const char *policy_label; /* file path, or "(built-in agent policy)" */
 	char file_sha256[65];	  /* digest of the policy file bytes */
 	struct policy *policy;	  /* effective: file + command-line additions */
@@ -107,6 +148,10 @@ struct run_live {
 	int record_fd; /* --record: its directory (record_open_dir()), written at
 			* "retained" and at the end */
 	struct output output;
+	struct stdio_relay stdio;
+	/* The services' stdout and stderr (the session's output files),
+	 * for the child; closed once it has them. */
+	int svc_out[2];
 };
 
 struct run {
@@ -232,9 +277,50 @@ int record_replace(int dirfd, const char *path, const char *text, size_t len, st
 /* explain.c: paddock run --explain. */
 void explain_print(const struct run_spec *s, FILE *f);
 
+/* stdio.c: the workload's fds 0-2 (see its header comment).
+ * stdio_choose(): the mode for these options. stdio_prepare(): before
+ * sandbox_start(), the pipes (pipe mode), their child ends in r->live.box
+ * .stdio; stdio_started() closes those after the start. stdio_master():
+ * the pty master from the child ("pty"), taken (closed when not wanted):
+ * the caller's terminal goes raw. stdio_pollfds()/stdio_handle(): the
+ * relay's part of the supervise loop. stdio_winch(): the caller's window
+ * size onto the pty. stdio_suspend() (SIGTSTP): the caller's termios back,
+ * stop; stdio_resume() (SIGCONT, or after the stop): raw again only in the
+ * foreground. stdio_finish(): drain the output, close the relay, the
+ * caller's termios back; safe to call more than once. */
+enum stdio_mode stdio_choose(const struct options *o);
+/* The relay itself, for the supervisor and the exec helper: between our
+ * fds 0-2 and pipes whose other ends (child[]) the workload gets, or a pty
+ * master (with termios: our terminal raw while we are in its foreground).
+ * stdio_relay_finish() drains, closes and restores. */
+int stdio_relay_pipes(struct stdio_relay *s, int child[3], struct err *err);
+void stdio_relay_pty(struct stdio_relay *s, int master, bool termios);
+size_t stdio_relay_pollfds(const struct stdio_relay *s, struct pollfd *pfd, size_t max);
+void stdio_relay_handle(struct stdio_relay *s, const struct pollfd *pfd, size_t n);
+bool stdio_relay_output_open(const struct stdio_relay *s);
+void stdio_relay_winch(struct stdio_relay *s);
+void stdio_relay_finish(struct stdio_relay *s);
+int stdio_prepare(struct run *r, struct err *err);
+void stdio_started(struct run *r);
+void stdio_master(struct run *r, int fd);
+size_t stdio_pollfds(const struct run *r, struct pollfd *pfd, size_t max);
+void stdio_handle(struct run *r, const struct pollfd *pfd, size_t n);
+void stdio_winch(struct run *r);
+void stdio_suspend(struct run *r);
+void stdio_resume(struct run *r);
+/* The supervise loop's poll timeout (-1: none) and what to do on each
+ * pass: a relay paused in the background resumes once in the foreground. */
+int stdio_poll_timeout(const struct run *r);
+void stdio_tick(struct run *r);
+void stdio_finish(struct run *r);
+
 /* supervise.c: the signals the supervisor passes on to the sandbox (and a
  * detached or retaining foreground process to its supervisor), blocked
  * before the start so none is lost: one table. */
 extern const int forwarded_signals[];
 extern const size_t n_forwarded_signals;
 void forwarded_sigset(sigset_t *set);
+/* The supervisor's signalfd set: the forwarded ones plus SIGTSTP and
+ * SIGCONT (stdio_suspend(), stdio_resume()). */
+void supervisor_sigset(sigset_t *set);
+#define STDIO_PFDS 4 /* stdio_pollfds() gives at most this many */

@@ -23,7 +23,9 @@
 #include "../../include/log.h"
 #include "../../include/timer.h"
 
-const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+/* SIGWINCH: in terminal mode a size change of the sandbox's pty
+ * (stdio_winch()), else the signal. */
+const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 const size_t n_forwarded_signals = sizeof(forwarded_signals) / sizeof(forwarded_signals[0]);
 
 void forwarded_sigset(sigset_t *set)
@@ -31,6 +33,33 @@ void forwarded_sigset(sigset_t *set)
 	sigemptyset(set);
 	for (size_t i = 0; i < n_forwarded_signals; i++)
 		sigaddset(set, forwarded_signals[i]);
+}
+
+void supervisor_sigset(sigset_t *set)
+{
+	forwarded_sigset(set);
+	/* Job control of the caller's terminal: the relay stops cleanly
+	 * (stdio_suspend()) and resumes (stdio_resume()). */
+	sigaddset(set, SIGTSTP);
+	sigaddset(set, SIGCONT);
+}
+
+static void on_signal(struct run *r, int sig)
+{
+	if (sig == SIGTSTP) {
+		stdio_suspend(r);
+		return;
+	}
+	if (sig == SIGCONT) {
+		stdio_resume(r);
+		return;
+	}
+	if (sig == SIGWINCH && r->live.stdio.mode == STDIO_TTY) {
+		stdio_winch(r);
+		return;
+	}
+	/* ESRCH: PID 1 is already gone; pidfd readiness follows. */
+	pidfd_send_signal(r->live.box.pidfd, sig, NULL, 0);
 }
 
 /* SIGKILL margin after the grace period: init's own deadline comes first,
@@ -44,7 +73,10 @@ static void started(struct run *r)
 	if (r->live.session) {
 		if (proc_identity(r->live.box.pid, &r->live.session->info.init) < 0)
 			r->live.session->info.init = (struct proc_id){0};
-		r->live.session->info.state = SESSION_RUNNING;
+		/* "started" and "retained" can come in one drain(): the
+		 * main command's end, already written, stays. */
+		if (r->live.session->info.state == SESSION_STARTING)
+			r->live.session->info.state = SESSION_RUNNING;
 		/* A registry that went away meanwhile does not stop the
 		 * workload; ps and stop will not find it. */
 		(void)session_write(r->live.session, NULL);
@@ -78,9 +110,12 @@ static void handle_message(struct run *r, const char *m)
 			r->spec->policy->services[r->out.fx_lease].argv[0],
 			strerror(atoi(strrchr(l->ended, ' ') ? strrchr(l->ended, ' ') + 1 : "0")));
 	}
-	if (fx & OUTCOME_FX_RETAINED)
+	if (fx & OUTCOME_FX_RETAINED) {
+		/* The main command is over and the caller gets its terminal
+		 * back: the relay ends here, whatever runs on. */
+		stdio_finish(r);
 		leases_retained(r);
-	else if (fx & OUTCOME_FX_LEASE)
+	} else if (fx & OUTCOME_FX_LEASE)
 		leases_publish(r);
 }
 
@@ -89,17 +124,24 @@ static void drain(struct run *r, bool *open)
 	char buf[INITPROTO_MAX + 1];
 
 	while (*open) {
-		ssize_t n = recv(r->live.box.ctl, buf, INITPROTO_MAX, MSG_DONTWAIT);
+		int fd = -1;
+		int n = sandbox_recv(r->live.box.ctl, buf, sizeof(buf), &fd);
 
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		if (n == -EAGAIN || n == -EINTR)
 			return;
 		if (n <= 0) {
 			*open = false; /* EOF: init (or the child) is gone */
 			return;
 		}
-		buf[n] = '\0';
 		log_debug("message: %s", buf);
-		handle_message(r, buf);
+		/* The child's pty master (terminal mode); a fd with any
+		 * other message is closed unused. */
+		if (fd >= 0 && strcmp(buf, "pty") == 0)
+			stdio_master(r, fd);
+		else if (fd >= 0)
+			close(fd);
+		else
+			handle_message(r, buf);
 	}
 }
 
@@ -162,39 +204,51 @@ int supervise(struct run *r, struct err *err)
 	sigset_t set;
 	siginfo_t si = {0};
 
-	forwarded_sigset(&set);
+	supervisor_sigset(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	ttl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	kill_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (sfd < 0 || ttl_tfd < 0 || kill_tfd < 0)
 		return err_sys(err, errno, "supervisor fds");
-	if (r->spec->policy->ttl_ms && timer_arm_ms(ttl_tfd, r->spec->policy->ttl_ms) < 0)
-		return err_sys(err, errno, "arm the TTL");
+	/* The TTL from the deadline init was given too (run_prepare()),
+	 * which is INIT_DEADLINE_MARGIN_MS later. */
+	if (r->spec->sb.deadline_ms) {
+		int64_t at = r->spec->sb.deadline_ms - INIT_DEADLINE_MARGIN_MS;
+		struct itimerspec its = {
+		    .it_value = {.tv_sec = at / 1000, .tv_nsec = (at % 1000) * 1000000}};
+
+		if (timerfd_settime(ttl_tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+			return err_sys(err, errno, "arm the TTL");
+	}
 	if (r->spec->policy->ttl_ms && r->live.session)
 		session_expires(r->live.session, r->spec->policy->ttl_ms);
 
 	for (;;) {
-		struct pollfd pfd[5 + 1 + SESSION_CLIENTS_MAX + 2] = {
+		struct pollfd pfd[5 + STDIO_PFDS + 1 + SESSION_CLIENTS_MAX + 2] = {
 		    {.fd = r->live.box.pidfd, .events = POLLIN},
 		    {.fd = ctl_open ? r->live.box.ctl : -1, .events = POLLIN},
 		    {.fd = sfd, .events = POLLIN},
 		    {.fd = ttl_tfd, .events = POLLIN},
 		    {.fd = kill_tfd, .events = POLLIN},
 		};
-		/* The session's control socket and its clients follow. */
+		/* The relay's fds, then the session's control socket and
+		 * its clients. */
+		size_t ns = stdio_pollfds(r, pfd + 5, STDIO_PFDS);
+		struct pollfd *spfd = pfd + 5 + ns;
 		size_t n = r->live.session
-			       ? session_pollfds(r->live.session, pfd + 5, 1 + SESSION_CLIENTS_MAX)
+			       ? session_pollfds(r->live.session, spfd, 1 + SESSION_CLIENTS_MAX)
 			       : 0;
 		/* Then a detached run's output pipes (output.c). */
-		size_t n_out = output_pollfds(r, pfd + 5 + n);
+		size_t n_out = output_pollfds(r, spfd + n);
 		struct session_request req;
 		uint64_t ticks;
 
-		if (poll(pfd, 5 + n + n_out, -1) < 0) {
+		if (poll(pfd, 5 + ns + n + n_out, stdio_poll_timeout(r)) < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_sys(err, errno, "poll");
 		}
+		stdio_tick(r);
 		if (pfd[1].revents)
 			drain(r, &ctl_open);
 		if (r->out.started && !announced) {
@@ -204,20 +258,18 @@ int supervise(struct run *r, struct err *err)
 		if (pfd[2].revents & POLLIN) {
 			struct signalfd_siginfo ssi;
 
-			while (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
-				/* ESRCH: PID 1 is already gone; pidfd readiness
-				 * follows. */
-				pidfd_send_signal(r->live.box.pidfd, (int)ssi.ssi_signo, NULL, 0);
-			}
+			while (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi))
+				on_signal(r, (int)ssi.ssi_signo);
 		}
+		stdio_handle(r, pfd + 5, ns);
 		if ((pfd[3].revents & POLLIN) && read(ttl_tfd, &ticks, sizeof(ticks)) > 0)
 			expire(r, kill_tfd);
 		if ((pfd[4].revents & POLLIN) && read(kill_tfd, &ticks, sizeof(ticks)) > 0)
 			pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
 		if (n_out)
-			output_serve(r, pfd + 5 + n);
+			output_serve(r, spfd + n);
 		if (n) {
-			session_serve(r->live.session, pfd + 5, n, &req);
+			session_serve(r->live.session, spfd, n, &req);
 			if (req.stop)
 				stop(r, kill_tfd, &req);
 			if (req.stop)

@@ -26,8 +26,16 @@ enum weaken {
 	WEAKEN_EXEC_HOST_MOUNTS = 1u << 8, /* paddock exec keeps the host's mount namespace */
 	WEAKEN_NO_PROTECT = 1u << 9,	   /* no protected paths (the check after the run stays) */
 	WEAKEN_HOST_ROOT = 1u << 10,	   /* a root caller's workload is host uid 0 */
+	WEAKEN_DIRECT_STDIO = 1u << 11,	   /* the caller's fds 0-2 as they are, no relay */
 };
-#define WEAKEN_COUNT 11
+#define WEAKEN_COUNT 12
+
+/* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
+enum opt_tty {
+	OPT_TTY_AUTO, /* when stdin is a terminal */
+	OPT_TTY_YES,
+	OPT_TTY_NO,
+};
 
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
@@ -55,7 +63,8 @@ struct options {
 	bool explain;	  /* print the effective sandbox, start nothing */
 	bool detach;	  /* print the session id once started; supervise in the background */
 	const char *name; /* the session's name, NULL: unnamed */
-	char **argv;	  /* the workload command, NULL-terminated */
+	enum opt_tty tty;
+	char **argv; /* the workload command, NULL-terminated */
 };
 
 /* weaken.c */

@@ -20,6 +20,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"exec-host-mounts", "paddock exec commands see the host's files (no mount namespace)"},
     {"no-protect", "no protected paths: the workload can plant code the host's tools run"},
     {"host-root", "the workload is host uid 0: it reads root-only files in its binds"},
+    {"direct-stdio", "the workload gets the caller's fds 0-2: chmod, chown and xattrs through "
+		     "/dev/stdin reach the host's file or terminal"},
 };
 
 const char *weaken_name(unsigned bit)

@@ -667,12 +667,14 @@ static const char tiocsti_py[] =
     "    except OSError as e:\n"
     "        print(name, 'ioctl', errno.errorcode[e.errno])\n";
 
-static struct pty_run tiocsti_run(const char *ws, const char *k1, const char *k2)
+static struct pty_run tiocsti_run(const char *ws, const char *k1, const char *k2, bool no_tty)
 {
 	const char *args[16];
 	size_t n = 0;
 
 	args[n++] = "run";
+	if (no_tty)
+		args[n++] = "--no-tty";
 	if (k1) {
 		args[n++] = "--weaken";
 		args[n++] = k1;
@@ -692,15 +694,23 @@ static struct pty_run tiocsti_run(const char *ws, const char *k1, const char *k2
 Test(escape, cve_2017_5226_tiocsti_cannot_reach_the_callers_terminal)
 {
 	struct h_world w = h_world();
-	struct pty_run r = tiocsti_run(w.ws, NULL, NULL);
+	struct pty_run r = tiocsti_run(w.ws, NULL, NULL, true);
 
 	cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.out);
-	/* seccomp refuses the ioctl, and in its own session the workload
-	 * has no controlling terminal at all. */
+	/* Without a terminal (--no-tty) fd 0 is a pipe, seccomp refuses the
+	 * ioctl anyway, and in its own session the workload has no
+	 * controlling terminal at all. */
 	cr_assert(h_contains(r.out, "fd0 ioctl EPERM"), "%s", r.out);
 	cr_assert(h_contains(r.out, "tty open ENXIO"), "%s", r.out);
 	cr_assert(!h_contains(r.out, "INJECTED"), "%s", r.out);
 	cr_assert(!h_contains(r.out, "ZQZ"), "injected input echoed by the terminal:\n%s", r.out);
+	/* In terminal mode (the default under a terminal) the controlling
+	 * terminal is the sandbox's own pty, and seccomp still refuses. */
+	r = tiocsti_run(w.ws, NULL, NULL, false);
+	cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.out);
+	cr_assert(h_contains(r.out, "fd0 ioctl EPERM"), "%s", r.out);
+	cr_assert(h_contains(r.out, "tty ioctl EPERM"), "%s", r.out);
+	cr_assert(!h_contains(r.out, "INJECTED"), "%s", r.out);
 }
 
 /* Each layer alone stops it; with both off, the input arrives. */
@@ -715,20 +725,21 @@ Test(escape, weaken_no_seccomp_no_new_session_tiocsti_injects)
 		snprintf(legacy, sizeof(legacy), "%s", l);
 	/* Seccomp off, own session: the kernel refuses TIOCSTI on a tty that
 	 * is not the caller's controlling terminal; /dev/tty has none. */
-	r = tiocsti_run(w.ws, "no-seccomp", NULL);
+	r = tiocsti_run(w.ws, "no-seccomp", NULL, true);
 	cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.out);
-	cr_assert(h_contains(r.out, "fd0 ioctl EPERM"), "%s", r.out);
+	/* fd 0 is the relay's pipe: no terminal at all. */
+	cr_assert(h_contains(r.out, "fd0 ioctl ENOTTY"), "%s", r.out);
 	cr_assert(h_contains(r.out, "tty open ENXIO"), "%s", r.out);
 	cr_assert(!h_contains(r.out, "ZQZ"), "%s", r.out);
 	/* The caller's session, seccomp on: /dev/tty is the caller's
 	 * terminal now, and seccomp alone refuses the ioctl. */
-	r = tiocsti_run(w.ws, "no-new-session", NULL);
+	r = tiocsti_run(w.ws, "no-new-session", NULL, false);
 	cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.out);
 	cr_assert(h_contains(r.out, "fd0 ioctl EPERM"), "%s", r.out);
 	cr_assert(h_contains(r.out, "tty ioctl EPERM"), "%s", r.out);
 	cr_assert(!h_contains(r.out, "ZQZ"), "%s", r.out);
 	/* Both off. */
-	r = tiocsti_run(w.ws, "no-seccomp", "no-new-session");
+	r = tiocsti_run(w.ws, "no-seccomp", "no-new-session", false);
 	cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.out);
 	cr_assert(h_contains(r.out, "warning: --weaken no-new-session"), "%s", r.out);
 	if (legacy[0] == '0') {
@@ -1145,13 +1156,17 @@ static struct h_proc stdin_file_run(const struct h_world *w, const char *file, b
 	struct h_proc p;
 
 	/* sh opens the file read-only as paddock's stdin, as a caller's
-	 * shell does for "paddock run ... < file". */
+	 * shell does for "paddock run ... < file". With the relay (the
+	 * default) the workload's fd 0 is a pipe and the file is out of
+	 * reach anyway (stdin_relay_* below); direct-stdio isolates
+	 * Landlock's part. */
 	if (weaken)
 		H_CMD(&p, w->ws, "/bin/sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file,
-		      h_paddock(), "run", "--weaken", "no-landlock", "--", "sh", "-c", script);
+		      h_paddock(), "run", "--weaken", "direct-stdio", "--weaken", "no-landlock",
+		      "--", "sh", "-c", script);
 	else
 		H_CMD(&p, w->ws, "/bin/sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file,
-		      h_paddock(), "run", "--", "sh", "-c", script);
+		      h_paddock(), "run", "--weaken", "direct-stdio", "--", "sh", "-c", script);
 	return p;
 }
 
@@ -1186,6 +1201,27 @@ Test(escape, weaken_no_landlock_stdin_host_file_is_rewritten)
 	cr_assert(h_contains(p.out_text, "fd0=0\n"), H_SHOW(&p));
 	cr_assert_str_eq(h_read_file(file, NULL), "evil\n",
 			 "the weakened run did not write the host file\n" H_FMT, H_ARGS(&p));
+}
+
+/* The relay alone: without Landlock, but with the workload's fd 0 the
+ * relay's pipe (the default), the host file given as stdin cannot be
+ * reopened at all: /proc/self/fd/0 names the pipe. The twin is the test
+ * above (direct-stdio and no-landlock). */
+Test(escape, stdin_relay_host_file_is_out_of_reach_without_landlock)
+{
+	struct h_world w = h_world();
+	char *file = h_join(w.base, "input");
+	struct h_snap snap;
+	struct h_proc p;
+
+	h_write_file(file, "the caller's file\n", 0644);
+	snap = h_snap_take(file);
+	H_CMD(&p, w.ws, "/bin/sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", file,
+	      h_paddock(), "run", "--weaken", "no-landlock", "--", "sh", "-c",
+	      "echo evil > /proc/self/fd/0; echo fd0=$?; ls -l /proc/self/fd/0");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "pipe:"), H_SHOW(&p));
+	cr_assert_null(h_snap_diff(file, &snap), H_SHOW(&p));
 }
 
 /* Landlock's abstract Unix socket scope (ABI 6) is what keeps a host

@@ -32,6 +32,8 @@
 #include "unit.h"
 
 #define INIT	 "build/paddock-init"
+#define SVC_FD	 200
+#define SVC_FD_S "200"
 #define CTL_FD	 7
 #define MAX_MSGS 64
 #define WAIT_MS	 4000 /* per test, from start(): each test stays under 5 s */
@@ -176,10 +178,15 @@ static void start_opts(bool pid1, const char *grace, bool capture, const char *c
 	cr_assert_geq(R.pid, 0);
 	if (R.pid == 0) {
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		sigset_t none;
 
 		/* If the test worker dies, so does init (and under unshare
 		 * --kill-child, its whole namespace). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* As the launcher's child starts init: an empty signal mask
+		 * (sandbox_harden()), not Criterion's. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(null, 0); /* never hand our terminal to the workload */
 		if (capture)
 			dup2(out[1], 1);
@@ -188,7 +195,9 @@ static void start_opts(bool pid1, const char *grace, bool capture, const char *c
 		else
 			dup2(sv[1], CTL_FD);
 		close_range(3, CTL_FD - 1, 0);
-		close_range(CTL_FD + 1, ~0U, 0);
+		/* SVC_FD stays: service_stdio's output file, when open. */
+		close_range(CTL_FD + 1, SVC_FD - 1, 0);
+		close_range(SVC_FD + 1, ~0U, 0);
 		execvp(argv[0], (char **)argv);
 		_exit(99);
 	}
@@ -858,4 +867,131 @@ Test(init, service_bad_arguments)
 	*strstr(cmd, " --service s15") = '\0';
 	strcat(cmd, " --service long 2592000000 1 true -- sh -c 'exit 5'");
 	cr_assert_eq(WEXITSTATUS(system(cmd)), 5, "16: %s", cmd);
+}
+
+/* --deadline-ms: init ends the sandbox by itself at the deadline (the
+ * supervisor may be stopped), says "deadline", and the workload gets the
+ * usual SIGTERM. */
+static void deadline(bool pid1)
+{
+	char at[32];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(at, sizeof(at), "%lld", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 300);
+	start_opts(pid1, "500", false, (const char *const[]){"--deadline-ms", at, NULL},
+		   CMD("sleep", "100"));
+	cr_assert_eq(finish(), 143);
+	if (pid1)
+		assert_msgs(
+		    WANT("started [0-9]*", "deadline", "signal 15", "term * sleep", "done"));
+	else
+		assert_msgs(
+		    WANT("started [0-9]*", "deadline", "term * sleep", "signal 15", "done"));
+}
+
+Test(init, deadline_ends_the_sandbox)
+{
+	deadline(false);
+}
+
+Test(init, deadline_ends_the_sandbox_pid1)
+{
+	deadline(true);
+}
+
+/* The twin: without --deadline-ms nothing ends the workload by itself. */
+Test(init, no_deadline_no_end)
+{
+	start(false, NULL, false, CMD("sh", "-c", "sleep 1; exit 4"));
+	cr_assert_eq(finish(), 4);
+	assert_msgs(WANT("started [0-9]*", "exit 4", "done"));
+}
+
+Test(init, bad_new_options)
+{
+	need_init(false);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --deadline-ms 0 true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --deadline-ms x true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --deadline-ms -5 true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --service-stdout-fd 2 true 2>/dev/null")), 125);
+	cr_assert_eq(WEXITSTATUS(system(INIT " --service-stderr-fd x true 2>/dev/null")), 125);
+	/* --tty on a stdin that is no terminal: one line, 125, nothing run. */
+	cr_assert_eq(WEXITSTATUS(system(INIT " --tty true </dev/null 2>/dev/null")), 125);
+}
+
+/* SIGINT reaches the workload's whole process group, as a terminal's ^C
+ * would: the outer sh traps it, the inner one (its sleep) ends at once.
+ * Sent to the workload alone (the old forwarding) the sleep would run on
+ * for 5 s, past the test's deadline. */
+static void sigint_to_group(bool pid1)
+{
+	char path[64], buf[512];
+	size_t len = 0;
+	ssize_t n;
+	pid_t target;
+	FILE *f;
+
+	start(pid1, NULL, true,
+	      CMD("sh", "-c",
+		  "trap 'echo outer-int' INT; sh -c 'echo ready; exec sleep 5'; echo after=$?"));
+	expect_line("ready\n");
+	target = R.pid;
+	if (pid1) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", R.pid, R.pid);
+		f = fopen(path, "re");
+		cr_assert_not_null(f);
+		cr_assert_eq(fscanf(f, "%d", &target), 1);
+		fclose(f);
+	}
+	cr_assert_eq(kill(target, SIGINT), 0);
+	cr_assert_eq(finish(), 0);
+	while (len < sizeof(buf) - 1 && (n = read(R.out, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	cr_assert(strstr(buf, "after=130"), "%s", buf);
+}
+
+Test(init, sigint_reaches_the_whole_group)
+{
+	sigint_to_group(false);
+}
+
+Test(init, sigint_reaches_the_whole_group_pid1)
+{
+	sigint_to_group(true);
+}
+
+/* A service gets stdin /dev/null and the given output fds, never init's
+ * own 0-2 (the relay of the caller's stdio). */
+Test(init, service_stdio)
+{
+	char dir[] = "/tmp/paddock-unit.XXXXXX", out[4096 + 32], buf[512] = "";
+	int fd, n;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/out", dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	cr_assert_geq(fd, 0);
+	/* SVC_FD in init (start_opts keeps only it, 0-2 and the socket). */
+	cr_assert_eq(dup2(fd, SVC_FD), SVC_FD);
+	close(fd);
+	start_opts(false, NULL, true,
+		   (const char *const[]){"--service-stdout-fd", SVC_FD_S, "--service-stderr-fd",
+					 SVC_FD_S, "--service", "svc", "0", "3", "sh", "-c",
+					 "read x; echo read=$? x=$x; ls -l /proc/self/fd/0 >&2",
+					 NULL},
+		   CMD("sh", "-c", "sleep 0.5; echo main"));
+	close(SVC_FD);
+	expect_line("main\n");
+	cr_assert_eq(finish(), 0);
+	fd = open(out, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	unlink(out);
+	rmdir(dir);
+	cr_assert(strstr(buf, "read=1 x=\n"), "%s", buf);
+	cr_assert(strstr(buf, "-> /dev/null"), "%s", buf);
 }

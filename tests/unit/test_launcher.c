@@ -8,6 +8,7 @@
 #include "../../launcher/launcher.h"
 #include "../../launcher/sandbox/sandbox.h"
 #include "../../launcher/supervisor/outcome.h"
+#include "../../launcher/supervisor/run.h"
 #include "../../mounts/mounts.h"
 #include "unit.h"
 
@@ -414,4 +415,52 @@ Test(args, ports_are_collected_in_order)
 	cr_expect_str_eq(o.ports[1], "[::1]:9000:80");
 	cr_expect_str_eq(o.argv[0], "true");
 	options_free(&o);
+}
+
+/* -t is --tty (Docker's), -p is --port; --ttl and --policy have no short
+ * form any more (CHANGELOG.md). */
+Test(args, short_forms_tty_and_port)
+{
+	char *argv[] = {"run",	 "-t",	 "-p",	     "127.0.0.1:auto:80",
+			"--ttl", "2s",	 "--policy", "x.json",
+			"--",	 "true", NULL};
+	char *no[] = {"run", "--no-tty", "true", NULL};
+	char *t5[] = {"run", "-t", "5s", NULL};
+	struct options o;
+	struct err err = {0};
+
+	cr_assert_eq(parse(&o, &err, argv), 0, "%s", err.msg);
+	cr_assert_eq(o.tty, OPT_TTY_YES);
+	cr_assert_eq(o.n_ports, 1);
+	cr_assert_eq(o.ttl_ms, 2000);
+	cr_assert_str_eq(o.policy_path, "x.json");
+	options_free(&o);
+	cr_assert_eq(parse(&o, &err, no), 0, "%s", err.msg);
+	cr_assert_eq(o.tty, OPT_TTY_NO);
+	options_free(&o);
+	/* -t takes no value: "-t 5s" runs the command "5s". */
+	cr_assert_eq(parse(&o, &err, t5), 0);
+	cr_assert_str_eq(o.argv[0], "5s");
+	options_free(&o);
+	bad((char *[]){"run", "--tty", "--detach", "true", NULL}, "--tty and --detach");
+	bad((char *[]){"run", "-p", NULL}, "needs an argument");
+	bad((char *[]){"run", "--weaken", "direct", "true", NULL}, "direct-stdio");
+}
+
+Test(args, stdio_mode_choice)
+{
+	struct options o = {0};
+
+	o.tty = OPT_TTY_NO;
+	cr_assert_eq(stdio_choose(&o), STDIO_PIPES);
+	o.tty = OPT_TTY_YES;
+	cr_assert_eq(stdio_choose(&o), STDIO_TTY);
+	o.detach = true;
+	cr_assert_eq(stdio_choose(&o), STDIO_PIPES);
+	o.detach = false;
+	o.weaken = WEAKEN_DIRECT_STDIO;
+	cr_assert_eq(stdio_choose(&o), STDIO_DIRECT);
+	o.weaken = WEAKEN_NO_NEW_SESSION;
+	cr_assert_eq(stdio_choose(&o), STDIO_DIRECT);
+	cr_assert_str_eq(weaken_name(WEAKEN_DIRECT_STDIO), "direct-stdio");
 }

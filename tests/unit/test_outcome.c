@@ -155,6 +155,33 @@ Test(outcome, init_killed_after_the_start)
 	policy_free(p);
 }
 
+/* paddock-init's own "deadline" (the supervisor was stopped past the TTL)
+ * is an expiry; after a paddock stop it is not. */
+Test(outcome, init_deadline_is_an_expiry)
+{
+	struct policy *p = load("{\"version\":1}");
+	struct outcome o = {0};
+	siginfo_t si = {.si_code = CLD_EXITED, .si_status = 143};
+
+	cr_assert_eq(outcome_init(&o, p, 0), 0);
+	cr_assert_eq(outcome_apply(&o, "started 2", &now), OUTCOME_FX_STARTED);
+	cr_assert_eq(outcome_apply(&o, "deadline", &now), 0);
+	cr_assert(o.expired);
+	cr_assert_eq(outcome_apply(&o, "signal 15", &now), 0);
+	outcome_conclude(&o, &si);
+	cr_assert_eq(o.ending, ENDING_EXPIRED);
+	cr_assert_eq(o.status, 143);
+	outcome_free(&o);
+	o = (struct outcome){0};
+	cr_assert_eq(outcome_init(&o, p, 0), 0);
+	o.stopped = true;
+	cr_assert_eq(outcome_apply(&o, "deadline", &now), 0);
+	cr_assert_not(o.expired);
+	cr_assert_eq(outcome_apply(&o, "deadline x", &now), -EPROTO);
+	outcome_free(&o);
+	policy_free(p);
+}
+
 Test(outcome, leases_and_retained)
 {
 	struct policy *p = load(with_services);

@@ -222,8 +222,8 @@ Test(session, exec_request_round_trip)
 	char *pkt = NULL;
 	size_t len = 0;
 
-	cr_assert_eq(session_exec_encode("/work dir", env, 2, argv, &pkt, &len, &err), 0, "%s",
-		     err.msg);
+	cr_assert_eq(session_exec_encode("/work dir", env, 2, argv, false, &pkt, &len, &err), 0,
+		     "%s", err.msg);
 	cr_assert_eq(memcmp(pkt, "exec\0cwd=/work dir\0env=FOO=bar=baz\0", 35), 0);
 	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(x.cwd, "/work dir");
@@ -241,7 +241,7 @@ Test(session, exec_request_round_trip)
 	free(pkt);
 
 	/* No cwd, no env. */
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, false, &pkt, &len, &err), 0);
 	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
 	cr_assert_null(x.cwd);
 	cr_assert_eq(x.n_env, 0);
@@ -260,15 +260,16 @@ Test(session, exec_request_limits)
 	cr_assert_not_null(big);
 	memset(big, 'x', SESSION_EXEC_MAX - 1);
 	big[SESSION_EXEC_MAX - 1] = '\0';
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), -E2BIG);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, false, &pkt, &len, &err), -E2BIG);
 	cr_assert(strstr(err.msg, "argument list too long"), "%s", err.msg);
 	/* Exactly at the limit is fine. */
 	big[SESSION_EXEC_MAX - sizeof("exec") - 2 * 4 - sizeof("echo") - 1] = '\0';
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, &pkt, &len, &err), 0, "%s", err.msg);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, false, &pkt, &len, &err), 0, "%s",
+		     err.msg);
 	cr_assert_eq(len, (size_t)SESSION_EXEC_MAX);
 	free(pkt);
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, none, &pkt, &len, &err), -EINVAL);
-	cr_assert_eq(session_exec_encode(NULL, NULL, 0, NULL, &pkt, &len, &err), -EINVAL);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, none, false, &pkt, &len, &err), -EINVAL);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, NULL, false, &pkt, &len, &err), -EINVAL);
 	free(big);
 }
 
@@ -302,6 +303,10 @@ Test(session, exec_request_malformed)
 	DEC("exec\0env=NOEQUALS\0arg=true\0", -EINVAL, "not NAME=VALUE");
 	DEC("exec\0env=1BAD=x\0arg=true\0", -EINVAL, "not NAME=VALUE");
 	DEC("exec\0env==x\0arg=true\0", -EINVAL, "not NAME=VALUE");
+	DEC("exec\0tty=0\0arg=true\0", -EINVAL, "tty=0 is not 1");
+	DEC("exec\0tty=\0arg=true\0", -EINVAL, "is not 1");
+	DEC("exec\0tty=1\0tty=1\0arg=true\0", -EINVAL, "more than one tty");
+	DEC("exec\0tty=1\0", -EINVAL, "no command");
 	cr_assert_not_null(huge);
 	memcpy(huge, "exec\0arg=x", 10);
 	cr_assert_eq(session_exec_decode(huge, SESSION_EXEC_MAX + 1, &x, &err), -E2BIG);
@@ -421,4 +426,27 @@ Test(session, json_leases_refused)
 	bad_json(many, "leases");
 	/* A retained session has the main command's status. */
 	bad_json(GOOD_HEAD "\"state\":\"retained\"}", "status");
+}
+
+/* -t: "tty=1" goes with the request and comes back; without it, no tty. */
+Test(session, exec_request_tty)
+{
+	char *argv[] = {"bash", NULL}, *pkt = NULL;
+	struct session_exec x;
+	struct err err = {0};
+	size_t len = 0;
+
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, true, &pkt, &len, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
+	cr_assert(x.tty);
+	cr_assert_eq(x.argc, 1);
+	cr_assert_str_eq(x.argv[0], "bash");
+	session_exec_free(&x);
+	free(pkt);
+	cr_assert_eq(session_exec_encode(NULL, NULL, 0, argv, false, &pkt, &len, &err), 0);
+	cr_assert_eq(session_exec_decode(pkt, len, &x, &err), 0, "%s", err.msg);
+	cr_assert_not(x.tty);
+	session_exec_free(&x);
+	free(pkt);
 }
