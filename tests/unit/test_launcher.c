@@ -455,8 +455,9 @@ Test(args, stdio_mode_choice)
 	cr_assert_eq(stdio_choose(&o), STDIO_PIPES);
 	o.tty = OPT_TTY_YES;
 	cr_assert_eq(stdio_choose(&o), STDIO_TTY);
+	/* Detached: /dev/null and the capped output's pipes (output.c). */
 	o.detach = true;
-	cr_assert_eq(stdio_choose(&o), STDIO_PIPES);
+	cr_assert_eq(stdio_choose(&o), STDIO_INHERIT);
 	o.detach = false;
 	o.weaken = WEAKEN_DIRECT_STDIO;
 	cr_assert_eq(stdio_choose(&o), STDIO_DIRECT);
