@@ -133,6 +133,7 @@ struct found {
 };
 
 static int add_gitdir(struct found *f, const char *dir, int depth);
+static size_t under(const char *path, const char *dir);
 
 /* A common git directory's submodules (modules/NAME..., NAME may have
  * slashes) and linked worktrees (worktrees/NAME). */
@@ -312,9 +313,13 @@ static int walk(struct found *f, const char *dir, dev_t dev, int depth, const ch
 	return r < 0 ? r : 0;
 }
 
-/* The repository containing root: walk up to the first .git. */
+/* The repository containing root: walk up to the first .git, but not to
+ * the caller's home directory or above it. A repository there (dotfiles
+ * kept in ~/.git) would be bound into the sandbox whole, and with it every
+ * file ever committed to it, for a workspace that merely lies below. */
 static int walk_up(struct found *f, const char *root)
 {
+	cleanup_free char *home = getenv("HOME") ? realpath(getenv("HOME"), NULL) : NULL;
 	char dir[PATH_MAX];
 
 	if (snprintf(dir, sizeof(dir), "%s", root) >= (int)sizeof(dir))
@@ -323,6 +328,8 @@ static int walk_up(struct found *f, const char *root)
 		cleanup_close int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		char *slash;
 
+		if (home && strcmp(dir, root) != 0 && under(home, dir))
+			return 0;
 		if (fd >= 0 && fstatat(fd, ".git", &(struct stat){0}, AT_SYMLINK_NOFOLLOW) == 0)
 			return add_dotgit(f, dir, strcmp(dir, root) == 0);
 		slash = strrchr(dir, '/');

@@ -497,3 +497,22 @@ Test(protect, sigkill_during_startup_leaves_nothing, .timeout = 300)
 	cr_assert_eq(dirty, 0, "kills left something (stopped after %d)", dirty);
 	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
 }
+
+/* A repository at the caller's home directory (dotfiles in ~/.git) is not
+ * the workspace's: binding it would show the sandbox every file ever
+ * committed there. The walk up stops below HOME. */
+Test(protect, home_repository_is_not_bound)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.base,
+	     "git init -q -b main && echo secret > s && git add s && "
+	     "git -c user.name=t -c user.email=t@t commit -qm s");
+	setenv("HOME", f.w.base, 1);
+	H_PADDOCK(&p, f.w.ws, "run", "--", "sh", "-c",
+		  "test -e ../.git && echo SEES-HOME-REPO; git log 2>&1 | head -1; echo done");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "done\n"), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "SEES-HOME-REPO"), H_SHOW(&p));
+}
