@@ -364,7 +364,7 @@ static const char workflow[] =
     "git gc -q; git fsck --no-progress; echo workflow-done";
 
 static const char summary[] =
-    "git log --format=%s --all; git status --porcelain; "
+    "git log --format=%s --all | sort; git status --porcelain; "
     "git submodule status | cut -c1; git -C sub log -1 --format=%s; "
     "git fsck --no-progress --no-dangling && echo fsck-ok; git branch; git stash list";
 
@@ -515,4 +515,32 @@ Test(protect, home_repository_is_not_bound)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "done\n"), H_SHOW(&p));
 	cr_assert(!h_contains(p.out_text, "SEES-HOME-REPO"), H_SHOW(&p));
+}
+
+/* The repository's own hooks and info/: a planted pre-commit hook runs on
+ * the host user's next commit. */
+static void repo_hook(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	p = attack(&f, f.w.ws,
+		   h_fmt("printf '#!/bin/sh\\ntouch %s\\n' > .git/hooks/pre-commit && "
+			 "chmod +x .git/hooks/pre-commit; echo x > .git/info/attributes",
+			 f.mark),
+		   weak);
+	victim(&f, f.w.ws, "git commit -q --allow-empty -m v");
+	expect_mark(&f, weak, &p);
+	cr_assert(h_exists(h_join(f.w.ws, ".git/info/attributes")) == weak, H_SHOW(&p));
+}
+
+Test(protect, git_repo_hook_and_info)
+{
+	repo_hook(false);
+}
+
+Test(protect, git_repo_hook_and_info_weakened_twin)
+{
+	repo_hook(true);
 }
