@@ -234,7 +234,7 @@ static int add_dotgit(struct git_found *f, const char *dir, bool inside)
  * GIT_WALK_DEPTH levels in all. names (when n_names) collects every
  * ROOT/.../NAME whose NAME exists, for "**" NAME entries. */
 int git_walk(struct git_found *f, const char *dir, dev_t dev, int depth, const char *const *names,
-		size_t n_names, struct strv *hits)
+	     size_t n_names, struct strv *hits)
 {
 	DIR *d;
 	struct dirent *e;

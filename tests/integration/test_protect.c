@@ -544,3 +544,22 @@ Test(protect, git_repo_hook_and_info_weakened_twin)
 {
 	repo_hook(true);
 }
+
+/* A later run removes a leftover it can prove is paddock's (an empty
+ * mode-0500 directory at a protected name, the mark mkdir(2) sets), and
+ * leaves alone what is not (an empty directory of the user's). */
+Test(protect, later_run_removes_its_marked_leftover)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+	char *ours = h_join(f.w.ws, ".idea"), *theirs = h_join(f.w.ws, ".vscode");
+
+	cr_assert_eq(mkdir(ours, 0500), 0);
+	cr_assert_eq(chmod(ours, 0500), 0);
+	cr_assert_eq(mkdir(theirs, 0755), 0);
+	H_PADDOCK(&p, f.w.ws, "run", "--", "sh", "-c", "touch .idea/x; echo idea=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "idea=0\n"), H_SHOW(&p));
+	cr_assert(!h_exists(ours), "the marked leftover is still there\n" H_FMT, H_ARGS(&p));
+	cr_assert(h_exists(theirs), "the user's own directory was removed\n" H_FMT, H_ARGS(&p));
+}
