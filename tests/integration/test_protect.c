@@ -563,3 +563,64 @@ Test(protect, later_run_removes_its_marked_leftover)
 	cr_assert(!h_exists(ours), "the marked leftover is still there\n" H_FMT, H_ARGS(&p));
 	cr_assert(h_exists(theirs), "the user's own directory was removed\n" H_FMT, H_ARGS(&p));
 }
+
+/* ----------------------------------------------------------- ** entries */
+
+/* DIR/STAR-STAR/NAME: every existing NAME found at start, at any depth. */
+static void recursive_envrc(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+	char *envrc = h_join(f.w.ws, "svc/api/.envrc");
+	struct h_snap snap;
+
+	host(&f, f.w.ws, "mkdir -p svc/api && echo 'export A=1' > svc/api/.envrc");
+	snap = h_snap_take(envrc);
+	p = attack(&f, f.w.ws, "echo 'touch /tmp/x' >> svc/api/.envrc", weak);
+	if (weak)
+		cr_assert_not_null(h_snap_diff(envrc, &snap), "weakened twin: not written\n" H_FMT,
+				   H_ARGS(&p));
+	else
+		cr_assert_null(h_snap_diff(envrc, &snap), H_SHOW(&p));
+}
+
+Test(protect, recursive_name_found_at_depth)
+{
+	recursive_envrc(false);
+}
+
+Test(protect, recursive_name_found_at_depth_weakened_twin)
+{
+	recursive_envrc(true);
+}
+
+/* The walk's bound (GIT_WALK_DIRS directories) is said, not silent. */
+Test(protect, walk_bound_is_reported, .timeout = 300)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, "i=0; while [ $i -lt 4200 ]; do mkdir d$i; i=$((i+1)); done");
+	H_PADDOCK(&p, f.w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: warning: protect: the walk for ** stopped at "
+					 "4096 directories"),
+		  H_SHOW(&p));
+}
+
+/* A bad ** entry is a policy error: one line, exit 125, nothing started. */
+Test(protect, bad_star_entry_is_refused)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	H_PADDOCK(&p, f.w.ws, "run", "--protect", h_fmt("%s/**", f.w.ws), "--", "touch", "ran");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "\"**\" must be followed by a name"), H_SHOW(&p));
+	cr_assert(!h_exists(h_join(f.w.ws, "ran")));
+	H_PADDOCK(&p, f.w.ws, "run", "--protect", h_fmt("%s/**/a/**/b", f.w.ws), "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "at most one \"**\" component"), H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(f.w.ws), "");
+}
