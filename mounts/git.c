@@ -147,21 +147,28 @@ static int protect_names(struct policy *p, struct strv *out, const char *host,
 }
 
 /* One "**" entry: prefix (sandbox) and the rest after "/STAR-STAR/". */
-static int expand_one(struct policy *p, const char *entry, struct strv *out, struct git_watch *w,
-		      bool *bounded, struct err *err)
+/* The "**" entries of one prefix, names[] their rests: one walk for all. */
+static int expand_prefix(struct policy *p, const char *prefix, const char *const *names,
+			 size_t n_names, struct strv *out, struct git_watch *w, bool *bounded,
+			 struct err *err)
 {
-	const char *star = strstr(entry, "/**/");
+	const char *others[64];
+	size_t n_others = 0;
 	const struct policy_mount *b;
-	cleanup_free char *prefix = strndup(entry, (size_t)(star - entry));
 	cleanup_free char *host = NULL;
-	const char *rest = star + 4;
-	struct git_found f = {0};
+	struct git_found f = {.no_git = true};
 	struct strv hits = {0};
 	struct stat st;
 	int r;
 
-	if (!prefix)
-		return -ENOMEM;
+	for (size_t i = 0; i < n_names; i++) {
+		if (strcmp(names[i], ".git") == 0)
+			f.no_git = false;
+		else if (n_others < sizeof(others) / sizeof(others[0]))
+			others[n_others++] = names[i];
+		else
+			return -E2BIG;
+	}
 	b = bind_of_target(p, prefix);
 	if (!b || asprintf(&host, "%s%s", b->source, prefix + strlen(b->target)) < 0) {
 		host = NULL;
@@ -169,10 +176,10 @@ static int expand_one(struct policy *p, const char *entry, struct strv *out, str
 	}
 	if (stat(host, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0; /* an optional bind that is not there */
-	if (strcmp(rest, ".git") == 0) {
-		r = git_walk_up(&f, host);
-		if (r >= 0)
-			r = git_walk(&f, host, st.st_dev, 0, NULL, 0, NULL);
+	r = f.no_git ? 0 : git_walk_up(&f, host);
+	if (r >= 0)
+		r = git_walk(&f, host, st.st_dev, 0, others, n_others, &hits);
+	if (!f.no_git) {
 		for (size_t i = 0; r >= 0 && i < f.common.n; i++)
 			r = protect_names(p, out, f.common.v[i], common_names,
 					  sizeof(common_names) / sizeof(common_names[0]));
@@ -202,16 +209,12 @@ static int expand_one(struct policy *p, const char *entry, struct strv *out, str
 			w->roots = roots.v;
 			w->n_roots = roots.n;
 		}
-	} else {
-		const char *names[1] = {rest};
+	}
+	for (size_t i = 0; r >= 0 && i < hits.n; i++) {
+		cleanup_free char *sb = sandbox_path(p, hits.v[i]);
 
-		r = git_walk(&f, host, st.st_dev, 0, names, 1, &hits);
-		for (size_t i = 0; r >= 0 && i < hits.n; i++) {
-			cleanup_free char *sb = sandbox_path(p, hits.v[i]);
-
-			if (sb)
-				r = add_protect(p, out, sb);
-		}
+		if (sb)
+			r = add_protect(p, out, sb);
 	}
 	*bounded |= f.bounded;
 	if (r == -ELOOP && f.symlink[0])
@@ -346,16 +349,36 @@ int git_expand_protect(struct policy *p, struct git_watch *w, char *warn, size_t
 {
 	struct strv out = {0};
 	bool bounded = false;
-	int r = 0;
+	cleanup_free bool *done = calloc(p->n_protect + 1, sizeof(*done));
+	cleanup_free const char **names = calloc(p->n_protect + 1, sizeof(*names));
+	int r = done && names ? 0 : -ENOMEM;
 
 	memset(w, 0, sizeof(*w));
 	warn[0] = '\0';
 	for (size_t i = 0; r >= 0 && i < p->n_protect; i++) {
-		if (!strstr(p->protect[i], "/**/")) {
+		const char *star = strstr(p->protect[i], "/**/");
+		size_t len = star ? (size_t)(star - p->protect[i]) : 0;
+		cleanup_free char *prefix = NULL;
+		size_t n = 0;
+
+		if (done[i])
+			continue;
+		if (!star) {
 			r = git_strv_add(&out, p->protect[i]);
 			continue;
 		}
-		r = expand_one(p, p->protect[i], &out, w, &bounded, err);
+		/* Every entry of this prefix, walked once. */
+		for (size_t k = i; k < p->n_protect; k++) {
+			const char *s = strstr(p->protect[k], "/**/");
+
+			if (!done[k] && s && (size_t)(s - p->protect[k]) == len &&
+			    strncmp(p->protect[k], p->protect[i], len) == 0) {
+				names[n++] = s + 4;
+				done[k] = true;
+			}
+		}
+		prefix = strndup(p->protect[i], len);
+		r = prefix ? expand_prefix(p, prefix, names, n, &out, w, &bounded, err) : -ENOMEM;
 	}
 	if (r < 0) {
 		git_strv_free(&out);

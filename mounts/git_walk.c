@@ -188,7 +188,7 @@ static int add_dotgit(struct git_found *f, const char *dir, bool inside)
 	struct stat st;
 	ssize_t n;
 
-	if (fd < 0)
+	if (fd < 0 || f->no_git)
 		return 0;
 	if (snprintf(path, sizeof(path), "%s/.git", dir) >= (int)sizeof(path))
 		return 0;

@@ -24,6 +24,7 @@ struct git_found {
 	size_t dirs;		/* directories walked, against GIT_WALK_DIRS */
 	bool bounded;		/* a walk stopped at its bound */
 	bool after;		/* the check after the run: follow a .git symlink */
+	bool no_git;		/* only names: .git entries are not looked at */
 	char symlink[PATH_MAX]; /* at start: a .git symlink, refused */
 };
 
