@@ -364,7 +364,7 @@ static const char workflow[] =
     "git gc -q; git fsck --no-progress; echo workflow-done";
 
 static const char summary[] =
-    "git log --format=%s --all; git status --porcelain; "
+    "git log --format=%s --all | sort; git status --porcelain; "
     "git submodule status | cut -c1; git -C sub log -1 --format=%s; "
     "git fsck --no-progress --no-dangling && echo fsck-ok; git branch; git stash list";
 
@@ -496,4 +496,131 @@ Test(protect, sigkill_during_startup_leaves_nothing, .timeout = 300)
 	}
 	cr_assert_eq(dirty, 0, "kills left something (stopped after %d)", dirty);
 	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
+}
+
+/* A repository at the caller's home directory (dotfiles in ~/.git) is not
+ * the workspace's: binding it would show the sandbox every file ever
+ * committed there. The walk up stops below HOME. */
+Test(protect, home_repository_is_not_bound)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.base,
+	     "git init -q -b main && echo secret > s && git add s && "
+	     "git -c user.name=t -c user.email=t@t commit -qm s");
+	setenv("HOME", f.w.base, 1);
+	H_PADDOCK(&p, f.w.ws, "run", "--", "sh", "-c",
+		  "test -e ../.git && echo SEES-HOME-REPO; git log 2>&1 | head -1; echo done");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "done\n"), H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "SEES-HOME-REPO"), H_SHOW(&p));
+}
+
+/* The repository's own hooks and info/: a planted pre-commit hook runs on
+ * the host user's next commit. */
+static void repo_hook(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	p = attack(&f, f.w.ws,
+		   h_fmt("printf '#!/bin/sh\\ntouch %s\\n' > .git/hooks/pre-commit && "
+			 "chmod +x .git/hooks/pre-commit; echo x > .git/info/attributes",
+			 f.mark),
+		   weak);
+	victim(&f, f.w.ws, "git commit -q --allow-empty -m v");
+	expect_mark(&f, weak, &p);
+	cr_assert(h_exists(h_join(f.w.ws, ".git/info/attributes")) == weak, H_SHOW(&p));
+}
+
+Test(protect, git_repo_hook_and_info)
+{
+	repo_hook(false);
+}
+
+Test(protect, git_repo_hook_and_info_weakened_twin)
+{
+	repo_hook(true);
+}
+
+/* A later run removes a leftover it can prove is paddock's (an empty
+ * mode-0500 directory at a protected name, the mark mkdir(2) sets), and
+ * leaves alone what is not (an empty directory of the user's). */
+Test(protect, later_run_removes_its_marked_leftover)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+	char *ours = h_join(f.w.ws, ".idea"), *theirs = h_join(f.w.ws, ".vscode");
+
+	cr_assert_eq(mkdir(ours, 0500), 0);
+	cr_assert_eq(chmod(ours, 0500), 0);
+	cr_assert_eq(mkdir(theirs, 0755), 0);
+	H_PADDOCK(&p, f.w.ws, "run", "--", "sh", "-c", "touch .idea/x; echo idea=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "idea=0\n"), H_SHOW(&p));
+	cr_assert(!h_exists(ours), "the marked leftover is still there\n" H_FMT, H_ARGS(&p));
+	cr_assert(h_exists(theirs), "the user's own directory was removed\n" H_FMT, H_ARGS(&p));
+}
+
+/* ----------------------------------------------------------- ** entries */
+
+/* DIR/STAR-STAR/NAME: every existing NAME found at start, at any depth. */
+static void recursive_envrc(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+	char *envrc = h_join(f.w.ws, "svc/api/.envrc");
+	struct h_snap snap;
+
+	host(&f, f.w.ws, "mkdir -p svc/api && echo 'export A=1' > svc/api/.envrc");
+	snap = h_snap_take(envrc);
+	p = attack(&f, f.w.ws, "echo 'touch /tmp/x' >> svc/api/.envrc", weak);
+	if (weak)
+		cr_assert_not_null(h_snap_diff(envrc, &snap), "weakened twin: not written\n" H_FMT,
+				   H_ARGS(&p));
+	else
+		cr_assert_null(h_snap_diff(envrc, &snap), H_SHOW(&p));
+}
+
+Test(protect, recursive_name_found_at_depth)
+{
+	recursive_envrc(false);
+}
+
+Test(protect, recursive_name_found_at_depth_weakened_twin)
+{
+	recursive_envrc(true);
+}
+
+/* The walk's bound (GIT_WALK_DIRS directories) is said, not silent. */
+Test(protect, walk_bound_is_reported, .timeout = 300)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, "i=0; while [ $i -lt 4200 ]; do mkdir d$i; i=$((i+1)); done");
+	H_PADDOCK(&p, f.w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: warning: protect: the walk for ** stopped at "
+					 "4096 directories"),
+		  H_SHOW(&p));
+}
+
+/* A bad ** entry is a policy error: one line, exit 125, nothing started. */
+Test(protect, bad_star_entry_is_refused)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	H_PADDOCK(&p, f.w.ws, "run", "--protect", h_fmt("%s/**", f.w.ws), "--", "touch", "ran");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "\"**\" must be followed by a name"), H_SHOW(&p));
+	cr_assert(!h_exists(h_join(f.w.ws, "ran")));
+	H_PADDOCK(&p, f.w.ws, "run", "--protect", h_fmt("%s/**/a/**/b", f.w.ws), "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "at most one \"**\" component"), H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(f.w.ws), "");
 }
