@@ -141,7 +141,7 @@ static int wait_go(int ctl, struct mount_plan *plan, struct err *err)
 		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-		if (strncmp(buf, "idmap ", 6) != 0 || fd <= 0)
+		if (strncmp(buf, "idmap ", 6) != 0 || buf[6] < '0' || buf[6] > '9' || fd <= 0)
 			return err_set(err, EPROTO, "bad setup message from the supervisor");
 		i = strtoul(buf + 6, &end, 10);
 		if (*end || i >= plan->n || plan->ops[i].kind != MOUNT_OP_BIND)
