@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,7 +143,7 @@ static int wait_go(int ctl, struct mount_plan *plan, struct err *err)
 		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-		if (strncmp(buf, "idmap ", 6) != 0 || fd <= 0)
+		if (strncmp(buf, "idmap ", 6) != 0 || buf[6] < '0' || buf[6] > '9' || fd <= 0)
 			return err_set(err, EPROTO, "bad setup message from the supervisor");
 		i = strtoul(buf + 6, &end, 10);
 		if (*end || i >= plan->n || plan->ops[i].kind != MOUNT_OP_BIND)
@@ -374,14 +375,20 @@ int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, siz
 /* setfsuid(2) cannot fail visibly: the call returns the previous id, so
  * a second call shows whether the first took. A change of the fs ids also
  * clears the parent-death signal (prctl(2)), armed again here. */
-static int fs_ids(const struct sandbox_spec *s, struct err *err)
+static int fs_ids(const struct sandbox_spec *s, int ctl, struct err *err)
 {
+	struct pollfd pfd = {.fd = ctl, .events = POLLIN};
+
 	setfsgid(s->gid_in);
 	setfsuid(s->uid_in);
 	if ((uid_t)setfsuid((uid_t)-1) != s->uid_in || (gid_t)setfsgid((gid_t)-1) != s->gid_in)
 		return err_set(err, EPERM, "setfsuid %u", (unsigned)s->uid_in);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return err_sys(err, errno, "PR_SET_PDEATHSIG");
+	/* Armed again; a supervisor that died in between (getppid() is 0
+	 * for PID 1 and tells nothing) has closed its end of the socket. */
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP))
+		return err_set(err, EPIPE, "the supervisor went away during setup");
 	return 0;
 }
 
@@ -418,7 +425,7 @@ static int child_setup(const struct sandbox_spec *s, const struct sandbox *sb, i
 	 * It makes them as the workload's ids instead (and is the workload's
 	 * ids outright in sandbox_harden()). */
 	if (s->root_caller) {
-		rc = fs_ids(s, err);
+		rc = fs_ids(s, *ctl, err);
 		if (rc < 0)
 			return rc;
 	}

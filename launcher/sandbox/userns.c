@@ -65,6 +65,7 @@ int userns_idmap_fd(uid_t inside_uid, uid_t outside_uid, gid_t inside_gid, gid_t
 {
 	struct sys_clone_args args = {0};
 	int pidfd = -1, fd = -1, rc;
+	pid_t parent = getpid();
 	char path[64];
 	long pid;
 
@@ -75,8 +76,11 @@ int userns_idmap_fd(uid_t inside_uid, uid_t outside_uid, gid_t inside_gid, gid_t
 	if (pid < 0)
 		return err_sys(err, pid, "clone3 a user namespace for the idmapped mount");
 	if (pid == 0) {
-		/* It only has to exist until the parent opened the ns. */
+		/* It only has to exist until the parent opened the ns; a
+		 * parent that died before the prctl would never signal it. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		for (;;)
 			pause();
 	}

@@ -47,6 +47,31 @@ static const char *record_state(const char *path)
 	return h_fmt("%.*s", (int)strcspn(p.out_text, "\n"), p.out_text);
 }
 
+/* Mounts of the host's (our) mount table at or below dir (the test's own
+ * directory: the suite's other cases mount elsewhere, concurrently). */
+static size_t host_mounts(const char *dir)
+{
+	char *t = h_read_file("/proc/self/mountinfo", NULL);
+	size_t n = 0;
+
+	cr_assert_not_null(t);
+	for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n"))
+		n += strstr(l, h_fmt(" %s", dir)) != NULL;
+	return n;
+}
+
+/* The protected paths' placeholders a killed run left in the workspace
+ * are removed by the next run (mounts/protect.c): afterwards it is empty. */
+static void assert_workspace_clean(const struct h_sworld *s)
+{
+	struct h_proc p;
+
+	H_PADDOCK(&p, s->w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(s->w.ws), "", "left in the workspace:\n%s",
+			 h_list_dir(s->w.ws));
+}
+
 /* Every process carrying marker is gone within ms. */
 static void assert_no_process_left(const char *marker, int ms)
 {
@@ -85,6 +110,7 @@ Test(faults, supervisor_killed_at_200_random_start_up_moments)
 	struct h_sworld s = h_sworld();
 	const char *m = h_marker();
 	int whole = 0, absent = 0;
+	size_t mounts = host_mounts(s.w.base);
 
 	h_write_file(s.w.record, "{\"old\": true}\n", 0644);
 	for (int i = 0; i < 200; i++) {
@@ -94,7 +120,7 @@ Test(faults, supervisor_killed_at_200_random_start_up_moments)
 		H_PADDOCK_START(&p, s.w.ws, "run", "--record", s.w.record, "--name",
 				h_fmt("k%d", i % 4), "--", "sh", "-c", "sleep 0.05", m);
 		h_sleep_ms((long)(h_random() % 60));
-		kill(p.pid, SIGKILL);
+		(void)syscall(SYS_pidfd_send_signal, p.pidfd, SIGKILL, NULL, 0);
 		h_wait(&p, 10000);
 		st = record_state(s.w.record);
 		cr_assert(strcmp(st, "whole") == 0, "run %d: record %s", i, st);
@@ -105,6 +131,10 @@ Test(faults, supervisor_killed_at_200_random_start_up_moments)
 	assert_no_process_left(m, 5000);
 	assert_registry_clean(&s);
 	cr_assert(!h_contains(h_list_dir(s.w.base), ".tmp"), "%s", h_list_dir(s.w.base));
+	cr_assert_eq(host_mounts(s.w.base), mounts, "a mount was left on the host");
+	/* Not checked here: a run killed between creating a protected path's
+	 * placeholder and marking it (mounts/protect.c) leaves an empty file
+	 * no later run recognises (seen once in ~1000 kills; reported). */
 }
 
 /* SIGKILL while an expiry is under way (SIGTERM sent, grace running). */
@@ -119,13 +149,14 @@ Test(faults, supervisor_killed_during_expiry)
 		H_PADDOCK_START(&p, s.w.ws, "run", "--ttl", "300ms", "--record", s.w.record, "--",
 				"sh", "-c", "trap '' TERM; sleep 100", m);
 		h_sleep_ms(300 + (long)(h_random() % 200));
-		kill(p.pid, SIGKILL);
+		(void)syscall(SYS_pidfd_send_signal, p.pidfd, SIGKILL, NULL, 0);
 		h_wait(&p, 10000);
 		cr_assert_neq(p.status, -1, H_SHOW(&p));
-		cr_assert(strcmp(record_state(s.w.record), "torn") != 0);
+		cr_assert(strncmp(record_state(s.w.record), "torn", 4) != 0);
 	}
 	assert_no_process_left(m, 5000);
 	assert_registry_clean(&s);
+	assert_workspace_clean(&s);
 }
 
 /* paddock-init SIGKILLed: paddock wait returns 137 and the session says

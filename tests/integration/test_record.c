@@ -93,7 +93,7 @@ Test(record, killed_supervisor_leaves_the_earlier_record_whole)
 	H_PADDOCK_START(&p, s.w.ws, "run", "--record", s.w.record, "--", "sleep", "300");
 	running_session(&s);
 	cr_assert_str_eq(h_read_file(s.w.record, NULL), old_record);
-	cr_assert_eq(kill(p.pid, SIGKILL), 0);
+	cr_assert_eq((int)syscall(SYS_pidfd_send_signal, p.pidfd, SIGKILL, NULL, 0), 0);
 	h_wait(&p, 10000);
 	cr_assert_eq(p.status, 128 + SIGKILL, H_SHOW(&p));
 	cr_assert_str_eq(h_read_file(s.w.record, NULL), old_record);

@@ -281,3 +281,26 @@ Test(root, a_squatted_registry_falls_back_to_a_private_directory)
 	cr_assert(h_contains(p.err_text, "no private fallback"), H_SHOW(&p));
 	cr_assert_str_eq(h_list_dir(squat), "", "the squatter's directory was used");
 }
+
+/* paddock exec into a root caller's sandbox: the command is the workload's
+ * unprivileged uid too, never host root. */
+Test(root, exec_into_a_root_callers_sandbox_is_uid_65534)
+{
+	struct h_world w = h_world();
+	char *xdg = h_mkdir(w.base, "xdg", 0700);
+	const char *id;
+	struct h_proc p;
+
+	cr_assert_eq(setenv("XDG_RUNTIME_DIR", xdg, 1), 0);
+	H_PADDOCK(&p, w.ws, "run", "--detach", "--", "sleep", "100");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.12s", p.out_text);
+	H_PADDOCK(&p, w.ws, "exec", id, "--", "sh", "-c",
+		  "id -u; id -G; cat /etc/shadow >/dev/null 2>&1; echo shadow=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "65534\n65534\nshadow=1\n", H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "rm", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
