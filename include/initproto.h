@@ -69,8 +69,10 @@
  *                        child exits EXIT_LAUNCHER next
  *
  * Every message is parsed by a function the fuzz replay covers
- * (tests/fuzz/): initproto_error_parse() here, mounts_protect_decode(),
- * and the supervisor's outcome_apply().
+ * (tests/fuzz/fuzz_proto.c): initproto_error_parse() here,
+ * mounts_protect_decode(), mounts_idmap_decode() and the supervisor's
+ * outcome_apply(). The "pty" message carries only an fd (SCM_RIGHTS) and
+ * the word.
  */
 #pragma once
 

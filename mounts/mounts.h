@@ -136,6 +136,10 @@ int mounts_protect_prepare(struct mount_plan *plan, struct protect_state *st, in
  * plan (-EINVAL for anything malformed or out of range). */
 int mounts_protect_encode(const struct mount_plan *plan, size_t i, char *buf, size_t size);
 int mounts_protect_decode(struct mount_plan *plan, const char *line);
+/* The index of "idmap INDEX" (a root caller's idmapped tree for a BIND op,
+ * include/initproto.h): *out, or -EINVAL for anything but a decimal index
+ * of a BIND op of plan. Pure. */
+int mounts_idmap_decode(const struct mount_plan *plan, const char *index, size_t *out);
 /* Remove placeholders we created that no other sandbox holds, close fds.
  * Returns the number of placeholders left behind because they were in use. */
 int mounts_protect_release(struct protect_state *st);

@@ -571,3 +571,18 @@ static int start_sweeper(struct protect_state *st, int sandbox_pidfd)
 	st->sweep_pid = pid;
 	return 0;
 }
+
+int mounts_idmap_decode(const struct mount_plan *plan, const char *index, size_t *out)
+{
+	unsigned long i;
+	char *end;
+
+	if (index[0] < '0' || index[0] > '9' || strlen(index) > 20)
+		return -EINVAL;
+	errno = 0;
+	i = strtoul(index, &end, 10);
+	if (errno || *end || i >= plan->n || plan->ops[i].kind != MOUNT_OP_BIND)
+		return -EINVAL;
+	*out = i;
+	return 0;
+}

@@ -130,9 +130,8 @@ static int wait_go(int ctl, struct mount_plan *plan, struct err *err)
 				    .msg_controllen = sizeof(cbuf)};
 		struct cmsghdr *c;
 		ssize_t n = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC);
-		unsigned long i;
+		size_t i;
 		int fd = -1;
-		char *end;
 
 		if (n <= 0)
 			return err_set(err, EPIPE, "the supervisor went away during setup");
@@ -143,10 +142,9 @@ static int wait_go(int ctl, struct mount_plan *plan, struct err *err)
 		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-		if (strncmp(buf, "idmap ", 6) != 0 || buf[6] < '0' || buf[6] > '9' || fd <= 0)
+		if (strncmp(buf, "idmap ", 6) != 0 || fd <= 0)
 			return err_set(err, EPROTO, "bad setup message from the supervisor");
-		i = strtoul(buf + 6, &end, 10);
-		if (*end || i >= plan->n || plan->ops[i].kind != MOUNT_OP_BIND)
+		if (mounts_idmap_decode(plan, buf + 6, &i) < 0)
 			return err_set(err, EPROTO, "bad idmap message from the supervisor");
 		plan->ops[i].given_fd = fd;
 	}

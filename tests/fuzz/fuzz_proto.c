@@ -7,6 +7,7 @@
  *   'x' session_exec_decode(): the supervisor's reading of an "exec"
  *       request from a local client
  *   'e' initproto_error_parse(): "error ERRNO MSG"
+ *   'i' mounts_idmap_decode(): the child's reading of "idmap INDEX"
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=proto)
  * Built with replay.c instead, make unit runs tests/data/proto through it. */
 #include <stddef.h>
@@ -85,6 +86,18 @@ static void exec_request(const char *pkt, size_t len)
 		session_exec_free(&x);
 }
 
+static void idmap(const char *text, size_t len)
+{
+	struct mount_plan plan = {0};
+	char *line = strndup(text, len);
+	size_t i;
+
+	if (line && mounts_plan(policy(), 0, &plan) == 0)
+		(void)mounts_idmap_decode(&plan, line, &i);
+	mounts_plan_free(&plan);
+	free(line);
+}
+
 static void error_message(const char *text, size_t len)
 {
 	struct err e = {0};
@@ -113,6 +126,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'e':
 		error_message(rest, size - 1);
+		break;
+	case 'i':
+		idmap(rest, size - 1);
 		break;
 	}
 	return 0;

@@ -465,3 +465,25 @@ Test(args, stdio_mode_choice)
 	cr_assert_eq(stdio_choose(&o), STDIO_DIRECT);
 	cr_assert_str_eq(weaken_name(WEAKEN_DIRECT_STDIO), "direct-stdio");
 }
+
+/* "idmap INDEX": only the index of a BIND op of the plan. */
+Test(plan, idmap_messages_name_a_bind)
+{
+	struct policy *p = load(two_binds);
+	struct mount_plan plan = {0};
+	size_t i = 99;
+
+	cr_assert_eq(mounts_plan(p, 0, &plan), 0);
+	cr_assert_eq(plan.ops[0].kind, MOUNT_OP_BIND);
+	cr_assert_eq(mounts_idmap_decode(&plan, "0", &i), 0);
+	cr_assert_eq(i, 0);
+	cr_assert_eq(plan.ops[1].kind, MOUNT_OP_PROC);
+	cr_assert_eq(mounts_idmap_decode(&plan, "1", &i), -EINVAL, "not a bind");
+	cr_assert_eq(mounts_idmap_decode(&plan, "99", &i), -EINVAL, "out of range");
+	cr_assert_eq(mounts_idmap_decode(&plan, "0x", &i), -EINVAL);
+	cr_assert_eq(mounts_idmap_decode(&plan, "-1", &i), -EINVAL);
+	cr_assert_eq(mounts_idmap_decode(&plan, "", &i), -EINVAL);
+	cr_assert_eq(mounts_idmap_decode(&plan, "184467440737095516160", &i), -EINVAL);
+	mounts_plan_free(&plan);
+	policy_free(p);
+}
