@@ -513,14 +513,11 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 			return err_sys(err, errno, "dup the tty");
 	}
 	if (in->deadline_ms > 0) {
-		struct itimerspec its = {
-		    .it_value = {.tv_sec = in->deadline_ms / 1000,
-				 .tv_nsec = (in->deadline_ms % 1000) * 1000000}};
-
 		in->dl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (in->dl_tfd < 0 ||
-		    timerfd_settime(in->dl_tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		if (in->dl_tfd < 0)
 			return err_sys(err, errno, "deadline timer");
+		if ((r = timer_arm_at_ms(in->dl_tfd, in->deadline_ms)) < 0)
+			return err_sys(err, r, "deadline timer");
 	}
 	return 0;
 }

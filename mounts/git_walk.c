@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../include/io.h"
+
 #include "../include/cleanup.h"
 #include "../include/sys.h"
 
@@ -55,7 +57,6 @@ ssize_t git_read_small(int dirfd, const char *name, char *buf, size_t max)
 	    sys_openat2(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC,
 			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	struct stat st;
-	size_t n = 0;
 
 	if (fd < 0)
 		return fd;
@@ -65,16 +66,7 @@ ssize_t git_read_small(int dirfd, const char *name, char *buf, size_t max)
 		return -EINVAL;
 	if ((size_t)st.st_size > max)
 		return -EFBIG;
-	while (n < max) {
-		ssize_t r = read(fd, buf + n, max - n);
-
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	return (ssize_t)n;
+	return read_full(fd, buf, max);
 }
 
 static bool is_file_at(int dirfd, const char *name)

@@ -213,12 +213,11 @@ int supervise(struct run *r, struct err *err)
 	/* The TTL from the deadline init was given too (run_prepare()),
 	 * which is INIT_DEADLINE_MARGIN_MS later. */
 	if (r->spec->sb.deadline_ms) {
-		int64_t at = r->spec->sb.deadline_ms - INIT_DEADLINE_MARGIN_MS;
-		struct itimerspec its = {
-		    .it_value = {.tv_sec = at / 1000, .tv_nsec = (at % 1000) * 1000000}};
+		int rc =
+		    timer_arm_at_ms(ttl_tfd, r->spec->sb.deadline_ms - INIT_DEADLINE_MARGIN_MS);
 
-		if (timerfd_settime(ttl_tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-			return err_sys(err, errno, "arm the TTL");
+		if (rc < 0)
+			return err_sys(err, rc, "arm the TTL");
 	}
 	if (r->spec->policy->ttl_ms && r->live.session)
 		session_expires(r->live.session, r->spec->policy->ttl_ms);
