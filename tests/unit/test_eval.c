@@ -474,6 +474,7 @@ static struct busy_port_obs busy_ok(void)
 				      .fixed_status = 125,
 				      .fixed_in_use = true,
 				      .fixed_nothing = true,
+				      .fixed_listed = true,
 				      .stops = 3,
 				      .stops_refused = 3,
 				      .listener_read = true,
@@ -544,6 +545,15 @@ Test(eval, busy_port_missing_evidence_is_unknown)
 	o = busy_ok(), o.stops = o.stops_refused = 0, v = (struct verdict){0};
 	grade_busy_port(&o, &v);
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* A refused run whose sessions could not be listed proves nothing either way. */
+	o = busy_ok(), o.fixed_listed = false, o.fixed_nothing = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "could not be listed"));
+	/* ... but a run that exited 0 on B's port is a failure without the list. */
+	o = busy_ok(), o.fixed_listed = false, o.fixed_status = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
 	o = busy_ok(), o.auto_owned = false, c = (struct verdict){0};
 	grade_busy_port_control(&o, &c);
 	cr_assert_eq(c.grade, GRADE_FAIL);

@@ -224,14 +224,16 @@ static bool in_log(const char *log, const char *needle)
 }
 
 /* A's sessions listed by `paddock ps --all --json` under this name. */
-static int listed(const struct eval_ctx *ctx, const char *name)
+static int listed(const struct eval_ctx *ctx, const char *name, int *st)
 {
 	char *argv[] = {(char *)ctx->paddock, "ps", "--all", "--json", NULL};
-	static char buf[1 << 18];
+	/* The caller's registry may hold many ended sessions: room for them. */
+	static char buf[1 << 22];
 	char needle[128];
-	int st = -1, k = 0;
+	int k = 0;
 
-	if (run_capture(ctx, ctx->drop, argv, buf, sizeof(buf), 10000, &st) < 0 || st != 0)
+	*st = -1;
+	if (run_capture(ctx, ctx->drop, argv, buf, sizeof(buf), 10000, st) < 0 || *st != 0)
 		return -1;
 	snprintf(needle, sizeof(needle), "\"%s\"", name);
 	for (char *q = buf; (q = strstr(q, needle)); q++)
@@ -243,8 +245,9 @@ static void step_fixed(struct eval_ctx *ctx, struct result *r, const char *recs,
 		       const char *mark_a, struct busy_port_obs *o)
 {
 	char spec[64], port[16], name[96], log[4300], rec[4300];
+	char *ps[] = {(char *)ctx->paddock, "ps", "--all", "--json", NULL};
 	struct argv_buf a;
-	int n;
+	int n, st, st2 = -1;
 
 	snprintf(spec, sizeof(spec), "127.0.0.1:%d:%d", P, P);
 	snprintf(port, sizeof(port), "%d", P);
@@ -254,8 +257,20 @@ static void step_fixed(struct eval_ctx *ctx, struct result *r, const char *recs,
 	server_argv(&a, ctx, r, name, spec, port, mark_a, rec, true, NULL);
 	o->fixed_ran = run_vec(ctx, ctx->drop, &a, log, 30000, &o->fixed_status) == 0;
 	o->fixed_in_use = in_log(log, "is in use; nothing started");
-	n = listed(ctx, name);
+	n = listed(ctx, name, &st);
+	o->fixed_listed = n >= 0;
 	o->fixed_nothing = n == 0;
+	if (n < 0) {
+		/* Keep what ps said (its stderr) for whoever reads the record. */
+		log_path(ctx, r, "a-ps.log", log, sizeof(log));
+		(void)run_argv(ctx, ctx->drop, ps, log, 10000, &st2);
+		result_evidence(r, "exit",
+				"A fixed 127.0.0.1:%d: status %d, \"in use\" line %s; paddock ps "
+				"--all --json failed (status %d, again %d: %s)",
+				P, o->fixed_status, o->fixed_in_use ? "printed" : "MISSING", st,
+				st2, log);
+		return;
+	}
 	result_evidence(r, "exit",
 			"A fixed 127.0.0.1:%d: status %d, \"in use\" line %s, sessions "
 			"registered under its name %d",

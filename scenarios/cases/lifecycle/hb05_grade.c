@@ -30,8 +30,15 @@ void grade_busy_port(const struct busy_port_obs *o, struct verdict *out)
 		verdict_set(out, GRADE_FAIL, "A's auto endpoint is B's port", NULL);
 		return;
 	}
-	if (o->fixed_ran && (o->fixed_status == 0 || !o->fixed_nothing)) {
+	if (o->fixed_ran && (o->fixed_status == 0 || (o->fixed_listed && !o->fixed_nothing))) {
 		verdict_set(out, GRADE_FAIL, "A started a session on B's fixed port", NULL);
+		return;
+	}
+	if (o->fixed_ran && !o->fixed_listed) {
+		verdict_set(
+		    out, GRADE_UNKNOWN,
+		    "missing evidence: A's sessions could not be listed after its refused run",
+		    NULL);
 		return;
 	}
 	if (o->listener_read && (o->listeners != 1 || !o->listener_is_b)) {

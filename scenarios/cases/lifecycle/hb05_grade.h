@@ -18,6 +18,7 @@ struct busy_port_obs {
 	int fixed_status;   /* its exit status */
 	bool fixed_in_use;  /* it printed the "is in use; nothing started" line */
 	bool fixed_nothing; /* no session of it was registered */
+	bool fixed_listed;  /* A's sessions could be listed at all (else: no evidence) */
 	size_t stops;	    /* A's attempts to stop B (CLI by id and name, control socket) */
 	size_t stops_refused;  /* ... refused */
 	bool listener_read;    /* /proc/net/tcp read for B's port */
