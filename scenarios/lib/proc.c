@@ -16,7 +16,14 @@
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
-#include "../../include/io.h"
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 void sleep_ms(int ms)
 {
@@ -102,6 +109,7 @@ int run_argv(const struct eval_ctx *ctx, bool drop, char *const argv[], const ch
 static int capture(const struct eval_ctx *ctx, bool drop, uid_t uid, gid_t gid, char *const argv[],
 		   char *buf, size_t n, int timeout_ms, int *status)
 {
+	long long end = now_ms() + timeout_ms, left;
 	cleanup_close int rd = -1;
 	int p[2];
 	size_t len;
@@ -128,14 +136,32 @@ static int capture(const struct eval_ctx *ctx, bool drop, uid_t uid, gid_t gid, 
 		child_exec_as(uid, gid, drop, argv, -1, in);
 	}
 	close(p[1]);
-	/* Up to n-1 bytes; a child with more to say blocks on the full pipe
-	 * until the timeout kills it. A read error leaves the capture empty. */
-	k = read_full(rd, buf, n - 1);
-	len = k > 0 ? (size_t)k : 0;
+	/* Up to n-1 bytes, read against the deadline: a child that hangs
+	 * with the pipe open, or has more to say than fits, is killed at the
+	 * timeout by wait_child() instead of hanging the harness. */
+	len = 0;
+	while (len < n - 1) {
+		struct pollfd pf = {.fd = rd, .events = POLLIN};
+		int ready;
+
+		left = end - now_ms();
+		ready = left > 0 ? poll(&pf, 1, (int)left) : 0;
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
+			break;
+		k = read(rd, buf + len, n - 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+	}
 	buf[len] = '\0';
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		buf[--len] = '\0';
-	return wait_child(pid, timeout_ms, status);
+	left = end - now_ms();
+	return wait_child(pid, left > 0 ? (int)left : 0, status);
 }
 
 int run_capture(const struct eval_ctx *ctx, bool drop, char *const argv[], char *buf, size_t n,

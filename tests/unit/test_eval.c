@@ -3,9 +3,11 @@
  * the bounds that used to be silent (results, selections, argv). */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../scenarios/lib/args.h"
 #include "../../scenarios/lib/eval.h"
@@ -1343,4 +1345,41 @@ Test(eval, hb09_every_leak_fails_and_missing_evidence_is_unknown)
 	o = egress_clean(), o.control_transparent = false, r = (struct result){0};
 	grade_egress(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "a proxy-unaware client must work too");
+}
+
+/* ---- capturing a command's output against its deadline ---- */
+
+static int capture_sh(const char *script, char *buf, size_t n, int timeout_ms, int *st)
+{
+	static struct subject subj;
+	struct eval_ctx ctx = {.subj = &subj};
+	char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+
+	return run_capture(&ctx, false, argv, buf, n, timeout_ms, st);
+}
+
+Test(eval, capture_kills_a_child_that_holds_the_pipe)
+{
+	char buf[64];
+	int st = -1;
+	time_t t0 = time(NULL);
+
+	/* The child says something and then hangs with stdout open: the
+	 * capture keeps what it said and the child is killed at the deadline
+	 * instead of the harness waiting for ever. */
+	cr_assert_eq(capture_sh("echo said; exec sleep 60", buf, sizeof(buf), 300, &st), 0);
+	cr_assert_str_eq(buf, "said");
+	cr_assert_eq(st, 128 + SIGKILL, "status %d", st);
+	cr_assert_lt(time(NULL) - t0, 30);
+}
+
+Test(eval, capture_of_a_quick_child_is_whole)
+{
+	char buf[64];
+	int st = -1;
+
+	/* The twin: a child that ends in time keeps its status and output. */
+	cr_assert_eq(capture_sh("echo said; exit 3", buf, sizeof(buf), 5000, &st), 0);
+	cr_assert_str_eq(buf, "said");
+	cr_assert_eq(st, 3);
 }
