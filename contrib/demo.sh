@@ -109,8 +109,16 @@ echo "== paddock run with a mediated network: one name allowed, everything else 
 mkdir "$work/site"
 echo "hello through the mediator" > "$work/site/index.html"
 chown -R "$user:" "$work/site"
-as_user python3 -m http.server 18480 --bind 127.0.0.1 --directory "$work/site" \
-	>/dev/null 2>&1 &
+# Not through the as_user function: a function run with & is a subshell,
+# and its pid is not the receiver's, which would outlive the demo.
+if [ "$(id -u)" = 0 ]; then
+	setpriv --reuid="$(id -u $user)" --regid="$(id -g $user)" --clear-groups \
+		env -i PATH=/usr/bin:/bin HOME=/nonexistent \
+		python3 -m http.server 18480 --bind 127.0.0.1 --directory "$work/site" \
+		>/dev/null 2>&1 &
+else
+	python3 -m http.server 18480 --bind 127.0.0.1 --directory "$work/site" >/dev/null 2>&1 &
+fi
 rcv_pid=$!
 python3 - "$top/contrib/policies/agent.json" "$work/net.json" <<'EOT'
 import json, sys
