@@ -209,7 +209,10 @@ static int resolve(int base, const char *source, const char *rel, int sweep_fd, 
 			 * announced to the sweeper before it exists. */
 			announce(sweep_fd, source, rel, *prefix_len);
 			fd = create_placeholder(dirfd, dir_name, p);
-			if (fd == -EEXIST)
+			/* EEXIST: another sandbox made it first; ENOENT: the
+			 * directory we are in was another's placeholder, removed
+			 * at its end meanwhile. Either way: look again. */
+			if (fd == -EEXIST || fd == -ENOENT)
 				return -EAGAIN;
 			if (fd < 0)
 				return err_sys(err, fd, "%s: create placeholder %s", what, rel);
@@ -240,6 +243,8 @@ static int resolve(int base, const char *source, const char *rel, int sweep_fd, 
 			/* The path itself, or a non-directory on the way, which
 			 * then blocks creation below it once read-only. */
 			fd = openat(dirfd, p, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 && errno == ENOENT)
+				return -EAGAIN; /* removed since the look: again */
 			if (fd < 0)
 				return err_sys(err, errno, "%s: open %s", what, rel);
 			next = lock_same(dirfd, p, fd);
@@ -251,6 +256,8 @@ static int resolve(int base, const char *source, const char *rel, int sweep_fd, 
 		}
 		next = sys_openat2(dirfd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
 				   NOFOLLOW_BENEATH);
+		if (next == -ENOENT)
+			return -EAGAIN;
 		if (next < 0)
 			return err_sys(err, next, "%s: open %s", what, rel);
 		close(dirfd);
