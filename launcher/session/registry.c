@@ -256,25 +256,15 @@ void session_registry_close(struct registry *reg)
 
 /* ------------------------------------------------------------- reading */
 
-int session_read(const struct registry *reg, const char *id, struct session_info *out,
-		 struct err *err)
+/* The entry's session.json, read and checked: the caller's, naming id. */
+static int read_entry(int dfd, const char *id, struct session_info *out, struct err *err)
 {
-	cleanup_close int dfd = -1, fd = -1;
+	cleanup_close int fd = -1;
 	cleanup_free char *buf = NULL;
 	struct stat st;
 	ssize_t len;
 	int rc;
 
-	if (!session_id_valid(id))
-		return err_set(err, ENOENT, "no such session: %s", id);
-	dfd = openat(reg->fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
-		return err_set(err, ENOENT, "no such session: %s", id);
-	if (dfd < 0 || fstat(dfd, &st) < 0)
-		return err_sys(err, errno, "session %s", id);
-	/* Only the supervisor, running as the owner, writes an entry. */
-	if (st.st_uid != getuid())
-		return err_set(err, EPERM, "session %s belongs to uid %u", id, (unsigned)st.st_uid);
 	fd = openat(dfd, "session.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
 		return err_set(err, ENOENT, "no such session: %s", id);
@@ -298,9 +288,36 @@ int session_read(const struct registry *reg, const char *id, struct session_info
 	if (out->owner != getuid())
 		return err_set(err, EPERM, "session %s belongs to uid %u", id,
 			       (unsigned)out->owner);
-	if (out->state != SESSION_ENDED && !proc_alive(&out->supervisor))
-		out->state = SESSION_STALE;
 	return 0;
+}
+
+int session_read(const struct registry *reg, const char *id, struct session_info *out,
+		 struct err *err)
+{
+	cleanup_close int dfd = -1;
+	struct stat st;
+	int rc;
+
+	if (!session_id_valid(id))
+		return err_set(err, ENOENT, "no such session: %s", id);
+	dfd = openat(reg->fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		return err_set(err, ENOENT, "no such session: %s", id);
+	if (dfd < 0 || fstat(dfd, &st) < 0)
+		return err_sys(err, errno, "session %s", id);
+	/* Only the supervisor, running as the owner, writes an entry. */
+	if (st.st_uid != getuid())
+		return err_set(err, EPERM, "session %s belongs to uid %u", id, (unsigned)st.st_uid);
+	rc = read_entry(dfd, id, out, err);
+	if (rc < 0 || out->state == SESSION_ENDED || proc_alive(&out->supervisor))
+		return rc;
+	/* The supervisor writes the final state before it exits, so it may
+	 * have done both between the read and the check: read once more, now
+	 * that it is gone for certain. Still not ended: it died without. */
+	rc = read_entry(dfd, id, out, err);
+	if (rc == 0 && out->state != SESSION_ENDED)
+		out->state = SESSION_STALE;
+	return rc;
 }
 
 static int by_created(const void *a, const void *b)

@@ -271,6 +271,7 @@ Test(faults, fd_limits_from_8_to_64)
 
 	for (int n = 8; n <= 64; n++) {
 		struct h_proc p;
+		const char *id;
 		const char *cmd = h_fmt("ulimit -Sn %d && exec \"$0\" \"$@\"", n);
 
 		H_CMD(&p, s.w.ws, "/bin/sh", "-c", cmd, h_paddock(), "run", "--", "true");
@@ -278,9 +279,13 @@ Test(faults, fd_limits_from_8_to_64)
 		H_CMD(&p, s.w.ws, "/bin/sh", "-c", cmd, h_paddock(), "run", "--detach", "--",
 		      "true");
 		cr_assert_eq(p.status, 0, "soft %d, detached: " H_FMT, n, H_ARGS(&p));
-		H_PADDOCK(&p, s.w.ws, "wait", h_fmt("%.12s", p.out_text));
+		id = h_fmt("%.12s", p.out_text);
+		/* At once: a supervisor that writes its end and exits between
+		 * wait's read and its liveness check is not stale. */
+		H_PADDOCK(&p, s.w.ws, "wait", id);
 		cr_assert_eq(p.status, 0, "soft %d, detached wait: " H_FMT, n, H_ARGS(&p));
-		H_PADDOCK(&p, s.w.ws, "rm", h_fmt("%.12s", p.out_text));
+		H_PADDOCK(&p, s.w.ws, "rm", id);
+		cr_assert_eq(p.status, 0, "soft %d, rm %s: " H_FMT, n, id, H_ARGS(&p));
 		cmd = h_fmt("ulimit -n %d && exec \"$0\" \"$@\"", n);
 		H_CMD(&p, s.w.ws, "/bin/sh", "-c", cmd, h_paddock(), "run", "--", "true");
 		cr_assert(p.status == 0 || (p.status == 125 && h_count_lines(p.err_text) == 1 &&
