@@ -391,6 +391,24 @@ H_FN char *h_list_dir(const char *path)
 	return h_keep(out);
 }
 
+/* The protected names of the built-in agent policy: none of them may be
+ * left in a workspace as a placeholder once every sandbox has ended. */
+H_FN void h_assert_no_placeholders(const char *ws)
+{
+	static const char *const names[] = {
+	    ".git",	".bashrc",    ".bash_profile", ".zshrc",    ".zprofile",
+	    ".profile", ".gitconfig", ".gitmodules",   ".mcp.json", ".vscode",
+	    ".idea",	".paddock",   ".envrc",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *path = h_join(ws, names[i]);
+
+		cr_assert(!h_exists(path), "placeholder %s left on the host; workspace:\n%s", path,
+			  h_list_dir(ws));
+	}
+}
+
 /* Standard base64, for smuggling a script through `base64 -d | sh`. */
 H_FN char *h_base64(const char *s)
 {

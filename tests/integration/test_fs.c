@@ -300,22 +300,6 @@ Test(fs, canary_recorded_read_only)
 
 /* ------------------------------------------------------- protected paths */
 
-/* The protected names of the built-in agent policy. */
-static const char *const agent_protected[] = {
-    ".git",	   ".bashrc",	".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig",
-    ".gitmodules", ".mcp.json", ".vscode",	 ".idea",  ".paddock",	".envrc",
-};
-
-static void assert_no_placeholders(const char *ws)
-{
-	for (size_t i = 0; i < sizeof(agent_protected) / sizeof(agent_protected[0]); i++) {
-		const char *path = h_join(ws, agent_protected[i]);
-
-		cr_assert(!h_exists(path), "placeholder %s left on the host; workspace:\n%s", path,
-			  h_list_dir(ws));
-	}
-}
-
 /* No .git at start: nothing is made for it (a placeholder .git broke git
  * init and git in a parent repository), so the workload may create a
  * repository; what it plants there is reported after the run (mounts/git.c,
@@ -613,6 +597,6 @@ Test(fs, two_sandboxes_same_workspace_leave_no_placeholders)
 	h_write_file(h_join(w.ws, "a-ended"), "", 0644);
 	h_wait(&pb, H_TIMEOUT_MS);
 	cr_assert_eq(pb.status, 0, H_SHOW(&pb));
-	assert_no_placeholders(w.ws);
+	h_assert_no_placeholders(w.ws);
 	cr_assert_str_eq(h_list_dir(w.ws), "a-ended\na-ready\nb-ready\n");
 }

@@ -3,22 +3,6 @@
  * two_sandboxes_* tests (Criterion runs a binary's tests in parallel). */
 #include "harness.h"
 
-/* The protected names of the built-in agent policy (as in test_fs.c). */
-static const char *const agent_protected[] = {
-    ".git",	   ".bashrc",	".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig",
-    ".gitmodules", ".mcp.json", ".vscode",	 ".idea",  ".paddock",	".envrc",
-};
-
-static void assert_no_placeholders(const char *ws)
-{
-	for (size_t i = 0; i < sizeof(agent_protected) / sizeof(agent_protected[0]); i++) {
-		const char *path = h_join(ws, agent_protected[i]);
-
-		cr_assert(!h_exists(path), "placeholder %s left on the host; workspace:\n%s", path,
-			  h_list_dir(ws));
-	}
-}
-
 /* Regression: sandboxes starting and ending at once in one workspace. One
  * run's cleanup removed a placeholder (a directory such as .github, or
  * a file) between another's look and its open or create, and that run
@@ -41,6 +25,6 @@ Test(overlap, overlapping_sandboxes_in_one_workspace_all_start, .timeout = 300)
 		h_wait(&p[i], H_TIMEOUT_MS * 4);
 		cr_assert_eq(p[i].status, 0, "loop %d: " H_FMT, i, H_ARGS(&p[i]));
 	}
-	assert_no_placeholders(w.ws);
+	h_assert_no_placeholders(w.ws);
 	cr_assert_str_eq(h_list_dir(w.ws), "");
 }

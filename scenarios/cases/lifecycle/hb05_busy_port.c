@@ -223,10 +223,9 @@ static bool in_log(const char *log, const char *needle)
 	return read_file(log, buf, sizeof(buf)) > 0 && strstr(buf, needle);
 }
 
-/* A's sessions listed by `paddock ps --all --json` under this name. */
-static int listed(const struct eval_ctx *ctx, const char *name, int *st)
+/* A's sessions under this name in the output of argv (paddock ps --all --json). */
+static int listed(const struct eval_ctx *ctx, char *const argv[], const char *name, int *st)
 {
-	char *argv[] = {(char *)ctx->paddock, "ps", "--all", "--json", NULL};
 	/* The caller's registry may hold many ended sessions: room for them. */
 	static char buf[1 << 22];
 	char needle[128];
@@ -257,7 +256,7 @@ static void step_fixed(struct eval_ctx *ctx, struct result *r, const char *recs,
 	server_argv(&a, ctx, r, name, spec, port, mark_a, rec, true, NULL);
 	o->fixed_ran = run_vec(ctx, ctx->drop, &a, log, 30000, &o->fixed_status) == 0;
 	o->fixed_in_use = in_log(log, "is in use; nothing started");
-	n = listed(ctx, name, &st);
+	n = listed(ctx, ps, name, &st);
 	o->fixed_listed = n >= 0;
 	o->fixed_nothing = n == 0;
 	if (n < 0) {
