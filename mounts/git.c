@@ -126,8 +126,10 @@ static int protect_names(struct policy *p, struct strv *out, const char *host,
 	if (!sb) {
 		/* Seen read-only (nothing to protect) or not at all: a
 		 * workspace's repository outside every bind becomes visible,
-		 * writable, so that git works inside. */
-		if (seen_readonly(p, host))
+		 * writable, so that git works inside. One that does not exist
+		 * (a commondir naming a missing directory) the workload cannot
+		 * create outside its binds. */
+		if (seen_readonly(p, host) || access(host, F_OK) < 0)
 			return 0;
 		r = add_bind(p, host);
 		if (r < 0)
@@ -320,11 +322,22 @@ static int scan_redirect(const char *dir, struct strv *lines)
 	return scan_dir(target, lines, true);
 }
 
+/* A commondir that redirects git: one that names the directory itself
+ * (".", as a placeholder's reads, another sandbox's among them) does not. */
 static bool has_commondir(const char *dir)
 {
 	cleanup_close int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char buf[PATH_MAX], rel[PATH_MAX];
+	cleanup_free char *target = NULL;
+	ssize_t n;
 
-	return fd >= 0 && fstatat(fd, "commondir", &(struct stat){0}, AT_SYMLINK_NOFOLLOW) == 0;
+	if (fd < 0 || fstatat(fd, "commondir", &(struct stat){0}, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	n = git_read_small(fd, "commondir", buf, sizeof(buf) - 1);
+	if (n < 0 || gitcommondir_parse(buf, (size_t)n, rel, sizeof(rel)) < 0)
+		return true; /* unreadable to us is no proof of harmless */
+	target = git_resolve_rel(dir, rel);
+	return !target || strcmp(target, dir) != 0;
 }
 
 static int snapshot(struct git_watch *w)

@@ -140,8 +140,39 @@ static int add_children(struct git_found *f, const char *dir, const char *sub, i
 	return r < 0 ? r : 0;
 }
 
+/* Where a commondir points when that does not exist (yet): its existing
+ * parent made canonical, and the last name, which the workload could
+ * create there. NULL when even that is not a plain name. */
+static char *resolve_missing(const char *base, const char *path)
+{
+	char buf[PATH_MAX * 2], *slash, *parent, *out;
+	const char *last;
+
+	if (snprintf(buf, sizeof(buf), "%s%s%s", path[0] == '/' ? "" : base,
+		     path[0] == '/' ? "" : "/", path) >= (int)sizeof(buf))
+		return NULL;
+	while ((slash = strrchr(buf, '/')) && slash != buf && !slash[1])
+		*slash = '\0'; /* "../x/" */
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return NULL;
+	last = slash + 1;
+	if (!*last || !strcmp(last, ".") || !strcmp(last, ".."))
+		return NULL;
+	*slash = '\0';
+	parent = realpath(*buf ? buf : "/", NULL);
+	if (!parent)
+		return NULL;
+	if (asprintf(&out, "%s/%s", strcmp(parent, "/") ? parent : "", last) < 0)
+		out = NULL;
+	free(parent);
+	return out;
+}
+
 /* A git directory: a linked worktree's (it has a commondir) brings its
- * common directory too. */
+ * common directory too. A commondir that names the directory itself (".",
+ * as a placeholder's reads) redirects nothing: git reads config and hooks
+ * from here, so here is a common directory too. */
 static int add_gitdir(struct git_found *f, const char *dir, int depth)
 {
 	cleanup_close int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -158,9 +189,19 @@ static int add_gitdir(struct git_found *f, const char *dir, int depth)
 		r = git_strv_add(&f->worktree, dir);
 		if (r < 0)
 			return r;
-		if (common && strcmp(common, dir) != 0)
-			return add_gitdir(f, common, depth + 1);
-		return 0;
+		/* Not there yet: what the workload could create there is
+		 * what git would read. */
+		if (!common && !f->after)
+			common = resolve_missing(dir, rel);
+		if (common && strcmp(common, dir) != 0) {
+			struct stat st;
+
+			if (stat(common, &st) == 0)
+				return add_gitdir(f, common, depth + 1);
+			return git_strv_add(&f->common, common) < 0 ? -ENOMEM : 0;
+		}
+		if (!common)
+			return 0;
 	}
 	r = git_strv_add(&f->common, dir);
 	if (r <= 0)

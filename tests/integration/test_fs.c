@@ -567,6 +567,42 @@ Test(fs, two_sandboxes_same_workspace_keep_git_protected)
 	cr_assert(!h_exists(h_join(w.ws, ".git/hooks/pre-commit")));
 }
 
+/* The same, in step: B starts only once A is running with its
+ * placeholders in .git, among them commondir (which holds "."). B took
+ * .git for a linked worktree's directory (mounts/git_walk.c, add_gitdir)
+ * and protected only config.worktree and commondir; once A ended and
+ * removed the placeholders nobody else held, B could create .git/hooks/
+ * and .git/config. The test above saw it only under load. */
+Test(fs, second_sandbox_keeps_git_protected_after_the_first_ends)
+{
+	struct h_world w = h_world();
+	struct h_proc pa, pb;
+
+	h_mkdir(w.ws, ".git", 0755);
+	h_write_file(h_join(w.ws, ".git/HEAD"), "ref: refs/heads/main\n", 0644);
+	H_PADDOCK_START(&pa, w.ws, "run", "--", "sh", "-c",
+			"echo > a-ready; i=0; while [ ! -e b-ready ] && [ $i -lt 200 ]; do "
+			"sleep 0.05; i=$((i+1)); done");
+	cr_assert(wait_for_file(h_join(w.ws, "a-ready"), 8000), "A never started");
+	H_PADDOCK_START(&pb, w.ws, "run", "--", "sh", "-c",
+			"echo > b-ready; i=0; while [ ! -e a-ended ] && [ $i -lt 200 ]; do "
+			"sleep 0.05; i=$((i+1)); done; "
+			"mkdir -p .git/hooks && touch .git/hooks/pre-commit && echo HOOK-WRITTEN; "
+			"echo '[core]' >> .git/config && echo CONFIG-WRITTEN; echo b-done");
+	h_wait(&pa, H_TIMEOUT_MS);
+	cr_assert_eq(pa.status, 0, H_SHOW(&pa));
+	cr_assert(!h_contains(pa.err_text, "tampering"), H_SHOW(&pa));
+	h_write_file(h_join(w.ws, "a-ended"), "", 0644);
+	h_wait(&pb, H_TIMEOUT_MS);
+	cr_assert_eq(pb.status, 0, H_SHOW(&pb));
+	cr_assert(h_contains(pb.out_text, "b-done\n"), H_SHOW(&pb));
+	cr_assert(!h_contains(pb.out_text, "WRITTEN"), H_SHOW(&pb));
+	cr_assert(!h_exists(h_join(w.ws, ".git/hooks")), H_SHOW(&pb));
+	cr_assert(!h_exists(h_join(w.ws, ".git/config")), H_SHOW(&pb));
+	cr_assert_str_eq(h_list_dir(h_join(w.ws, ".git")), "HEAD\n");
+	cr_assert_str_eq(h_list_dir(w.ws), ".git\na-ended\na-ready\nb-ready\n");
+}
+
 /* Regression (fixed by the user.paddock.placeholder mark, mounts/protect.c):
  * placeholders were left in the workspace when two sandboxes shared it
  * and the one that created them ends first. A creates the 13 placeholders

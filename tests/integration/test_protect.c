@@ -152,6 +152,70 @@ Test(protect, git_config_worktree_weakened_twin)
 	config_worktree(true);
 }
 
+/* Regression: a .git/commondir that names the git directory itself (".",
+ * what paddock's placeholder for commondir holds) made the start take .git
+ * for a linked worktree's directory, with only config.worktree and
+ * commondir protected: a second sandbox started while the first one's
+ * placeholder was there could plant a hook or a config (the race seen as
+ * PROTECTION-LOST in fs::two_sandboxes_same_workspace_keep_git_protected
+ * under load). A "." commondir redirects nothing: everything is protected. */
+static void self_commondir(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT " && echo . > .git/commondir && git status --porcelain");
+	p = attack(&f, f.w.ws,
+		   h_fmt("printf '#!/bin/sh\ntouch %s\n' > .git/hooks/pre-commit && "
+			 "chmod +x .git/hooks/pre-commit; echo hook=$?; %s >> .git/config; "
+			 "echo config=$?",
+			 f.mark, evil_config(&f)),
+		   weak);
+	victim(&f, f.w.ws, "git commit -q --allow-empty -m v");
+	expect_mark(&f, weak, &p);
+	if (!weak)
+		cr_assert(!h_contains(p.err_text, "tampering"),
+			  "a \".\" commondir taken for tampering\n" H_FMT, H_ARGS(&p));
+}
+
+Test(protect, git_self_commondir)
+{
+	self_commondir(false);
+}
+
+Test(protect, git_self_commondir_weakened_twin)
+{
+	self_commondir(true);
+}
+
+/* A commondir naming a directory that does not exist yet: the workload
+ * must not be able to create it, with a config git would then read. */
+static void missing_commondir(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT " && cp -r .git spare && echo ../shadow > .git/commondir");
+	p = attack(&f, f.w.ws,
+		   h_fmt("cp -r spare shadow; echo mk=$?; %s >> shadow/config; echo config=$?",
+			 evil_config(&f)),
+		   weak);
+	victim(&f, f.w.ws, "git status");
+	expect_mark(&f, weak, &p);
+	if (!weak)
+		cr_assert(!h_exists(h_join(f.w.ws, "shadow")), H_SHOW(&p));
+}
+
+Test(protect, git_missing_commondir)
+{
+	missing_commondir(false);
+}
+
+Test(protect, git_missing_commondir_weakened_twin)
+{
+	missing_commondir(true);
+}
+
 /* The workspace is a linked worktree: its git directory and the common
  * one lie outside the workspace, and are bound in (git works inside) with
  * the worktree's commondir protected. */
