@@ -148,7 +148,22 @@ static unsigned reap(struct init *in)
 	pid_t p;
 	int st;
 
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0 || (p < 0 && errno == EINTR)) {
+	/* --tty: WUNTRACED, to see the workload's top process stopped by
+	 * the pty's ^Z (below). */
+	while ((p = waitpid(-1, &st, WNOHANG | (in->tty ? WUNTRACED : 0))) > 0 ||
+	       (p < 0 && errno == EINTR)) {
+		if (p > 0 && WIFSTOPPED(st)) {
+			/* ^Z stopped the workload's top process itself: a
+			 * program with no job control of its own (a shell
+			 * without -i, an editor that does not catch it). Nothing
+			 * inside could resume it, and ^C would wait behind the
+			 * stop: resumed at once, as Docker's PID 1 ignores ^Z.
+			 * The stopped jobs of an interactive shell are its own
+			 * children, never seen here. */
+			if (p == in->wpid && WSTOPSIG(st) == SIGTSTP)
+				(void)kill(-in->wpid, SIGCONT);
+			continue;
+		}
 		n += p > 0;
 		if (p != in->wpid || in->reaped) {
 			services_reaped(in, p, st);

@@ -345,6 +345,29 @@ Test(stdio, tty_sigtstp_restores_and_cont_resumes)
 	tty_close(&t);
 }
 
+/* ^Z at the pty when the top process has no job control of its own
+ * (sh -c, no -i): it and its group are stopped, nothing inside could
+ * resume them, and ^C would wait behind the stop. paddock-init resumes
+ * them at once, as Docker's PID 1 ignores ^Z; ^C then still works. */
+Test(stdio, tty_ctrl_z_of_the_top_process_does_not_hang)
+{
+	struct h_world w = h_world();
+	struct tty_run t;
+
+	tty_start(&t, w.ws,
+		  PADDOCK("run", "--", "sh", "-c",
+			  "echo go; sleep 1; echo top-$((1+1)); exec sleep 100"),
+		  NULL);
+	cr_assert(tty_expect(&t, "go", 20), TTY_SHOW(&t));
+	h_sleep_ms(300);
+	tty_send(&t, "\x1a");
+	cr_assert(tty_expect(&t, "top-2", 10), "stopped by ^Z for good\n" TTY_SHOW(&t));
+	h_sleep_ms(200);
+	tty_send(&t, "\x03");
+	cr_assert_eq(tty_wait(&t, 20), 130, TTY_SHOW(&t));
+	tty_close(&t);
+}
+
 /* ------------------------------------------------------------ pipe mode */
 
 Test(stdio, pipes_keep_eof_epipe_and_status)
