@@ -354,10 +354,10 @@ Test(stdio, tty_ctrl_z_of_the_top_process_does_not_hang)
 	struct h_world w = h_world();
 	struct tty_run t;
 
-	tty_start(&t, w.ws,
-		  PADDOCK("run", "--", "sh", "-c",
-			  "echo go; sleep 1; echo top-$((1+1)); exec sleep 100"),
-		  NULL);
+	tty_start(
+	    &t, w.ws,
+	    PADDOCK("run", "--", "sh", "-c", "echo go; sleep 1; echo top-$((1+1)); exec sleep 100"),
+	    NULL);
 	cr_assert(tty_expect(&t, "go", 20), TTY_SHOW(&t));
 	h_sleep_ms(300);
 	tty_send(&t, "\x1a");
