@@ -7,6 +7,8 @@
 # BENCH_REPS   repetitions of the init, expiry and RSS measurements (default 7)
 # BENCH_STREAM_MB  MiB streamed through the workload's stdout (default 4096)
 set -eu
+# The test user cannot use the caller's own tool shims (a pyenv in /root).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${BENCH_RUNS:-200}
 druns=${BENCH_DOCKER_RUNS:-30}

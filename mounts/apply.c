@@ -109,15 +109,17 @@ static int attach(int mnt, int rootfd, const char *target, bool dir, struct err 
 }
 
 /* Open a bind source without following any symlink. Returns an O_PATH fd,
- * -ENOENT with op->skipped (and err untouched) for a missing optional
- * source, or -errno. A symlink
+ * -ENOENT or -EACCES with op->skipped (and err untouched) for a missing or
+ * unreachable optional source, or -errno. A symlink
  * source is refused unless the policy asks to copy it. */
 static int open_source(struct mount_op *op, struct stat *st, struct err *err)
 {
 	int fd = sys_openat2(AT_FDCWD, op->source, O_PATH | O_NOFOLLOW | O_CLOEXEC,
 			     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 
-	if (fd == -ENOENT && op->optional) {
+	/* Missing, or where the caller cannot look (another user's home):
+	 * nothing the sandbox could have seen either. */
+	if ((fd == -ENOENT || fd == -EACCES) && op->optional) {
 		op->skipped = true;
 		return fd;
 	}

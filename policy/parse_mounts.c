@@ -161,8 +161,17 @@ static int parse_bind(const cJSON *obj, const char *path, struct policy_mount *m
 		r = policy_json_bool(it, kpath, &m->optional, err);
 	}
 	if (r >= 0 && (it = member(obj, "symlink"))) {
+		const char *s;
+
 		snprintf(kpath, sizeof(kpath), "%s.symlink", path);
-		r = parse_choice(it, kpath, "error", "copy", &m->copy_symlink, err);
+		r = policy_json_string(it, kpath, &s, err);
+		if (r >= 0 && strcmp(s, "copy") && strcmp(s, "follow") && strcmp(s, "error"))
+			r = err_set(err, EINVAL, "%s: must be \"error\", \"copy\" or \"follow\"",
+				    kpath);
+		if (r >= 0) {
+			m->copy_symlink = strcmp(s, "copy") == 0;
+			m->follow_symlink = strcmp(s, "follow") == 0;
+		}
 	}
 	return r < 0 ? r : 0;
 }

@@ -58,6 +58,7 @@ struct policy_mount {
 	bool readonly;	   /* bind: "mode" "ro" (the default) */
 	bool optional;	   /* bind: a missing source is skipped, not an error */
 	bool copy_symlink; /* bind: "symlink": "copy" - a symlink source is recreated */
+	bool follow_symlink; /* bind: "symlink": "follow" - the source resolved first */
 	uint64_t size;	   /* tmpfs: bytes, 0 = kernel default */
 	unsigned mode;	   /* tmpfs, dir: permission bits (tmpfs default 0755, dir 0755) */
 };

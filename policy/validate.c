@@ -2,6 +2,7 @@
  * the rules that tie fields together. Messages follow docs/policy.md. */
 #include "validate.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +200,34 @@ static int check_env(struct policy *p, const struct policy_vars *vars, struct er
 	return 0;
 }
 
+/* Does s name a known variable that is not set (a HOME that does not
+ * exist)? */
+static bool names_unset(const char *s, const struct policy_vars *vars)
+{
+	const char *val;
+
+	for (; (s = strstr(s, "${")); s += 2) {
+		const char *end = strchr(s + 2, '}');
+
+		if (end && lookup(s + 2, (size_t)(end - s - 2), vars, &val) && !val)
+			return true;
+	}
+	return false;
+}
+
+/* An optional bind with no source to bind: gone from the policy (its
+ * index stays what error messages say). */
+static void drop_mount(struct policy *p, size_t i)
+{
+	struct policy_mount *m = &p->mounts[i];
+
+	free(m->source);
+	free(m->target);
+	free(m->link);
+	memmove(m, m + 1, (p->n_mounts - i - 1) * sizeof(*m));
+	p->n_mounts--;
+}
+
 static int check_mount_paths(struct policy *p, const struct policy_vars *vars, struct err *err)
 {
 	char path[JPATH_MAX];
@@ -207,11 +236,35 @@ static int check_mount_paths(struct policy *p, const struct policy_vars *vars, s
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		struct policy_mount *m = &p->mounts[i];
 
+		/* An optional bind whose source names an unset variable has no
+		 * source: skipped, as one that is missing. */
+		if (m->optional && m->source && names_unset(m->source, vars)) {
+			drop_mount(p, i--);
+			continue;
+		}
 		if (m->source) {
 			snprintf(path, sizeof(path), "mounts[%zu].source", i);
 			r = expand_path(&m->source, vars, path, false, err);
 			if (r < 0)
 				return r;
+		}
+		if (m->source && m->follow_symlink) {
+			/* "follow": the caller's own symlink (a dotfile kept
+			 * elsewhere) resolved here, as the caller; the mount then
+			 * refuses any symlink it meets, as for every source. */
+			char *real = realpath(m->source, NULL);
+
+			if (!real && m->optional && (errno == ENOENT || errno == EACCES)) {
+				drop_mount(p, i--);
+				continue;
+			}
+			if (!real)
+				return err_sys(err, errno, "%s: %s", path, m->source);
+			if (!m->target)
+				m->target = m->source; /* the path as written */
+			else
+				free(m->source);
+			m->source = real;
 		}
 		snprintf(path, sizeof(path), "mounts[%zu].target", i);
 		if (m->target) {

@@ -454,6 +454,65 @@ Test(protect, git_workflow_inside_matches_outside)
 	cr_assert_str_eq(h_list_dir(in.w.ws), h_list_dir(out.w.ws));
 }
 
+/* The caller's git identity, from a ~/.gitconfig that is a symlink (as
+ * dotfile managers make it), is there inside, read-only; the twin with
+ * --weaken rw-binds shows the test sees a write reach the host file. */
+static void home_gitconfig(bool weak)
+{
+	static const char conf[] = "[user]\n\tname = Host User\n\temail = host@example.org\n";
+	struct fx f = fx_new();
+	char *dot = h_mkdir(f.w.base, "dotfiles", 0755);
+	char *real = h_join(dot, "gitconfig");
+	struct h_proc p;
+
+	h_write_file(real, conf, 0644);
+	cr_assert_eq(symlink(real, h_join(f.home, ".gitconfig")), 0);
+	host(&f, f.w.ws, "git init -q -b main");
+	H_CMD(&p, f.w.ws, "/usr/bin/env", h_fmt("HOME=%s", f.home), h_paddock(), "run",
+	      weak ? "--weaken" : "--cwd", weak ? "rw-binds" : f.w.ws, "--", "sh", "-c",
+	      "unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL; "
+	      "echo a > a && git add a && git commit -qm one && git log -1 --format=%an/%ae; "
+	      "echo '# planted' >> ~/.gitconfig; echo append=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "Host User/host@example.org\n"), H_SHOW(&p));
+	if (weak) {
+		cr_assert(h_contains(p.out_text, "append=0\n"), H_SHOW(&p));
+		cr_assert(h_contains(h_read_file(real, NULL), "# planted"), H_SHOW(&p));
+		return;
+	}
+	cr_assert(!h_contains(p.out_text, "append=0\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(real, NULL), conf);
+}
+
+Test(protect, home_gitconfig_gives_the_identity_read_only)
+{
+	home_gitconfig(false);
+}
+
+Test(protect, home_gitconfig_gives_the_identity_read_only_weakened_twin)
+{
+	home_gitconfig(true);
+}
+
+/* No ~/.gitconfig, no HOME, a HOME the caller cannot read: the run works. */
+Test(protect, home_gitconfig_absent_is_skipped)
+{
+	struct fx f = fx_new();
+	char *closed = h_mkdir(f.w.base, "closed", 0755);
+	const char *homes[] = {f.home, "/nonexistent", closed};
+	struct h_proc p;
+
+	h_mkdir(closed, ".config", 0755);
+	cr_assert_eq(chmod(closed, 0), 0);
+	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
+		H_CMD(&p, f.w.ws, "/usr/bin/env", h_fmt("HOME=%s", homes[i]), h_paddock(), "run",
+		      "--", "sh", "-c", "ls -A ~; echo ran");
+		cr_assert_eq(p.status, 0, "HOME=%s\n" H_FMT, homes[i], H_ARGS(&p));
+		cr_assert_str_eq(p.out_text, "ran\n", "HOME=%s\n" H_FMT, homes[i], H_ARGS(&p));
+	}
+	cr_assert_eq(chmod(closed, 0755), 0);
+}
+
 /* The workspace is a subdirectory of a repository: its git directory is
  * outside the workspace, bound in, protected. */
 Test(protect, git_subdirectory_workspace)
