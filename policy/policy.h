@@ -51,16 +51,16 @@ enum policy_rlimit {
 
 struct policy_mount {
 	enum policy_mount_type type;
-	size_t index;	   /* position in "mounts", for error messages */
-	char *source;	   /* bind: absolute host path, variables expanded */
-	char *target;	   /* absolute sandbox path, variables expanded, never "/" */
-	char *link;	   /* symlink: the link text */
-	bool readonly;	   /* bind: "mode" "ro" (the default) */
-	bool optional;	   /* bind: a missing source is skipped, not an error */
-	bool copy_symlink; /* bind: "symlink": "copy" - a symlink source is recreated */
+	size_t index;	     /* position in "mounts", for error messages */
+	char *source;	     /* bind: absolute host path, variables expanded */
+	char *target;	     /* absolute sandbox path, variables expanded, never "/" */
+	char *link;	     /* symlink: the link text */
+	bool readonly;	     /* bind: "mode" "ro" (the default) */
+	bool optional;	     /* bind: a missing source is skipped, not an error */
+	bool copy_symlink;   /* bind: "symlink": "copy" - a symlink source is recreated */
 	bool follow_symlink; /* bind: "symlink": "follow" - the source resolved first */
-	uint64_t size;	   /* tmpfs: bytes, 0 = kernel default */
-	unsigned mode;	   /* tmpfs, dir: permission bits (tmpfs default 0755, dir 0755) */
+	uint64_t size;	     /* tmpfs: bytes, 0 = kernel default */
+	unsigned mode;	     /* tmpfs, dir: permission bits (tmpfs default 0755, dir 0755) */
 };
 
 enum policy_seccomp_profile {
