@@ -5,21 +5,23 @@
 
 enum mediator_decision {
 	MEDIATOR_ALLOWED,
-	MEDIATOR_NO_RULE,      /* no rule names this name and port */
-	MEDIATOR_LITERAL,      /* an address no name of ours stands for */
-	MEDIATOR_ADDRESS,      /* the name resolved only to refused addresses */
-	MEDIATOR_SNI,	       /* TLS without SNI, or for another name */
-	MEDIATOR_MALFORMED,    /* a request the strict parser refused */
-	MEDIATOR_PROTOCOL,     /* the rule's protocol is not what the client spoke */
-	MEDIATOR_UPSTREAM,     /* admitted, but the upstream could not be reached */
-	MEDIATOR_DNS_ANSWERED, /* an allowed name, answered with a synthetic address */
-	MEDIATOR_DNS_REFUSED,  /* any other name: REFUSED, nothing sent anywhere */
+	MEDIATOR_NO_RULE,	/* no rule names this name and port */
+	MEDIATOR_LITERAL,	/* an address no name of ours stands for */
+	MEDIATOR_ADDRESS,	/* the name resolved only to refused addresses */
+	MEDIATOR_SNI,		/* TLS without SNI, or for another name */
+	MEDIATOR_MALFORMED,	/* a request the strict parser refused */
+	MEDIATOR_PROTOCOL,	/* the rule's protocol is not what the client spoke */
+	MEDIATOR_UPSTREAM,	/* admitted, but the upstream could not be reached */
+	MEDIATOR_DNS_ANSWERED,	/* an allowed name, answered with a synthetic address */
+	MEDIATOR_DNS_REFUSED,	/* any other name: REFUSED, nothing sent anywhere */
+	MEDIATOR_DNS_FORWARDED, /* --weaken dns-open: any other name, sent to the upstream */
 	MEDIATOR_DECISIONS,
 };
 
 static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
-    "allowed",		 "refused-no-rule",  "refused-literal", "refused-address", "refused-sni",
-    "refused-malformed", "refused-protocol", "upstream-failed", "dns-answered",	   "dns-refused",
+    "allowed",	    "refused-no-rule",	 "refused-literal",  "refused-address",
+    "refused-sni",  "refused-malformed", "refused-protocol", "upstream-failed",
+    "dns-answered", "dns-refused",	 "dns-forwarded",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

@@ -1,10 +1,66 @@
 /* The DNS stub's wire format (RFC 1035): one query in, one answer out. It
- * never forwards a query: it answers allowed names with synthetic
- * addresses and refuses the rest. Pure code, fuzzed. */
+ * never forwards a query (but under --weaken dns-open, loop.c): it answers
+ * allowed names with synthetic addresses and refuses the rest. Pure code,
+ * fuzzed. */
 #include "mediator.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+int dns_parse_upstream(const char *s, struct sockaddr_storage *sa, socklen_t *len)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *colon, *h = s;
+	size_t hl;
+	char *end;
+	unsigned long port;
+
+	memset(sa, 0, sizeof(*sa));
+	if (*s == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		h = s + 1;
+		hl = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || memchr(s, ':', (size_t)(colon - s)))
+			return -EINVAL; /* an IPv6 literal needs its brackets */
+		hl = (size_t)(colon - s);
+	}
+	if (hl == 0 || hl >= sizeof(host) || colon[1] < '0' || colon[1] > '9')
+		return -EINVAL;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || port == 0 || port > 65535)
+		return -EINVAL;
+	if (*s != '[') {
+		struct sockaddr_in *in = (struct sockaddr_in *)sa;
+
+		if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+			return -EINVAL;
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		*len = sizeof(*in);
+		return 0;
+	}
+	{
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return -EINVAL;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+}
 
 int dns_parse_query(const unsigned char *buf, size_t len, struct dns_query *out)
 {

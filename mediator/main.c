@@ -76,6 +76,7 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "key");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "policy");
 	const cJSON *ls = cJSON_GetObjectItemCaseSensitive(root, "listeners"), *it;
+	const cJSON *up = cJSON_GetObjectItemCaseSensitive(root, "dns_upstream");
 	struct mediator_config mc;
 	int r;
 
@@ -104,6 +105,12 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 			return err_set(err, EINVAL, "config: bad key");
 		mc.key[i] = (unsigned char)v;
 	}
+	if (up && (!cJSON_IsString(up) ||
+		   dns_parse_upstream(up->valuestring, &mc.dns_upstream, &mc.dns_upstream_len) < 0))
+		return err_set(err, EINVAL,
+			       "--weaken dns-open: the upstream resolver %s is not ADDR:PORT or "
+			       "[ADDR6]:PORT (PADDOCK_DNS_UPSTREAM)",
+			       cJSON_IsString(up) ? up->valuestring : "?");
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");
@@ -131,7 +138,8 @@ int main(int argc, char **argv)
 	struct err err = {0};
 	cJSON *root = NULL;
 	sigset_t set;
-	int sfd, r;
+	int sfd, r, ready_fd = -1;
+	bool served = false;
 
 	if (argc != 3 || strcmp(argv[1], "--config-fd") != 0) {
 		fputs("usage: paddock-mediator --config-fd N (started by paddock run)\n", stderr);
@@ -160,14 +168,28 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	r = read_config(atoi(argv[2]), &root, &err);
-	if (r >= 0)
+	if (r >= 0) {
+		/* Where the supervisor waits for "ok" or our one error. */
+		const cJSON *rf = cJSON_GetObjectItemCaseSensitive(root, "ready_fd");
+
+		ready_fd = cJSON_IsNumber(rf) ? (int)rf->valuedouble : -1;
 		r = load(root, &c, &m, &err);
+	}
 	cJSON_Delete(root);
 	if (r >= 0 && sfd < 0)
 		r = err_sys(&err, errno, "signalfd");
+	if (ready_fd >= 0) {
+		/* The one line: said by the supervisor (paddock: ...). */
+		if (r >= 0)
+			(void)!write(ready_fd, "ok\n", 3);
+		else
+			dprintf(ready_fd, "error %s\n", err.msg[0] ? err.msg : "failed to start");
+		close(ready_fd);
+	}
+	served = r >= 0;
 	if (r >= 0)
 		r = mediator_run(m, sfd);
-	if (r < 0 && err.msg[0])
+	if (r < 0 && err.msg[0] && (ready_fd < 0 || served))
 		fprintf(stderr, "paddock-mediator: %s\n", err.msg);
 	mediator_free(m);
 	policy_free(c.policy);

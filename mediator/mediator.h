@@ -104,6 +104,9 @@ int dns_parse_query(const unsigned char *buf, size_t len, struct dns_query *out)
  * rcode 0 and addr (4 or 16 bytes, matching qtype), one answer; with
  * addr NULL, none (rcode 0: NODATA; 5: REFUSED). Returns its length, or
  * -ENOSPC. */
+/* "ADDR:PORT" or "[ADDR6]:PORT" (an upstream resolver, --weaken dns-open)
+ * into sa. 0, or -EINVAL. Pure, fuzzed. */
+int dns_parse_upstream(const char *s, struct sockaddr_storage *sa, socklen_t *len);
 int dns_build_response(const unsigned char *query, const struct dns_query *q, int rcode,
 		       const unsigned char *addr, size_t addr_len, unsigned char *out, size_t size);
 
@@ -160,6 +163,10 @@ struct mediator_config {
 	unsigned generation;
 	int log_fd;			     /* the admissions log (O_APPEND), or -1 */
 	unsigned char key[EVIDENCE_KEY_LEN]; /* the run's evidence key: the log is chained */
+	/* --weaken dns-open: every name the stub would refuse is sent to
+	 * this resolver and its answer relayed (len 0: never). */
+	struct sockaddr_storage dns_upstream;
+	socklen_t dns_upstream_len;
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

@@ -443,7 +443,7 @@ static int child_setup(const struct sandbox_spec *s, const struct sandbox *sb, i
 		return err_sys(err, errno, "sethostname");
 	if (s->namespaces & POLICY_NS_NET) {
 		rc = net_lo_up(err);
-		if (rc >= 0 && s->anyip)
+		if (rc >= 0 && s->anyip && !s->no_routes)
 			rc = net_anyip_routes(err);
 		if (rc < 0)
 			return rc;

@@ -147,7 +147,8 @@ struct sandbox_spec {
 	gid_t gid_in, gid_out;
 	int init_fd;	  /* sealed memfd copy of paddock-init (sandbox_prepare_init()) */
 	bool new_session; /* setsid(2) for what enters; false only when weakened */
-	bool anyip;	  /* mediated network: local default routes on lo */
+	bool anyip;	  /* mediated network: the mediator and its gate */
+	bool no_routes;	  /* ... without the local default routes on lo (weakened only) */
 	bool no_sweep;	  /* paddock-init --no-sweep (weakened only) */
 	/* The caller is host root and the workload is not (uid_out, gid_out
 	 * unprivileged): the supervisor clears its supplementary groups and

@@ -200,7 +200,9 @@ int mediator_bind(struct sandbox *sb, void *arg, struct err *err)
 	/* Our unreaped child, by pid: nothing else has that pid yet. */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	return rc;
+	/* Still before "go": the child goes on only once the mediator said
+	 * it serves, so no workload ever runs beside a missing one. */
+	return rc < 0 ? rc : mediator_start(r, err);
 }
 
 /* ------------------------------------------------------ paddock-mediator */
@@ -233,7 +235,7 @@ static cJSON *network_policy(const struct policy *p)
 }
 
 /* The configuration, for the fds as the mediator will have them: 3 the
- * configuration, 4 the log, 5... the listeners. */
+ * configuration, 4 the log, 5... the listeners, then the ready pipe. */
 static int config(const struct run *r, int *out, struct err *err)
 {
 	static const char *const kinds[] = {"proxy", "tcp", "dns-udp", "dns-tcp"};
@@ -258,6 +260,10 @@ static int config(const struct run *r, int *out, struct err *err)
 		cJSON_AddStringToObject(root, "key", khex);
 	}
 	cJSON_AddStringToObject(root, "policy", ptext ? ptext : "");
+	/* --weaken dns-open: checked at prepare (prepare.c); parsed by the
+	 * mediator. */
+	if ((r->spec->opt->weaken & WEAKEN_DNS_OPEN) && getenv("PADDOCK_DNS_UPSTREAM"))
+		cJSON_AddStringToObject(root, "dns_upstream", getenv("PADDOCK_DNS_UPSTREAM"));
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -267,6 +273,7 @@ static int config(const struct run *r, int *out, struct err *err)
 		cJSON_AddNumberToObject(o, "port", ms->l[i].port);
 		cJSON_AddItemToArray(ls, o);
 	}
+	cJSON_AddNumberToObject(root, "ready_fd", 5 + (double)ms->n);
 	text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	if (!text || !ptext)
@@ -301,11 +308,48 @@ static _Noreturn void exec_mediator(const char *path, int *keep, size_t n, pid_t
 	_exit(EXIT_LAUNCHER);
 }
 
+/* The mediator's first word on its ready pipe: "ok" once it serves, or
+ * "error MSG" (its one line, said by us) and its exit; nothing at all
+ * within five seconds, or its end before a word, is an error too. A run
+ * never starts its workload beside a mediator that is not there. */
+static int wait_ready(int rd, struct err *err)
+{
+	struct pollfd p = {.fd = rd, .events = POLLIN};
+	char buf[768];
+	size_t len = 0;
+
+	while (len < sizeof(buf) - 1) {
+		ssize_t n;
+		int k = poll(&p, 1, 5000);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return err_set(err, ETIMEDOUT, "mediator: not ready after 5 s");
+		n = read(rd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(buf, '\n', len))
+			break;
+	}
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strcmp(buf, "ok") == 0)
+		return 0;
+	if (strncmp(buf, "error ", 6) == 0)
+		return err_set(err, EINVAL, "%s", buf + 6);
+	return err_set(err, EPIPE, "mediator: ended before it was ready");
+}
+
 int mediator_start(struct run *r, struct err *err)
 {
 	struct mediator_state *ms = &r->live.mediator;
 	char path[PATH_MAX];
-	int keep[2 + MED_LISTENERS_MAX];
+	int keep[3 + MED_LISTENERS_MAX];
+	int ready[2] = {-1, -1};
 	cleanup_close int cfg = -1;
 	pid_t pid, parent = getpid();
 	int rc;
@@ -336,15 +380,22 @@ int mediator_start(struct run *r, struct err *err)
 	rc = config(r, &cfg, err);
 	if (rc < 0)
 		return rc;
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return err_sys(err, errno, "mediator: pipe");
 	keep[0] = cfg;
 	keep[1] = ms->log_fd;
 	for (size_t i = 0; i < ms->n; i++)
 		keep[2 + i] = ms->l[i].fd;
+	keep[2 + ms->n] = ready[1];
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(ready[0]);
+		close(ready[1]);
 		return err_sys(err, errno, "mediator: fork");
+	}
 	if (pid == 0)
-		exec_mediator(path, keep, 2 + ms->n, parent);
+		exec_mediator(path, keep, 3 + ms->n, parent);
+	close(ready[1]);
 	ms->pid = pid;
 	ms->pidfd = pidfd_open(pid, 0);
 	if (ms->pidfd < 0) {
@@ -358,7 +409,9 @@ int mediator_start(struct run *r, struct err *err)
 		close(ms->l[i].fd);
 		ms->l[i].fd = -1;
 	}
-	return 0;
+	rc = wait_ready(ready[0], err);
+	close(ready[0]);
+	return rc;
 }
 
 void mediator_stop(struct mediator_state *ms)

@@ -348,6 +348,25 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	/* Without its own network namespace (--weaken host-net) there is
 	 * nothing to mediate: the host's network is the weakening. */
 	sb->anyip = r->policy->network == POLICY_NET_MEDIATED && (sb->namespaces & POLICY_NS_NET);
+	/* --weaken proxy-env-only: the mediator without the routes that
+	 * bring every connect to it (evaluation: HB-09's proxy-env-only). */
+	if ((r->opt->weaken & WEAKEN_PROXY_ENV_ONLY) && !sb->anyip)
+		return err_set(err, EINVAL,
+			       "--weaken proxy-env-only: needs a mediated network (\"network\": "
+			       "{\"mode\": \"mediated\"} or --allow-net)");
+	sb->no_routes = (r->opt->weaken & WEAKEN_PROXY_ENV_ONLY) != 0;
+	/* --weaken dns-open: never a resolver paddock guesses (the host's
+	 * may be off the machine): the caller names it. */
+	if ((r->opt->weaken & WEAKEN_DNS_OPEN) && !sb->anyip)
+		return err_set(err, EINVAL,
+			       "--weaken dns-open: needs a mediated network (\"network\": "
+			       "{\"mode\": \"mediated\"} or --allow-net)");
+	if ((r->opt->weaken & WEAKEN_DNS_OPEN) &&
+	    (!getenv("PADDOCK_DNS_UPSTREAM") || !getenv("PADDOCK_DNS_UPSTREAM")[0]))
+		return err_set(
+		    err, EINVAL,
+		    "--weaken dns-open: set PADDOCK_DNS_UPSTREAM=ADDR:PORT, the resolver "
+		    "the open stub forwards to");
 	rc = ports_check(r, err);
 	if (rc < 0 || r->opt->explain)
 		return rc;

@@ -131,8 +131,6 @@ static int start(struct run *r, struct err *err)
 	if (rc >= 0)
 		rc = sandbox_protect(&r->spec->sb, &r->live.box, &r->live.protect, err);
 	log_debug("protected paths prepared");
-	if (rc >= 0 && r->spec->sb.anyip)
-		rc = mediator_start(r, err);
 	if (rc >= 0)
 		rc = ports_start(r, err);
 	if (rc < 0 && r->live.box.pidfd >= 0) {

@@ -27,8 +27,10 @@ enum weaken {
 	WEAKEN_NO_PROTECT = 1u << 9,	   /* no protected paths (the check after the run stays) */
 	WEAKEN_HOST_ROOT = 1u << 10,	   /* a root caller's workload is host uid 0 */
 	WEAKEN_DIRECT_STDIO = 1u << 11,	   /* the caller's fds 0-2 as they are, no relay */
+	WEAKEN_PROXY_ENV_ONLY = 1u << 12,  /* mediated, but no local default routes */
+	WEAKEN_DNS_OPEN = 1u << 13,	   /* the DNS stub forwards what it would refuse */
 };
-#define WEAKEN_COUNT 12
+#define WEAKEN_COUNT 14
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

@@ -22,6 +22,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"host-root", "the workload is host uid 0: it reads root-only files in its binds"},
     {"direct-stdio", "the workload gets the caller's fds 0-2: chmod, chown and xattrs through "
 		     "/dev/stdin reach the host's file or terminal"},
+    {"proxy-env-only", "no local default routes: only clients that honour the proxy variables "
+		       "reach the mediator (the others have no route at all)"},
+    {"dns-open", "the DNS stub forwards every name it would refuse to PADDOCK_DNS_UPSTREAM: "
+		 "a query can carry data out"},
 };
 
 const char *weaken_name(unsigned bit)

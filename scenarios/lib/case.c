@@ -19,6 +19,7 @@ static void configure(const struct eval_ctx *ctx, const struct eval_case *c,
 		      const struct case_arm *arm, struct result *r)
 {
 	result_init(r, c->id, c->title, arm->name);
+	r->weakens = arm->weakens;
 	if (arm->fixture_only || c->fixture_only) {
 		r->fixture_only = true;
 		snprintf(r->fixture_why, sizeof(r->fixture_why), "%s",
@@ -303,6 +304,18 @@ bool case_fan_prove(struct case_run *cr)
 	return cr->fan_ok;
 }
 
+/* w at position *at of a (appended, then moved there), *at past it. */
+static void insert_word(struct argv_buf *a, size_t *at, const char *w)
+{
+	char *word;
+
+	if (argv_add(a, w) < 0)
+		return;
+	word = a->v[a->n - 1];
+	memmove(&a->v[*at + 1], &a->v[*at], (a->n - 1 - *at) * sizeof(a->v[0]));
+	a->v[(*at)++] = word;
+}
+
 void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_start *s)
 {
 	struct result *r = cr->r;
@@ -312,6 +325,13 @@ void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_sta
 		return;
 	}
 	argv_paddock_run(a, cr->ctx, r, r->policy_path, r->knob, s->ws, s->record);
+	if (s->env) {
+		size_t at = 0;
+
+		insert_word(a, &at, "/usr/bin/env");
+		for (size_t k = 0; s->env[k]; k++)
+			insert_word(a, &at, s->env[k]);
+	}
 	if (s->name) {
 		argv_add(a, "--name");
 		argv_add(a, s->name);

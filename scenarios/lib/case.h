@@ -43,6 +43,10 @@ struct case_arm {
 	 * when na_reason[0] is set: nothing of the case runs. */
 	const char *na_reason[DIM_COUNT];
 	const char *na_scope[DIM_COUNT];
+	/* A weakened arm: the dimension whose FAIL shows the weakening
+	 * (enforcement unless set; HB-09's proxy-env-only keeps every
+	 * denied request out and loses the permitted one: control). */
+	enum dim weakens;
 };
 
 /* What the skeleton sets up before setup(). */
@@ -155,6 +159,9 @@ struct arm_start {
 	const struct docker_bind *binds; /* docker: ends with {NULL} */
 	const char *workdir;		 /* docker: -w, or NULL */
 	const char *ws, *record, *name;	 /* paddock; NULL leaves one out */
+	/* paddock: NAME=VALUE words for its environment (through env(1):
+	 * the workload user's is clean), NULL-terminated, or NULL. */
+	const char *const *env;
 };
 void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_start *s);
 /* Run a vector built by case_argv_arm(): docker as root, paddock as the

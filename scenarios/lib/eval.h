@@ -31,8 +31,8 @@ enum dim {
 
 enum arm_kind {
 	ARM_ENFORCED,
-	ARM_WEAKENED,	      /* one --weaken knob: expected to FAIL enforcement */
-	ARM_DOCKER,	      /* reference arm */
+	ARM_WEAKENED, /* one --weaken knob: expected to FAIL enforcement (or its arm's "weakens") */
+	ARM_DOCKER,   /* reference arm */
 	ARM_BROKEN_COLLECTOR, /* the event collector drops everything: expected UNKNOWN */
 };
 
@@ -94,6 +94,9 @@ struct result {
 	char arm[48];
 	enum arm_kind kind;
 	char knob[32];
+	/* ARM_WEAKENED: the dimension that must FAIL (the case's arm table;
+	 * enforcement unless it says otherwise). */
+	enum dim weakens;
 	struct verdict v[DIM_COUNT];
 	char alarm[320]; /* loud problems: a weakened arm that did not fail, ... */
 	/* The enforcement point is a mock or the harness itself (a fixture),

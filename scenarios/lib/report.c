@@ -126,6 +126,11 @@ static void subject_json(FILE *f, const struct result *r, const struct subject *
 	json_write_string(f, r->policy_sha256);
 	fputs(", \"weakenings\": ", f);
 	json_write_string(f, r->weakenings);
+	if (r->kind == ARM_WEAKENED) {
+		/* Where this arm's weakening must show: that dimension FAILs. */
+		fputs(", \"weakening_must_fail\": ", f);
+		json_write_string(f, dim_name(r->weakens));
+	}
 	fputs("}}", f);
 }
 
@@ -270,8 +275,10 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 /* The test's name: what a PASS of it means. */
 static const char *junit_name(const struct result *r, enum dim d)
 {
-	if (d == DIM_ENFORCEMENT && r->kind == ARM_WEAKENED)
+	if (d == DIM_ENFORCEMENT && r->kind == ARM_WEAKENED && r->weakens == d)
 		return "enforcement: weakening detected";
+	if (d == DIM_CONTROL && r->kind == ARM_WEAKENED && r->weakens == d)
+		return "control: weakening detected";
 	if (d == DIM_ENFORCEMENT && r->kind == ARM_BROKEN_COLLECTOR)
 		return "enforcement: missing evidence noticed";
 	return dim_name(d);

@@ -4,6 +4,7 @@
  *   'c' http_chunked_scan(), fed in two pieces
  *   's' tls_client_hello_sni()
  *   'd' the DNS stub (mediator_dns_answer()) against a fixed policy
+ *   'u' dns_parse_upstream() (PADDOCK_DNS_UPSTREAM, --weaken dns-open)
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
  * Built with replay.c instead, make unit runs tests/data/mediator through it. */
 #include <stdint.h>
@@ -91,6 +92,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 'd':
 		dns((const unsigned char *)copy, size - 1);
 		break;
+	case 'u': {
+		/* A C string, as getenv() gives it. */
+		char *s = strndup(copy, size - 1);
+		struct sockaddr_storage sa;
+		socklen_t len;
+
+		if (s)
+			(void)dns_parse_upstream(s, &sa, &len);
+		free(s);
+		break;
+	}
 	}
 	free(copy);
 	return 0;

@@ -208,6 +208,130 @@ Test(network, weaken_host_net_reaches_the_denied_receiver)
 	cr_assert_str_eq(rec(&w, "d['network']['mode']"), "\"host\"");
 }
 
+/* --weaken proxy-env-only: the mediator stays, the local default routes
+ * go. The proxy-aware client still gets through, admitted; the one that
+ * ignores the proxy variables has no route at all (HB-09's arm: control
+ * fails, nothing denied gets out). */
+Test(network, weaken_proxy_env_only_loses_the_proxy_unaware_path)
+{
+	struct h_world w = h_world();
+	struct receiver *ok = receiver("127.0.0.1"), *denied = receiver("127.0.0.1");
+	char *p = policy(&w, ok->port, 2, 3);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--weaken", "proxy-env-only", "--record",
+		  w.record, "--", "sh", "-c",
+		  h_fmt("curl -s -m 5 http://allowed.test:%d/proxied; "
+			"curl -s -m 5 --noproxy '*' http://allowed.test:%d/transparent; "
+			"echo transparent=$?; %s",
+			ok->port, ok->port, denied_script(denied->port)));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert(h_contains(pr.err_text, "proxy-env-only"), H_SHOW(&pr));
+	cr_assert(saw(ok, "GET /proxied HTTP/1.1"), H_SHOW(&pr));
+	cr_assert(!saw(ok, "/transparent"), H_SHOW(&pr));
+	cr_assert(!h_contains(pr.out_text, "transparent=0\n"), H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&ok->count), 1, H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&denied->count), 0, H_SHOW(&pr));
+	cr_assert_str_eq(rec(&w, "d['weakenings']"), "[\"proxy-env-only\"]");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "1");
+}
+
+/* A UDP socket on the host's loopback that remembers what it got. */
+static int udp_receiver(int *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(fd, 0);
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Did a datagram with the label arrive (DNS names are length-prefixed
+ * labels, so the label itself is looked for)? */
+static bool udp_saw(int fd, const char *label)
+{
+	char buf[1024];
+	ssize_t n;
+	bool yes = false;
+
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		yes |= memmem(buf, (size_t)n, label, strlen(label)) != NULL;
+	return yes;
+}
+
+/* The stub refuses a name no rule allows and sends nothing anywhere, even
+ * with PADDOCK_DNS_UPSTREAM set; --weaken dns-open forwards it there (the
+ * twin: the test can see a query leave). */
+static void dns_upstream(bool weak)
+{
+	struct h_world w = h_world();
+	char *p = policy(&w, 1, 2, 3);
+	int port, fd = udp_receiver(&port);
+	struct h_proc pr;
+
+	H_CMD(&pr, w.ws, "/usr/bin/env", h_fmt("PADDOCK_DNS_UPSTREAM=127.0.0.1:%d", port),
+	      h_paddock(), "run", "--policy", p, "--record", w.record, weak ? "--weaken" : "--cwd",
+	      weak ? "dns-open" : w.ws, "--", "sh", "-c",
+	      "getent hosts dnsmarker42.exfil.test; true");
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	if (weak) {
+		cr_assert(udp_saw(fd, "dnsmarker42"), "the open stub sent nothing\n" H_FMT,
+			  H_ARGS(&pr));
+		cr_assert_str_eq(rec(&w, "d['network']['admissions']['dns-forwarded'] >= 1"),
+				 "true");
+	} else {
+		cr_assert(!udp_saw(fd, "dnsmarker42"), "a refused name left\n" H_FMT, H_ARGS(&pr));
+		cr_assert_str_eq(rec(&w, "d['network']['admissions']['dns-forwarded']"), "0");
+		cr_assert_str_eq(rec(&w, "d['network']['admissions']['dns-refused'] >= 1"), "true");
+	}
+	close(fd);
+}
+
+Test(network, refused_names_are_sent_nowhere)
+{
+	dns_upstream(false);
+}
+
+Test(network, weaken_dns_open_forwards_refused_names)
+{
+	dns_upstream(true);
+}
+
+/* The two network knobs' bad uses: 125, nothing started, one line of
+ * error after the knob's own warning line (printed for every knob before
+ * the policy is read). */
+static void knob_refused(struct h_proc *pr, const char *what)
+{
+	cr_assert_eq(pr->status, 125, H_SHOW(pr));
+	cr_assert_eq(h_count_lines(pr->err_text), 2, H_SHOW(pr));
+	cr_assert(h_contains(pr->err_text, "paddock: warning: --weaken "), H_SHOW(pr));
+	cr_assert(h_contains(strchr(pr->err_text, '\n'), what), H_SHOW(pr));
+	cr_assert(!h_contains(pr->out_text, "ran"), H_SHOW(pr));
+}
+
+Test(network, network_knobs_bad_input)
+{
+	struct h_world w = h_world();
+	char *p = policy(&w, 1, 2, 3);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--weaken", "proxy-env-only", "--", "sh", "-c", "echo ran");
+	knob_refused(&pr, "--weaken proxy-env-only: needs a mediated network");
+	H_PADDOCK(&pr, w.ws, "run", "--weaken", "dns-open", "--", "sh", "-c", "echo ran");
+	knob_refused(&pr, "--weaken dns-open: needs a mediated network");
+	H_CMD(&pr, w.ws, "/usr/bin/env", "-u", "PADDOCK_DNS_UPSTREAM", h_paddock(), "run",
+	      "--policy", p, "--weaken", "dns-open", "--", "sh", "-c", "echo ran");
+	knob_refused(&pr, "set PADDOCK_DNS_UPSTREAM=ADDR:PORT");
+	H_CMD(&pr, w.ws, "/usr/bin/env", "PADDOCK_DNS_UPSTREAM=::1:53", h_paddock(), "run",
+	      "--policy", p, "--weaken", "dns-open", "--", "sh", "-c", "echo ran");
+	knob_refused(&pr, "is not ADDR:PORT");
+}
+
 /* TLS through CONNECT: the ClientHello's server name must be the name the
  * tunnel was admitted for; the receiver sees the good one only. */
 Test(network, tls_server_name_must_match)

@@ -155,6 +155,42 @@ Test(eval, weakened_arm_passing_is_an_alarm)
 	cr_assert_not(result_fails_run(&r));
 }
 
+/* An arm whose weakening shows in control (HB-09's proxy-env-only keeps
+ * everything denied out and loses the permitted request): control must
+ * FAIL, enforcement is reported but not required. */
+Test(eval, weakened_arm_in_control)
+{
+	struct result r;
+	bool needed;
+
+	result_init(&r, "HB-09", "t", "weakened:proxy-env-only");
+	r.weakens = DIM_CONTROL;
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	verdict_set(&r.v[DIM_CONTROL], GRADE_FAIL, "the permitted request did not arrive", NULL);
+	verdict_set(&r.v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	result_finish(&r);
+	cr_assert_eq(r.alarm[0], '\0', "%s", r.alarm);
+	cr_assert_not(result_fails_run(&r));
+	cr_assert_eq(result_dim_outcome(&r, DIM_CONTROL, &needed), OUTCOME_OK);
+	cr_assert(needed);
+	cr_assert_eq(result_dim_outcome(&r, DIM_ENFORCEMENT, &needed), OUTCOME_OK);
+	cr_assert_not(needed);
+	/* Control PASSing there: the case did not see the weakening. */
+	result_init(&r, "HB-09", "t", "weakened:proxy-env-only");
+	r.weakens = DIM_CONTROL;
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	verdict_set(&r.v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
+	result_finish(&r);
+	cr_assert(strstr(r.alarm, "PASSED control"), "%s", r.alarm);
+	cr_assert(result_fails_run(&r));
+	/* UNKNOWN there is no detection either. */
+	result_init(&r, "HB-09", "t", "weakened:proxy-env-only");
+	r.weakens = DIM_CONTROL;
+	verdict_set(&r.v[DIM_CONTROL], GRADE_UNKNOWN, "blind", NULL);
+	result_finish(&r);
+	cr_assert(result_fails_run(&r));
+}
+
 Test(eval, enforced_fail_fails_run_docker_does_not)
 {
 	struct result r;

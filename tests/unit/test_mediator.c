@@ -445,3 +445,38 @@ Test(mediator, the_admissions_log_cannot_be_forged_by_a_name)
 	close(fd);
 	policy_free(p);
 }
+
+/* PADDOCK_DNS_UPSTREAM (--weaken dns-open): ADDR:PORT or [ADDR6]:PORT,
+ * numeric only; anything else refused. */
+Test(mediator, dns_upstream_forms)
+{
+	static const char *const bad[] = {
+	    "",
+	    "127.0.0.1",
+	    "127.0.0.1:",
+	    "127.0.0.1:0",
+	    "127.0.0.1:65536",
+	    "127.0.0.1:53x",
+	    "::1:53",
+	    "[::1]",
+	    "[::1]53",
+	    "[::1:53",
+	    "localhost:53",
+	    "[127.0.0.1]:53",
+	    "1.2.3.4.5:53",
+	    ":53",
+	    "127.0.0.1:-1",
+	};
+	struct sockaddr_storage sa;
+	socklen_t len = 0;
+
+	cr_assert_eq(dns_parse_upstream("127.0.0.1:18953", &sa, &len), 0);
+	cr_assert_eq(sa.ss_family, AF_INET);
+	cr_assert_eq(len, sizeof(struct sockaddr_in));
+	cr_assert_eq(ntohs(((struct sockaddr_in *)&sa)->sin_port), 18953);
+	cr_assert_eq(dns_parse_upstream("[::1]:53", &sa, &len), 0);
+	cr_assert_eq(sa.ss_family, AF_INET6);
+	cr_assert_eq(len, sizeof(struct sockaddr_in6));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(dns_parse_upstream(bad[i], &sa, &len), -EINVAL, "%s", bad[i]);
+}

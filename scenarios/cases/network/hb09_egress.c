@@ -17,10 +17,13 @@
  * completion record (verified by paddock and joined by admission id).
  *
  * Arms: enforced; weakened:host-net (the host's network: the clients
- * reach the denied receivers, so it must FAIL). The spec's
- * weakened:dns-open and weakened:proxy-env-only need knobs this paddock
- * does not have yet: they are not in the table (docs/scenarios.md says
- * so) rather than run as something they are not. docker: its offline
+ * reach the denied receivers, so it must FAIL); weakened:proxy-env-only
+ * (the mediator without the local default routes: nothing denied gets
+ * out, but the proxy-unaware client has no route to the allowed host
+ * either, so enforcement PASSes and control must FAIL: the arm table's
+ * .weakens); weakened:dns-open (the stub forwards what it would refuse,
+ * here to the exfil.test receiver, PADDOCK_DNS_UPSTREAM: the marker
+ * query reaches it, so it must FAIL). docker: its offline
  * image is busybox only (no curl, no python3), and no bridge network may
  * be made here: NOT EXECUTED with that reason. */
 #include "../../lib/case.h"
@@ -45,6 +48,8 @@
 static const struct case_arm arms[] = {
     {.name = "enforced"},
     {.name = "weakened:host-net"},
+    {.name = "weakened:proxy-env-only", .weakens = DIM_CONTROL},
+    {.name = "weakened:dns-open"},
     {.name = "docker"},
     {.name = NULL},
 };
@@ -77,6 +82,9 @@ static const struct case_arm arms[] = {
 	"except OSError: pass\n"                                                                \
 	"PY\n"                                                                                  \
 	"exit 0\n"
+
+/* weakened:dns-open: the open stub's upstream is the exfil.test receiver. */
+static const char *const dns_open_env[] = {"PADDOCK_DNS_UPSTREAM=127.0.0.1:18953", NULL};
 
 struct hb09 {
 	struct counter_rx *ok, *denied4, *denied6, *dns;
@@ -222,7 +230,11 @@ static void run(struct case_run *cr)
 
 	snprintf(rec, sizeof(rec), "%s/record.json", cr->records);
 	before = prove(h, 1);
-	case_argv_arm(cr, &a, &(struct arm_start){.ws = cr->fx.dir, .record = rec});
+	case_argv_arm(
+	    cr, &a,
+	    &(struct arm_start){.ws = cr->fx.dir,
+				.record = rec,
+				.env = strcmp(r->knob, "dns-open") == 0 ? dns_open_env : NULL});
 	argv_words(&a, "sh", "-c", CLIENTS, "sh", h->marker, NULL);
 	if (case_run_vec(cr, &a, cr->log, 120000, &status) < 0) {
 		result_not_executed(r, "could not start the workload");
@@ -230,7 +242,10 @@ static void run(struct case_run *cr)
 	}
 	h->o.receivers_proven = before && prove(h, 2);
 	case_record(cr, rec, NULL);
-	h->o.mediated = r->kind == ARM_ENFORCED;
+	/* proxy-env-only still goes through the mediator: its admissions
+	 * must still join. */
+	h->o.mediated = r->kind == ARM_ENFORCED || strcmp(r->knob, "proxy-env-only") == 0 ||
+			strcmp(r->knob, "dns-open") == 0;
 	h->o.denied = counter_count(h->denied4) + counter_count(h->denied6) -
 		      counter_matching(h->denied4, "X-Harness-Probe") -
 		      counter_matching(h->denied6, "X-Harness-Probe");
