@@ -39,7 +39,7 @@ void result_init(struct result *r, const char *case_id, const char *title, const
 	if (strncmp(arm, "weakened:", 9) == 0) {
 		r->kind = ARM_WEAKENED;
 		copy(r->knob, sizeof(r->knob), arm + 9);
-	} else if (strcmp(arm, "docker") == 0) {
+	} else if (strcmp(arm, "docker") == 0 || strncmp(arm, "docker:", 7) == 0) {
 		r->kind = ARM_DOCKER;
 	} else if (strcmp(arm, "broken-collector") == 0) {
 		r->kind = ARM_BROKEN_COLLECTOR;

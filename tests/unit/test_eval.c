@@ -1059,6 +1059,14 @@ Test(eval, argv_formatted_words_and_docker_rule)
 	cr_assert_eq(argv_addf(&a, "%s", big), -E2BIG);
 	cr_assert_eq(a.n, 12);
 	cr_assert(r.not_run[0]);
+	/* The one other network: the host's, for the arm named so. */
+	result_init(&r, "HB-09", "t", "docker:host-net");
+	cr_assert_eq(r.kind, ARM_DOCKER);
+	argv_docker_run(&a, &ctx, &r, NULL, NULL);
+	cr_assert_str_eq(a.v[4], "host");
+	result_init(&r, "HB-09", "t", "docker:bridge");
+	argv_docker_run(&a, &ctx, &r, NULL, NULL);
+	cr_assert_str_eq(a.v[4], "none", "no arm name gets a bridge network");
 }
 
 /* Issue 14, point 2: an observer without its per-filesystem proof (a

