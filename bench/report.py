@@ -166,6 +166,37 @@ if ks:
         L.append(f"| docker | not measured: {why} | |")
     L.append("")
 
+eg, tu = kv_rows("egress.txt"), kv_rows("tunnel.txt")
+if eg:
+    L += ["## Egress: requests and tunnels through the mediator", "",
+          "bench/mediator.py, one client for every row: an upstream on the host's loopback "
+          "answers each GET with a 2-byte 200; 300 requests per run, each on a new "
+          f"connection, {reps} runs, medians of the runs' p50 and p99. paddock: the client "
+          "inside `paddock run` with agent-net.json and rules for bench.test, through the "
+          "proxy (127.0.0.1:3128) and, transparent, straight to the name (the DNS stub's "
+          "synthetic address, the transparent listener); tinyproxy: Debian's, on "
+          "loopback; direct: no proxy. The mediator forwards one request per "
+          "connection (nothing pipelined passes unparsed), so there is no keep-alive row.",
+          "", "| | p50 (us) | p99 (us) | added p50 vs direct (us) |", "|---|---|---|---|"]
+    d50 = med(eg["direct"], "p50_us") if "direct" in eg else None
+    for name in ("direct", "tinyproxy", "paddock", "paddock-transparent"):
+        if name in eg:
+            p50 = med(eg[name], "p50_us")
+            add = f"{p50 - d50:+.0f}" if d50 is not None else "-"
+            L.append(f"| {name} | {p50:.0f} | {med(eg[name], 'p99_us'):.0f} | {add} |")
+    L.append("")
+if tu:
+    L += [f"1 GiB through a CONNECT tunnel to a sink on loopback ({reps} runs, median; "
+          "direct: to the sink itself; paddock: a `tcp` rule):", "",
+          "| | wall (s) | MiB/s | this / tinyproxy |", "|---|---|---|---|"]
+    tp = med(tu["tinyproxy"], "secs") if "tinyproxy" in tu else None
+    for name in ("direct", "tinyproxy", "paddock"):
+        if name in tu:
+            s = med(tu[name], "secs")
+            L.append(f"| {name} | {s:.2f} | {med(tu[name], 'mib') / s:.0f} | "
+                     f"{(tp / s if tp else 0):.2f}x |")
+    L.append("")
+
 rs = kv_rows("rss.txt")
 L += ["## Peak RSS of the process outside the sandbox", "",
       "bench/rss.c samples VmHWM of the started process every millisecond during "
@@ -228,6 +259,14 @@ if sm and "relay" in sm and "direct" in sm:
 if ks and "paddock" in ks and "script" in ks:
     d = med(ks["paddock"], "rtt_us") - med(ks["script"], "rtt_us")
     target("keystroke round trip vs script", "within 1 ms", f"{d:+.0f} us", d <= 1000)
+if eg and tu and all(k in eg for k in ("direct", "tinyproxy", "paddock")) and \
+        "tinyproxy" in tu and "paddock" in tu:
+    r = med(tu["tinyproxy"], "secs") / med(tu["paddock"], "secs")
+    target("mediator: CONNECT throughput vs tinyproxy", ">= 1.0x", f"{r:.2f}x", r >= 1.0)
+    d = med(eg["direct"], "p50_us")
+    a, b = med(eg["paddock"], "p50_us") - d, med(eg["tinyproxy"], "p50_us") - d
+    target("mediator: added request latency (p50) vs tinyproxy's", "no more",
+           f"{a:+.0f} vs {b:+.0f} us", a <= b)
 L += ["## Targets", "",
       "| target | aim | this run | |", "|---|---|---|---|"] + T + [
       "", "What bounds the ones not met, with a profile: bench/profile.md. Single runs "

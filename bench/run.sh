@@ -16,7 +16,7 @@ reps=${BENCH_REPS:-7}
 [ "$(id -u)" = 0 ] || { echo "bench: run as root (make bench)" >&2; exit 1; }
 
 # Tools from Debian, installed only when missing (apt-get update once).
-need="bubblewrap crun runc tini catatonit docker.io hyperfine busybox-static"
+need="bubblewrap crun runc tini catatonit docker.io hyperfine busybox-static tinyproxy"
 missing=""
 for p in $need; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -71,6 +71,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 P14="$top/build/paddock run --policy $work/agent-14.json --"
 P0="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-protect --"
+PN="$top/build/paddock run --policy $top/contrib/policies/agent-net.json --"
 I="$top/build/paddock-init"
 
 # Minimal rootless OCI bundles (bench/bundle.py), as the test user.
@@ -100,6 +101,7 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 	-n paddock "$P /bin/true" \
 	-n "paddock (14 fixed protected names)" "$P14 /bin/true" \
 	-n "paddock (no protected paths)" "$P0 /bin/true" \
+	-n "paddock (agent-net.json)" "$PN /bin/true" \
 	-n unshare "unshare -Urmpfn --mount-proc /bin/true" \
 	-n "paddock --version" "$top/build/paddock --version" \
 	-n bwrap "$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/true" \
@@ -192,6 +194,52 @@ for i in $(seq "$reps"); do
 			--network none "$image" cat)" >>"$work/out/keys.txt"
 	fi
 done
+
+echo "bench: egress through the mediator, tinyproxy and direct ($reps runs each)" >&2
+# bench/mediator.py: an upstream on the host's loopback (a 2-byte 200 per
+# GET, a byte sink) and one client for every row: 300 requests, each on a
+# new connection, and 1 GiB through a CONNECT tunnel (direct: to the
+# sink itself). paddock: the client inside `paddock run` with agent-net.json
+# and two rules for bench.test (resolved to 127.0.0.1 by the policy);
+# tinyproxy (Debian's) on 127.0.0.1:18973 as the test user; direct: no
+# proxy. The mediator forwards one request per connection, so there is no
+# keep-alive row.
+python3 - "$top/contrib/policies/agent-net.json" "$work/net.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["network"] = {"mode": "mediated", "resolve": {"bench.test": "127.0.0.1"},
+                "allow": [{"host": "bench.test", "ports": [18971], "protocol": "http"},
+                          {"host": "bench.test", "ports": [18972], "protocol": "tcp"}]}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+mkdir -p "$work/mb"
+cp "$top/bench/mediator.py" "$work/mb/mediator.py"
+printf 'Port 18973\nListen 127.0.0.1\nTimeout 60\nMaxClients 200\nAllow 127.0.0.1\nConnectPort 18972\nLogLevel Critical\nLogFile "%s/tinyproxy.log"\nDisableViaHeader Yes\n' \
+	"$work" >"$work/tinyproxy.conf"
+chown -R "$user:" "$work"
+M="python3 $work/mb/mediator.py"
+$as $M serve 18971 18972 &
+upstream=$!
+$as tinyproxy -d -c "$work/tinyproxy.conf" &
+tinyproxy=$!
+sleep 1
+for i in $(seq "$reps"); do
+	echo "direct $($as $M latency direct 300 127.0.0.1 18971)" >>"$work/out/egress.txt"
+	echo "tinyproxy $($as $M latency proxy 300 127.0.0.1 18971 127.0.0.1 18973)" \
+		>>"$work/out/egress.txt"
+	echo "paddock $($as $top/build/paddock run --policy "$work/net.json" --ro-bind "$work/mb" -- \
+		$M latency proxy 300 bench.test 18971 127.0.0.1 3128)" >>"$work/out/egress.txt"
+	echo "paddock-transparent $($as $top/build/paddock run --policy "$work/net.json" \
+		--ro-bind "$work/mb" -- $M latency direct 300 bench.test 18971)" >>"$work/out/egress.txt"
+	echo "direct $($as $M connect direct 1024 127.0.0.1 18972)" >>"$work/out/tunnel.txt"
+	echo "tinyproxy $($as $M connect proxy 1024 127.0.0.1 18972 127.0.0.1 18973)" \
+		>>"$work/out/tunnel.txt"
+	echo "paddock $($as $top/build/paddock run --policy "$work/net.json" --ro-bind "$work/mb" -- \
+		$M connect proxy 1024 bench.test 18972 127.0.0.1 3128)" >>"$work/out/tunnel.txt"
+done
+# Ours, by pid (setpriv execs, so these are the processes themselves).
+kill "$tinyproxy" "$upstream" 2>/dev/null || true
+wait "$tinyproxy" "$upstream" 2>/dev/null || true
 
 echo "bench: peak RSS of the outside process ($reps runs each)" >&2
 for i in $(seq "$reps"); do
