@@ -273,6 +273,61 @@ static bool udp_saw(int fd, const char *label)
 	return yes;
 }
 
+/* UDP other than DNS goes nowhere (the sandbox's own stack answers it),
+ * and a CONNECT to a name's http port is refused, so no tunnel through an
+ * allowed host carries a request; the twin with the host's network shows
+ * the datagram arriving (loopback only). */
+static const char udp_and_relay[] =
+    "import socket, sys\n"
+    "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+    "u.sendto(b'udpmarker77', ('127.0.0.1', int(sys.argv[1])))\n"
+    "try:\n"
+    "    s = socket.create_connection(('127.0.0.1', 3128), timeout=3)\n"
+    "    s.sendall(('CONNECT allowed.test:%s HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n' % "
+    "sys.argv[2]).encode())\n"
+    "    r = s.recv(200)\n"
+    "    print('connect', r.split(b' ')[1].decode())\n"
+    "    if b' 200 ' in r: s.sendall(b'GET /relayed HTTP/1.1\\r\\nHost: d\\r\\n\\r\\n')\n"
+    "except OSError as e:\n"
+    "    print('connect', 'error')\n";
+
+static void udp_relay(bool weak)
+{
+	struct h_world w = h_world();
+	struct receiver *ok = receiver("127.0.0.1");
+	char *p = policy(&w, ok->port, 2, 3);
+	int port, fd = udp_receiver(&port);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record,
+		  weak ? "--weaken" : "--cwd", weak ? "host-net" : w.ws, "--", "python3", "-c",
+		  udp_and_relay, h_fmt("%d", port), h_fmt("%d", ok->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	h_sleep_ms(100);
+	if (weak) {
+		cr_assert(udp_saw(fd, "udpmarker77"), "the twin's datagram did not arrive\n" H_FMT,
+			  H_ARGS(&pr));
+	} else {
+		cr_assert(!udp_saw(fd, "udpmarker77"), "a datagram left the sandbox\n" H_FMT,
+			  H_ARGS(&pr));
+		cr_assert(h_contains(pr.out_text, "connect 403\n"), H_SHOW(&pr));
+		cr_assert(!saw(ok, "/relayed"), H_SHOW(&pr));
+		cr_assert_eq(atomic_load(&ok->count), 0, H_SHOW(&pr));
+		cr_assert_str_eq(rec(&w, "d['network']['admissions']['refused-protocol']"), "1");
+	}
+	close(fd);
+}
+
+Test(network, udp_goes_nowhere_and_connect_to_an_http_rule_is_refused)
+{
+	udp_relay(false);
+}
+
+Test(network, udp_goes_nowhere_weakened_twin)
+{
+	udp_relay(true);
+}
+
 /* The stub refuses a name no rule allows and sends nothing anywhere, even
  * with PADDOCK_DNS_UPSTREAM set; --weaken dns-open forwards it there (the
  * twin: the test can see a query leave). */
