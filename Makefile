@@ -199,7 +199,8 @@ fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz
 		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay
 	$(FUZZ_REPLAY)
 
-# make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target.
+# make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target;
+# FUZZ_ONLY=h (with FUZZ=mediator): one of its parsers alone.
 FUZZ ?= policy
 FUZZ_SRC_policy := policy/*.c
 FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/default_seccomp.c
@@ -214,10 +215,12 @@ FUZZ_SRC_git := mounts/gitconf.c
 FUZZ_SEED_git := tests/data/git
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
-		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ) \
+		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ)$(FUZZ_ONLY) \
+		$(if $(FUZZ_ONLY),-DFUZZ_ONLY="'$(FUZZ_ONLY)'") \
 		tests/fuzz/fuzz_$(FUZZ).c $(FUZZ_SRC_$(FUZZ)) $(B)/launcher/default_policy.o $(PKG_LIBS)
-	@mkdir -p $(B)/fuzz-corpus-$(FUZZ)
-	$(B)/fuzz_$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} $(B)/fuzz-corpus-$(FUZZ) $(FUZZ_SEED_$(FUZZ))
+	@mkdir -p $(B)/fuzz-corpus-$(FUZZ)$(FUZZ_ONLY)
+	$(B)/fuzz_$(FUZZ)$(FUZZ_ONLY) -max_total_time=$${FUZZ_SECONDS:-60} \
+		$(B)/fuzz-corpus-$(FUZZ)$(FUZZ_ONLY) $(FUZZ_SEED_$(FUZZ))
 
 deps:
 	@./tests/deps.sh

@@ -6,6 +6,8 @@
  *   'd' the DNS stub (mediator_dns_answer()) against a fixed policy
  *   'u' dns_parse_upstream() (PADDOCK_DNS_UPSTREAM, --weaken dns-open)
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
+ * Built with -DFUZZ_ONLY="'h'" (make fuzz FUZZ=mediator FUZZ_ONLY=h) every
+ * input goes to that one parser: a run spent on it alone.
  * Built with replay.c instead, make unit runs tests/data/mediator through it. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +72,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char name[POLICY_NET_NAME_MAX + 2];
 	char *copy;
 
+#ifdef FUZZ_ONLY
+	{
+		/* The selector is ours: the input is the parser's (a seed
+		 * of that parser keeps its own selector byte). */
+		static uint8_t buf[2 * HTTP_HEAD_MAX + 1];
+
+		if (size > 2 * HTTP_HEAD_MAX)
+			return 0;
+		if (size == 0 || data[0] != FUZZ_ONLY) {
+			buf[0] = FUZZ_ONLY;
+			memcpy(buf + 1, data, size);
+			data = buf;
+			size++;
+		}
+	}
+#endif
 	if (size < 1 || size > 2 * HTTP_HEAD_MAX)
 		return 0;
 	/* A private copy: the parsers must not read past what they were
