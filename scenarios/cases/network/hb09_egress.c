@@ -160,8 +160,35 @@ struct route_watch {
 	bool found;
 	int pid;
 	size_t n_routes;
-	char off[160]; /* the interfaces other than lo, space-separated */
+	char off[160];	  /* the interfaces other than lo, space-separated */
+	char listen[160]; /* TCP ports listening there (the mediator's), space-separated */
 };
+
+/* The listening TCP ports of /proc/PID/net/tcp or tcp6 (state 0A). */
+static void read_listeners(struct route_watch *w, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char local[64], word[16];
+		unsigned st;
+		const char *colon;
+
+		if (sscanf(line, "%*s %63s %*s %x", local, &st) != 2 || st != 0x0A)
+			continue;
+		colon = strrchr(local, ':');
+		if (!colon)
+			continue;
+		snprintf(word, sizeof(word), "%lu ", strtoul(colon + 1, NULL, 16));
+		if (!strstr(w->listen, word) &&
+		    strlen(w->listen) + strlen(word) < sizeof(w->listen))
+			strcat(w->listen, word);
+	}
+	fclose(f);
+}
 
 static void note_iface(struct route_watch *w, const char *ifc)
 {
@@ -245,12 +272,16 @@ static void *watch_routes(void *arg)
 			read_routes(w, path, true);
 			snprintf(path, sizeof(path), "/proc/%d/net/ipv6_route", pid);
 			read_routes(w, path, false);
+			snprintf(path, sizeof(path), "/proc/%d/net/tcp", pid);
+			read_listeners(w, path);
+			snprintf(path, sizeof(path), "/proc/%d/net/tcp6", pid);
+			read_listeners(w, path);
 			/* Still the workload's after the reads (not a pid reused
 			 * meanwhile): then they were its namespace's. */
 			w->found = is_workload(pid, w->marker);
 			w->pid = pid;
 			if (!w->found)
-				w->n_routes = 0, w->off[0] = '\0';
+				w->n_routes = 0, w->off[0] = w->listen[0] = '\0';
 		}
 		if (d)
 			closedir(d);
@@ -434,9 +465,11 @@ static void run(struct case_run *cr)
 	h->o.routes_off = h->rw.found && h->rw.off[0];
 	if (h->rw.found)
 		result_evidence(r, "routes",
-				"read from outside in /proc/%d/net/{route,ipv6_route} while the "
-				"workload ran: %zu route(s), interfaces other than lo: %s",
-				h->rw.pid, h->rw.n_routes, h->rw.off[0] ? h->rw.off : "none");
+				"read from outside in /proc/%d/net/{route,ipv6_route,tcp,tcp6} "
+				"while the workload ran: %zu route(s), interfaces other than lo: "
+				"%s; TCP ports listening: %s",
+				h->rw.pid, h->rw.n_routes, h->rw.off[0] ? h->rw.off : "none",
+				h->rw.listen[0] ? h->rw.listen : "none");
 	else
 		result_evidence(r, "routes", "no process of the workload was found to read them");
 	h->o.receivers_proven = before && prove(h, 2);
