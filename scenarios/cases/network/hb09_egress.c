@@ -461,6 +461,8 @@ static void run(struct case_run *cr)
 
 	if (h->rw.off[0] && h->rw.off[strlen(h->rw.off) - 1] == ' ')
 		h->rw.off[strlen(h->rw.off) - 1] = '\0';
+	if (h->rw.listen[0] && h->rw.listen[strlen(h->rw.listen) - 1] == ' ')
+		h->rw.listen[strlen(h->rw.listen) - 1] = '\0';
 	h->o.routes_read = h->rw.found;
 	h->o.routes_off = h->rw.found && h->rw.off[0];
 	if (h->rw.found)
