@@ -152,7 +152,8 @@ static const char *const dns_open_env[] = {"PADDOCK_DNS_UPSTREAM=127.0.0.1:18953
  * too, are skipped) and
  * reads /proc/PID/net/route and ipv6_route, which show that process's
  * network namespace. Any interface but lo in them is a way off the
- * sandbox. */
+ * sandbox; none is what keeps every protocol in, ICMP (which no client
+ * inside can send) included. */
 struct route_watch {
 	pthread_t thread;
 	atomic_bool stop;
