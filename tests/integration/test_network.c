@@ -245,6 +245,28 @@ Test(network, weaken_proxy_env_only_loses_the_proxy_unaware_path)
 	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "1");
 }
 
+/* The workload cannot end or replace the mediator: it is outside the
+ * sandbox's pid namespace (kill -1 reaches only the sandbox), and its
+ * proxy port is taken before the workload runs. */
+Test(network, the_workload_cannot_kill_or_replace_the_mediator)
+{
+	struct h_world w = h_world();
+	struct receiver *ok = receiver("127.0.0.1");
+	char *p = policy(&w, ok->port, 2, 3);
+	struct h_proc pr;
+
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
+		  h_fmt("kill -KILL -1 2>/dev/null; "
+			"python3 -c \"import socket; s = socket.socket(); "
+			"s.bind(('127.0.0.1', 3128))\" 2>/dev/null && echo BOUND-3128; "
+			"curl -s -m 5 http://allowed.test:%d/after-kill",
+			ok->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert(!h_contains(pr.out_text, "BOUND-3128"), H_SHOW(&pr));
+	cr_assert(saw(ok, "GET /after-kill HTTP/1.1"), "the mediator did not answer\n" H_FMT,
+		  H_ARGS(&pr));
+}
+
 /* A UDP socket on the host's loopback that remembers what it got. */
 static int udp_receiver(int *port)
 {
