@@ -267,6 +267,58 @@ Test(network, the_workload_cannot_kill_or_replace_the_mediator)
 		  H_ARGS(&pr));
 }
 
+/* --allow-net NAME:PORT adds a rule (a "tcp" one for a port other than
+ * 80 and 443) to the policy, in its effective digest; without it the same
+ * client is refused. The name resolves through the policy's resolve
+ * entry, so nothing is looked up on the host. Bad forms: one line, 125. */
+Test(network, allow_net_adds_a_rule_and_bad_forms_are_refused)
+{
+	struct h_world w = h_world();
+	struct receiver *rx = receiver("127.0.0.1");
+	char *p = h_join(w.base, "allow.json");
+	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
+	const char *at = strstr(src, "\"network\": \"none\",");
+	const char *client = h_fmt("curl -s -m 5 --noproxy '*' http://named.test:%d/x", rx->port);
+	char *with, *without;
+	struct h_proc pr;
+
+	cr_assert_not_null(at);
+	h_write_file(p,
+		     h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": [{\"host\": "
+			   "\"named.test\", \"ports\": [443], \"protocol\": \"tls\"}], "
+			   "\"resolve\": {\"named.test\": "
+			   "\"127.0.0.1\"}},%s",
+			   (int)(at - src), src, at + strlen("\"network\": \"none\",")),
+		     0644);
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
+		  h_fmt("%s; echo curl=$?", client));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert(!h_contains(pr.out_text, "curl=0"), H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&rx->count), 0, "reached without a rule\n" H_FMT, H_ARGS(&pr));
+	without = strdup(rec(&w, "d['policy']['effective_sha256']"));
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--allow-net", h_fmt("named.test:%d", rx->port),
+		  "--record", w.record, "--", "sh", "-c", client);
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	cr_assert_str_eq(pr.out_text, "ok\n", H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&rx->count), 1, H_SHOW(&pr));
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "1");
+	with = strdup(rec(&w, "d['policy']['effective_sha256']"));
+	cr_assert_str_neq(with, without, "--allow-net is not in the effective digest");
+	free(with);
+	free(without);
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const bad[] = {"named.test:53", "named.test:0", "1.2.3.4",
+						  "Named.Test:x"};
+
+		H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--allow-net", bad[i], "--", "sh", "-c",
+			  "echo ran");
+		cr_assert_eq(pr.status, 125, "%s\n" H_FMT, bad[i], H_ARGS(&pr));
+		cr_assert_eq(h_count_lines(pr.err_text), 1, "%s\n" H_FMT, bad[i], H_ARGS(&pr));
+		cr_assert(h_contains(pr.err_text, "--allow-net"), H_SHOW(&pr));
+		cr_assert(!h_contains(pr.out_text, "ran"), H_SHOW(&pr));
+	}
+}
+
 /* A UDP socket on the host's loopback that remembers what it got. */
 static int udp_receiver(int *port)
 {
