@@ -11,6 +11,7 @@ enum mediator_decision {
 	MEDIATOR_SNI,		/* TLS without SNI, or for another name */
 	MEDIATOR_MALFORMED,	/* a request the strict parser refused */
 	MEDIATOR_PROTOCOL,	/* the rule's protocol is not what the client spoke */
+	MEDIATOR_GRANT,		/* the rule has grants and none covers the method and path */
 	MEDIATOR_UPSTREAM,	/* admitted, but the upstream could not be reached */
 	MEDIATOR_DNS_ANSWERED,	/* an allowed name, answered with a synthetic address */
 	MEDIATOR_DNS_REFUSED,	/* any other name: REFUSED, nothing sent anywhere */
@@ -19,9 +20,9 @@ enum mediator_decision {
 };
 
 static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
-    "allowed",	    "refused-no-rule",	 "refused-literal",  "refused-address",
-    "refused-sni",  "refused-malformed", "refused-protocol", "upstream-failed",
-    "dns-answered", "dns-refused",	 "dns-forwarded",
+    "allowed",	       "refused-no-rule",   "refused-literal",	"refused-address",
+    "refused-sni",     "refused-malformed", "refused-protocol", "refused-grant",
+    "upstream-failed", "dns-answered",	    "dns-refused",	"dns-forwarded",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

@@ -571,6 +571,12 @@ static void http_head(struct mediator *m, struct conn *c)
 		refuse(m, c, MEDIATOR_PROTOCOL);
 		return;
 	}
+	/* A rule with grants admits only what one of them covers; the body
+	 * is not read (the refusal comes before anything is dialled). */
+	if (c->rule->n_grants && !mediator_grant_allows(c->rule, rq.method, path)) {
+		refuse(m, c, MEDIATOR_GRANT);
+		return;
+	}
 	admit_id(m, c);
 	r = rewrite(c, &rq, path);
 	if (r < 0) {

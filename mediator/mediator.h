@@ -113,6 +113,11 @@ int dns_build_response(const unsigned char *query, const struct dns_query *q, in
 /* ----------------------------------------------------------- rules.c */
 
 /* The first rule that allows name on port, or NULL. Pure. */
+/* Does a grant of rule r (which has some) cover method and target (an
+ * origin-form "/path?query")? Fails closed: a '%' anywhere in the path,
+ * an empty, "." or ".." segment, or any character that is not a plain
+ * path character is never covered. Pure, fuzzed. */
+bool mediator_grant_allows(const struct policy_net_rule *r, const char *method, const char *target);
 const struct policy_net_rule *mediator_rule(const struct policy *p, const char *name,
 					    uint16_t port);
 /* Any rule names this name (on any port): the DNS stub answers it. */

@@ -21,6 +21,89 @@ const struct policy_net_rule *mediator_rule(const struct policy *p, const char *
 	return NULL;
 }
 
+static bool plain(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("-._~!$&'()*+,;=:@", c) != NULL;
+}
+
+/* One segment of a request (s, n bytes) against one of a template (t, tn
+ * bytes): a literal is equal, a {name} takes any segment or one of its
+ * values. */
+static bool segment_ok(const struct policy_net_grant *g, const char *t, size_t tn, const char *s,
+		       size_t n)
+{
+	if (t[0] != '{')
+		return tn == n && memcmp(t, s, n) == 0;
+	for (size_t v = 0; v < g->n_vars; v++) {
+		const struct policy_net_grant_var *var = &g->vars[v];
+
+		if (strlen(var->name) != tn - 2 || memcmp(var->name, t + 1, tn - 2) != 0)
+			continue;
+		if (var->n_values == 0)
+			return true;
+		for (size_t k = 0; k < var->n_values; k++)
+			if (strlen(var->values[k]) == n && memcmp(var->values[k], s, n) == 0)
+				return true;
+		return false;
+	}
+	return false;
+}
+
+static bool grant_path_ok(const struct policy_net_grant *g, const char *path, size_t len)
+{
+	const char *t = g->path + 1, *s = path + 1, *pend = path + len;
+
+	if (strcmp(g->path, "/") == 0)
+		return len == 1;
+	if (len == 1)
+		return false;
+	for (;;) {
+		size_t tn = strcspn(t, "/");
+		const char *slash = memchr(s, '/', (size_t)(pend - s));
+		size_t n = slash ? (size_t)(slash - s) : (size_t)(pend - s);
+
+		if (!segment_ok(g, t, tn, s, n))
+			return false;
+		if (!t[tn] || !slash)
+			return !t[tn] && !slash; /* both end here */
+		t += tn + 1;
+		s = slash + 1;
+	}
+}
+
+bool mediator_grant_allows(const struct policy_net_rule *r, const char *method, const char *target)
+{
+	size_t len = strcspn(target, "?#");
+
+	if (len == 0 || target[0] != '/')
+		return false;
+	/* The path's form, once for every grant: segments of plain
+	 * characters, none empty (but the root), none "." or "..". */
+	for (size_t i = 1, seg = 1; i <= len; i++) {
+		if (i == len || target[i] == '/') {
+			size_t n = i - seg;
+
+			if ((n == 0 && len > 1) || (n == 1 && target[seg] == '.') ||
+			    (n == 2 && target[seg] == '.' && target[seg + 1] == '.'))
+				return false;
+			seg = i + 1;
+		} else if (!plain(target[i])) {
+			return false; /* '%' among them: an encoding could alias */
+		}
+	}
+	for (size_t g = 0; g < r->n_grants; g++) {
+		const struct policy_net_grant *gr = &r->grants[g];
+		bool method_ok = false;
+
+		for (size_t k = 0; k < gr->n_methods && !method_ok; k++)
+			method_ok = strcmp(gr->methods[k], method) == 0;
+		if (method_ok && grant_path_ok(gr, target, len))
+			return true;
+	}
+	return false;
+}
+
 bool mediator_name_allowed(const struct policy *p, const char *name)
 {
 	for (size_t i = 0; i < p->n_net_allow; i++)

@@ -470,8 +470,23 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->n_ports; i++)
 		free(p->ports[i].host_addr);
 	free(p->ports);
-	for (size_t i = 0; i < p->n_net_allow; i++)
-		free(p->net_allow[i].host);
+	for (size_t i = 0; i < p->n_net_allow; i++) {
+		struct policy_net_rule *r = &p->net_allow[i];
+
+		free(r->host);
+		for (size_t g = 0; g < r->n_grants; g++) {
+			struct policy_net_grant *gr = &r->grants[g];
+
+			for (size_t k = 0; k < gr->n_methods; k++)
+				free(gr->methods[k]);
+			free(gr->path);
+			for (size_t v = 0; v < gr->n_vars; v++) {
+				free(gr->vars[v].name);
+				free_strv(gr->vars[v].values, gr->vars[v].n_values);
+			}
+		}
+		free(r->grants);
+	}
 	free(p->net_allow);
 	for (size_t i = 0; i < p->n_net_resolve; i++) {
 		free(p->net_resolve[i].host);

@@ -124,9 +124,247 @@ static int parse_ports(const cJSON *arr, const char *path, struct policy_net_rul
 	return 0;
 }
 
+/* RFC 3986 pchar without pct-encoded: unreserved, sub-delims, ':' and
+ * '@'. A '%' is refused (an encoded '/' or '.' would make one path two). */
+static bool pchar(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("-._~!$&'()*+,;=:@", c) != NULL;
+}
+
+static bool var_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 32 || s[0] < 'a' || s[0] > 'z')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+int policy_grant_path_check(const char *path, const char **why)
+{
+	size_t len = strlen(path);
+	const char *seg = path + 1;
+
+	*why = "must start with \"/\"";
+	if (path[0] != '/')
+		return -EINVAL;
+	*why = "longer than 512 bytes";
+	if (len > POLICY_GRANT_PATH_MAX)
+		return -EINVAL;
+	if (len == 1)
+		return 0;
+	for (;;) {
+		size_t n = strcspn(seg, "/");
+
+		*why = "has an empty segment (\"//\" or a trailing \"/\")";
+		if (n == 0)
+			return -EINVAL;
+		if (seg[0] == '{') {
+			*why = "has a {name} that is not a whole segment, or a bad name (a-z, 0-9, "
+			       "'_', starting with a letter, at most 32)";
+			if (seg[n - 1] != '}' || !var_name_ok(seg + 1, n - 2))
+				return -EINVAL;
+		} else {
+			*why = "has \".\" or \"..\" as a segment";
+			if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+				return -EINVAL;
+			for (size_t i = 0; i < n; i++) {
+				*why =
+				    "has a character that is not a plain path character (no '%', "
+				    "'?', '#', '{' or '}' in a literal segment)";
+				if (!pchar(seg[i]))
+					return -EINVAL;
+			}
+		}
+		if (!seg[n])
+			return 0;
+		seg += n + 1;
+	}
+}
+
+/* The {name}s of path: the n-th into name (at most size), or 0 when none. */
+static size_t path_var(const char *path, size_t nth, char *name, size_t size)
+{
+	for (const char *s = strchr(path, '{'); s; s = strchr(s + 1, '{')) {
+		const char *e = strchr(s, '}');
+
+		if (!e)
+			return 0;
+		if (nth-- == 0) {
+			size_t n = (size_t)(e - s - 1);
+
+			if (n >= size)
+				return 0;
+			memcpy(name, s + 1, n);
+			name[n] = '\0';
+			return n;
+		}
+	}
+	return 0;
+}
+
+static int parse_grant(const cJSON *obj, const char *path, struct policy_net_grant *g,
+		       struct err *err)
+{
+	static const char *const keys[] = {"methods", "path", "values", NULL};
+	const cJSON *methods = member(obj, "methods"), *tpl = member(obj, "path"),
+		    *values = member(obj, "values"), *it;
+	char sub[JPATH_MAX + 80], name[40];
+	const char *s, *why;
+	int r;
+
+	r = policy_json_object(obj, path, err);
+	if (r >= 0)
+		r = policy_json_check_keys(obj, keys, path, " (known: methods, path, values)", err);
+	if (r < 0)
+		return r;
+	if (!methods || !tpl)
+		return err_set(err, EINVAL, "%s: missing key \"%s\"", path,
+			       !methods ? "methods" : "path");
+	snprintf(sub, sizeof(sub), "%s.methods", path);
+	r = policy_json_array(methods, sub, err);
+	if (r < 0)
+		return r;
+	if (cJSON_GetArraySize(methods) < 1 ||
+	    cJSON_GetArraySize(methods) > POLICY_GRANT_METHODS_MAX)
+		return err_set(err, EINVAL, "%s: 1 to %d methods", sub, POLICY_GRANT_METHODS_MAX);
+	cJSON_ArrayForEach(it, methods) {
+		size_t n;
+
+		snprintf(sub, sizeof(sub), "%s.methods[%zu]", path, g->n_methods);
+		r = policy_json_string(it, sub, &s, err);
+		if (r < 0)
+			return r;
+		n = strlen(s);
+		if (n == 0 || n > 16 || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != n ||
+		    strcmp(s, "CONNECT") == 0)
+			return err_set(
+			    err, EINVAL,
+			    "%s: %s is not a method (upper-case letters, as GET or POST; "
+			    "not CONNECT)",
+			    sub, QUOTE(s));
+		for (size_t k = 0; k < g->n_methods; k++)
+			if (strcmp(g->methods[k], s) == 0)
+				return err_set(err, EINVAL, "%s: %s is listed twice", sub,
+					       QUOTE(s));
+		g->methods[g->n_methods] = strdup(s);
+		if (!g->methods[g->n_methods])
+			return err_set(err, ENOMEM, "out of memory");
+		g->n_methods++;
+	}
+	snprintf(sub, sizeof(sub), "%s.path", path);
+	r = policy_json_string(tpl, sub, &s, err);
+	if (r < 0)
+		return r;
+	if (policy_grant_path_check(s, &why) < 0)
+		return err_set(err, EINVAL, "%s: %s %s", sub, QUOTE(s), why);
+	g->path = strdup(s);
+	if (!g->path)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t k = 0; path_var(g->path, k, name, sizeof(name)); k++) {
+		for (size_t j = 0; j < g->n_vars; j++)
+			if (strcmp(g->vars[j].name, name) == 0)
+				return err_set(err, EINVAL, "%s: {%s} appears twice", sub, name);
+		if (g->n_vars == POLICY_GRANT_VARS_MAX)
+			return err_set(err, EINVAL, "%s: at most %d {named} segments", sub,
+				       POLICY_GRANT_VARS_MAX);
+		g->vars[g->n_vars].name = strdup(name);
+		if (!g->vars[g->n_vars].name)
+			return err_set(err, ENOMEM, "out of memory");
+		g->n_vars++;
+	}
+	if (!values)
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.values", path);
+	r = policy_json_object(values, sub, err);
+	if (r >= 0)
+		r = policy_json_check_dups(values, sub, err);
+	if (r < 0)
+		return r;
+	cJSON_ArrayForEach(it, values) {
+		struct policy_net_grant_var *v = NULL;
+		const cJSON *x;
+		char vsub[JPATH_MAX + 160];
+
+		snprintf(vsub, sizeof(vsub), "%s.values.%s", path, QUOTE(it->string));
+		for (size_t j = 0; j < g->n_vars && !v; j++)
+			if (strcmp(g->vars[j].name, it->string) == 0)
+				v = &g->vars[j];
+		if (!v)
+			return err_set(err, EINVAL, "%s: the path has no {%s}", vsub, it->string);
+		r = policy_json_array(it, vsub, err);
+		if (r < 0)
+			return r;
+		if (cJSON_GetArraySize(it) < 1 || cJSON_GetArraySize(it) > POLICY_GRANT_VALUES_MAX)
+			return err_set(err, EINVAL, "%s: 1 to %d values", vsub,
+				       POLICY_GRANT_VALUES_MAX);
+		v->values = calloc((size_t)cJSON_GetArraySize(it), sizeof(*v->values));
+		if (!v->values)
+			return err_set(err, ENOMEM, "out of memory");
+		cJSON_ArrayForEach(x, it) {
+			size_t n;
+
+			r = policy_json_string(x, vsub, &s, err);
+			if (r < 0)
+				return r;
+			n = strlen(s);
+			for (size_t i = 0; i < n && n <= 128; i++)
+				if (!pchar(s[i]))
+					n = 0;
+			if (n == 0 || n > 128 || !strcmp(s, ".") || !strcmp(s, ".."))
+				return err_set(err, EINVAL,
+					       "%s: %s is not a path segment (1 to 128 plain path "
+					       "characters, no '%%' or '/')",
+					       vsub, QUOTE(s));
+			v->values[v->n_values] = strdup(s);
+			if (!v->values[v->n_values])
+				return err_set(err, ENOMEM, "out of memory");
+			v->n_values++;
+		}
+	}
+	return 0;
+}
+
+static int parse_grants(const cJSON *arr, const char *path, struct policy_net_rule *rule,
+			struct err *err)
+{
+	char sub[JPATH_MAX + 24];
+	const cJSON *it;
+	int r;
+
+	r = policy_json_array(arr, path, err);
+	if (r < 0)
+		return r;
+	if (cJSON_GetArraySize(arr) < 1 || cJSON_GetArraySize(arr) > POLICY_GRANTS_MAX)
+		return err_set(err, EINVAL,
+			       "%s: 1 to %d grants (leave it out for a host-wide rule)", path,
+			       POLICY_GRANTS_MAX);
+	/* Grants need what a request asks for: its method and path, which
+	 * only a plain HTTP rule shows (TLS is not terminated). */
+	if (rule->protocol != POLICY_NET_HTTP)
+		return err_set(err, EINVAL,
+			       "%s: only on an \"http\" rule: the mediator does not terminate "
+			       "TLS, so it cannot see the method or path of a \"%s\" connection",
+			       path, policy_net_proto_name(rule->protocol));
+	rule->grants = calloc((size_t)cJSON_GetArraySize(arr), sizeof(*rule->grants));
+	if (!rule->grants)
+		return err_set(err, ENOMEM, "out of memory");
+	cJSON_ArrayForEach(it, arr) {
+		snprintf(sub, sizeof(sub), "%s[%zu]", path, rule->n_grants);
+		/* Counted first: a half-parsed grant is freed with the rule. */
+		rule->n_grants++;
+		r = parse_grant(it, sub, &rule->grants[rule->n_grants - 1], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *rule, struct err *err)
 {
-	static const char *const keys[] = {"host", "ports", "protocol", NULL};
+	static const char *const keys[] = {"host", "ports", "protocol", "grants", NULL};
 	char path[JPATH_MAX], sub[JPATH_MAX];
 	const cJSON *host = member(obj, "host"), *ports = member(obj, "ports"),
 		    *proto = member(obj, "protocol");
@@ -137,7 +375,8 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	rule->index = index;
 	r = policy_json_object(obj, path, err);
 	if (r >= 0)
-		r = policy_json_check_keys(obj, keys, path, " (known: host, ports, protocol)", err);
+		r = policy_json_check_keys(obj, keys, path,
+					   " (known: host, ports, protocol, grants)", err);
 	if (r < 0)
 		return r;
 	if (!host || !ports || !proto)
@@ -163,7 +402,13 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	if (r < 0)
 		return r;
 	rule->host = strdup(s);
-	return rule->host ? 0 : err_set(err, ENOMEM, "out of memory");
+	if (!rule->host)
+		return err_set(err, ENOMEM, "out of memory");
+	if (member(obj, "grants")) {
+		snprintf(sub, sizeof(sub), "network.allow[%zu].grants", index);
+		return parse_grants(member(obj, "grants"), sub, rule, err);
+	}
+	return 0;
 }
 
 static int parse_allow(const cJSON *arr, struct policy *p, struct err *err)

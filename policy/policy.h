@@ -110,13 +110,46 @@ enum policy_net_proto {
 };
 
 /* "network.allow": where a mediated sandbox may connect. */
+#define POLICY_GRANTS_MAX	 32  /* grants of one rule */
+#define POLICY_GRANT_METHODS_MAX 8   /* methods of one grant */
+#define POLICY_GRANT_VARS_MAX	 8   /* {named} segments of one path template */
+#define POLICY_GRANT_VALUES_MAX	 64  /* allowed values of one named segment */
+#define POLICY_GRANT_PATH_MAX	 512 /* a path template's length */
+
+/* A named segment of a grant's path template and the values it may take
+ * (none listed: any one segment). */
+struct policy_net_grant_var {
+	char *name;
+	char **values;
+	size_t n_values;
+};
+
+/* "grants" of an http rule (docs/network.md, "Grants"): a request is
+ * admitted when its method is one of methods and its path matches the
+ * template segment by segment, each {name} bound to one of its values. */
+struct policy_net_grant {
+	char *methods[POLICY_GRANT_METHODS_MAX];
+	size_t n_methods;
+	char *path; /* "/tenants/{tenant}/objects/{id}" */
+	struct policy_net_grant_var vars[POLICY_GRANT_VARS_MAX];
+	size_t n_vars;
+};
+
 struct policy_net_rule {
 	char *host; /* lower case; "api.example.com", or "*.example.com" (any name below) */
 	uint16_t ports[POLICY_NET_PORTS_MAX];
 	size_t n_ports;
 	enum policy_net_proto protocol;
 	size_t index; /* position in "network.allow", for messages and admissions */
+	/* None: every request to host and port (the rule is host-wide). */
+	struct policy_net_grant *grants;
+	size_t n_grants;
 };
+
+/* A path template's form: "/", or "/" segments each a {name} (a-z, 0-9,
+ * '_', starting with a letter) or literal RFC 3986 path characters
+ * without '%', never "." or "..". 0, or -EINVAL with *why. */
+int policy_grant_path_check(const char *path, const char **why);
 
 /* "network.resolve": a name resolved to a fixed address by the mediator
  * instead of DNS; an address it would refuse (loopback, private) is then

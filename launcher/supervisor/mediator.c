@@ -207,6 +207,34 @@ int mediator_bind(struct sandbox *sb, void *arg, struct err *err)
 
 /* ------------------------------------------------------ paddock-mediator */
 
+/* A rule's grants, as the policy wrote them. */
+static void add_grants(cJSON *o, const struct policy_net_rule *rule)
+{
+	cJSON *gs = cJSON_AddArrayToObject(o, "grants");
+
+	for (size_t g = 0; gs && g < rule->n_grants; g++) {
+		const struct policy_net_grant *gr = &rule->grants[g];
+		cJSON *go = cJSON_CreateObject(), *ms, *vs = NULL;
+
+		ms = cJSON_AddArrayToObject(go, "methods");
+		for (size_t k = 0; ms && k < gr->n_methods; k++)
+			cJSON_AddItemToArray(ms, cJSON_CreateString(gr->methods[k]));
+		cJSON_AddStringToObject(go, "path", gr->path);
+		for (size_t v = 0; v < gr->n_vars; v++) {
+			cJSON *a;
+
+			if (!gr->vars[v].n_values)
+				continue;
+			if (!vs)
+				vs = cJSON_AddObjectToObject(go, "values");
+			a = vs ? cJSON_AddArrayToObject(vs, gr->vars[v].name) : NULL;
+			for (size_t k = 0; a && k < gr->vars[v].n_values; k++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(gr->vars[v].values[k]));
+		}
+		cJSON_AddItemToArray(gs, go);
+	}
+}
+
 /* {"version":1,"network":{...}}: the effective network, as a policy the
  * mediator loads with the same parser. */
 static cJSON *network_policy(const struct policy *p)
@@ -226,6 +254,8 @@ static cJSON *network_policy(const struct policy *p)
 		for (size_t k = 0; ports && k < rule->n_ports; k++)
 			cJSON_AddItemToArray(ports, cJSON_CreateNumber(rule->ports[k]));
 		cJSON_AddStringToObject(o, "protocol", policy_net_proto_name(rule->protocol));
+		if (rule->n_grants)
+			add_grants(o, rule);
 		cJSON_AddItemToArray(allow, o);
 	}
 	res = cJSON_AddObjectToObject(net, "resolve");

@@ -5,6 +5,8 @@
  *   's' tls_client_hello_sni()
  *   'd' the DNS stub (mediator_dns_answer()) against a fixed policy
  *   'u' dns_parse_upstream() (PADDOCK_DNS_UPSTREAM, --weaken dns-open)
+ *   'g' mediator_grant_allows(): "METHOD\nTARGET" against fixed grants
+ *   'p' policy_grant_path_check(): a path template
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
  * Built with -DFUZZ_ONLY="'h'" (make fuzz FUZZ=mediator FUZZ_ONLY=h) every
  * input goes to that one parser: a run spent on it alone.
@@ -30,6 +32,38 @@ static struct policy *policy(void)
 	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
 		abort();
 	return p;
+}
+
+static const struct policy_net_rule *granted(void)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"s.test\","
+	    "\"ports\":[80],\"protocol\":\"http\",\"grants\":["
+	    "{\"methods\":[\"GET\",\"PUT\"],\"path\":\"/t/{tenant}/o/{id}\","
+	    "\"values\":{\"tenant\":[\"a\",\"b-1\"]}},{\"methods\":[\"POST\"],\"path\":\"/\"}]}]}}";
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static struct policy *p;
+	struct err err = {0};
+
+	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
+		abort();
+	return &p->net_allow[0];
+}
+
+static void grant(const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), *nl;
+	const char *why;
+
+	if (!s)
+		return;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = '\0';
+		(void)mediator_grant_allows(granted(), s, nl + 1);
+	}
+	(void)policy_grant_path_check(s, &why);
+	free(s);
 }
 
 static void http(const char *buf, size_t n)
@@ -109,6 +143,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'd':
 		dns((const unsigned char *)copy, size - 1);
+		break;
+	case 'g':
+	case 'p':
+		grant(copy, size - 1);
 		break;
 	case 'u': {
 		/* A C string, as getenv() gives it. */

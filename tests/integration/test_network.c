@@ -319,6 +319,72 @@ Test(network, allow_net_adds_a_rule_and_bad_forms_are_refused)
 	}
 }
 
+/* Grants (HB-10): on a rule with grants only the covered operations of
+ * the allowed tenant arrive, through the proxy and transparently; the
+ * twin, the same rule without grants (host-wide), lets every one through,
+ * so the test sees what the grants hold back. */
+static void grants(bool host_wide)
+{
+	struct h_world w = h_world();
+	struct receiver *rx = receiver("127.0.0.1");
+	char *p = h_join(w.base, "grants.json");
+	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
+	const char *at = strstr(src, "\"network\": \"none\",");
+	const char *g =
+	    host_wide ? ""
+		      : ", \"grants\": [{\"methods\": [\"GET\"], \"path\": "
+			"\"/tenants/{tenant}/objects/{id}\", \"values\": {\"tenant\": [\"t1\"]}}, "
+			"{\"methods\": [\"POST\"], \"path\": \"/tenants/{tenant}/objects\", "
+			"\"values\": {\"tenant\": [\"t1\"]}}]";
+	const char *u = h_fmt("http://saas.test:%d", rx->port);
+	struct h_proc pr;
+
+	cr_assert_not_null(at);
+	h_write_file(p,
+		     h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": [{\"host\": "
+			   "\"saas.test\", \"ports\": [%d], \"protocol\": \"http\"%s}], "
+			   "\"resolve\": {\"saas.test\": \"127.0.0.1\"}},%s",
+			   (int)(at - src), src, rx->port, g,
+			   at + strlen("\"network\": \"none\",")),
+		     0644);
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
+		  h_fmt("c='curl -s -m 5 -o /dev/null'; "
+			"$c %1$s/tenants/t1/objects/7; "
+			"$c -X POST -d x %1$s/tenants/t1/objects; "
+			"$c --noproxy '*' %1$s/tenants/t1/objects/8; "
+			"$c %1$s/tenants/t2/objects/7; "
+			"$c -X DELETE %1$s/tenants/t1/objects/7; "
+			"$c --path-as-is %1$s/tenants/t1/objects/../../t2/objects/7; "
+			"$c %1$s/tenants/t1%%2F..%%2Ft2/objects/7; "
+			"$c --noproxy '*' %1$s/tenants/t2/objects/9; true",
+			u));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	if (host_wide) {
+		cr_assert_eq(atomic_load(&rx->count), 8,
+			     "the twin's requests did not all arrive\n" H_FMT, H_ARGS(&pr));
+		cr_assert(saw(rx, "GET /tenants/t2/objects/7 "), H_SHOW(&pr));
+		return;
+	}
+	cr_assert_eq(atomic_load(&rx->count), 3, H_SHOW(&pr));
+	cr_assert(saw(rx, "GET /tenants/t1/objects/7 "), H_SHOW(&pr));
+	cr_assert(saw(rx, "POST /tenants/t1/objects "), H_SHOW(&pr));
+	cr_assert(saw(rx, "GET /tenants/t1/objects/8 "), H_SHOW(&pr));
+	cr_assert(!saw(rx, "t2"), H_SHOW(&pr));
+	cr_assert(!saw(rx, "DELETE"), H_SHOW(&pr));
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "3");
+	cr_assert_str_eq(rec(&w, "d['network']['admissions']['refused-grant']"), "5");
+}
+
+Test(network, grants_admit_only_the_covered_operations)
+{
+	grants(false);
+}
+
+Test(network, grants_weakened_twin_host_wide_rule)
+{
+	grants(true);
+}
+
 /* A UDP socket on the host's loopback that remembers what it got. */
 static int udp_receiver(int *port)
 {

@@ -480,3 +480,57 @@ Test(mediator, dns_upstream_forms)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_eq(dns_parse_upstream(bad[i], &sa, &len), -EINVAL, "%s", bad[i]);
 }
+
+/* Grants (HB-10): method and path template, a {name} bound to values;
+ * fails closed on every form that could alias a path. */
+Test(mediator, grants_match_and_fail_closed)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"saas.test\","
+	    "\"ports\":[8080],\"protocol\":\"http\",\"grants\":["
+	    "{\"methods\":[\"GET\",\"HEAD\"],\"path\":\"/tenants/{tenant}/objects/{id}\","
+	    "\"values\":{\"tenant\":[\"t1\",\"t3\"]}},"
+	    "{\"methods\":[\"POST\"],\"path\":\"/tenants/{tenant}/objects\","
+	    "\"values\":{\"tenant\":[\"t1\"]}},"
+	    "{\"methods\":[\"GET\"],\"path\":\"/\"}]}]}}";
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static const struct {
+		const char *method, *target;
+		bool ok;
+	} cases[] = {
+	    {"GET", "/tenants/t1/objects/7", true},
+	    {"HEAD", "/tenants/t3/objects/x-1", true},
+	    {"GET", "/tenants/t1/objects/7?fields=a&b=c", true},
+	    {"POST", "/tenants/t1/objects", true},
+	    {"GET", "/", true},
+	    {"GET", "/tenants/t2/objects/7", false},	      /* tenant outside */
+	    {"DELETE", "/tenants/t1/objects/7", false},       /* operation outside */
+	    {"POST", "/tenants/t3/objects", false},	      /* tenant of another grant */
+	    {"get", "/tenants/t1/objects/7", false},	      /* methods are exact */
+	    {"GET", "/tenants/t1/objects", false},	      /* too short */
+	    {"GET", "/tenants/t1/objects/7/x", false},	      /* too long */
+	    {"GET", "/tenants/t1/objects/", false},	      /* empty {id} */
+	    {"GET", "/tenants//objects/7", false},	      /* empty segment */
+	    {"GET", "/tenants/t1/objects/../../t2/objects/7", false},
+	    {"GET", "/tenants/t1/./objects/7", false},
+	    {"GET", "/tenants/t1%2F..%2Ft2/objects/7", false}, /* encoded slash */
+	    {"GET", "/tenants/%74%31/objects/7", false},	      /* encoded t1 */
+	    {"GET", "/Tenants/t1/objects/7", false},	      /* literals are exact */
+	    {"GET", "tenants/t1/objects/7", false},
+	    {"GET", "", false},
+	    {"GET", "/tenants/t1/objects/7#frag", true},
+	    {"GET", "//", false},
+	};
+	struct policy *p = NULL;
+	struct err err = {0};
+	const struct policy_net_rule *r;
+
+	cr_assert_eq(policy_load_buffer(json, strlen(json), &vars, &p, &err), 0, "%s", err.msg);
+	r = mediator_rule(p, "saas.test", 8080);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->n_grants, 3);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(mediator_grant_allows(r, cases[i].method, cases[i].target), cases[i].ok,
+			     "%s %s", cases[i].method, cases[i].target);
+	policy_free(p);
+}
