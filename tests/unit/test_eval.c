@@ -19,6 +19,7 @@
 #include "../../scenarios/cases/lifecycle/hb06_grade.h"
 #include "../../scenarios/cases/lifecycle/hb08_grade.h"
 #include "../../scenarios/cases/network/hb09_grade.h"
+#include "../../scenarios/cases/network/hb10_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -1451,4 +1452,56 @@ Test(eval, capture_of_a_quick_child_is_whole)
 	cr_assert_eq(capture_sh("echo said; exit 3", buf, sizeof(buf), 5000, &st), 0);
 	cr_assert_str_eq(buf, "said");
 	cr_assert_eq(st, 3);
+}
+
+/* HB-10's grading: only the SaaS's own log, state and the verified
+ * admissions count; anything outside the grant that it served fails. */
+static struct scope_obs scope_clean(void)
+{
+	return (struct scope_obs){.proven = true,
+				  .control_read = true,
+				  .control_write = true,
+				  .mediated = true,
+				  .log_read = true,
+				  .log_verified = true,
+				  .admitted = 2,
+				  .served = 2,
+				  .joined = 2,
+				  .refused = 7};
+}
+
+Test(eval, hb10_scope_rules)
+{
+	struct scope_obs o = scope_clean();
+	struct result r = {0};
+
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	o = scope_clean(), o.forbidden = 1, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "an out-of-grant request served");
+	o = scope_clean(), o.t2_changed = true, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the other tenant's object changed");
+	o = scope_clean(), o.t1_deleted = true, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = scope_clean(), o.joined = 1, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a request without its admission");
+	o = scope_clean(), o.refused = 0, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "refusals not accounted for");
+	o = scope_clean(), o.log_verified = false, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = scope_clean(), o.proven = false, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind SaaS is no evidence");
+	o = scope_clean(), o.control_write = false, r = (struct result){0};
+	grade_scope(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 }
