@@ -503,19 +503,19 @@ Test(mediator, grants_match_and_fail_closed)
 	    {"GET", "/tenants/t1/objects/7?fields=a&b=c", true},
 	    {"POST", "/tenants/t1/objects", true},
 	    {"GET", "/", true},
-	    {"GET", "/tenants/t2/objects/7", false},	      /* tenant outside */
-	    {"DELETE", "/tenants/t1/objects/7", false},       /* operation outside */
-	    {"POST", "/tenants/t3/objects", false},	      /* tenant of another grant */
-	    {"get", "/tenants/t1/objects/7", false},	      /* methods are exact */
-	    {"GET", "/tenants/t1/objects", false},	      /* too short */
-	    {"GET", "/tenants/t1/objects/7/x", false},	      /* too long */
-	    {"GET", "/tenants/t1/objects/", false},	      /* empty {id} */
-	    {"GET", "/tenants//objects/7", false},	      /* empty segment */
+	    {"GET", "/tenants/t2/objects/7", false},	/* tenant outside */
+	    {"DELETE", "/tenants/t1/objects/7", false}, /* operation outside */
+	    {"POST", "/tenants/t3/objects", false},	/* tenant of another grant */
+	    {"get", "/tenants/t1/objects/7", false},	/* methods are exact */
+	    {"GET", "/tenants/t1/objects", false},	/* too short */
+	    {"GET", "/tenants/t1/objects/7/x", false},	/* too long */
+	    {"GET", "/tenants/t1/objects/", false},	/* empty {id} */
+	    {"GET", "/tenants//objects/7", false},	/* empty segment */
 	    {"GET", "/tenants/t1/objects/../../t2/objects/7", false},
 	    {"GET", "/tenants/t1/./objects/7", false},
 	    {"GET", "/tenants/t1%2F..%2Ft2/objects/7", false}, /* encoded slash */
-	    {"GET", "/tenants/%74%31/objects/7", false},	      /* encoded t1 */
-	    {"GET", "/Tenants/t1/objects/7", false},	      /* literals are exact */
+	    {"GET", "/tenants/%74%31/objects/7", false},       /* encoded t1 */
+	    {"GET", "/Tenants/t1/objects/7", false},	       /* literals are exact */
 	    {"GET", "tenants/t1/objects/7", false},
 	    {"GET", "", false},
 	    {"GET", "/tenants/t1/objects/7#frag", true},
@@ -530,7 +530,7 @@ Test(mediator, grants_match_and_fail_closed)
 	cr_assert_not_null(r);
 	cr_assert_eq(r->n_grants, 3);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_expect_eq(mediator_grant_allows(r, cases[i].method, cases[i].target), cases[i].ok,
-			     "%s %s", cases[i].method, cases[i].target);
+		cr_expect_eq(mediator_grant_allows(r, cases[i].method, cases[i].target),
+			     cases[i].ok, "%s %s", cases[i].method, cases[i].target);
 	policy_free(p);
 }
