@@ -174,12 +174,13 @@ if eg:
           f"connection, {reps} runs, medians of the runs' p50 and p99. paddock: the client "
           "inside `paddock run` with agent-net.json and rules for bench.test, through the "
           "proxy (127.0.0.1:3128) and, transparent, straight to the name (the DNS stub's "
-          "synthetic address, the transparent listener); tinyproxy: Debian's, on "
+          "synthetic address, the transparent listener); paddock-grant: through the proxy "
+          "to a rule with grants (the request matched against them); tinyproxy: Debian's, on "
           "loopback; direct: no proxy. The mediator forwards one request per "
           "connection (nothing pipelined passes unparsed), so there is no keep-alive row.",
           "", "| | p50 (us) | p99 (us) | added p50 vs direct (us) |", "|---|---|---|---|"]
     d50 = med(eg["direct"], "p50_us") if "direct" in eg else None
-    for name in ("direct", "tinyproxy", "paddock", "paddock-transparent"):
+    for name in ("direct", "tinyproxy", "paddock", "paddock-grant", "paddock-transparent"):
         if name in eg:
             p50 = med(eg[name], "p50_us")
             add = f"{p50 - d50:+.0f}" if d50 is not None else "-"
@@ -267,6 +268,10 @@ if eg and tu and all(k in eg for k in ("direct", "tinyproxy", "paddock")) and \
     a, b = med(eg["paddock"], "p50_us") - d, med(eg["tinyproxy"], "p50_us") - d
     target("mediator: added request latency (p50) vs tinyproxy's", "no more",
            f"{a:+.0f} vs {b:+.0f} us", a <= b)
+    if "paddock-grant" in eg:
+        g = med(eg["paddock-grant"], "p50_us") - med(eg["paddock"], "p50_us")
+        T.append(f"| mediator: a request with a grant vs a plain allowed one | reported | "
+                 f"{g:+.0f} us | - |")
 L += ["## Targets", "",
       "| target | aim | this run | |", "|---|---|---|---|"] + T + [
       "", "What bounds the ones not met, with a profile: bench/profile.md. Single runs "

@@ -207,9 +207,14 @@ echo "bench: egress through the mediator, tinyproxy and direct ($reps runs each)
 python3 - "$top/contrib/policies/agent-net.json" "$work/net.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-d["network"] = {"mode": "mediated", "resolve": {"bench.test": "127.0.0.1"},
+d["network"] = {"mode": "mediated",
+                "resolve": {"bench.test": "127.0.0.1", "granted.test": "127.0.0.1"},
                 "allow": [{"host": "bench.test", "ports": [18971], "protocol": "http"},
-                          {"host": "bench.test", "ports": [18972], "protocol": "tcp"}]}
+                          {"host": "bench.test", "ports": [18972], "protocol": "tcp"},
+                          {"host": "granted.test", "ports": [18971], "protocol": "http",
+                           "grants": [{"methods": ["POST"], "path": "/t/{tenant}",
+                                       "values": {"tenant": ["a", "b", "c"]}},
+                                      {"methods": ["GET"], "path": "/"}]}]}
 json.dump(d, open(sys.argv[2], "w"))
 PY
 mkdir -p "$work/mb"
@@ -229,6 +234,8 @@ for i in $(seq "$reps"); do
 		>>"$work/out/egress.txt"
 	echo "paddock $($as $top/build/paddock run --policy "$work/net.json" --ro-bind "$work/mb" -- \
 		$M latency proxy 300 bench.test 18971 127.0.0.1 3128)" >>"$work/out/egress.txt"
+	echo "paddock-grant $($as $top/build/paddock run --policy "$work/net.json" --ro-bind "$work/mb" -- \
+		$M latency proxy 300 granted.test 18971 127.0.0.1 3128)" >>"$work/out/egress.txt"
 	echo "paddock-transparent $($as $top/build/paddock run --policy "$work/net.json" \
 		--ro-bind "$work/mb" -- $M latency direct 300 bench.test 18971)" >>"$work/out/egress.txt"
 	echo "direct $($as $M connect direct 1024 127.0.0.1 18972)" >>"$work/out/tunnel.txt"
