@@ -235,6 +235,7 @@ static int check_mount_paths(struct policy *p, const struct policy_vars *vars, s
 
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		struct policy_mount *m = &p->mounts[i];
+		bool target_done = false;
 
 		/* An optional bind whose source names an unset variable has no
 		 * source: skipped, as one that is missing. */
@@ -243,7 +244,7 @@ static int check_mount_paths(struct policy *p, const struct policy_vars *vars, s
 			continue;
 		}
 		if (m->source) {
-			snprintf(path, sizeof(path), "mounts[%zu].source", i);
+			snprintf(path, sizeof(path), "mounts[%zu].source", m->index);
 			r = expand_path(&m->source, vars, path, false, err);
 			if (r < 0)
 				return r;
@@ -260,14 +261,18 @@ static int check_mount_paths(struct policy *p, const struct policy_vars *vars, s
 			}
 			if (!real)
 				return err_sys(err, errno, "%s: %s", path, m->source);
-			if (!m->target)
-				m->target = m->source; /* the path as written */
-			else
+			if (!m->target) {
+				m->target = m->source; /* the path as written, expanded */
+				target_done = true;
+			} else {
 				free(m->source);
+			}
 			m->source = real;
 		}
-		snprintf(path, sizeof(path), "mounts[%zu].target", i);
-		if (m->target) {
+		snprintf(path, sizeof(path), "mounts[%zu].target", m->index);
+		if (target_done) {
+			r = 0;
+		} else if (m->target) {
 			r = expand(&m->target, vars, PATH_LIMIT, path, err);
 		} else {
 			m->target = strdup(m->source);
@@ -364,18 +369,20 @@ static int clash_error(const struct policy *p, const struct clash *c, struct err
 {
 	const struct policy_mount *l = &p->mounts[c->later], *e = &p->mounts[c->earlier];
 
+	/* Their indices as written: an optional bind dropped before them
+	 * (check_mount_paths) must not renumber them. */
 	if (c->kind == CLASH_SAME)
 		return err_set(err, EINVAL,
 			       "mounts[%zu].target: %s is already the target of mounts[%zu]",
-			       c->later, QUOTE(l->target), c->earlier);
+			       l->index, QUOTE(l->target), e->index);
 	if (c->kind == CLASH_HIDE)
 		return err_set(err, EINVAL,
 			       "mounts[%zu].target: %s would hide mounts[%zu] (%s); list it first",
-			       c->later, QUOTE(l->target), c->earlier, QUOTE(e->target));
+			       l->index, QUOTE(l->target), e->index, QUOTE(e->target));
 	return err_set(err, EINVAL,
 		       "mounts[%zu].target: %s is inside mounts[%zu] (%s), a %s; nothing can be "
 		       "mounted there",
-		       c->later, QUOTE(l->target), c->earlier, QUOTE(e->target),
+		       l->index, QUOTE(l->target), e->index, QUOTE(e->target),
 		       e->type == POLICY_MOUNT_SYMLINK ? "symlink" : "proc mount");
 }
 

@@ -1575,3 +1575,35 @@ Test(policy, services_refusals_are_fixtures)
 		check_invalid(path);
 	}
 }
+
+/* An optional bind whose source names an unset variable is dropped; the
+ * mounts after it keep the indices they have in the file, in every
+ * message. One that is not optional is an error. */
+Test(policy, optional_bind_with_an_unset_variable_is_dropped)
+{
+	const char *json =
+	    "{\"version\":1,\"mounts\":["
+	    "{\"type\":\"bind\",\"source\":\"${HOME}/.gitconfig\",\"target\":\"/h/.gitconfig\","
+	    "\"optional\":true},"
+	    "{\"type\":\"tmpfs\",\"target\":\"/a/b\"},{\"type\":\"tmpfs\",\"target\":\"/a\"}]}";
+	const char *ok = "{\"version\":1,\"mounts\":["
+			 "{\"type\":\"bind\",\"source\":\"${HOME}/x\",\"optional\":true},"
+			 "{\"type\":\"tmpfs\",\"target\":\"/t\"}]}";
+	const char *strict = "{\"version\":1,\"mounts\":["
+			     "{\"type\":\"bind\",\"source\":\"${HOME}/x\",\"target\":\"/x\"}]}";
+	struct policy_vars none = {.workspace = "/w", .pwd = "/"};
+	struct err err = {0};
+	struct policy *p = NULL;
+
+	cr_expect_eq(policy_load_buffer(json, strlen(json), &none, &p, &err), -EINVAL);
+	cr_expect_str_eq(err.msg, "mounts[2].target: \"/a\" would hide mounts[1] (\"/a/b\"); list "
+				  "it first");
+	cr_assert_eq(policy_load_buffer(ok, strlen(ok), &none, &p, &err), 0, "%s", err.msg);
+	cr_expect_eq(p->n_mounts, 1);
+	cr_expect_str_eq(p->mounts[0].target, "/t");
+	cr_expect_eq(p->mounts[0].index, 1);
+	policy_free(p);
+	p = NULL;
+	cr_expect_eq(policy_load_buffer(strict, strlen(strict), &none, &p, &err), -EINVAL);
+	cr_expect_str_eq(err.msg, "mounts[0].source: ${HOME} is not set");
+}
