@@ -33,6 +33,20 @@ static FILE *message_stream(const struct run *r)
 	return f ? f : stderr;
 }
 
+/* A duration as a policy writes it: the largest unit that divides it. */
+static const char *format_ms(uint64_t ms, char *buf, size_t size)
+{
+	if (ms && ms % 3600000 == 0)
+		snprintf(buf, size, "%lluh", (unsigned long long)(ms / 3600000));
+	else if (ms && ms % 60000 == 0)
+		snprintf(buf, size, "%llum", (unsigned long long)(ms / 60000));
+	else if (ms && ms % 1000 == 0)
+		snprintf(buf, size, "%llus", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, size, "%llums", (unsigned long long)ms);
+	return buf;
+}
+
 /* A policy wider than the agent policy says so (docs/security.md,
  * "Widenings"). */
 static void warn_widenings(const struct run *r)
@@ -199,6 +213,13 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 		fprintf(out, "paddock: %s\n", r->out.error.msg);
 	else if (r->out.exec_errno)
 		fprintf(out, "paddock: %s: %s\n", o->argv[0], strerror(r->out.exec_errno));
+	if (r->out.ending == ENDING_EXPIRED) {
+		char ttl[32];
+
+		fprintf(out, "paddock: time limit %s reached; ended %zu process%s\n",
+			format_ms(r->spec->policy->ttl_ms, ttl, sizeof(ttl)), r->out.n_killed,
+			r->out.n_killed == 1 ? "" : "es");
+	}
 	for (size_t i = 0; i < r->out.n_warnings; i++)
 		fprintf(out, "paddock: warning: %s\n", r->out.warnings[i]);
 	for (int i = 0; i < r->out.n_tampering; i++)

@@ -30,6 +30,10 @@ int exit_status_for(enum ending e, int code)
 	case ENDING_SIGNAL:
 		return code > 0 && code < 128 ? EXIT_SIGNAL_BASE + code : EXIT_LAUNCHER;
 	case ENDING_EXPIRED:
+		/* As timeout(1): whatever signal then ended it (the record
+		 * keeps it), the time limit did. */
+		(void)code;
+		return EXIT_EXPIRED;
 	case ENDING_STOPPED:
 		/* The signal that ended the workload, SIGKILL when it had to be
 		 * killed with the namespace and never reported. */

@@ -65,7 +65,11 @@ Test(ns, expiry_ends_detached_descendants)
 		  h_fmt("setsid sh -c 'trap \"\" TERM; exec sleep 300 %s' & "
 			"echo started; exec sleep 30 %s",
 			marker, marker));
-	cr_assert(p.status == 143 || p.status == 137, H_SHOW(&p));
+	/* 124, as timeout(1), whatever signal then ended it; and one line
+	 * that says so. */
+	cr_assert_eq(p.status, 124, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: time limit 1s reached; ended "), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['status']"), "124");
 	cr_assert_lt(p.secs, 6.0, "expiry took too long\n" H_FMT, H_ARGS(&p));
 	cr_assert(h_contains(p.out_text, "started\n"), H_SHOW(&p));
 	n = h_marker_pids(marker, left, 16);
@@ -94,7 +98,7 @@ Test(ns, expiry_without_pid_namespace_leaves_survivors)
 		  h_fmt("setsid sh -c 'trap \"\" TERM; exec sleep 300 %s' & "
 			"echo started; exec sleep 30 %s",
 			marker, marker));
-	cr_assert(p.status == 143 || p.status == 137, H_SHOW(&p));
+	cr_assert_eq(p.status, 124, H_SHOW(&p));
 	cr_assert_lt(p.secs, 6.0, H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "warning: --weaken no-pidns"), H_SHOW(&p));
 	n = h_marker_pids(marker, left, 16);

@@ -513,7 +513,7 @@ Test(ports, a_foreground_run_forwards_and_records_its_endpoints)
 			h_fmt("serve:8080:%s", m));
 	cr_assert_not_null(await_marker("127.0.0.1", port, m, 5000));
 	h_wait(&p, 20000);
-	cr_assert_eq(p.status, 143, "ended by the TTL: " H_FMT, H_ARGS(&p));
+	cr_assert_eq(p.status, 124, "ended by the TTL: " H_FMT, H_ARGS(&p));
 	cr_assert(refused("127.0.0.1", port));
 	cr_assert_str_eq(h_json(s.w.record, "len(d['endpoints'])"), "1");
 	cr_assert_str_eq(h_json(s.w.record, "d['endpoints'][0]['host']"),

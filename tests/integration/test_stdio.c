@@ -798,7 +798,7 @@ Test(stdio, init_ends_the_sandbox_when_the_supervisor_is_stopped)
 		     "the sandbox outlived its TTL while the supervisor was stopped");
 	cr_assert_eq(kill(p.pid, SIGCONT), 0);
 	h_wait(&p, 20000);
-	cr_assert_eq(p.status, 143, H_SHOW(&p));
+	cr_assert_eq(p.status, 124, H_SHOW(&p));
 	cr_assert(!p.timed_out, H_SHOW(&p));
 	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"expired\"");
 }

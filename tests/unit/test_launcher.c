@@ -180,8 +180,12 @@ Test(status, mapping)
 	cr_assert_eq(exit_status_for(ENDING_SIGNAL, 15), 143);
 	cr_assert_eq(exit_status_for(ENDING_SIGNAL, 9), 137);
 	cr_assert_eq(exit_status_for(ENDING_SIGNAL, 0), EXIT_LAUNCHER);
-	cr_assert_eq(exit_status_for(ENDING_EXPIRED, 15), 143);
-	cr_assert_eq(exit_status_for(ENDING_EXPIRED, -1), 137);
+	/* Expiry is 124 (timeout(1)'s), whatever signal then ended it;
+	 * a stop keeps the signal's 128+N. */
+	cr_assert_eq(exit_status_for(ENDING_EXPIRED, 15), 124);
+	cr_assert_eq(exit_status_for(ENDING_EXPIRED, -1), 124);
+	cr_assert_eq(exit_status_for(ENDING_STOPPED, 15), 143);
+	cr_assert_eq(exit_status_for(ENDING_STOPPED, -1), 137);
 	cr_assert_eq(exit_status_for(ENDING_LAUNCHER_ERROR, 0), 125);
 	cr_assert_str_eq(ending_name(ENDING_EXPIRED), "expired");
 	cr_assert_str_eq(ending_name(ENDING_LAUNCHER_ERROR), "launcher-error");
