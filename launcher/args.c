@@ -169,7 +169,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 	int c, r;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
+	/* 0: glibc starts afresh, also inside a "-it" a call before left. */
+	optind = 0;
 	opterr = 0;
 	/* "+": stop at the first non-option, which starts the command. */
 	while ((c = getopt_long(argc, argv, "+:p:w:r:tW:h", long_opts, NULL)) != -1) {
@@ -263,6 +264,17 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 		case ':':
 			return err_set(err, EINVAL, "%s: needs an argument", argv[optind - 1]);
 		default:
+			/* A short one inside a cluster ("-it") is optopt; the
+			 * word before is not it. Docker's -i needs no flag here. */
+			if (optopt == 'i')
+				return err_set(
+				    err, EINVAL,
+				    "-i: not needed: stdin is always relayed to the "
+				    "workload (-t gives it a terminal, as docker run -it)");
+			if (optopt)
+				return err_set(err, EINVAL,
+					       "-%c: unknown option (see paddock run --help)",
+					       optopt);
 			return err_set(err, EINVAL, "%s: unknown option (see paddock run --help)",
 				       argv[optind - 1]);
 		}

@@ -79,6 +79,12 @@ int main(int argc, char **argv)
 		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "evidence") == 0)
 		return cmd_evidence(argc - 1, argv + 1);
+	/* paddock help VERB: that verb's --help. */
+	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
+		char *again[] = {argv[0], argv[2], "--help", NULL};
+
+		return main(3, again);
+	}
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage, stdout);

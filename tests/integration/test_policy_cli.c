@@ -318,6 +318,16 @@ Test(cli, version_and_help)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "Usage: paddock"), H_SHOW(&p));
 	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	/* paddock help VERB is VERB --help; an unknown verb is an error. */
+	H_PADDOCK(&p, w.ws, "help", "run");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(strncmp(p.out_text, "Usage: paddock run", 18) == 0, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "help", "exec");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(strncmp(p.out_text, "Usage: paddock exec", 19) == 0, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "help", "nosuch");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
 	/* Help and version start no sandbox and touch nothing. */
 	cr_assert_str_eq(h_list_dir(w.ws), "");
 }

@@ -447,6 +447,11 @@ Test(args, short_forms_tty_and_port)
 	cr_assert_str_eq(o.argv[0], "5s");
 	options_free(&o);
 	bad((char *[]){"run", "--tty", "--detach", "true", NULL}, "--tty and --detach");
+	/* An unknown short option inside a cluster is named, not the word
+	 * before it; Docker's -i gets what to do instead. */
+	bad((char *[]){"run", "-it", "true", NULL}, "-i: not needed: stdin is always relayed");
+	bad((char *[]){"run", "-tx", "true", NULL}, "-x: unknown option");
+	bad((char *[]){"run", "--bogus", "true", NULL}, "--bogus: unknown option");
 	bad((char *[]){"run", "-p", NULL}, "needs an argument");
 	bad((char *[]){"run", "--weaken", "direct", "true", NULL}, "direct-stdio");
 }
