@@ -21,14 +21,15 @@ import threading
 import time
 
 
-def serve_http(port):
+def serve(port, handler):
+    """Accept on 127.0.0.1:port for ever, a thread per connection."""
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("127.0.0.1", port))
     ls.listen(256)
     while True:
         c, _ = ls.accept()
-        threading.Thread(target=answer, args=(c,), daemon=True).start()
+        threading.Thread(target=handler, args=(c,), daemon=True).start()
 
 
 def answer(c):
@@ -40,16 +41,6 @@ def answer(c):
         buf += d
     c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
     c.close()
-
-
-def serve_sink(port):
-    ls = socket.socket()
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("127.0.0.1", port))
-    ls.listen(16)
-    while True:
-        c, _ = ls.accept()
-        threading.Thread(target=sink, args=(c,), daemon=True).start()
 
 
 def sink(c):
@@ -140,8 +131,8 @@ def connect(mode, mib, host, port, proxy):
 
 def main(a):
     if a[0] == "serve":
-        threading.Thread(target=serve_sink, args=(int(a[2]),), daemon=True).start()
-        serve_http(int(a[1]))
+        threading.Thread(target=serve, args=(int(a[2]), sink), daemon=True).start()
+        serve(int(a[1]), answer)
     proxy = (a[5], int(a[6])) if len(a) > 6 else None
     if a[0] == "latency":
         latency(a[1], int(a[2]), a[3], int(a[4]), proxy)

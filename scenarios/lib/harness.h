@@ -136,6 +136,15 @@ void log_path(const struct eval_ctx *ctx, const struct result *r, const char *na
 int record_get(const char *path, const char *key, char *out, size_t n);
 /* The same over JSON text. */
 int json_get(const char *text, size_t len, const char *key, char *out, size_t n);
+/* The admissions log a completion record names (network.admissions_log):
+ * its path, whether the record says it verified complete, its text. 0, or
+ * -ENOENT (the record names none) or read_file()'s -errno. */
+int admissions_read(const char *rec, char *path, size_t psize, bool *verified, char *log,
+		    size_t lsize);
+/* Its "decision" lines with that decision (and name, when not NULL). */
+size_t admissions_count(const char *log, const char *decision, const char *name);
+/* Does it hold admission id (n bytes)? */
+bool admissions_has(const char *log, const char *id, size_t n);
 /* This caller's entry of session ID in `paddock ps --all --json` (the
  * object's JSON text). */
 int paddock_ps_entry(const struct eval_ctx *ctx, const char *id, char *out, size_t n);

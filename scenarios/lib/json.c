@@ -94,3 +94,51 @@ void session_json_path(uid_t owner, const char *id, char *out, size_t n)
 	 * the environment): docs/sessions.md. */
 	snprintf(out, n, "/tmp/paddock-%u/%s/session.json", (unsigned)owner, id);
 }
+
+int admissions_read(const char *rec, char *path, size_t psize, bool *verified, char *log,
+		    size_t lsize)
+{
+	char v[32] = "";
+	int n;
+
+	*verified = false;
+	path[0] = '\0';
+	if (record_get(rec, "network.admissions_log", path, psize) < 0 || !path[0])
+		return -ENOENT;
+	(void)record_get(rec, "network.admissions_log_verified", v, sizeof(v));
+	*verified = strstr(v, "complete") && !strstr(v, "incomplete");
+	n = read_file(path, log, lsize);
+	return n < 0 ? n : 0;
+}
+
+size_t admissions_count(const char *log, const char *decision, const char *name)
+{
+	size_t n = 0;
+
+	for (const char *l = log; *l;) {
+		const char *e = strchr(l, '\n');
+		cJSON *o = cJSON_ParseWithLength(l, e ? (size_t)(e - l) : strlen(l));
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "decision");
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(o, "name");
+
+		n += cJSON_IsString(ev) && strcmp(ev->valuestring, "decision") == 0 &&
+		     cJSON_IsString(d) && strcmp(d->valuestring, decision) == 0 &&
+		     (!name || (cJSON_IsString(nm) && strcmp(nm->valuestring, name) == 0));
+		cJSON_Delete(o);
+		if (!e)
+			break;
+		l = e + 1;
+	}
+	return n;
+}
+
+bool admissions_has(const char *log, const char *id, size_t n)
+{
+	char want[128];
+
+	if (n > 96)
+		return false;
+	snprintf(want, sizeof(want), "\"admission\":\"%.*s\"", (int)n, id);
+	return strstr(log, want) != NULL;
+}

@@ -105,22 +105,39 @@ socklen_t counter_addr(const char *addr, int port, struct sockaddr_storage *ss)
 	return sizeof(*a4);
 }
 
+int counter_listen(const char *addr, int port, bool udp)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len = counter_addr(addr, port, &ss);
+	int one = 1, e;
+	int fd = socket(ss.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || (!udp && listen(fd, 256) < 0)) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)
 {
 	struct counter_rx *rx = calloc(1, sizeof(*rx));
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
-	int one = 1, e;
+	int e;
 
 	if (!rx)
 		return -ENOMEM;
 	rx->udp = udp;
-	len = counter_addr(addr, port, &ss);
-	rx->fd = socket(ss.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
-	if (rx->fd < 0 || pipe2(rx->stop, O_CLOEXEC) < 0)
-		goto fail;
-	setsockopt(rx->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(rx->fd, (struct sockaddr *)&ss, len) < 0 || (!udp && listen(rx->fd, 256) < 0))
+	rx->fd = counter_listen(addr, port, udp);
+	if (rx->fd < 0) {
+		e = rx->fd;
+		free(rx);
+		return e;
+	}
+	if (pipe2(rx->stop, O_CLOEXEC) < 0)
 		goto fail;
 	pthread_mutex_init(&rx->lock, NULL);
 	if (pthread_create(&rx->thread, NULL, serve, rx) != 0)

@@ -17,6 +17,11 @@ struct counter_rx;
 /* addr (an IPv4 or IPv6 literal) and port into ss: its length. */
 socklen_t counter_addr(const char *addr, int port, struct sockaddr_storage *ss);
 
+/* A socket bound to addr (an IPv4 or IPv6 literal) and port, listening
+ * when TCP (SO_REUSEADDR, close-on-exec): the fd, or -errno. For every
+ * receiver of the harness (saas.c too). */
+int counter_listen(const char *addr, int port, bool udp);
+
 /* Listen on addr (127.0.0.1 or ::1) port, TCP or UDP. 0 or -errno. */
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp);
 /* Connections (TCP) or datagrams (UDP) seen, and of those, how many held

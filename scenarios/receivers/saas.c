@@ -1,5 +1,6 @@
 /* The mock SaaS (saas.h). */
 #include "saas.h"
+#include "counter.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -170,20 +171,20 @@ static void *serve(void *arg)
 int saas_start(struct saas **out, int port)
 {
 	struct saas *s = calloc(1, sizeof(*s));
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	int one = 1, e;
+	int e;
 
 	if (!s)
 		return -ENOMEM;
 	s->obj[0] = (struct object){"t1", "o1", "t1-original", true};
 	s->obj[1] = (struct object){"t2", "o2", "t2-secret", true};
 	s->n_obj = 2;
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	s->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s->fd < 0 || pipe2(s->stop, O_CLOEXEC) < 0)
-		goto fail;
-	setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(s->fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s->fd, 64) < 0)
+	s->fd = counter_listen("127.0.0.1", port, false);
+	if (s->fd < 0) {
+		e = s->fd;
+		free(s);
+		return e;
+	}
+	if (pipe2(s->stop, O_CLOEXEC) < 0)
 		goto fail;
 	pthread_mutex_init(&s->lock, NULL);
 	if (pthread_create(&s->thread, NULL, serve, s) != 0)

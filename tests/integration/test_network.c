@@ -102,26 +102,35 @@ static bool saw(struct receiver *r, const char *text)
 /* The agent policy with a mediated network: allowed.test (http), the
  * receiver's port; allowed6.test the same over IPv6; tls.test a "tls"
  * rule on the TLS receiver's port. */
-static char *policy(const struct h_world *w, int port, int port6, int tls_port)
+/* The agent policy with network (a JSON value) in place of "none",
+ * written as w's base/NAME. */
+static char *agent_with_network(const struct h_world *w, const char *name, const char *network)
 {
-	char *path = h_join(w->base, "net.json");
+	char *path = h_join(w->base, name);
 	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
 	const char *at;
-	char *text;
 
 	cr_assert_not_null(src);
 	at = strstr(src, "\"network\": \"none\",");
 	cr_assert_not_null(at, "agent.json has no \"network\": \"none\" line");
-	text = h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": ["
-		     "{\"host\": \"allowed.test\", \"ports\": [%d], \"protocol\": \"http\"},"
-		     "{\"host\": \"allowed6.test\", \"ports\": [%d], \"protocol\": \"http\"},"
-		     "{\"host\": \"tls.test\", \"ports\": [%d], \"protocol\": \"tls\"}],"
-		     "\"resolve\": {\"allowed.test\": \"127.0.0.1\", \"allowed6.test\": \"::1\","
-		     "\"tls.test\": \"127.0.0.1\"}},%s",
-		     (int)(at - src), src, port, port6, tls_port,
-		     at + strlen("\"network\": \"none\","));
-	h_write_file(path, text, 0644);
+	h_write_file(path,
+		     h_fmt("%.*s\"network\": %s,%s", (int)(at - src), src, network,
+			   at + strlen("\"network\": \"none\",")),
+		     0644);
 	return path;
+}
+
+static char *policy(const struct h_world *w, int port, int port6, int tls_port)
+{
+	return agent_with_network(
+	    w, "net.json",
+	    h_fmt("{\"mode\": \"mediated\", \"allow\": ["
+		  "{\"host\": \"allowed.test\", \"ports\": [%d], \"protocol\": \"http\"},"
+		  "{\"host\": \"allowed6.test\", \"ports\": [%d], \"protocol\": \"http\"},"
+		  "{\"host\": \"tls.test\", \"ports\": [%d], \"protocol\": \"tls\"}],"
+		  "\"resolve\": {\"allowed.test\": \"127.0.0.1\", \"allowed6.test\": \"::1\","
+		  "\"tls.test\": \"127.0.0.1\"}}",
+		  port, port6, tls_port));
 }
 
 static const char *rec(const struct h_world *w, const char *expr)
@@ -275,21 +284,14 @@ Test(network, allow_net_adds_a_rule_and_bad_forms_are_refused)
 {
 	struct h_world w = h_world();
 	struct receiver *rx = receiver("127.0.0.1");
-	char *p = h_join(w.base, "allow.json");
-	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
-	const char *at = strstr(src, "\"network\": \"none\",");
+	char *p = agent_with_network(
+	    &w, "allow.json",
+	    "{\"mode\": \"mediated\", \"allow\": [{\"host\": \"named.test\", \"ports\": "
+	    "[443], \"protocol\": \"tls\"}], \"resolve\": {\"named.test\": \"127.0.0.1\"}}");
 	const char *client = h_fmt("curl -s -m 5 --noproxy '*' http://named.test:%d/x", rx->port);
 	char *with, *without;
 	struct h_proc pr;
 
-	cr_assert_not_null(at);
-	h_write_file(p,
-		     h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": [{\"host\": "
-			   "\"named.test\", \"ports\": [443], \"protocol\": \"tls\"}], "
-			   "\"resolve\": {\"named.test\": "
-			   "\"127.0.0.1\"}},%s",
-			   (int)(at - src), src, at + strlen("\"network\": \"none\",")),
-		     0644);
 	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
 		  h_fmt("%s; echo curl=$?", client));
 	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
@@ -327,26 +329,20 @@ static void grants(bool host_wide)
 {
 	struct h_world w = h_world();
 	struct receiver *rx = receiver("127.0.0.1");
-	char *p = h_join(w.base, "grants.json");
-	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
-	const char *at = strstr(src, "\"network\": \"none\",");
 	const char *g =
 	    host_wide ? ""
 		      : ", \"grants\": [{\"methods\": [\"GET\"], \"path\": "
 			"\"/tenants/{tenant}/objects/{id}\", \"values\": {\"tenant\": [\"t1\"]}}, "
 			"{\"methods\": [\"POST\"], \"path\": \"/tenants/{tenant}/objects\", "
 			"\"values\": {\"tenant\": [\"t1\"]}}]";
+	char *p = agent_with_network(
+	    &w, "grants.json",
+	    h_fmt("{\"mode\": \"mediated\", \"allow\": [{\"host\": \"saas.test\", \"ports\": "
+		  "[%d], \"protocol\": \"http\"%s}], \"resolve\": {\"saas.test\": \"127.0.0.1\"}}",
+		  rx->port, g));
 	const char *u = h_fmt("http://saas.test:%d", rx->port);
 	struct h_proc pr;
 
-	cr_assert_not_null(at);
-	h_write_file(p,
-		     h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": [{\"host\": "
-			   "\"saas.test\", \"ports\": [%d], \"protocol\": \"http\"%s}], "
-			   "\"resolve\": {\"saas.test\": \"127.0.0.1\"}},%s",
-			   (int)(at - src), src, rx->port, g,
-			   at + strlen("\"network\": \"none\",")),
-		     0644);
 	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--record", w.record, "--", "sh", "-c",
 		  h_fmt("c='curl -s -m 5 -o /dev/null'; "
 			"$c %1$s/tenants/t1/objects/7; "

@@ -41,7 +41,6 @@
 #include "hb09_grade.h"
 
 #include <arpa/inet.h>
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -374,57 +373,38 @@ static int setup(struct case_run *cr, struct err *why)
  * allowed receiver's request heads. */
 static void admissions(struct case_run *cr, struct hb09 *h, const char *rec)
 {
-	char path[512] = "", verified[32] = "", want[96];
 	static char log[1 << 20];
+	char path[512];
 	int n;
 
-	if (selftest_on("admissions-unread") ||
-	    record_get(rec, "network.admissions_log", path, sizeof(path)) < 0 || !path[0]) {
+	n = selftest_on("admissions-unread")
+		? -ENOENT
+		: admissions_read(rec, path, sizeof(path), &h->o.log_verified, log, sizeof(log));
+	if (n == -ENOENT) {
 		result_evidence(cr->r, "admissions", "the record names no admissions log");
 		return;
 	}
-	(void)record_get(rec, "network.admissions_log_verified", verified, sizeof(verified));
-	n = read_file(path, log, sizeof(log));
 	if (n < 0) {
 		result_evidence(cr->r, "admissions", "cannot read %s", path);
 		return;
 	}
 	h->o.log_read = true;
-	h->o.log_verified = strstr(verified, "complete") && !strstr(verified, "incomplete");
-	for (char *l = log; *l;) {
-		char *e = strchr(l, '\n');
-		cJSON *o = cJSON_ParseWithLength(l, e ? (size_t)(e - l) : strlen(l));
-		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
-		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "decision");
-		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(o, "name");
-
-		/* The http receiver's admissions: those for allowed.test (the
-		 * TLS control's are tls.test's, counted by the TLS receiver). */
-		if (cJSON_IsString(ev) && cJSON_IsString(d) && cJSON_IsString(nm) &&
-		    strcmp(ev->valuestring, "decision") == 0 &&
-		    strcmp(d->valuestring, "allowed") == 0 &&
-		    strcmp(nm->valuestring, "allowed.test") == 0)
-			h->o.admitted++;
-		cJSON_Delete(o);
-		if (!e)
-			break;
-		l = e + 1;
-	}
+	/* The http receiver's admissions: those for allowed.test (the TLS
+	 * control's are tls.test's, counted by the TLS receiver). */
+	h->o.admitted = admissions_count(log, "allowed", "allowed.test");
 	for (size_t i = 0; counter_head(h->ok, i); i++) {
 		const char *hd = counter_head(h->ok, i), *id = strstr(hd, "Paddock-Admission: ");
-		size_t k;
 
 		if (strstr(hd, "X-Harness-Probe") || !id)
 			continue;
 		id += strlen("Paddock-Admission: ");
-		k = strcspn(id, "\r\n");
-		snprintf(want, sizeof(want), "\"admission\":\"%.*s\"", (int)k, id);
-		h->o.joined += strstr(log, want) != NULL;
+		h->o.joined += admissions_has(log, id, strcspn(id, "\r\n"));
 	}
-	result_evidence(
-	    cr->r, "admissions",
-	    "log %s (%s): %zu allowed admission(s); %zu receiver request(s) joined by id", path,
-	    verified[0] ? verified : "unverified", h->o.admitted, h->o.joined);
+	result_evidence(cr->r, "admissions",
+			"log %s (%s): %zu allowed admission(s); %zu receiver request(s) joined by "
+			"id",
+			path, h->o.log_verified ? "complete" : "not verified", h->o.admitted,
+			h->o.joined);
 }
 
 static void run(struct case_run *cr)

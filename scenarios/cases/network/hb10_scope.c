@@ -27,7 +27,6 @@
 #include "hb10_grade.h"
 
 #include <arpa/inet.h>
-#include <cjson/cJSON.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,49 +121,34 @@ static bool prove(struct hb10 *h, size_t want)
  * and "refused-grant" counts, and the SaaS's lines joined by id. */
 static void admissions(struct case_run *cr, struct hb10 *h, const char *rec)
 {
-	char path[512] = "", verified[32] = "", want[96];
 	static char log[1 << 20];
+	char path[512];
+	int n = admissions_read(rec, path, sizeof(path), &h->o.log_verified, log, sizeof(log));
 
-	if (record_get(rec, "network.admissions_log", path, sizeof(path)) < 0 || !path[0]) {
+	if (n == -ENOENT) {
 		result_evidence(cr->r, "admissions", "the record names no admissions log");
 		return;
 	}
-	(void)record_get(rec, "network.admissions_log_verified", verified, sizeof(verified));
-	if (read_file(path, log, sizeof(log)) < 0) {
+	if (n < 0) {
 		result_evidence(cr->r, "admissions", "cannot read %s", path);
 		return;
 	}
 	h->o.log_read = true;
-	h->o.log_verified = strstr(verified, "complete") && !strstr(verified, "incomplete");
-	for (char *l = log; *l;) {
-		char *e = strchr(l, '\n');
-		cJSON *o = cJSON_ParseWithLength(l, e ? (size_t)(e - l) : strlen(l));
-		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
-		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "decision");
-
-		if (cJSON_IsString(ev) && cJSON_IsString(d) &&
-		    strcmp(ev->valuestring, "decision") == 0) {
-			h->o.admitted += strcmp(d->valuestring, "allowed") == 0;
-			h->o.refused += strcmp(d->valuestring, "refused-grant") == 0;
-		}
-		cJSON_Delete(o);
-		if (!e)
-			break;
-		l = e + 1;
-	}
+	h->o.admitted = admissions_count(log, "allowed", NULL);
+	h->o.refused = admissions_count(log, "refused-grant", NULL);
 	for (size_t i = 0; saas_line(h->saas, i); i++) {
 		const char *line = saas_line(h->saas, i), *id = strstr(line, "admission=");
 
 		if (strstr(line, "GET /probe ") || !id || !strcmp(id, "admission=-"))
 			continue;
-		snprintf(want, sizeof(want), "\"admission\":\"%s\"", id + strlen("admission="));
-		h->o.joined += strstr(log, want) != NULL;
+		id += strlen("admission=");
+		h->o.joined += admissions_has(log, id, strlen(id));
 	}
 	result_evidence(cr->r, "admissions",
 			"log %s (%s): %zu allowed, %zu refused-grant; %zu SaaS request(s) "
 			"joined by id",
-			path, verified[0] ? verified : "unverified", h->o.admitted, h->o.refused,
-			h->o.joined);
+			path, h->o.log_verified ? "complete" : "not verified", h->o.admitted,
+			h->o.refused, h->o.joined);
 }
 
 static void run(struct case_run *cr)
