@@ -133,6 +133,11 @@ static int until_ended(struct registry *reg, struct session_info *info, const ch
 
 	if (info->state == SESSION_ENDED) {
 		*status = info->status;
+		if (info->final_lost)
+			fprintf(stderr,
+				"paddock: warning: session %s: its final state could not be "
+				"written; status %d (%s) is from the name its supervisor left\n",
+				info->id, info->status, info->ended);
 		return 0;
 	}
 	rc = ask(reg, info, req, reply, sizeof(reply), err);

@@ -97,6 +97,8 @@ char *session_info_json(const struct session_info *i)
 		cJSON_AddNumberToObject(o, "status", i->status);
 		cJSON_AddStringToObject(o, "ended", i->ended);
 	}
+	if (i->final_lost) /* read back only, never written so */
+		cJSON_AddTrueToObject(o, "final_lost");
 	cJSON_AddStringToObject(o, "policy_sha256", i->policy_sha256);
 	cJSON_AddBoolToObject(o, "detached", i->detached);
 	add_leases(o, i);

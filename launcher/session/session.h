@@ -19,6 +19,9 @@
 #define SESSION_REPLY_MAX   8192	/* one control-socket packet */
 #define SESSION_EXEC_MAX    65536	/* one "exec" request, all its fields included */
 #define SESSION_JSON_MAX    (64 * 1024) /* one session.json */
+/* The name a supervisor leaves when it could not write its final state:
+ * "final-lost.STATUS.ENDING" in the session's directory (server.c). */
+#define SESSION_FINAL_LOST "final-lost."
 
 /* A process as the kernel names it for good: pid plus start time (field 22
  * of /proc/PID/stat, clock ticks since boot). A bare pid may be reused. */
@@ -70,6 +73,9 @@ struct session_info {
 	char ended[24]; /* SESSION_ENDED, _RETAINED: how, as in the record ("exit", ...) */
 	char policy_sha256[65];
 	bool detached;
+	/* Ended, but the final state could not be written: status and ended
+	 * come from the supervisor's SESSION_FINAL_LOST name. */
+	bool final_lost;
 	struct session_lease leases[SESSION_LEASES_MAX];
 	size_t n_leases;
 	struct session_endpoint endpoints[SESSION_ENDPOINTS_MAX];

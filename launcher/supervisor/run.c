@@ -204,7 +204,8 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	 * run's that never started (its caller never got the id). */
 	if (session_finish(session, r->out.status, ending_name(r->out.ending),
 			   (!o->detach && !r->out.retained) || r->live.report_fd >= 0, &werr) < 0)
-		outcome_warn(&r->out, "%s; paddock wait will take the session for stale", werr.msg);
+		outcome_warn(&r->out, "%s; its status is kept in the entry's name (final-lost)",
+			     werr.msg);
 	out = message_stream(r);
 	if (r->out.error.code == EMFILE && getrlimit(RLIMIT_NOFILE, &nofile) == 0)
 		fprintf(out, "paddock: %s (open file limit %llu; raise it with ulimit -n)\n",
