@@ -155,6 +155,7 @@ struct sandbox_spec {
 	 * idmaps the writable binds (caller_uid on disk = uid_out), and the
 	 * child changes to uid_in/gid_in last (sandbox_harden()). */
 	bool root_caller;
+	bool subid; /* root_caller: uid_out and gid_out are root's subordinate ids */
 	uid_t caller_uid;
 	gid_t caller_gid;
 	/* The caller's fd limit, before the supervisor raised its soft limit:

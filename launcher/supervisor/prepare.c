@@ -244,13 +244,24 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
  * workspace the caller's (sandbox/enter.c). */
 static void set_ids(struct sandbox_spec *sb, const struct policy *p, unsigned weaken)
 {
+	uint32_t su, sg;
+
 	sb->caller_uid = getuid();
 	sb->caller_gid = getgid();
 	sb->root_caller = sb->caller_uid == 0 && !(weaken & WEAKEN_HOST_ROOT);
 	sb->uid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_uid;
 	sb->gid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_gid;
-	sb->uid_in = p->has_uid ? p->uid : sb->uid_out;
-	sb->gid_in = p->has_gid ? p->gid : sb->gid_out;
+	/* Root's subordinate range, when both files give one: its first id,
+	 * which no system account shares (65534 is also "nobody"'s). */
+	if (sb->root_caller && subid_lookup("/etc/subuid", "root", 0, &su) == 0 &&
+	    subid_lookup("/etc/subgid", "root", 0, &sg) == 0) {
+		sb->uid_out = su;
+		sb->gid_out = sg;
+		sb->subid = true;
+	}
+	/* Inside, a root caller's workload is "nobody" either way. */
+	sb->uid_in = p->has_uid ? p->uid : sb->root_caller ? ROOT_CALLER_ID : sb->uid_out;
+	sb->gid_in = p->has_gid ? p->gid : sb->root_caller ? ROOT_CALLER_ID : sb->gid_out;
 }
 
 /* Everything up to the start; nothing of the sandbox exists on failure. */

@@ -345,6 +345,12 @@ static cJSON *build(const struct run *r)
 	cJSON_AddNumberToObject(x, "uid_outside", r->spec->sb.uid_out);
 	cJSON_AddNumberToObject(x, "gid_inside", r->spec->sb.gid_in);
 	cJSON_AddNumberToObject(x, "gid_outside", r->spec->sb.gid_out);
+	/* Where the outside ids come from: the caller's own, a root caller's
+	 * overflow id, or root's subordinate range (docs/security.md). */
+	cJSON_AddStringToObject(x, "outside_from",
+				!r->spec->sb.root_caller ? "caller"
+				: r->spec->sb.subid	 ? "subid"
+							 : "overflow");
 	if (r->spec->policy)
 		cJSON_AddNumberToObject(o, "ttl_ms", (double)r->spec->policy->ttl_ms);
 	iso8601(&r->live.box.t_start, 0, t, sizeof(t));

@@ -15,10 +15,12 @@
 #include "../../evidence/evidence.h"
 #include "../session/session.h"
 #include "outcome.h"
+#include "subid.h"
 #include "supervisor.h"
 
-/* The host uid and gid of a root caller's workload (prepare.c): the
- * overflow id "nobody", which owns no file a sandbox could reach. */
+/* The host uid and gid of a root caller's workload (prepare.c) when root
+ * has no subordinate range in /etc/subuid and /etc/subgid: the overflow id
+ * "nobody", which owns no file a sandbox could reach. */
 #define ROOT_CALLER_ID 65534
 
 /* stdio.c: how the workload's fds 0-2 reach the caller's. */
