@@ -87,6 +87,60 @@ static int make_vars(const struct options *o, struct vars_buf *b, struct policy_
 	return 0;
 }
 
+/* The caller's home in a writable bind (home.c): refused when it is there
+ * only because the current directory is the home or above it; otherwise
+ * its login places are added to "protect" and the policy loaded again, so
+ * the effective policy (and its digest) says so. */
+static int protect_home(struct run_spec *r, const char *file, size_t len,
+			struct policy_additions *add, const struct policy_vars *vars, char **eff,
+			size_t *eff_len, struct err *err)
+{
+	static char extra[HOME_PROTECTS_MAX][PATH_MAX];
+	const struct options *o = r->opt;
+	cleanup_free const char **list = NULL;
+	size_t n;
+	int rc;
+
+	if (!vars->home)
+		return 0;
+	if (!o->workspace && home_exposed(r->policy, vars->home, vars->workspace))
+		return err_set(err, EPERM,
+			       "the workspace %s is your home directory or above it: the workload "
+			       "could change what runs at your next login (~/.ssh, ~/.bashrc, "
+			       "~/.config/systemd); run paddock in a project directory, or give "
+			       "--workspace %s to mean it (the login files are then read-only)",
+			       vars->workspace, vars->workspace);
+	n = home_protects(r->policy, vars->home, extra, HOME_PROTECTS_MAX);
+	if (!n)
+		return 0;
+	list = calloc(add->n_protect + n, sizeof(*list));
+	if (!list)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < add->n_protect; i++)
+		list[i] = add->protect[i];
+	for (size_t i = 0; i < n; i++)
+		list[add->n_protect + i] = extra[i];
+	add->protect = list;
+	add->n_protect += n;
+	free(*eff);
+	*eff = NULL;
+	policy_free(r->policy);
+	r->policy = NULL;
+	rc = policy_amend(file, len, add, eff, eff_len, err);
+	if (rc >= 0)
+		rc = policy_load_buffer(*eff, *eff_len, vars, &r->policy, err);
+	add->protect = NULL; /* list is ours */
+	add->n_protect = 0;
+	if (rc < 0)
+		return err_wrap(err, "policy %s (with the home's login files protected)",
+				r->policy_label);
+	fprintf(stderr,
+		"paddock: warning: your home %s is writable in the sandbox; %zu login and tool "
+		"files in it are read-only\n",
+		vars->home, n);
+	return 0;
+}
+
 static int load_policy(struct run_spec *r, struct err *err)
 {
 	const struct options *o = r->opt;
@@ -122,6 +176,9 @@ static int load_policy(struct run_spec *r, struct err *err)
 		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
+	rc = protect_home(r, file, len, &add, &vars, &eff, &eff_len, err);
+	if (rc < 0)
+		return rc;
 	r->n_widenings = policy_widenings(r->policy, vb.workspace, r->widenings, WIDENINGS_MAX);
 	/* Without additions the effective text is the file's, byte for byte,
 	 * and its digest is already computed by the loader. */
