@@ -24,8 +24,11 @@
 /* env.c: the workload's environment from the policy and the caller's
  * environment. Returns a malloc'd NULL-terminated array of "K=V" (strings
  * malloc'd too), free with env_free(). -ENOMEM. */
-int env_build(const struct policy *p, char *const *caller_env, char ***out);
+int env_build(const struct policy *p, char *const *caller_env, char *const *pass, size_t n_pass,
+	      char ***out);
 void env_free(char **env);
+/* pass: "NAME=VALUE" entries of --env and --env-file, set last: they
+ * replace the policy's. */
 
 /* userns.c: id maps for the child, written by the parent (user_namespaces(7)). */
 int userns_write_maps(pid_t pid, uid_t inside_uid, uid_t outside_uid, gid_t inside_gid,

@@ -373,7 +373,7 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
 			    (sb->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
 			&sb->plan) < 0 ||
-	    env_build(r->policy, environ, &sb->env) < 0)
+	    env_build(r->policy, environ, r->opt->env_pass, r->opt->n_env_pass, &sb->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
 
 	log_debug("planned");

@@ -340,6 +340,15 @@ static cJSON *build(const struct run *r)
 		cJSON_AddStringToObject(x, "head", r->live.evidence.head);
 		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops);
 	}
+	/* --env and --env-file: the names, never the values. */
+	x = cJSON_AddArrayToObject(o, "env_passed");
+	for (size_t i = 0; x && i < r->spec->opt->n_env_pass; i++) {
+		const char *e = r->spec->opt->env_pass[i];
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(e, "="), e);
+		cJSON_AddItemToArray(x, cJSON_CreateString(name));
+	}
 	x = cJSON_AddObjectToObject(o, "ids");
 	cJSON_AddNumberToObject(x, "uid_inside", r->spec->sb.uid_in);
 	cJSON_AddNumberToObject(x, "uid_outside", r->spec->sb.uid_out);

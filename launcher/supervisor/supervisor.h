@@ -57,6 +57,11 @@ struct options {
 	size_t n_protect;
 	const char **setenv;
 	size_t n_setenv;
+	/* --env NAME and --env-file: "NAME=VALUE", owned; the values never go
+	 * into the policy, its digest, the record or the registry (names
+	 * only), nor into argv where other users would see them in ps. */
+	char **env_pass;
+	size_t n_env_pass;
 	const char *cwd;
 	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
 	size_t n_ports;

@@ -145,7 +145,7 @@ Test(env, cleared_kept_and_set)
 	char **env = NULL;
 	size_t n = 0;
 
-	cr_assert_eq(env_build(p, caller, &env), 0);
+	cr_assert_eq(env_build(p, caller, NULL, 0, &env), 0);
 	while (env[n])
 		n++;
 	cr_assert_eq(n, 5, "got %zu entries", n);
@@ -164,7 +164,7 @@ Test(env, not_cleared_passes_everything)
 	char *caller[] = {"A=1", "B=2", NULL};
 	char **env = NULL;
 
-	cr_assert_eq(env_build(p, caller, &env), 0);
+	cr_assert_eq(env_build(p, caller, NULL, 0, &env), 0);
 	cr_assert_str_eq(env[0], "A=1");
 	cr_assert_str_eq(env[1], "B=2");
 	cr_assert_null(env[2]);
