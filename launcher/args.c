@@ -95,6 +95,7 @@ enum {
 	OPT_TTL,
 	OPT_NO_TTY,
 	OPT_ENV_FILE,
+	OPT_RM,
 };
 
 /* --env NAME: the value from our environment, never from argv (other
@@ -191,6 +192,7 @@ static const struct option long_opts[] = {
     {"init", required_argument, NULL, OPT_INIT},
     {"explain", no_argument, NULL, 'E'},
     {"detach", no_argument, NULL, OPT_DETACH},
+    {"rm", no_argument, NULL, OPT_RM},
     {"name", required_argument, NULL, OPT_NAME},
     {"port", required_argument, NULL, 'p'},
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
@@ -245,6 +247,7 @@ static const char run_usage[] =
     "      --explain          print the effective sandbox and exit; starts nothing\n"
     "      --detach           print the session id once the workload started and\n"
     "                         exit 0; the sandbox runs on (see paddock ps, stop, wait)\n"
+    "      --rm               remove the session's entry and output when it ends\n"
     "      --name NAME        name the session ([A-Za-z0-9_.-], at most 64); one\n"
     "                         live session per name\n"
     "  -h, --help             show this help\n"
@@ -347,6 +350,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_DETACH:
 			o->detach = true;
+			break;
+		case OPT_RM:
+			o->rm = true;
 			break;
 		case OPT_RECORD_REQUIRED:
 			o->record_required = true;

@@ -416,6 +416,14 @@ static bool live(const struct session_info *i)
 	       i->state == SESSION_RETAINED;
 }
 
+static bool named(const struct session_info *all, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 int session_find(const struct registry *reg, const char *what, struct session_info *out,
 		 struct err *err)
 {
@@ -434,6 +442,24 @@ int session_find(const struct registry *reg, const char *what, struct session_in
 	rc = session_list(reg, &all, &n, err);
 	if (rc < 0)
 		return rc;
+	/* A name first; then a unique prefix of an id (as docker's). */
+	if (!named(all, n, what) && what[strspn(what, "0123456789abcdef")] == '\0') {
+		for (size_t i = 0; i < n; i++) {
+			if (strncmp(all[i].id, what, strlen(what)) != 0)
+				continue;
+			if (best)
+				return err_set(
+				    err, EINVAL,
+				    "%s: ambiguous: the prefix of sessions %s and %s (give "
+				    "more of the id)",
+				    what, best->id, all[i].id);
+			best = &all[i];
+		}
+		if (best) {
+			*out = *best;
+			return 0;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(all[i].name, what) != 0)
 			continue;

@@ -301,8 +301,25 @@ static int create(struct session *s, const char *name, struct err *err)
 	return 0;
 }
 
+void session_command_text(char *const *argv, char *out, size_t size)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; argv && argv[i] && off < size; i++) {
+		int n = snprintf(out + off, size - off, "%s%s", i ? " " : "", argv[i]);
+
+		if (n < 0 || (size_t)n >= size - off) {
+			if (size > 4)
+				snprintf(out + size - 4, 4, "...");
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
 int session_create(struct session *s, struct registry *reg, const char *name, bool detached,
-		   const char *policy_sha256, struct err *err)
+		   const char *policy_sha256, char *const *argv, struct err *err)
 {
 	int rc;
 
@@ -313,6 +330,7 @@ int session_create(struct session *s, struct registry *reg, const char *name, bo
 	s->info.owner = getuid();
 	s->info.state = SESSION_STARTING;
 	s->info.detached = detached;
+	session_command_text(argv, s->info.command, sizeof(s->info.command));
 	snprintf(s->info.policy_sha256, sizeof(s->info.policy_sha256), "%s", policy_sha256);
 	iso8601_now(0, s->info.created, sizeof(s->info.created));
 	rc = create(s, name, err);

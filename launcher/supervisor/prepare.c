@@ -274,7 +274,7 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 		return rc;
 	}
 	rc = session_create(s, &reg, r->spec->opt->name, r->spec->opt->detach,
-			    r->spec->policy->sha256, err);
+			    r->spec->policy->sha256, r->spec->opt->argv, err);
 	if (rc < 0)
 		return rc;
 	r->live.session = s;

@@ -203,7 +203,8 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	 * entry goes (its caller has the status), and so does a detached
 	 * run's that never started (its caller never got the id). */
 	if (session_finish(session, r->out.status, ending_name(r->out.ending),
-			   (!o->detach && !r->out.retained) || r->live.report_fd >= 0, &werr) < 0)
+			   (!o->detach && !r->out.retained) || r->live.report_fd >= 0 || o->rm,
+			   &werr) < 0)
 		outcome_warn(&r->out, "%s; its status is kept in the entry's name (final-lost)",
 			     werr.msg);
 	out = message_stream(r);

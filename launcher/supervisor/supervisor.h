@@ -69,6 +69,7 @@ struct options {
 	size_t n_allow_net;
 	bool explain;	  /* print the effective sandbox, start nothing */
 	bool detach;	  /* print the session id once started; supervise in the background */
+	bool rm;	  /* --rm: the session's entry (and output) go when it ends */
 	const char *name; /* the session's name, NULL: unnamed */
 	enum opt_tty tty;
 	char **argv; /* the workload command, NULL-terminated */
