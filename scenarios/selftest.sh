@@ -49,6 +49,9 @@ row "digest ignores bytes (HB-03)" digest-blind HB-03 enforced UNKNOWN 4
 # still sees its size, inode and mtime change: FAIL, never PASS.
 row "mark missing, digest blind, canary writable" canary-mark-missing,digest-blind HB-01 weakened:rw-binds FAIL 0
 row "collector keeps nothing (HB-04)" fan-keep-nothing HB-04 enforced UNKNOWN 4
+row "HB-04 review from the snapshot alone" review-snapshot-only HB-04 enforced FAIL 1
+row "HB-04 collector too coarse to order" fan-coarse-time HB-04 enforced UNKNOWN 4
+row "HB-04 restore forgets the mtime" hb04-no-restore HB-04 enforced UNKNOWN 4
 row "leaked process, pid namespace weakened" "" HB-08 weakened:no-pidns+no-sweep FAIL 0
 row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
 row "owner check off" "" HB-05 weakened:no-owner-check FAIL 0

@@ -7,7 +7,9 @@
  * canary-mark-missing (lib/case.c), digest-blind (observers/observe.c),
  * hb08-lie (cases/lifecycle/hb08_completion_status.c), knob-dropped
  * (lib/argv.c), receivers-blind (receivers/counter.c), admissions-unread
- * (cases/network/hb09_egress.c). */
+ * (cases/network/hb09_egress.c), review-snapshot-only, hb04-no-restore
+ * (cases/files/hb04_restored_state.c), fan-coarse-time (observers/fan_read.c
+ * handle_note()). */
 #pragma once
 
 #include <stdbool.h>

@@ -329,6 +329,9 @@ Test(eval, transient_write_rules)
 				  .marker_identified = true,
 				  .snapshot_equal = true,
 				  .snapshot_taken = true,
+				  .snapshot_limited = true,
+				  .review_reports_transient = true,
+				  .timing = TIMING_OK,
 				  .identity_required = true};
 	struct verdict v = {0};
 
@@ -362,6 +365,196 @@ Test(eval, transient_write_rules)
 	cr_assert_eq(v.grade, GRADE_FAIL);
 	cr_assert(strstr(snapshot_conclusion(true), "says nothing about writes in between"));
 	cr_assert_null(strstr(snapshot_conclusion(true), "no mutation"));
+}
+
+/* HB-04's computed conclusions: the snapshot observer's from its two
+ * snapshots, the review's from that and the event record; a review that
+ * claims "no mutation" while the collector saw the write (the naive
+ * snapshot-only review) is the lie the grade catches. */
+static struct transient_obs transient_clean(void)
+{
+	return (struct transient_obs){.events = OBSERVER_OK,
+				      .transient_writes = 2,
+				      .identified_writes = 2,
+				      .marker_identified = true,
+				      .snapshot_equal = true,
+				      .snapshot_taken = true,
+				      .snapshot_limited = true,
+				      .review_reports_transient = true,
+				      .timing = TIMING_OK,
+				      .identity_required = true};
+}
+
+Test(eval, hb04_snapshot_conclusion_is_computed)
+{
+	struct snapshot a = {.ok = true, .size = 29, .ino = 3, .mode = 0100644, .mtime_ns = 10};
+	struct snapshot b;
+	struct snap_conclusion c;
+
+	snprintf(a.sha256, sizeof(a.sha256), "%064d", 1);
+	b = a;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert(c.taken && c.limited);
+	cr_assert_eq(c.differ, 0u);
+	cr_assert(strstr(c.text, "says nothing about writes in between"), "%s", c.text);
+	cr_assert_null(strstr(c.text, "no mutation"));
+	/* Each field, alone, makes the states differ and is named. */
+	b.mtime_ns = 11;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert_eq(c.differ, (unsigned)SNAP_DIFF_MTIME);
+	cr_assert(!c.limited);
+	cr_assert(strstr(c.text, "differs") && strstr(c.text, "mtime"), "%s", c.text);
+	b = a;
+	b.uid = 7;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert_eq(c.differ, (unsigned)SNAP_DIFF_OWNER);
+	b = a;
+	b.sha256[63] = '2';
+	b.ino = 4;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert_eq(c.differ, (unsigned)(SNAP_DIFF_SHA256 | SNAP_DIFF_INODE));
+	cr_assert(strstr(c.text, "sha256, inode"), "%s", c.text);
+	b.ok = false;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert(!c.taken && !c.limited);
+	cr_assert(strstr(c.text, "after snapshot is missing"));
+}
+
+Test(eval, hb04_review_is_computed)
+{
+	struct snap_conclusion eq = {.taken = true, .limited = true, .text = "equal"};
+	struct review rv;
+
+	review_conclude(&eq, OBSERVER_OK, 3, false, &rv);
+	cr_assert(rv.reports_transient && !rv.claims_no_mutation);
+	cr_assert(strstr(rv.text, "mutation occurred: 3 write events") &&
+		      strstr(rv.text, "then restored"),
+		  "%s", rv.text);
+	/* No healthy collector: the snapshot's limited conclusion only. */
+	review_conclude(&eq, OBSERVER_DROPPED, 0, false, &rv);
+	cr_assert(!rv.reports_transient && !rv.claims_no_mutation);
+	/* A healthy collector that saw nothing is what may say "no mutation". */
+	review_conclude(&eq, OBSERVER_OK, 0, false, &rv);
+	cr_assert(rv.claims_no_mutation);
+	cr_assert(strstr(rv.text, "collector recorded no write"));
+	/* The naive reviewer: snapshot equality becomes "no mutation". */
+	review_conclude(&eq, OBSERVER_OK, 3, true, &rv);
+	cr_assert(rv.claims_no_mutation && !rv.reports_transient);
+	eq.differ = SNAP_DIFF_MTIME;
+	review_conclude(&eq, OBSERVER_OK, 3, true, &rv);
+	cr_assert(!rv.claims_no_mutation);
+}
+
+Test(eval, hb04_review_and_snapshot_lies_fail)
+{
+	struct transient_obs o = transient_clean();
+	struct verdict v = {0};
+	struct snap_conclusion eq = {.taken = true, .limited = true, .text = "equal"};
+	struct review rv;
+
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	/* The lie: the snapshot-only review over a run whose collector saw
+	 * the marker write. */
+	review_conclude(&eq, OBSERVER_OK, o.transient_writes, true, &rv);
+	o.review_claims_no_mutation = rv.claims_no_mutation;
+	o.review_reports_transient = rv.reports_transient;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "although the event collector recorded"), "%s", v.reason);
+	/* ... and with no collector at all: from final-state equality alone. */
+	o.events = OBSERVER_UNAVAILABLE;
+	o.transient_writes = o.identified_writes = 0;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "final-state equality alone"));
+	/* "No mutation" from a healthy collector that saw no write is not
+	 * the fail clause: the workload made one, so UNKNOWN. */
+	o = transient_clean();
+	o.transient_writes = o.identified_writes = 0;
+	o.review_claims_no_mutation = true;
+	o.review_reports_transient = false;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* A review silent about the recorded write. */
+	o = transient_clean();
+	o.review_reports_transient = false;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "does not report the transient write"));
+	/* A snapshot conclusion that does not state its limit. */
+	o = transient_clean();
+	o.snapshot_limited = false;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "does not limit itself"));
+}
+
+/* The restore must give back the initial state (digest and metadata), or
+ * there is no restored state to test: UNKNOWN, naming what differs. */
+Test(eval, hb04_restore_not_equal_is_unknown)
+{
+	struct transient_obs o = transient_clean();
+	struct verdict v = {0};
+
+	o.snapshot_equal = false;
+	o.snapshot_limited = false;
+	o.snapshot_differ = SNAP_DIFF_MTIME;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "did not reproduce the initial state (mtime differ)"), "%s",
+		  v.reason);
+	o.snapshot_differ = 0;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* The spec's "lacks sufficient timing": every clause of transient_timing()
+ * and its UNKNOWN in the grade. */
+Test(eval, hb04_timing_rules)
+{
+	struct timed_event open = {.qseq = 5, .t_ns = 1000}, close = {.qseq = 16, .t_ns = 9000};
+	struct timed_event w[3] = {{8, 2000}, {10, 2000}, {12, 3000}};
+	struct transient_obs o = transient_clean();
+	struct verdict v = {0};
+
+	/* Same read batch (equal times), ordered by the queue. */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OK);
+	cr_assert_eq(transient_timing(&open, &close, w, 1), TIMING_MERGED);
+	cr_assert_eq(transient_timing(&open, &close, w, 0), TIMING_MERGED);
+	w[0].qseq = 4; /* queued before the window opened */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OUTSIDE);
+	w[0].qseq = 8;
+	w[2].qseq = 17; /* after it closed */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OUTSIDE);
+	w[2].qseq = 12;
+	w[2].t_ns = 1500; /* read earlier than an event queued before it */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_BACKWARD);
+	w[2].t_ns = 3000;
+	w[1].t_ns = 0;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_NONE);
+	w[1].t_ns = 2000;
+	open.t_ns = 0;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_NONE);
+	open.t_ns = 1000;
+	/* Without queue positions, times alone must strictly increase. */
+	w[0].qseq = w[1].qseq = w[2].qseq = 0;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_COARSE);
+	w[1].t_ns = 2500;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OK);
+	/* The whole-second collector of make eval-selftest's fan-coarse-time. */
+	open = (struct timed_event){0, 1000000000LL};
+	close = (struct timed_event){0, 1000000000LL};
+	for (int i = 0; i < 3; i++)
+		w[i] = (struct timed_event){0, 1000000000LL};
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_COARSE);
+	for (enum timing t = TIMING_NONE; t <= TIMING_BACKWARD; t++) {
+		o.timing = t;
+		grade_transient(&o, &v);
+		cr_assert_eq(v.grade, t == TIMING_OK ? GRADE_PASS : GRADE_UNKNOWN);
+		if (t != TIMING_OK)
+			cr_assert(strstr(v.reason, "insufficient timing"), "%s", v.reason);
+	}
 }
 
 Test(eval, broken_collector_must_be_unknown)
