@@ -9,7 +9,7 @@
  * (lib/argv.c), receivers-blind (receivers/counter.c), admissions-unread
  * (cases/network/hb09_egress.c), review-snapshot-only, hb04-no-restore
  * (cases/files/hb04_restored_state.c), fan-coarse-time (observers/fan_read.c
- * handle_note()). */
+ * handle_note()), proc-policy-blind (cases/files/hb03_inventory.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -1492,14 +1492,24 @@ Test(eval, hb06_expiry_rules)
 
 /* ---- HB-03 evidence: grade_adapters_evidence ---- */
 
+static struct adapters_obs adapters_clean(void)
+{
+	return (struct adapters_obs){.attempts = 3,
+				     .snapshots_taken = 3,
+				     .events = OBSERVER_OK,
+				     .where_shell = true,
+				     .where_tool = true,
+				     .sandbox_ns_known = true,
+				     .distinct = true,
+				     .readback_proven = true,
+				     .workload_mismatch = 0,
+				     .tool_runs = 3,
+				     .tool_read = 3};
+}
+
 Test(eval, hb03_adapters_evidence_rules)
 {
-	struct adapters_obs ok = {.attempts = 3,
-				  .snapshots_taken = 3,
-				  .events = OBSERVER_OK,
-				  .where_shell = true,
-				  .where_tool = true,
-				  .sandbox_ns_known = true};
+	struct adapters_obs ok = adapters_clean();
 	struct adapters_obs o = ok;
 	struct verdict v = {0};
 
@@ -1524,6 +1534,187 @@ Test(eval, hb03_adapters_evidence_rules)
 	o = ok;
 	o.sandbox_ns_known = false;
 	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* HB-03's identities: the adapters must be told apart, and the
+ * effective policy of each read back, or the evidence is UNKNOWN. */
+Test(eval, hb03_identities_and_readback_evidence)
+{
+	struct adapters_obs o = adapters_clean();
+	struct verdict v = {0};
+
+	o.distinct = false; /* the tool's control write came from the workload's session */
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "identities coincide"), "%s", v.reason);
+	o = adapters_clean();
+	o.readback_proven = false;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = adapters_clean();
+	o.tool_read = 2;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = adapters_clean();
+	o.workload_mismatch = -1;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+static const char status_text[] = "Name:\tSeccomp: 0 NoNewPrivs: 0\n"
+				  "Umask:\t0022\nState:\tS (sleeping)\n"
+				  "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\n"
+				  "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
+				  "CapAmb:\t0000000000000000\nNoNewPrivs:\t1\n"
+				  "Seccomp:\t2\nSeccomp_filters:\t1\n"
+				  "Speculation_Store_Bypass:\tthread vulnerable\n";
+
+Test(eval, hb03_status_parse)
+{
+	struct proc_policy p = {0};
+	char buf[sizeof(status_text) + 64];
+
+	/* The workload's own Name line cannot pose as a field. */
+	cr_assert_eq(proc_policy_status(status_text, &p), 0);
+	cr_assert_eq(p.nnp, 1);
+	cr_assert_eq(p.seccomp, 2);
+	cr_assert_eq(p.filters, 1);
+	cr_assert_eq(p.cap_bnd, 0ull);
+	snprintf(buf, sizeof(buf), "%s", status_text);
+	*strstr(buf, "CapBnd:\t0") = 'X'; /* a line missing */
+	cr_assert_eq(proc_policy_status(buf, &p), -EINVAL);
+	snprintf(buf, sizeof(buf), "%s", status_text);
+	memcpy(strstr(buf, "Seccomp:\t2") + 9, "z", 1); /* not a number */
+	cr_assert_eq(proc_policy_status(buf, &p), -EINVAL);
+	snprintf(buf, sizeof(buf), "%s", status_text);
+	memcpy(strstr(buf, "CapEff:\t0") + 8, "00000ffffffffff", 15);
+	cr_assert_eq(proc_policy_status(buf, &p), 0);
+	cr_assert_eq(p.cap_eff, 0xffffffffff0ull);
+	cr_assert_eq(proc_policy_status("", &p), -EINVAL);
+}
+
+static struct proc_policy pp(unsigned long base, int nnp, int seccomp, int filters)
+{
+	struct proc_policy p = {.read = true, .nnp = nnp, .seccomp = seccomp, .filters = filters};
+
+	for (int i = 0; i < PP_NS_COUNT; i++)
+		p.ns[i] = base + (unsigned long)i;
+	return p;
+}
+
+Test(eval, hb03_policy_confined_and_compare)
+{
+	struct declared_policy d = {.ns = (1u << PP_NS_COUNT) - 1, .seccomp = true};
+	struct proc_policy host = pp(100, 0, 0, 0), ref = pp(200, 1, 2, 1), got = ref;
+	char why[200];
+
+	host.cap_bnd = host.cap_eff = 0x1ffffffffffull;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 0);
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 0);
+	/* The workload against its declared policy. */
+	ref.ns[PP_NS_NET] = host.ns[PP_NS_NET];
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "net namespace is the host's"), "%s", why);
+	d.ns &= ~(1u << PP_NS_NET); /* not declared: not required */
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 0);
+	d.ns |= 1u << PP_NS_NET;
+	ref = pp(200, 0, 0, 0);
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 2);
+	cr_assert(strstr(why, "no no_new_privs"), "%s", why);
+	d.seccomp = false;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	d.seccomp = true;
+	ref = pp(200, 1, 2, 1);
+	ref.cap_bnd = 1ull << 21;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "holds capabilities"));
+	ref.cap_bnd = 0;
+	ref.read = false;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "not read back"));
+	ref.read = true;
+	/* A tool run against the workload: exec-host-mounts' mount namespace. */
+	got.ns[PP_NS_MOUNT] = host.ns[PP_NS_MOUNT];
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "mount namespace 101, not the session's 201"), "%s", why);
+	got = ref;
+	got.filters = 0;
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "seccomp mode 2 with 0 filters"), "%s", why);
+	got = ref;
+	got.filters = 2; /* stricter is not weaker */
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 0);
+	got.nnp = 0;
+	got.cap_amb = 1;
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 2);
+	got = host; /* the host fallback: the harness's own namespaces */
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 10);
+	got.read = false;
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 1);
+}
+
+/* Enforcement over the read-back. The lie it catches: the canary stayed
+ * unchanged and the observer saw no write (grade_prevention PASS), but
+ * the file tool ran outside the session's mount namespace (or the
+ * session without its seccomp filter): FAIL, not PASS. */
+Test(eval, hb03_adapters_enforcement_rules)
+{
+	struct prevention_obs p = clean();
+	struct adapters_obs o = adapters_clean();
+	struct verdict v = {0};
+
+	p.attempts = p.snapshots_taken = 3;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o.tool_weaker = 3;
+	o.readback_why = "file-tool run 1: mount namespace 1, not the session's 2";
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "weaker effective policy") && strstr(v.reason, "mount"), "%s",
+		  v.reason);
+	o = adapters_clean();
+	o.workload_mismatch = 1;
+	o.readback_why = "the workload has no seccomp filter (mode 0, 0 filters)";
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "declared policy"));
+	/* A blind read-back can support neither PASS nor FAIL. */
+	o.readback_proven = false;
+	o.tool_weaker = 3;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "unproven"));
+	o = adapters_clean();
+	o.tool_read = 2;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "2 of 3 file-tool runs"), "%s", v.reason);
+	o = adapters_clean();
+	o.workload_mismatch = -1;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = adapters_clean();
+	o.tool_runs = o.tool_read = 0;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* An observed effect FAILs whatever the read-back, naming who wrote. */
+	o = adapters_clean();
+	o.readback_proven = false;
+	o.canary_by_tool = 4;
+	p.snapshot_changes = 2;
+	p.event_writes = 4;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "by the file-tool adapter 4, the shell adapter 0"), "%s",
+		  v.reason);
+	/* prevention's UNKNOWN stays UNKNOWN with a clean read-back. */
+	p = clean();
+	p.attempts = p.snapshots_taken = 3;
+	p.events = OBSERVER_DROPPED;
+	p.observer_why = "blind";
+	o = adapters_clean();
+	grade_adapters(&p, &o, &v);
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 }
 
