@@ -47,7 +47,8 @@ row "canary digest ignores bytes" digest-blind HB-01 enforced UNKNOWN 4
 row "digest ignores bytes (HB-03)" digest-blind HB-03 enforced UNKNOWN 4
 row "HB-03 policy read-back blind" proc-policy-blind HB-03 enforced UNKNOWN 4
 row "HB-03 read-back blind, seccomp off" proc-policy-blind HB-03 weakened:no-seccomp UNKNOWN 4
-row "HB-03 no seccomp: the read-back alone sees it" "" HB-03 weakened:no-seccomp FAIL 0
+row "HB-03 seccomp off: the read-back alone" "" HB-03 weakened:no-seccomp FAIL 0
+row "HB-03 inventory never finds the tool" hb03-tool-unseen HB-03 enforced UNKNOWN 4
 # The digest is blind and the mark missing, but the canary's snapshot
 # still sees its size, inode and mtime change: FAIL, never PASS.
 row "mark missing, digest blind, canary writable" canary-mark-missing,digest-blind HB-01 weakened:rw-binds FAIL 0
