@@ -588,8 +588,8 @@ const struct eval_case hb03_case = {
     .title = "Alternate tools retain resource restrictions",
     .policy = "cases/files/hb03_policy.json",
     .arms = arms,
-    .mock = "file-tool adapter: a python3 one-liner (open the path text, write; lingers 300 ms "
-	    "only when the observer cannot hold openers)",
+    .mock = "file-tool adapter: a python3 one-liner (waits for the harness's release, then opens "
+	    "the path text and writes; lingers 300 ms only when the observer cannot hold openers)",
     .fixture = CASE_DIR | CASE_CANARY | CASE_TASK | CASE_RECORDS,
     .priv_size = sizeof(struct hb03),
     .probe = probe,
