@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,6 +112,8 @@ static int parse(struct cmd *c, int argc, char **argv, struct err *err)
 
 /* -------------------------------------------------------------- requests */
 
+#define STOPPED_MS 2000
+
 /* One request over the session's control socket, and its one reply. */
 static int ask(const struct registry *reg, const struct session_info *info, const char *req,
 	       char *reply, size_t size, struct err *err)
@@ -120,8 +125,29 @@ static int ask(const struct registry *reg, const struct session_info *info, cons
 		return fd;
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
 		return err_sys(err, errno, "session %s: control socket", info->id);
+	/* A supervisor that is stopped (SIGSTOP, a debugger) never answers:
+	 * after STOPPED_MS of it, say so (-ETIMEDOUT) instead of hanging. */
+	for (int stopped_ms = 0;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int r = poll(&pfd, 1, 200);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != 0)
+			break;
+		/* wait may wait for as long as the supervisor is held. */
+		if (strncmp(req, "stop", 4) != 0)
+			continue;
+		stopped_ms = proc_stopped(&info->supervisor) ? stopped_ms + 200 : 0;
+		if (stopped_ms >= STOPPED_MS)
+			return err_set(
+			    err, ETIMEDOUT,
+			    "session %s: its supervisor (pid %d) is stopped and does not "
+			    "answer",
+			    info->id, (int)info->supervisor.pid);
+	}
 	do
-		n = recv(fd, reply, size - 1, 0);
+		n = recv(fd, reply, size - 1, MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return err_set(err, EPIPE, "session %s: the supervisor went away", info->id);
@@ -327,6 +353,33 @@ int cmd_ps(int argc, char **argv)
 	return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
 }
 
+/* The supervisor is stopped and cannot end its sandbox: end it from here.
+ * paddock-init is pid 1 of the sandbox's pid namespace, so SIGKILL to it
+ * ends every process in it. By pidfd, opened first and then checked to be
+ * the init the entry names (pid and start time), so a pid given to another
+ * process since is never signalled. */
+static int end_from_outside(const struct session_info *info, struct err *err)
+{
+	char why[sizeof(err->msg)];
+	cleanup_close int pidfd = -1;
+
+	snprintf(why, sizeof(why), "%s", err->msg);
+	if (info->init.pid <= 0)
+		return err_set(err, ETIMEDOUT, "%s; it has no sandbox to end", why);
+	pidfd = (int)syscall(SYS_pidfd_open, info->init.pid, 0);
+	if (pidfd < 0 || !proc_alive(&info->init))
+		return err_set(err, ETIMEDOUT, "%s; its sandbox has ended", why);
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0)
+		return err_sys(err, errno, "%s; ending its sandbox (paddock-init %d)", why,
+			       (int)info->init.pid);
+	fprintf(stderr,
+		"paddock: %s; ended its sandbox from outside (SIGKILL to paddock-init %d, which "
+		"ends every process in it); the supervisor stays stopped until it is resumed "
+		"(kill -CONT %d) or ended\n",
+		why, (int)info->init.pid, (int)info->supervisor.pid);
+	return 0;
+}
+
 int cmd_stop(int argc, char **argv)
 {
 	struct cmd c = {.name = "stop",
@@ -352,6 +405,8 @@ int cmd_stop(int argc, char **argv)
 	rc = cli_lookup(&reg, c.args[0], &info, &err);
 	if (rc >= 0)
 		rc = until_ended(&reg, &info, req, &status, &err);
+	if (rc == -ETIMEDOUT)
+		rc = end_from_outside(&info, &err);
 	session_registry_close(&reg);
 	return rc < 0 ? cli_fail("%s", err.msg) : 0;
 }

@@ -174,6 +174,8 @@ void session_exec_free(struct session_exec *x);
 int proc_identity(pid_t pid, struct proc_id *out);
 /* pid is alive and still the process that started at start_time. */
 bool proc_alive(const struct proc_id *id);
+/* ... and stopped (SIGSTOP, a debugger: state T or t). */
+bool proc_stopped(const struct proc_id *id);
 
 /* ---- the registry */
 

@@ -743,3 +743,34 @@ Test(sessions, detach_rm_removes_the_entry_at_the_end)
 	cr_assert(ended_within(&s, id, 5000));
 	cr_assert_not_null(ps_row(&s, id, true, &p), H_SHOW(&p));
 }
+
+/* paddock stop with the supervisor stopped (SIGSTOP): it cannot answer,
+ * so stop says so after 2 s and ends the sandbox from outside (SIGKILL to
+ * paddock-init by pidfd); resumed, the supervisor records the end. */
+Test(sessions, stop_with_a_stopped_supervisor_ends_the_sandbox)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	pid_t sup = (pid_t)atol(js(&s, id, "d['supervisor']['pid']"));
+	struct h_proc p;
+	pid_t left[4];
+	size_t n = 1;
+
+	cr_assert_eq(kill(sup, SIGSTOP), 0);
+	H_PADDOCK(&p, s.w.ws, "stop", id);
+	kill(sup, SIGCONT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "is stopped and does not answer; ended its sandbox from "
+					 "outside"),
+		  H_SHOW(&p));
+	cr_assert_lt(p.secs, 10.0, H_SHOW(&p));
+	for (int i = 0; i < 250 && (n = h_marker_pids(m, left, 4)); i++)
+		h_sleep_ms(20);
+	cr_assert_eq(n, 0, "the workload is still there (pid %d)", (int)left[0]);
+	cr_assert(ended_within(&s, id, 10000));
+	/* Resumed, it reads the stop request queued on its socket. */
+	cr_assert(!strcmp(js(&s, id, "d['ended']"), "\"stopped\"") ||
+		      !strcmp(js(&s, id, "d['ended']"), "\"init-died\""),
+		  "%s", js(&s, id, "d['ended']"));
+}
