@@ -577,6 +577,17 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 	args.pidfd = (uintptr_t)&pidfd;
 	args.exit_signal = SIGCHLD;
 	pid = sys_clone3(&args);
+	if (pid < 0 && (pid == -ENOSPC || pid == -EPERM || pid == -EUSERS) &&
+	    (args.flags & CLONE_NEWUSER))
+		/* The first-run failure on many desktops: say what governs it. */
+		return err_sys(
+		    err, (int)pid,
+		    "clone3 into new namespaces (the kernel gives this user no new user namespace: "
+		    "%s; `paddock doctor` checks the settings)",
+		    pid == -ENOSPC ? "user.max_user_namespaces is 0 or its limit is reached"
+				   : "kernel.unprivileged_userns_clone is 0, or a security module "
+				     "(AppArmor's kernel.apparmor_restrict_unprivileged_userns) "
+				     "refuses it");
 	if (pid < 0)
 		return err_sys(err, pid, "clone3 into new namespaces");
 	if (pid == 0) {

@@ -87,6 +87,30 @@ static int make_vars(const struct options *o, struct vars_buf *b, struct policy_
 	return 0;
 }
 
+/* The first-run error of a user who started paddock in /, /tmp or /usr:
+ * the policy's own words name mounts by index. Said as what happened and
+ * what to do, the policy's words kept after it. */
+static bool workspace_clash(struct err *err, const struct options *o, const char *ws)
+{
+	char quoted[PATH_MAX + 40], was[sizeof(err->msg)];
+	const char *what = NULL;
+
+	snprintf(quoted, sizeof(quoted), "\"%s\" is already the target of", ws);
+	if (strcmp(ws, "/") == 0 && strstr(err->msg, "must not be \"/\""))
+		what = "the whole filesystem, which cannot be the sandbox's workspace";
+	else if (strstr(err->msg, quoted))
+		what = "a directory the policy already gives the sandbox (a private or "
+		       "read-only one of its own)";
+	if (!what)
+		return false;
+	snprintf(was, sizeof(was), "%s", err->msg);
+	err_set(err, EINVAL, "the workspace %s is %s; %s (the policy says: %s)", ws, what,
+		o->workspace ? "give --workspace a project directory"
+			     : "run paddock in a project directory, or give --workspace DIR",
+		was);
+	return true;
+}
+
 /* The caller's home in a writable bind (home.c): refused when it is there
  * only because the current directory is the home or above it; otherwise
  * its login places are added to "protect" and the policy loaded again, so
@@ -174,6 +198,8 @@ static int load_policy(struct run_spec *r, struct err *err)
 	rc = policy_amend(file, len, &add, &eff, &eff_len, err);
 	if (rc >= 0)
 		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
+	if (rc < 0 && workspace_clash(err, o, vb.workspace))
+		return rc;
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
 	rc = protect_home(r, file, len, &add, &vars, &eff, &eff_len, err);

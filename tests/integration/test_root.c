@@ -5,7 +5,11 @@
  * hole the default closes. */
 #include "harness.h"
 
+#include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <sys/mount.h>
 
@@ -384,4 +388,77 @@ Test(root, exec_into_a_root_callers_sandbox_is_uid_65534)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	H_PADDOCK(&p, w.ws, "rm", id);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* No user namespace to be had (user.max_user_namespaces 0, as a hardened
+ * host or a container may set): the error says what governs it. The limit
+ * is set in a user namespace of the test's own (the sysctl is per user
+ * namespace), so the host's stays as it is; paddock runs there as an
+ * ordinary user (999). */
+static void proc_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text), "%s: %s", path,
+		     strerror(errno));
+	close(fd);
+}
+
+Test(root, no_user_namespaces_is_explained)
+{
+	struct h_world w = h_world();
+	char *xdg = h_mkdir(w.base, "xdg999", 0700);
+	int go[2], out[2];
+	char buf[4096] = {0};
+	ssize_t n, got = 0;
+	pid_t pid;
+	int status;
+
+	cr_assert_eq(chown(xdg, 999, 999), 0);
+	cr_assert_eq(pipe(go), 0);
+	cr_assert_eq(pipe(out), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char c;
+		int fd;
+
+		/* A failed assertion of the parent's must not leave us. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(go[1]);
+		close(out[0]);
+		if (unshare(CLONE_NEWUSER) < 0 || write(out[1], "u", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
+			_exit(90);
+		fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY);
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			_exit(91);
+		close(fd);
+		if (setgroups(0, NULL) < 0 || setgid(999) < 0 || setuid(999) < 0)
+			_exit(92);
+		dup2(out[1], 2);
+		dup2(out[1], 1);
+		if (chdir(w.ws) < 0 || setenv("XDG_RUNTIME_DIR", xdg, 1) < 0)
+			_exit(93);
+		execl(h_paddock(), "paddock", "run", "--", "true", (char *)NULL);
+		_exit(94);
+	}
+	close(go[0]);
+	close(out[1]);
+	cr_assert_eq(read(out[0], buf, 1), 1, "the child did not unshare");
+	proc_write(h_fmt("/proc/%d/setgroups", (int)pid), "allow");
+	proc_write(h_fmt("/proc/%d/uid_map", (int)pid), "0 0 65536");
+	proc_write(h_fmt("/proc/%d/gid_map", (int)pid), "0 0 65536");
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	close(go[1]);
+	while ((n = read(out[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	close(out[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 125, "status %d: %s", status, buf);
+	cr_assert(strstr(buf, "the kernel gives this user no new user namespace: "
+			      "user.max_user_namespaces is 0"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "paddock doctor"), "%s", buf);
 }

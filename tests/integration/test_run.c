@@ -506,3 +506,34 @@ Test(run, record_refused_inside_the_workspace)
 	cr_assert(!h_exists(inside));
 	cr_assert(!h_exists(h_join(w.ws, "ran")), "the workload ran anyway");
 }
+
+/* First-run errors from /, /tmp or /usr say what happened and what to do,
+ * with the policy's own words after it; one line, 125. */
+Test(run, workspace_clash_is_explained)
+{
+	static const struct {
+		const char *cwd, *workspace, *says;
+	} cases[] = {
+	    {"/tmp", NULL,
+	     "the workspace /tmp is a directory the policy already gives the sandbox (a private "
+	     "or read-only one of its own); run paddock in a project directory, or give "
+	     "--workspace DIR (the policy says: mounts["},
+	    {"/", NULL, "the workspace / is the whole filesystem"},
+	    {"/tmp", "/usr",
+	     "the workspace /usr is a directory the policy already gives the "
+	     "sandbox (a private or read-only one of its own); give --workspace a "
+	     "project directory"},
+	};
+	struct h_proc p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].workspace)
+			H_PADDOCK(&p, cases[i].cwd, "run", "--workspace", cases[i].workspace, "--",
+				  "true");
+		else
+			H_PADDOCK(&p, cases[i].cwd, "run", "--", "true");
+		cr_assert_eq(p.status, 125, H_SHOW(&p));
+		cr_assert(h_contains(p.err_text, cases[i].says), H_SHOW(&p));
+		cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	}
+}
