@@ -49,7 +49,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: faults eval eval-selftest fan-stress all deps test unit integration demo bench install clean format format-check fuzz fuzz-replay check-deps
+.PHONY: faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
 
@@ -255,6 +255,7 @@ faults: all $(B)/tests/test_faults $(HELPER_BIN)
 
 test: deps
 	$(MAKE) check-deps
+	$(MAKE) install-check
 	$(MAKE) unit
 	$(MAKE) integration
 
@@ -280,6 +281,30 @@ install: all
 	install -m 644 docs/man/paddock-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 docs/man/paddock-init.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 contrib/policies/*.json $(DESTDIR)$(PREFIX)/share/paddock/policies/
+
+# Everything install put there, and the directories of paddock's own.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/paddock \
+		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init \
+		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator \
+		$(DESTDIR)$(PREFIX)/share/man/man1/paddock.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/paddock-policy.5 \
+		$(DESTDIR)$(PREFIX)/share/man/man8/paddock-init.8
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/paddock/policies/,$(notdir $(wildcard contrib/policies/*.json)))
+	-rmdir $(DESTDIR)$(PREFIX)/libexec/paddock $(DESTDIR)$(PREFIX)/share/paddock/policies \
+		$(DESTDIR)$(PREFIX)/share/paddock 2>/dev/null
+
+# install into a scratch DESTDIR, run the installed binary (it must find
+# its paddock-init), uninstall: nothing of paddock's may be left.
+install-check: all
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(MAKE) -s install DESTDIR=$$d PREFIX=/usr/local >/dev/null && \
+	$$d/usr/local/bin/paddock --version && \
+	(cd $$d && $$d/usr/local/bin/paddock run -- true) && \
+	$(MAKE) -s uninstall DESTDIR=$$d PREFIX=/usr/local && \
+	left=$$(find $$d -type f) && [ -z "$$left" ] && \
+	echo "install-check: installed, ran, uninstalled; nothing left" || \
+	{ echo "install-check: FAILED; left: $$left" >&2; exit 1; }
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

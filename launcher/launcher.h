@@ -21,6 +21,7 @@ int cmd_ps(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* cmd_evidence.c: paddock evidence verify (docs/evidence.md). */

@@ -27,6 +27,7 @@ static const char usage[] =
     "                                      run CMD in a running session (paddock exec --help)\n"
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence log (paddock evidence --help)\n"
+    "  doctor                              check that paddock can run here\n"
     "  help                                show this help\n"
     "\n"
     "Options:\n"
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
 		return cmd_rm(argc - 1, argv + 1);
 	if (strcmp(argv[1], "logs") == 0)
 		return cmd_logs(argc - 1, argv + 1);
+	if (strcmp(argv[1], "doctor") == 0)
+		return cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "evidence") == 0)

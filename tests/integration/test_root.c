@@ -405,12 +405,14 @@ static void proc_write(const char *path, const char *text)
 	close(fd);
 }
 
-Test(root, no_user_namespaces_is_explained)
+/* argv run as uid 999 in a user namespace of the test's own whose
+ * user.max_user_namespaces is 0; its output (stdout and stderr) into buf,
+ * its wait status returned. */
+static int without_user_namespaces(const struct h_world *w, const char *const *argv, char *buf,
+				   size_t size)
 {
-	struct h_world w = h_world();
-	char *xdg = h_mkdir(w.base, "xdg999", 0700);
+	char *xdg = h_mkdir(w->base, "xdg999", 0700);
 	int go[2], out[2];
-	char buf[4096] = {0};
 	ssize_t n, got = 0;
 	pid_t pid;
 	int status;
@@ -439,9 +441,9 @@ Test(root, no_user_namespaces_is_explained)
 			_exit(92);
 		dup2(out[1], 2);
 		dup2(out[1], 1);
-		if (chdir(w.ws) < 0 || setenv("XDG_RUNTIME_DIR", xdg, 1) < 0)
+		if (chdir(w->ws) < 0 || setenv("XDG_RUNTIME_DIR", xdg, 1) < 0)
 			_exit(93);
-		execl(h_paddock(), "paddock", "run", "--", "true", (char *)NULL);
+		execv(argv[0], (char *const *)argv);
 		_exit(94);
 	}
 	close(go[0]);
@@ -452,13 +454,47 @@ Test(root, no_user_namespaces_is_explained)
 	proc_write(h_fmt("/proc/%d/gid_map", (int)pid), "0 0 65536");
 	cr_assert_eq(write(go[1], "g", 1), 1);
 	close(go[1]);
-	while ((n = read(out[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+	while ((n = read(out[0], buf + got, size - 1 - (size_t)got)) > 0)
 		got += n;
+	buf[got] = '\0';
 	close(out[0]);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+Test(root, no_user_namespaces_is_explained)
+{
+	struct h_world w = h_world();
+	const char *argv[] = {h_paddock(), "run", "--", "true", NULL};
+	char buf[4096];
+	int status = without_user_namespaces(&w, argv, buf, sizeof(buf));
+
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 125, "status %d: %s", status, buf);
 	cr_assert(strstr(buf, "the kernel gives this user no new user namespace: "
 			      "user.max_user_namespaces is 0"),
 		  "%s", buf);
 	cr_assert(strstr(buf, "paddock doctor"), "%s", buf);
+}
+
+/* paddock doctor sees it too, says what to set, and exits 1; the same user
+ * outside that namespace gets exit 0 (the twin: the probe sees the effect). */
+Test(root, doctor_fails_without_user_namespaces)
+{
+	struct h_world w = h_world();
+	const char *argv[] = {h_paddock(), "doctor", NULL};
+	char buf[8192];
+	int status = without_user_namespaces(&w, argv, buf, sizeof(buf));
+	struct h_proc p;
+
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, buf);
+	cr_assert(strstr(buf, "user namespaces     FAIL  unshare(CLONE_NEWUSER): No space left on "
+			      "device"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "sysctl -w user.max_user_namespaces="), "%s", buf);
+	cr_assert(strstr(buf, "paddock cannot run here"), "%s", buf);
+	H_CMD(&p, w.ws, "/usr/bin/setpriv", "--reuid", "999", "--regid", "999", "--clear-groups",
+	      h_paddock(), "doctor");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "user namespaces     ok"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "paddock can run here\n"), H_SHOW(&p));
 }
