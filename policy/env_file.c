@@ -27,8 +27,14 @@ int policy_env_file_parse(const char *text, size_t len, const char *(*lookup)(co
 {
 	const char *p = text, *end = text + len;
 
+	const char *nul = memchr(text, '\0', len);
+
 	*line = 0;
-	if (memchr(text, '\0', len)) {
+	if (nul) {
+		/* The line it is on, counted from 1. */
+		*line = 1;
+		for (const char *q = text; q < nul; q++)
+			*line += *q == '\n';
 		*why = "a NUL byte";
 		return -EINVAL;
 	}
