@@ -142,7 +142,9 @@ static void body(const char *buf, size_t n)
 		if ((k2 < 0) != (s2 < 0) || (k2 >= 0 && (k2 != s2 || b.done != c.done)))
 			abort();
 	}
-	if (b.ent_len > b.raw_len)
+	/* The entity is never more than the wire bytes it came in (an error
+	 * leaves the last piece's entity bytes unframed: not checked). */
+	if (k1 >= 0 && k2 >= 0 && b.ent_len > b.raw_len)
 		abort();
 	gate_body_digest(&b, hex);
 	gate_body_free(&b);
