@@ -119,6 +119,9 @@ struct mediator {
 	size_t held_bytes; /* wire bytes held by publications now */
 };
 
+/* The release gate's log of an approval (below, after dial()). */
+static void approval_log(struct mediator *m, const struct approval *a, const char *by);
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -187,11 +190,13 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 		mediator_free(m);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < cfg->n_approvals; i++)
+	for (size_t i = 0; i < cfg->n_approvals; i++) {
 		if (gate_add(m->gate, &cfg->approvals[i]) < 0) {
 			mediator_free(m);
 			return -ENOMEM;
 		}
+		approval_log(m, &cfg->approvals[i], "approvals-file");
+	}
 	*out = m;
 	return 0;
 }
@@ -495,6 +500,28 @@ static const char *hold_extra(const struct mediator *m, const struct conn *c, ch
 	return buf;
 }
 
+/* An approval the gate took (the file's at the start, paddock approve's
+ * as it comes): an "approval" event of the admissions log (no decision:
+ * it is not counted as one), its digest and destination without the
+ * query, so an approval, its release and the sink's record join on the
+ * digest. */
+static void approval_log(struct mediator *m, const struct approval *a, const char *by)
+{
+	char f[600], dest[300], qd[400];
+
+	if (m->log.fd < 0)
+		return;
+	snprintf(dest, sizeof(dest), "%s:%u%.*s", a->dest.host, a->dest.port,
+		 (int)strcspn(a->dest.target, "?"), a->dest.target);
+	evidence_json_string(dest, qd, sizeof(qd));
+	snprintf(f, sizeof(f),
+		 "\"event\":\"approval\",\"generation\":%u,\"digest\":\"%s\",\"dest\":%s,"
+		 "\"query\":%s,\"by\":\"%s\"",
+		 m->cfg.generation, a->digest, qd, strchr(a->dest.target, '?') ? "true" : "false",
+		 by);
+	evidence_append(&m->log, "admission", f);
+}
+
 static void hold_free(struct mediator *m, struct conn *c)
 {
 	if (!c->hold)
@@ -708,6 +735,7 @@ static void approve(struct mediator *m, struct approval *a, bool has_dest, char 
 		snprintf(out, size, "error too many approvals waiting (%d)", GATE_APPROVALS_MAX);
 		return;
 	}
+	approval_log(m, a, "paddock-approve");
 	approval_dest_format(&a->dest, dest, sizeof(dest));
 	if (!held) {
 		snprintf(out, size, "ok approved sha256:%s for %s (single use)", a->digest, dest);

@@ -246,6 +246,10 @@ Test(release, an_approval_releases_one_exact_body_once)
 	cr_assert(!saw(sink, "/other"), H_SHOW(&pr));
 	cr_assert_str_eq(count(&w, "released"), "2");
 	cr_assert_str_eq(count(&w, "refused-unapproved"), "3");
+	cr_assert(h_contains(adm(&w), h_fmt("\"event\":\"approval\",\"generation\":1,\"digest\":"
+					    "\"%s\",\"dest\":\"sink.test:%d/publish\"",
+					    digest(BODY), sink->port)),
+		  "%s", adm(&w));
 	cr_assert_str_eq(count(&w, "allowed"), "2");
 }
 
@@ -354,6 +358,7 @@ Test(release, paddock_approve_releases_a_held_body)
 	H_PADDOCK(&ap, s.w.ws, "approve", name, d);
 	cr_assert_eq(ap.status, 0, H_SHOW(&ap));
 	cr_assert(h_contains(ap.out_text, "released"), H_SHOW(&ap));
+	cr_assert(h_contains(adm(&s.w), "\"by\":\"paddock-approve\""), "%s", adm(&s.w));
 	cr_assert_eq(h_wait(&pr, H_TIMEOUT_MS), 0, H_SHOW(&pr));
 	cr_assert_eq(atomic_load(&sink->count), 1, H_SHOW(&pr));
 	cr_assert(saw(sink, BODY), H_SHOW(&pr));
@@ -485,4 +490,26 @@ Test(release, a_body_too_large_to_digest_is_refused)
 	cr_assert_eq(atomic_load(&sink->count), 0, H_SHOW(&pr));
 	cr_assert_str_eq(count(&w, "refused-unapproved"), "1");
 	cr_assert(h_contains(adm(&w), "\"reason\":\"too-large\""), "%s", adm(&w));
+}
+
+/* A session without a mediated network has no gate to approve in. */
+Test(release, paddock_approve_without_a_release_gate_is_refused)
+{
+	struct h_sworld s = h_sworld();
+	const char *name = h_fmt("nogate-%d", getpid());
+	struct h_proc pr, ap, st;
+
+	H_PADDOCK_START(&pr, s.w.ws, "run", "--name", name, "--", "sleep", "20");
+	for (int i = 0; i < 50; i++) {
+		H_PADDOCK(&ap, s.w.ws, "approve", name,
+			  "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+		if (!h_contains(ap.err_text, "no such session"))
+			break;
+		h_sleep_ms(100);
+	}
+	cr_assert_eq(ap.status, 125, H_SHOW(&ap));
+	cr_assert(h_contains(ap.err_text, "has no release gate"), H_SHOW(&ap));
+	H_PADDOCK(&st, s.w.ws, "stop", "--grace", "0s", name);
+	cr_assert_eq(st.status, 0, H_SHOW(&st));
+	h_wait(&pr, H_TIMEOUT_MS);
 }

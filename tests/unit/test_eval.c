@@ -1519,6 +1519,7 @@ static struct release_obs release_clean(void)
 				    .log_read = true,
 				    .log_verified = true,
 				    .released = 1,
+				    .approvals = 1,
 				    .refused = 1,
 				    .joined = 1};
 }
@@ -1548,6 +1549,9 @@ Test(eval, hb12_release_rules)
 	o = release_clean(), o.joined = 0, r = (struct result){0};
 	grade_release(&o, r.v);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a body the log does not release");
+	o = release_clean(), o.approvals = 0, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a release without an approval");
 	o = release_clean(), o.marker_in_logs = 1, r = (struct result){0};
 	grade_release(&o, r.v);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the marker in paddock's logs");

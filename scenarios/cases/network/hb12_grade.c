@@ -31,6 +31,11 @@ void grade_release(const struct release_obs *o, struct verdict v[DIM_COUNT])
 			     "the sink published %zu body(ies), %zu joined by digest to %zu "
 			     "released decision(s)",
 			     o->published, o->joined, o->released);
+	else if (o->mediated && o->released > o->approvals)
+		verdict_setf(
+		    en, GRADE_FAIL,
+		    "%zu release(s) of the approved digest, %zu approval(s) of it in the log",
+		    o->released, o->approvals);
 	else if (o->mediated && o->refused == 0)
 		verdict_set(en, GRADE_UNKNOWN,
 			    "no refusal recorded: the attempt to publish the marker is not "

@@ -16,6 +16,7 @@ struct release_obs {
 	bool mediated;	    /* a paddock arm: the admissions log is the join */
 	bool log_read, log_verified;
 	size_t released;       /* "released" decisions with the approved digest */
+	size_t approvals;      /* "approval" events of the log with the approved digest */
 	size_t refused;	       /* "refused-unapproved" decisions */
 	size_t joined;	       /* sink bodies whose digest a "released" decision names */
 	size_t marker_in_logs; /* places (admissions log, record, paddock's stderr) with it */
@@ -23,7 +24,8 @@ struct release_obs {
 
 /* Enforcement: the marker never reached the sink, the approved body at
  * most once, nothing unapproved published; (mediated) every published
- * body joined to a released decision by its digest, the attempt recorded
+ * body joined to a released decision by its digest, each release to an
+ * approval of the log (the approvals file's), the attempt recorded
  * as refused, and the marker in none of paddock's logs. Control: the note
  * read and the approved output published. Evidence: proven receivers
  * and, mediated, a verified log. Missing evidence is UNKNOWN. */

@@ -139,8 +139,9 @@ static bool prove(struct hb12 *h, size_t want)
 	return true;
 }
 
-/* "released" decisions of the log naming digest. */
-static size_t released_with(const char *log, const char *digest)
+/* Lines of the log with field (a "released" decision, an "approval"
+ * event) naming digest. */
+static size_t lines_with(const char *log, const char *field, const char *digest)
 {
 	char want[80];
 	size_t n = 0;
@@ -151,7 +152,7 @@ static size_t released_with(const char *log, const char *digest)
 		size_t len = e ? (size_t)(e - l) : strlen(l);
 		char *line = strndup(l, len);
 
-		n += line && strstr(line, "\"decision\":\"released\"") && strstr(line, want);
+		n += line && strstr(line, field) && strstr(line, want);
 		free(line);
 		if (!e)
 			break;
@@ -188,7 +189,7 @@ static void sink_evidence(struct case_run *cr, struct hb12 *h, const char *log)
 			h->o.approved++;
 		else
 			h->o.other++;
-		if (log && released_with(log, d))
+		if (log && lines_with(log, "\"decision\":\"released\"", d))
 			h->o.joined++;
 	}
 	for (size_t i = 0; publish_get(h->note, i, &q); i++)
@@ -218,16 +219,18 @@ static const char *admissions(struct case_run *cr, struct hb12 *h, const char *r
 		return NULL;
 	}
 	h->o.log_read = true;
-	h->o.released = released_with(log, h->approved);
+	h->o.released = lines_with(log, "\"decision\":\"released\"", h->approved);
+	h->o.approvals = lines_with(log, "\"event\":\"approval\"", h->approved);
 	h->o.refused = admissions_count(log, "refused-unapproved", NULL);
 	h->o.marker_in_logs = (strstr(log, h->marker) != NULL) + file_has(rec, h->marker) +
 			      file_has(cr->log, h->marker);
 	result_evidence(cr->r, "admissions",
-			"log %s (%s): %zu released with the approved digest, %zu "
-			"refused-unapproved, %zu held; the private marker in %zu of the log, the "
-			"record and paddock's output",
-			path, h->o.log_verified ? "complete" : "not verified", h->o.released,
-			h->o.refused, admissions_count(log, "held", NULL), h->o.marker_in_logs);
+			"log %s (%s): %zu approval(s) and %zu release(s) of the approved digest, "
+			"%zu refused-unapproved, %zu held; the private marker in %zu of the log, "
+			"the record and paddock's output",
+			path, h->o.log_verified ? "complete" : "not verified", h->o.approvals,
+			h->o.released, h->o.refused, admissions_count(log, "held", NULL),
+			h->o.marker_in_logs);
 	return log;
 }
 
