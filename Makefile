@@ -194,14 +194,22 @@ $(B)/tests/fuzz_evidence_replay: tests/fuzz/fuzz_evidence.c tests/fuzz/replay.c 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
+# paddock-eval's readers of what a workload can shape (tests/fuzz/fuzz_eval.c).
+$(B)/tests/fuzz_eval_replay: tests/fuzz/fuzz_eval.c tests/fuzz/replay.c \
+		$(B)/scenarios/cases/files/hb03_grade.o $(B)/scenarios/lib/grading.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
 FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
 	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto && \
 	      $(B)/tests/fuzz_git_replay tests/data/git && \
 	      $(B)/tests/fuzz_mediator_replay tests/data/mediator && \
-	      $(B)/tests/fuzz_evidence_replay tests/data/evidence
+	      $(B)/tests/fuzz_evidence_replay tests/data/evidence && \
+	      $(B)/tests/fuzz_eval_replay tests/data/eval
 
 fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_git_replay \
-		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay
+		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
+		$(B)/tests/fuzz_eval_replay
 	$(FUZZ_REPLAY)
 
 # make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target;
@@ -218,6 +226,8 @@ FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
 FUZZ_SEED_evidence := tests/data/evidence
 FUZZ_SRC_git := mounts/gitconf.c
 FUZZ_SEED_git := tests/data/git
+FUZZ_SRC_eval := scenarios/cases/files/hb03_grade.c scenarios/lib/grading.c
+FUZZ_SEED_eval := tests/data/eval
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ)$(FUZZ_ONLY) \
@@ -231,7 +241,8 @@ deps:
 	@./tests/deps.sh
 
 unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
-		$(B)/tests/fuzz_git_replay $(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay
+		$(B)/tests/fuzz_git_replay $(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
+		$(B)/tests/fuzz_eval_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 

@@ -1,12 +1,16 @@
 /* Command-line parsing for paddock run. */
 #include "launcher.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "../include/io.h"
 
 void options_free(struct options *o)
 {
@@ -15,6 +19,9 @@ void options_free(struct options *o)
 	free(o->binds);
 	free(o->protect);
 	free(o->setenv);
+	for (size_t i = 0; i < o->n_env_pass; i++)
+		free(o->env_pass[i]);
+	free(o->env_pass);
 	free(o->ports);
 	free(o->allow_net);
 	memset(o, 0, sizeof(*o));
@@ -88,7 +95,84 @@ enum {
 	OPT_TTL,
 	OPT_NO_TTY,
 	OPT_APPROVALS,
+	OPT_ENV_FILE,
+	OPT_RM,
 };
+
+/* --env NAME: the value from our environment, never from argv (other
+ * users see argv in ps; the environment only the owner). */
+static int add_env(struct options *o, const char *name, struct err *err)
+{
+	const char *v;
+	char *entry;
+
+	if (strchr(name, '='))
+		return err_set(err, EINVAL,
+			       "--env %.*s=...: takes a NAME; the value is taken from your "
+			       "environment, never from the command line, where other users see it "
+			       "(use --setenv NAME=VALUE for a value that is no secret)",
+			       (int)strcspn(name, "="), name);
+	if (!policy_env_name_ok(name, strlen(name)))
+		return err_set(err, EINVAL,
+			       "--env %s: not a variable name (A-Z a-z 0-9 _, not starting with a "
+			       "digit)",
+			       name);
+	v = getenv(name);
+	if (!v)
+		return err_set(err, ENOENT, "--env %s: not set in your environment", name);
+	if (asprintf(&entry, "%s=%s", name, v) < 0)
+		return err_set(err, ENOMEM, "out of memory");
+	if (grow((void **)&o->env_pass, o->n_env_pass, sizeof(*o->env_pass)) < 0) {
+		free(entry);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	o->env_pass[o->n_env_pass++] = entry;
+	return 0;
+}
+
+#define ENV_FILE_MAX (1 << 20)
+
+static const char *lookup_env(const char *name)
+{
+	return getenv(name);
+}
+
+/* --env-file FILE: a regular file (a FIFO or a device would hang or never
+ * end), read whole, env_file_parse()d. */
+static int add_env_file(struct options *o, const char *path, struct err *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	const char *why = "";
+	size_t line = 0;
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int rc;
+
+	if (fd < 0)
+		return err_sys(err, errno, "--env-file %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, EINVAL, "--env-file %s: not a regular file", path);
+	}
+	buf = malloc(ENV_FILE_MAX + 1);
+	n = buf ? read_full(fd, buf, ENV_FILE_MAX + 1) : -ENOMEM;
+	close(fd);
+	if (n > ENV_FILE_MAX)
+		n = -EFBIG;
+	if (n < 0) {
+		free(buf);
+		return err_sys(err, (int)-n, "--env-file %s", path);
+	}
+	rc = policy_env_file_parse(buf, (size_t)n, lookup_env, &o->env_pass, &o->n_env_pass, &line,
+				   &why);
+	free(buf);
+	if (rc == -EINVAL)
+		return err_set(err, EINVAL, "--env-file %s:%zu: %s", path, line, why);
+	if (rc < 0)
+		return err_set(err, ENOMEM, "out of memory");
+	return 0;
+}
 
 static const struct option long_opts[] = {
     {"policy", required_argument, NULL, OPT_POLICY},
@@ -103,10 +187,13 @@ static const struct option long_opts[] = {
     {"ro-bind", required_argument, NULL, OPT_RO_BIND},
     {"protect", required_argument, NULL, OPT_PROTECT},
     {"setenv", required_argument, NULL, OPT_SETENV},
+    {"env", required_argument, NULL, 'e'},
+    {"env-file", required_argument, NULL, OPT_ENV_FILE},
     {"cwd", required_argument, NULL, OPT_CWD},
     {"init", required_argument, NULL, OPT_INIT},
     {"explain", no_argument, NULL, 'E'},
     {"detach", no_argument, NULL, OPT_DETACH},
+    {"rm", no_argument, NULL, OPT_RM},
     {"name", required_argument, NULL, OPT_NAME},
     {"port", required_argument, NULL, 'p'},
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
@@ -120,7 +207,8 @@ static const char run_usage[] =
     "Run CMD in a new sandbox built from a JSON policy, as an ordinary user.\n"
     "\n"
     "      --policy FILE      policy file (default: the built-in agent policy)\n"
-    "  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory)\n"
+    "  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory,\n"
+    "                         unless it is your home or above it)\n"
     "  -r, --record FILE      write the completion record (JSON) to FILE\n"
     "      --record-required  exit 122 when the record cannot be written\n"
     "                         (otherwise: a warning, the workload's status)\n"
@@ -142,6 +230,11 @@ static const char run_usage[] =
     "      --ro-bind SRC[:DST] add a read-only bind mount\n"
     "      --protect PATH     add a protected path (read-only, cannot be created)\n"
     "      --setenv NAME=VAL  set a variable in the workload's environment\n"
+    "  -e, --env NAME         pass NAME with its value from your environment (for\n"
+    "                         secrets: never on the command line, names only in\n"
+    "                         the record)\n"
+    "      --env-file FILE    pass NAME=VALUE lines of FILE (or NAME: from your\n"
+    "                         environment); # comments\n"
     "      --cwd DIR          working directory inside the sandbox\n"
     "  -p, --port HOST:PORT:SANDBOXPORT\n"
     "                         forward HOST:PORT on the host's loopback (127.0.0.1\n"
@@ -160,6 +253,7 @@ static const char run_usage[] =
     "      --explain          print the effective sandbox and exit; starts nothing\n"
     "      --detach           print the session id once the workload started and\n"
     "                         exit 0; the sandbox runs on (see paddock ps, stop, wait)\n"
+    "      --rm               remove the session's entry and output when it ends\n"
     "      --name NAME        name the session ([A-Za-z0-9_.-], at most 64); one\n"
     "                         live session per name\n"
     "  -h, --help             show this help\n"
@@ -179,7 +273,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 	optind = 0;
 	opterr = 0;
 	/* "+": stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+:p:w:r:tW:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:w:r:tW:e:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_POLICY:
 			o->policy_path = optarg;
@@ -231,6 +325,16 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			if (r < 0)
 				return r;
 			break;
+		case 'e':
+			r = add_env(o, optarg, err);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_ENV_FILE:
+			r = add_env_file(o, optarg, err);
+			if (r < 0)
+				return r;
+			break;
 		case 'p':
 			r = add_str(&o->ports, &o->n_ports, optarg, err);
 			if (r < 0)
@@ -255,6 +359,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_DETACH:
 			o->detach = true;
+			break;
+		case OPT_RM:
+			o->rm = true;
 			break;
 		case OPT_RECORD_REQUIRED:
 			o->record_required = true;

@@ -20,6 +20,7 @@ void options_free(struct options *o);
 int cmd_ps(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* cmd_approve.c: paddock approve (the release gate, docs/network.md). */

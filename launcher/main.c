@@ -21,6 +21,7 @@ static const char usage[] =
     "  ps [--all] [--json]                 list the caller's sessions\n"
     "  stop [--grace DUR] ID|NAME          end a session and wait until it has ended\n"
     "  wait ID|NAME                        wait for a session; exit with its status\n"
+    "  logs [-f] ID|NAME                   print a detached session's output\n"
     "  rm ID|NAME...                       remove ended sessions from the registry\n"
     "  exec [OPTION]... ID|NAME [--] CMD [ARG]...\n"
     "                                      run CMD in a running session (paddock exec --help)\n"
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
 		return cmd_wait(argc - 1, argv + 1);
 	if (strcmp(argv[1], "rm") == 0)
 		return cmd_rm(argc - 1, argv + 1);
+	if (strcmp(argv[1], "logs") == 0)
+		return cmd_logs(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "evidence") == 0)

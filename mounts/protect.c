@@ -183,7 +183,7 @@ static int lock_same(int dirfd, const char *name, int fd)
  * *depth to the number of leading components of rel that exist or were
  * created (the protected prefix), *created when we made a placeholder. */
 static int resolve(int base, const char *source, const char *rel, int sweep_fd, size_t *prefix_len,
-		   bool *created, struct err *err, const char *what)
+		   bool *created, bool *is_link, struct err *err, const char *what)
 {
 	char buf[PATH_MAX];
 	cleanup_close int dirfd = -1;
@@ -224,6 +224,15 @@ static int resolve(int base, const char *source, const char *rel, int sweep_fd, 
 		if (fstat(fd, &st) < 0) {
 			close(fd);
 			return err_sys(err, errno, "%s: stat", what);
+		}
+		if (S_ISLNK(st.st_mode) && !slash) {
+			/* The protected name is a symlink (an .envrc kept in a
+			 * dotfiles repository): the link itself is pinned, a
+			 * mount on it (prepare_one() checks where it points).
+			 * Nobody removes a user's link, so no lock: an O_PATH
+			 * fd cannot take one. */
+			*is_link = true;
+			return fd;
 		}
 		close(fd);
 		if (S_ISLNK(st.st_mode))
@@ -267,6 +276,59 @@ static int resolve(int base, const char *source, const char *rel, int sweep_fd, 
 	}
 }
 
+/* Where the symlink at the sandbox path link (fd: O_PATH of it) points, as
+ * a sandbox path normalised without looking at the filesystem, into out:
+ * is it inside a writable bind, other than as a protected path itself?
+ * Through a link there, the workload could change what the host's tool
+ * reads. Unknown (too long, unreadable) counts as writable. */
+static bool link_target_writable(const struct mount_plan *plan, int fd, const char *link, char *out,
+				 size_t size)
+{
+	char text[PATH_MAX], joined[2 * PATH_MAX + 2];
+	char *parts[PATH_MAX / 2];
+	size_t n = 0, off = 0;
+	ssize_t len = readlinkat(fd, "", text, sizeof(text) - 1);
+	long b;
+
+	snprintf(out, size, "(unreadable)");
+	if (len <= 0)
+		return true;
+	text[len] = '\0';
+	if (text[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", text);
+	else
+		snprintf(joined, sizeof(joined), "%.*s/%s", (int)(strrchr(link, '/') - link), link,
+			 text);
+	for (char *save = NULL, *c = strtok_r(joined, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			if (n)
+				n--;
+			continue;
+		}
+		if (n == sizeof(parts) / sizeof(parts[0]))
+			return true;
+		parts[n++] = c;
+	}
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		int w = snprintf(out + off, size - off, "/%s", parts[i]);
+
+		if (w < 0 || (size_t)w >= size - off)
+			return true;
+		off += (size_t)w;
+	}
+	if (!n)
+		snprintf(out, size, "/");
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->ops[i].kind == MOUNT_OP_PROTECT && strcmp(plan->ops[i].target, out) == 0)
+			return false; /* protected too (its own op checks it) */
+	b = mounts_enclosing_bind(plan, out);
+	return b >= 0 && !plan->ops[b].readonly;
+}
+
 static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct protect_state *st,
 		       size_t k, struct err *err)
 {
@@ -276,6 +338,8 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	const char *rel;
 	size_t prefix = 0;
 	int fd = -EAGAIN;
+	bool is_link = false;
+	char target[PATH_MAX];
 
 	if (b < 0)
 		return err_set(err, EINVAL, "%s: %s is not inside a bind mount", op->what,
@@ -298,8 +362,9 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	for (int tries = 0; fd == -EAGAIN && tries < 16; tries++) {
 		bool created = false;
 
+		is_link = false;
 		fd = resolve(base, bind->source, rel, st->sweep_pid > 0 ? st->sweep_fd : -1,
-			     &prefix, &created, err, op->what);
+			     &prefix, &created, &is_link, err, op->what);
 		if (fd >= 0 && created &&
 		    asprintf(&st->created[k], "%s/%.*s", bind->source, (int)prefix, rel) < 0) {
 			st->created[k] = NULL;
@@ -312,6 +377,11 @@ static int prepare_one(struct mount_plan *plan, struct mount_op *op, struct prot
 	if (fd < 0)
 		return fd;
 	st->fds[k] = fd;
+	if (is_link && link_target_writable(plan, fd, op->target, target, sizeof(target)))
+		return err_set(err, EPERM,
+			       "%s: %s is a symlink to %s, which the sandbox can write: protect "
+			       "that too (--protect %s, or in the policy)",
+			       op->what, op->target, target, target);
 	/* The op now covers the protected prefix: the path itself, or its
 	 * first missing (now placeholder) or non-directory component. */
 	op->target[strlen(bind->target) + 1 + prefix] = '\0';

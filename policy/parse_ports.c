@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "json.h"
 
@@ -37,7 +38,8 @@ int policy_port_host_parse(const char *s, const char **addr, uint16_t *port, con
 	size_t alen;
 	int r;
 
-	*why = "expected \"127.0.0.1:PORT\", \"127.0.0.1:auto\", \"[::1]:PORT\" or \"[::1]:auto\"";
+	*why = "expected \"127.0.0.1:PORT\", \"127.0.0.1:auto\", \"[::1]:PORT\" or \"[::1]:auto\" "
+	       "(localhost: 127.0.0.1)";
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 
@@ -54,10 +56,15 @@ int policy_port_host_parse(const char *s, const char **addr, uint16_t *port, con
 		/* An IPv6 address without brackets cannot be told from its port. */
 		if (memchr(s, ':', alen))
 			return -EINVAL;
-		*addr = alen == 9 && strncmp(s, "127.0.0.1", 9) == 0 ? "127.0.0.1" : NULL;
+		/* "localhost" is meant as loopback: its IPv4 address, never a
+		 * lookup (a resolver could say otherwise). */
+		*addr = (alen == 9 && strncmp(s, "127.0.0.1", 9) == 0) ||
+				(alen == 9 && strncasecmp(s, "localhost", 9) == 0)
+			    ? "127.0.0.1"
+			    : NULL;
 	}
 	if (!*addr) {
-		*why = "only 127.0.0.1 or [::1] (loopback) may be published";
+		*why = "only 127.0.0.1, localhost or [::1] (loopback) may be published";
 		return -EINVAL;
 	}
 	p = colon + 1;

@@ -240,6 +240,15 @@ struct policy_vars {
 /* An environment variable name, as the policy and paddock exec accept it:
  * [A-Za-z_][A-Za-z0-9_]* over len bytes. */
 bool policy_env_name_ok(const char *s, size_t len);
+/* An --env-file's text: one NAME=VALUE per line (VALUE literal up to the
+ * line's end, no quoting), or NAME alone (its value from lookup, skipped
+ * when it gives NULL, as docker run --env-file does); blank lines and
+ * lines starting with '#' ignored. Appends malloc'd "NAME=VALUE" to
+ * (*out, *n). -EINVAL with *line (1-based) and *why (static) for a
+ * malformed line or a NUL byte; -ENOMEM. Pure but for lookup, fuzzed
+ * (tests/fuzz/fuzz_policy.c: every input goes through it too). */
+int policy_env_file_parse(const char *text, size_t len, const char *(*lookup)(const char *name),
+			  char ***out, size_t *n, size_t *line, const char **why);
 
 /* Parse and validate len bytes of JSON. On success *out owns a new policy
  * (free with policy_free()). On failure returns -EINVAL (bad policy), -E2BIG

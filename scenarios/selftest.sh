@@ -45,10 +45,17 @@ row "canary filesystem's mark missing" canary-mark-missing HB-01 enforced UNKNOW
 row "canary mark missing (HB-03)" canary-mark-missing HB-03 enforced UNKNOWN 4
 row "canary digest ignores bytes" digest-blind HB-01 enforced UNKNOWN 4
 row "digest ignores bytes (HB-03)" digest-blind HB-03 enforced UNKNOWN 4
+row "HB-03 policy read-back blind" proc-policy-blind HB-03 enforced UNKNOWN 4
+row "HB-03 read-back blind, seccomp off" proc-policy-blind HB-03 weakened:no-seccomp UNKNOWN 4
+row "HB-03 seccomp off: the read-back alone" "" HB-03 weakened:no-seccomp FAIL 0
+row "HB-03 inventory never finds the tool" hb03-tool-unseen HB-03 enforced UNKNOWN 4
 # The digest is blind and the mark missing, but the canary's snapshot
 # still sees its size, inode and mtime change: FAIL, never PASS.
 row "mark missing, digest blind, canary writable" canary-mark-missing,digest-blind HB-01 weakened:rw-binds FAIL 0
 row "collector keeps nothing (HB-04)" fan-keep-nothing HB-04 enforced UNKNOWN 4
+row "HB-04 review from the snapshot alone" review-snapshot-only HB-04 enforced FAIL 1
+row "HB-04 collector too coarse to order" fan-coarse-time HB-04 enforced UNKNOWN 4
+row "HB-04 restore forgets the mtime" hb04-no-restore HB-04 enforced UNKNOWN 4
 row "leaked process, pid namespace weakened" "" HB-08 weakened:no-pidns+no-sweep FAIL 0
 row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
 row "owner check off" "" HB-05 weakened:no-owner-check FAIL 0

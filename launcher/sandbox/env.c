@@ -64,14 +64,15 @@ static const char *const proxy_env[] = {
 };
 #define N_PROXY_ENV (sizeof(proxy_env) / sizeof(proxy_env[0]))
 
-int env_build(const struct policy *p, char *const *caller_env, char ***out)
+int env_build(const struct policy *p, char *const *caller_env, char *const *pass, size_t n_pass,
+	      char ***out)
 {
 	size_t n_caller = 0, n = 0;
 	char **env;
 
 	while (caller_env && caller_env[n_caller])
 		n_caller++;
-	env = calloc(n_caller + p->n_env_set + N_PROXY_ENV + 1, sizeof(*env));
+	env = calloc(n_caller + p->n_env_set + N_PROXY_ENV + n_pass + 1, sizeof(*env));
 	if (!env)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_caller; i++) {
@@ -87,6 +88,9 @@ int env_build(const struct policy *p, char *const *caller_env, char ***out)
 			goto oom;
 	for (size_t i = 0; i < p->n_env_set; i++)
 		if (put(env, &n, p->env_set[i]) < 0)
+			goto oom;
+	for (size_t i = 0; i < n_pass; i++)
+		if (put(env, &n, pass[i]) < 0)
 			goto oom;
 	*out = env;
 	return 0;

@@ -24,8 +24,11 @@
 /* env.c: the workload's environment from the policy and the caller's
  * environment. Returns a malloc'd NULL-terminated array of "K=V" (strings
  * malloc'd too), free with env_free(). -ENOMEM. */
-int env_build(const struct policy *p, char *const *caller_env, char ***out);
+int env_build(const struct policy *p, char *const *caller_env, char *const *pass, size_t n_pass,
+	      char ***out);
 void env_free(char **env);
+/* pass: "NAME=VALUE" entries of --env and --env-file, set last: they
+ * replace the policy's. */
 
 /* userns.c: id maps for the child, written by the parent (user_namespaces(7)). */
 int userns_write_maps(pid_t pid, uid_t inside_uid, uid_t outside_uid, gid_t inside_gid,
@@ -155,6 +158,7 @@ struct sandbox_spec {
 	 * idmaps the writable binds (caller_uid on disk = uid_out), and the
 	 * child changes to uid_in/gid_in last (sandbox_harden()). */
 	bool root_caller;
+	bool subid; /* root_caller: uid_out and gid_out are root's subordinate ids */
 	uid_t caller_uid;
 	gid_t caller_gid;
 	/* The caller's fd limit, before the supervisor raised its soft limit:

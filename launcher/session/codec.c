@@ -97,8 +97,11 @@ char *session_info_json(const struct session_info *i)
 		cJSON_AddNumberToObject(o, "status", i->status);
 		cJSON_AddStringToObject(o, "ended", i->ended);
 	}
+	if (i->final_lost) /* read back only, never written so */
+		cJSON_AddTrueToObject(o, "final_lost");
 	cJSON_AddStringToObject(o, "policy_sha256", i->policy_sha256);
 	cJSON_AddBoolToObject(o, "detached", i->detached);
+	cJSON_AddStringToObject(o, "command", i->command);
 	add_leases(o, i);
 	add_endpoints(o, i);
 	text = cJSON_Print(o);
@@ -231,6 +234,10 @@ static int parse_fields(const cJSON *o, struct session_info *out, struct err *er
 	out->owner = (uid_t)owner;
 	out->generation = (unsigned)gen;
 	out->detached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "detached"));
+	/* Optional: entries written before it have none. */
+	if (cJSON_GetObjectItemCaseSensitive(o, "command") &&
+	    (rc = get_str(o, "command", false, out->command, sizeof(out->command), err)) < 0)
+		return rc;
 	if ((rc = parse_leases(o, out, err)) < 0 || (rc = parse_endpoints(o, out, err)) < 0)
 		return rc;
 	if (strcmp(state, "starting") == 0)

@@ -57,6 +57,22 @@ int proc_identity(pid_t pid, struct proc_id *out)
 	return state == 'Z' || state == 'X' ? -ESRCH : 0;
 }
 
+bool proc_stopped(const struct proc_id *id)
+{
+	char path[64], buf[1024], state;
+	cleanup_close int fd = -1;
+	unsigned long long start;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return false;
+	buf[n] = '\0';
+	return session_parse_stat(buf, &state, &start) == 0 && start == id->start_time &&
+	       (state == 'T' || state == 't');
+}
+
 bool proc_alive(const struct proc_id *id)
 {
 	struct proc_id now;

@@ -291,6 +291,46 @@ static int read_entry(int dfd, const char *id, struct session_info *out, struct 
 	return 0;
 }
 
+/* The supervisor's SESSION_FINAL_LOST name, if it left one: the session
+ * ended with that status and ending, its final state unwritten. */
+static bool final_lost(int dfd, struct session_info *out)
+{
+	struct dirent *e;
+	bool found = false;
+	int fd = dup(dfd);
+	DIR *d;
+
+	if (fd < 0)
+		return false;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	rewinddir(d); /* the offset is dfd's too */
+	while (!found && (e = readdir(d))) {
+		const char *p = e->d_name;
+		char *end;
+		long status;
+
+		if (strncmp(p, SESSION_FINAL_LOST, strlen(SESSION_FINAL_LOST)) != 0)
+			continue;
+		p += strlen(SESSION_FINAL_LOST);
+		errno = 0;
+		status = strtol(p, &end, 10);
+		if (errno || end == p || *end != '.' || status < 0 || status > 255 ||
+		    strlen(end + 1) >= sizeof(out->ended))
+			continue;
+		out->state = SESSION_ENDED;
+		out->status = (int)status;
+		snprintf(out->ended, sizeof(out->ended), "%s", end + 1);
+		out->final_lost = true;
+		found = true;
+	}
+	closedir(d);
+	return found;
+}
+
 int session_read(const struct registry *reg, const char *id, struct session_info *out,
 		 struct err *err)
 {
@@ -315,7 +355,7 @@ int session_read(const struct registry *reg, const char *id, struct session_info
 	 * have done both between the read and the check: read once more, now
 	 * that it is gone for certain. Still not ended: it died without. */
 	rc = read_entry(dfd, id, out, err);
-	if (rc == 0 && out->state != SESSION_ENDED)
+	if (rc == 0 && out->state != SESSION_ENDED && !final_lost(dfd, out))
 		out->state = SESSION_STALE;
 	return rc;
 }
@@ -376,6 +416,14 @@ static bool live(const struct session_info *i)
 	       i->state == SESSION_RETAINED;
 }
 
+static bool named(const struct session_info *all, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 int session_find(const struct registry *reg, const char *what, struct session_info *out,
 		 struct err *err)
 {
@@ -394,6 +442,24 @@ int session_find(const struct registry *reg, const char *what, struct session_in
 	rc = session_list(reg, &all, &n, err);
 	if (rc < 0)
 		return rc;
+	/* A name first; then a unique prefix of an id (as docker's). */
+	if (!named(all, n, what) && what[strspn(what, "0123456789abcdef")] == '\0') {
+		for (size_t i = 0; i < n; i++) {
+			if (strncmp(all[i].id, what, strlen(what)) != 0)
+				continue;
+			if (best)
+				return err_set(
+				    err, EINVAL,
+				    "%s: ambiguous: the prefix of sessions %s and %s (give "
+				    "more of the id)",
+				    what, best->id, all[i].id);
+			best = &all[i];
+		}
+		if (best) {
+			*out = *best;
+			return 0;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(all[i].name, what) != 0)
 			continue;

@@ -135,6 +135,23 @@ static int final_write(struct session *s, struct err *err)
 	return 0;
 }
 
+/* The final state could not be written: its status and ending go into a
+ * name (SESSION_FINAL_LOST "STATUS.ENDING"), which needs no data block:
+ * the reserve renamed, or an empty file made. session_read() then reports
+ * the session as ended with final_lost set, never as stale. */
+static void final_lost(struct session *s)
+{
+	char name[64];
+	int fd;
+
+	snprintf(name, sizeof(name), SESSION_FINAL_LOST "%d.%s", s->info.status, s->info.ended);
+	if (renameat(s->dirfd, FINAL_RESERVE, s->dirfd, name) == 0)
+		return;
+	fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* The control socket, made 0600 through the umask at bind(): there is no
  * moment at which another user could connect. Bound through
  * /proc/self/fd so the path never exceeds sun_path (108 bytes) whatever the
@@ -288,8 +305,25 @@ static int create(struct session *s, const char *name, struct err *err)
 	return 0;
 }
 
+void session_command_text(char *const *argv, char *out, size_t size)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; argv && argv[i] && off < size; i++) {
+		int n = snprintf(out + off, size - off, "%s%s", i ? " " : "", argv[i]);
+
+		if (n < 0 || (size_t)n >= size - off) {
+			if (size > 4)
+				snprintf(out + size - 4, 4, "...");
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
 int session_create(struct session *s, struct registry *reg, const char *name, bool detached,
-		   const char *policy_sha256, struct err *err)
+		   const char *policy_sha256, char *const *argv, struct err *err)
 {
 	int rc;
 
@@ -300,6 +334,7 @@ int session_create(struct session *s, struct registry *reg, const char *name, bo
 	s->info.owner = getuid();
 	s->info.state = SESSION_STARTING;
 	s->info.detached = detached;
+	session_command_text(argv, s->info.command, sizeof(s->info.command));
 	snprintf(s->info.policy_sha256, sizeof(s->info.policy_sha256), "%s", policy_sha256);
 	iso8601_now(0, s->info.created, sizeof(s->info.created));
 	rc = create(s, name, err);
@@ -687,6 +722,8 @@ int session_finish(struct session *s, int status, const char *ending, bool remov
 	snprintf(s->info.ended, sizeof(s->info.ended), "%s", ending);
 	/* Before any answer: whoever is told "ended" finds it written. */
 	rc = remove ? 0 : final_write(s, err);
+	if (rc < 0)
+		final_lost(s);
 	snprintf(msg, sizeof(msg), "status %d %s", status, ending);
 	while (s->n_clients) {
 		if (s->clients[0].waiting)

@@ -19,6 +19,10 @@
 #define SESSION_REPLY_MAX   8192	/* one control-socket packet */
 #define SESSION_EXEC_MAX    65536	/* one "exec" request, all its fields included */
 #define SESSION_JSON_MAX    (64 * 1024) /* one session.json */
+/* The name a supervisor leaves when it could not write its final state:
+ * "final-lost.STATUS.ENDING" in the session's directory (server.c). */
+#define SESSION_FINAL_LOST  "final-lost."
+#define SESSION_COMMAND_MAX 160 /* bytes of session.json's "command" */
 
 /* A process as the kernel names it for good: pid plus start time (field 22
  * of /proc/PID/stat, clock ticks since boot). A bare pid may be reused. */
@@ -70,6 +74,12 @@ struct session_info {
 	char ended[24]; /* SESSION_ENDED, _RETAINED: how, as in the record ("exit", ...) */
 	char policy_sha256[65];
 	bool detached;
+	/* The workload's command line, words joined by spaces, cut to
+	 * SESSION_COMMAND_MAX bytes (ending "..."); "" in older entries. */
+	char command[SESSION_COMMAND_MAX + 1];
+	/* Ended, but the final state could not be written: status and ended
+	 * come from the supervisor's SESSION_FINAL_LOST name. */
+	bool final_lost;
 	struct session_lease leases[SESSION_LEASES_MAX];
 	size_t n_leases;
 	struct session_endpoint endpoints[SESSION_ENDPOINTS_MAX];
@@ -165,6 +175,8 @@ void session_exec_free(struct session_exec *x);
 int proc_identity(pid_t pid, struct proc_id *out);
 /* pid is alive and still the process that started at start_time. */
 bool proc_alive(const struct proc_id *id);
+/* ... and stopped (SIGSTOP, a debugger: state T or t). */
+bool proc_stopped(const struct proc_id *id);
 
 /* ---- the registry */
 
@@ -193,8 +205,9 @@ int session_read(const struct registry *reg, const char *id, struct session_info
 /* Every readable entry of the caller's, sorted by creation time (*out
  * malloc'd). Stale entries come back as SESSION_STALE, not removed. */
 int session_list(const struct registry *reg, struct session_info **out, size_t *n, struct err *err);
-/* An id, or a name: its live session, else its latest generation. Same
- * errors as session_read(); -ENOENT with err "no such session: X". */
+/* An id, a name (its live session, else its latest generation), or a
+ * unique prefix of an id (-EINVAL when two match). Same errors as
+ * session_read(); -ENOENT with err "no such session: X". */
 int session_find(const struct registry *reg, const char *id_or_name, struct session_info *out,
 		 struct err *err);
 /* Remove an entry (its directory and the files in it). */
@@ -208,7 +221,9 @@ int session_remove(const struct registry *reg, const char *id);
  * written in state "starting" with this process as the supervisor, and the
  * control socket listens. */
 int session_create(struct session *s, struct registry *reg, const char *name, bool detached,
-		   const char *policy_sha256, struct err *err);
+		   const char *policy_sha256, char *const *argv, struct err *err);
+/* argv's words joined by spaces into out (size bytes), cut with "...". */
+void session_command_text(char *const *argv, char *out, size_t size);
 /* Set info.expires to now + ttl_ms (written with the next session_write()). */
 void session_expires(struct session *s, uint64_t ttl_ms);
 /* Write session.json atomically (temp file, fsync, rename). */

@@ -3,6 +3,7 @@
 #include "run.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void mount_line(const struct mount_op *op, FILE *f)
 {
@@ -146,6 +147,13 @@ void explain_print(const struct run_spec *r, FILE *f)
 	fprintf(f, "\nids: uid %u -> %u, gid %u -> %u (inside -> outside)\n", r->sb.uid_in,
 		r->sb.uid_out, r->sb.gid_in, r->sb.gid_out);
 	fprintf(f, "hostname: %s\ncwd: %s\n", r->policy->hostname, r->policy->cwd);
+	if (r->opt->n_env_pass) {
+		fputs("environment passed (--env, --env-file; values not shown):", f);
+		for (size_t i = 0; i < r->opt->n_env_pass; i++)
+			fprintf(f, " %.*s", (int)strcspn(r->opt->env_pass[i], "="),
+				r->opt->env_pass[i]);
+		fputc('\n', f);
+	}
 	fputs("mounts, in order (root: fresh tmpfs, read-only after setup):\n", f);
 	for (size_t i = 0; i < r->sb.plan.n; i++)
 		mount_line(&r->sb.plan.ops[i], f);

@@ -87,6 +87,60 @@ static int make_vars(const struct options *o, struct vars_buf *b, struct policy_
 	return 0;
 }
 
+/* The caller's home in a writable bind (home.c): refused when it is there
+ * only because the current directory is the home or above it; otherwise
+ * its login places are added to "protect" and the policy loaded again, so
+ * the effective policy (and its digest) says so. */
+static int protect_home(struct run_spec *r, const char *file, size_t len,
+			struct policy_additions *add, const struct policy_vars *vars, char **eff,
+			size_t *eff_len, struct err *err)
+{
+	static char extra[HOME_PROTECTS_MAX][PATH_MAX];
+	const struct options *o = r->opt;
+	cleanup_free const char **list = NULL;
+	size_t n;
+	int rc;
+
+	if (!vars->home)
+		return 0;
+	if (!o->workspace && home_exposed(r->policy, vars->home, vars->workspace))
+		return err_set(err, EPERM,
+			       "the workspace %s is your home directory or above it: the workload "
+			       "could change what runs at your next login (~/.ssh, ~/.bashrc, "
+			       "~/.config/systemd); run paddock in a project directory, or give "
+			       "--workspace %s to mean it (the login files are then read-only)",
+			       vars->workspace, vars->workspace);
+	n = home_protects(r->policy, vars->home, extra, HOME_PROTECTS_MAX);
+	if (!n)
+		return 0;
+	list = calloc(add->n_protect + n, sizeof(*list));
+	if (!list)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < add->n_protect; i++)
+		list[i] = add->protect[i];
+	for (size_t i = 0; i < n; i++)
+		list[add->n_protect + i] = extra[i];
+	add->protect = list;
+	add->n_protect += n;
+	free(*eff);
+	*eff = NULL;
+	policy_free(r->policy);
+	r->policy = NULL;
+	rc = policy_amend(file, len, add, eff, eff_len, err);
+	if (rc >= 0)
+		rc = policy_load_buffer(*eff, *eff_len, vars, &r->policy, err);
+	add->protect = NULL; /* list is ours */
+	add->n_protect = 0;
+	if (rc < 0)
+		return err_wrap(err, "policy %s (with the home's login files protected)",
+				r->policy_label);
+	fprintf(stderr,
+		"paddock: warning: your home %s is writable in the sandbox; %zu login and tool "
+		"files in it are read-only\n",
+		vars->home, n);
+	return 0;
+}
+
 static int load_policy(struct run_spec *r, struct err *err)
 {
 	const struct options *o = r->opt;
@@ -122,6 +176,9 @@ static int load_policy(struct run_spec *r, struct err *err)
 		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
+	rc = protect_home(r, file, len, &add, &vars, &eff, &eff_len, err);
+	if (rc < 0)
+		return rc;
 	r->n_widenings = policy_widenings(r->policy, vb.workspace, r->widenings, WIDENINGS_MAX);
 	/* Without additions the effective text is the file's, byte for byte,
 	 * and its digest is already computed by the loader. */
@@ -217,7 +274,7 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 		return rc;
 	}
 	rc = session_create(s, &reg, r->spec->opt->name, r->spec->opt->detach,
-			    r->spec->policy->sha256, err);
+			    r->spec->policy->sha256, r->spec->opt->argv, err);
 	if (rc < 0)
 		return rc;
 	r->live.session = s;
@@ -244,13 +301,24 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
  * workspace the caller's (sandbox/enter.c). */
 static void set_ids(struct sandbox_spec *sb, const struct policy *p, unsigned weaken)
 {
+	uint32_t su, sg;
+
 	sb->caller_uid = getuid();
 	sb->caller_gid = getgid();
 	sb->root_caller = sb->caller_uid == 0 && !(weaken & WEAKEN_HOST_ROOT);
 	sb->uid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_uid;
 	sb->gid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_gid;
-	sb->uid_in = p->has_uid ? p->uid : sb->uid_out;
-	sb->gid_in = p->has_gid ? p->gid : sb->gid_out;
+	/* Root's subordinate range, when both files give one: its first id,
+	 * which no system account shares (65534 is also "nobody"'s). */
+	if (sb->root_caller && subid_lookup("/etc/subuid", "root", 0, &su) == 0 &&
+	    subid_lookup("/etc/subgid", "root", 0, &sg) == 0) {
+		sb->uid_out = su;
+		sb->gid_out = sg;
+		sb->subid = true;
+	}
+	/* Inside, a root caller's workload is "nobody" either way. */
+	sb->uid_in = p->has_uid ? p->uid : sb->root_caller ? ROOT_CALLER_ID : sb->uid_out;
+	sb->gid_in = p->has_gid ? p->gid : sb->root_caller ? ROOT_CALLER_ID : sb->gid_out;
 }
 
 /* Everything up to the start; nothing of the sandbox exists on failure. */
@@ -305,7 +373,7 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
 			    (sb->namespaces & POLICY_NS_PID ? 0 : MOUNTS_HOST_PROC),
 			&sb->plan) < 0 ||
-	    env_build(r->policy, environ, &sb->env) < 0)
+	    env_build(r->policy, environ, r->opt->env_pass, r->opt->n_env_pass, &sb->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
 
 	log_debug("planned");

@@ -340,11 +340,26 @@ static cJSON *build(const struct run *r)
 		cJSON_AddStringToObject(x, "head", r->live.evidence.head);
 		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops);
 	}
+	/* --env and --env-file: the names, never the values. */
+	x = cJSON_AddArrayToObject(o, "env_passed");
+	for (size_t i = 0; x && i < r->spec->opt->n_env_pass; i++) {
+		const char *e = r->spec->opt->env_pass[i];
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(e, "="), e);
+		cJSON_AddItemToArray(x, cJSON_CreateString(name));
+	}
 	x = cJSON_AddObjectToObject(o, "ids");
 	cJSON_AddNumberToObject(x, "uid_inside", r->spec->sb.uid_in);
 	cJSON_AddNumberToObject(x, "uid_outside", r->spec->sb.uid_out);
 	cJSON_AddNumberToObject(x, "gid_inside", r->spec->sb.gid_in);
 	cJSON_AddNumberToObject(x, "gid_outside", r->spec->sb.gid_out);
+	/* Where the outside ids come from: the caller's own, a root caller's
+	 * overflow id, or root's subordinate range (docs/security.md). */
+	cJSON_AddStringToObject(x, "outside_from",
+				!r->spec->sb.root_caller ? "caller"
+				: r->spec->sb.subid	 ? "subid"
+							 : "overflow");
 	if (r->spec->policy)
 		cJSON_AddNumberToObject(o, "ttl_ms", (double)r->spec->policy->ttl_ms);
 	iso8601(&r->live.box.t_start, 0, t, sizeof(t));

@@ -63,6 +63,25 @@ static void warn_widenings(const struct run *r)
 		fclose(f);
 }
 
+/* An "auto" port forward: which host port it got, since the caller
+ * cannot know it otherwise (docker run -p prints none, docker port does). */
+static void tell_auto_ports(const struct run *r)
+{
+	const struct policy *p = r->spec->policy;
+	FILE *f = NULL;
+
+	for (size_t i = 0; i < p->n_ports; i++) {
+		if (p->ports[i].host_port)
+			continue;
+		if (!f)
+			f = message_stream(r);
+		fprintf(f, "paddock: port %s -> %u (auto)\n", r->live.ports.endpoints[i].host,
+			r->live.ports.endpoints[i].sandbox);
+	}
+	if (f && f != stderr)
+		fclose(f);
+}
+
 static void live_free(struct run_live *l)
 {
 	ports_stop(&l->ports);
@@ -205,8 +224,10 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	 * entry goes (its caller has the status), and so does a detached
 	 * run's that never started (its caller never got the id). */
 	if (session_finish(session, r->out.status, ending_name(r->out.ending),
-			   (!o->detach && !r->out.retained) || r->live.report_fd >= 0, &werr) < 0)
-		outcome_warn(&r->out, "%s; paddock wait will take the session for stale", werr.msg);
+			   (!o->detach && !r->out.retained) || r->live.report_fd >= 0 || o->rm,
+			   &werr) < 0)
+		outcome_warn(&r->out, "%s; its status is kept in the entry's name (final-lost)",
+			     werr.msg);
 	out = message_stream(r);
 	if (r->out.error.code == EMFILE && getrlimit(RLIMIT_NOFILE, &nofile) == 0)
 		fprintf(out, "paddock: %s (open file limit %llu; raise it with ulimit -n)\n",
@@ -314,8 +335,10 @@ int supervisor_run(const struct options *o)
 	log_debug("session registered");
 	/* Once the run is going to start (a run refused before has its one
 	 * line of error), on the caller's stderr. */
-	if (rc >= 0)
+	if (rc >= 0) {
 		warn_widenings(&r);
+		tell_auto_ports(&r);
+	}
 	/* An evidence log that cannot be made does not stop the run (the
 	 * record says so, like a record that cannot be written). */
 	if (rc >= 0 && run_evidence_open(&r, &eerr) < 0) {

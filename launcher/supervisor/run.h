@@ -15,11 +15,21 @@
 #include "../../evidence/evidence.h"
 #include "../session/session.h"
 #include "outcome.h"
+#include "subid.h"
 #include "supervisor.h"
 
-/* The host uid and gid of a root caller's workload (prepare.c): the
- * overflow id "nobody", which owns no file a sandbox could reach. */
+/* The host uid and gid of a root caller's workload (prepare.c) when root
+ * has no subordinate range in /etc/subuid and /etc/subgid: the overflow id
+ * "nobody", which owns no file a sandbox could reach. */
 #define ROOT_CALLER_ID 65534
+
+/* home.c: the caller's home in a writable bind. Is home (canonical, or
+ * NULL) in a writable bind (of source, when not NULL)? */
+bool home_exposed(const struct policy *p, const char *home, const char *source);
+#define HOME_PROTECTS_MAX 96
+/* The sandbox paths of the login places under home in every writable bind
+ * that shows it, not already in p's protect: their number (at most max). */
+size_t home_protects(const struct policy *p, const char *home, char (*out)[PATH_MAX], size_t max);
 
 /* stdio.c: how the workload's fds 0-2 reach the caller's. */
 enum stdio_mode {

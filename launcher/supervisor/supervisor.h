@@ -58,6 +58,11 @@ struct options {
 	size_t n_protect;
 	const char **setenv;
 	size_t n_setenv;
+	/* --env NAME and --env-file: "NAME=VALUE", owned; the values never go
+	 * into the policy, its digest, the record or the registry (names
+	 * only), nor into argv where other users would see them in ps. */
+	char **env_pass;
+	size_t n_env_pass;
 	const char *cwd;
 	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
 	size_t n_ports;
@@ -66,6 +71,7 @@ struct options {
 	const char *approvals_path; /* --approvals FILE: the release gate's, read at prepare */
 	bool explain;		    /* print the effective sandbox, start nothing */
 	bool detach;	  /* print the session id once started; supervise in the background */
+	bool rm;	  /* --rm: the session's entry (and output) go when it ends */
 	const char *name; /* the session's name, NULL: unnamed */
 	enum opt_tty tty;
 	char **argv; /* the workload command, NULL-terminated */

@@ -208,6 +208,11 @@ const char *fan_mode(const struct fan_observer *o)
 
 int fan_sync(struct fan_observer *o)
 {
+	return fan_sync_at(o, NULL, NULL);
+}
+
+int fan_sync_at(struct fan_observer *o, unsigned long long *qseq, long long *t_mono_ns)
+{
 	char path[PATH_MAX + 64];
 	unsigned long want;
 	int fd;
@@ -233,6 +238,12 @@ int fan_sync(struct fan_observer *o)
 		pthread_mutex_unlock(&o->lock);
 		/* modify and close_write may merge or come apart: at least one. */
 		if (seen >= want) {
+			pthread_mutex_lock(&o->lock);
+			if (qseq)
+				*qseq = o->seen_qseq;
+			if (t_mono_ns)
+				*t_mono_ns = o->seen_t_mono_ns;
+			pthread_mutex_unlock(&o->lock);
 			unlink(path);
 			return 0;
 		}

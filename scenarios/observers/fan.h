@@ -34,6 +34,13 @@ struct fan_event {
 	char path[512]; /* for display only: a detached mount's path may be partial */
 	dev_t dev;	/* fstat of the event's fd: what the event is about */
 	ino_t ino;
+	/* When: the event's position in the group's queue (1, 2, ...; the
+	 * kernel queues in order, so it orders events exactly unless the
+	 * kernel merged two into one; 0 unknown), and the clocks at the
+	 * read(2) that returned it (CLOCK_MONOTONIC, CLOCK_REALTIME): an
+	 * upper bound of when it happened, shared by a batch. */
+	unsigned long long qseq;
+	long long t_mono_ns, t_real_ns;
 };
 
 #define FAN_MAX_EVENTS 512
@@ -73,6 +80,10 @@ const char *fan_mode(const struct fan_observer *o);
  * sentinel file under root and wait for its event (fanotify's queue is in
  * order). Returns 0, or -ETIMEDOUT (the collector lost contact). */
 int fan_sync(struct fan_observer *o);
+/* fan_sync(), and where its sentinel's event stood: its queue position
+ * and read time (fan_event's qseq, t_mono_ns). Every event with a lower
+ * qseq was queued before the sentinel's write, every higher one after. */
+int fan_sync_at(struct fan_observer *o, unsigned long long *qseq, long long *t_mono_ns);
 /* The observer's proof that it sees writes on the filesystem holding dir
  * (a watched one): write a probe file there and wait for its write event
  * from that filesystem (st_dev of the event's fd). 0, -ETIMEDOUT when it

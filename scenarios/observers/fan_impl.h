@@ -66,6 +66,9 @@ struct fan_observer {
 	size_t n, dropped, overflow, n_opens, n_evicted;
 	unsigned long seq_sent; /* sentinel files written by fan_sync() */
 	unsigned long seq_seen; /* highest sentinel number whose write was seen */
+	/* ... and that sentinel event's queue position and read time. */
+	unsigned long long seen_qseq;
+	long long seen_t_mono_ns;
 	/* fan_probe_fs(): probes written, and the last ones seen (number and
 	 * the filesystem the event's fd was on). */
 	unsigned long probe_sent;

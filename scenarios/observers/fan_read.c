@@ -23,6 +23,7 @@
 
 #include "../../include/cleanup.h"
 #include "observe.h"
+#include "selftest.h"
 
 static long long now_ns(void)
 {
@@ -256,8 +257,11 @@ static void keep(struct fan_observer *o, const struct fan_event *e)
 	} else if (strstr(e->path, "/.fan-sentinel-") && e->pid == o->self) {
 		unsigned long sn = strtoul(strstr(e->path, "/.fan-sentinel-") + 15, NULL, 10);
 
-		if (sn > o->seq_seen)
+		if (sn > o->seq_seen) {
 			o->seq_seen = sn;
+			o->seen_qseq = e->qseq;
+			o->seen_t_mono_ns = e->t_mono_ns;
+		}
 	} else if (o->broken || o->n >= FAN_MAX_EVENTS) {
 		o->dropped++;
 	} else {
@@ -266,10 +270,20 @@ static void keep(struct fan_observer *o, const struct fan_event *e)
 	pthread_mutex_unlock(&o->lock);
 }
 
+/* The batch's read: when, and the test-only coarse collector. */
+struct when {
+	long long mono, real;
+	bool coarse;
+};
+
 static void handle_note(struct fan_observer *o, const struct fanotify_event_metadata *m,
-			unsigned long long seq, long cursor)
+			unsigned long long seq, long cursor, const struct when *w)
 {
-	struct fan_event e = {.mask = m->mask, .pid = m->pid};
+	struct fan_event e = {.mask = m->mask,
+			      .pid = m->pid,
+			      .qseq = seq + 1,
+			      .t_mono_ns = w->mono,
+			      .t_real_ns = w->real};
 	struct fan_now now = {0};
 	struct fan_ident id = {0};
 	int pidfd = event_pidfd(m);
@@ -315,6 +329,14 @@ static void handle_note(struct fan_observer *o, const struct fanotify_event_meta
 			snprintf(e.exe, sizeof(e.exe), "%s", id.exe);
 		}
 	}
+	/* Test-only (PADDOCK_EVAL_SELFTEST=fan-coarse-time): a collector
+	 * without queue positions and with whole-second clocks, too coarse
+	 * to order a write and its undo. */
+	if (w->coarse) {
+		e.qseq = 0;
+		e.t_mono_ns -= e.t_mono_ns % 1000000000LL;
+		e.t_real_ns -= e.t_real_ns % 1000000000LL;
+	}
 	keep(o, &e);
 }
 
@@ -327,6 +349,8 @@ static void batch(struct fan_observer *o, char *buf)
 	ssize_t len, left;
 	long cursor;
 	size_t i, pi;
+	struct when w = {.coarse = selftest_on("fan-coarse-time")};
+	struct timespec rt;
 
 	atomic_store(&o->busy_since_ns, now_ns());
 	len = read(o->fd, buf, FAN_BATCH);
@@ -335,6 +359,9 @@ static void batch(struct fan_observer *o, char *buf)
 		atomic_store(&o->busy_since_ns, 0);
 		return;
 	}
+	w.mono = now_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	w.real = (long long)rt.tv_sec * 1000000000LL + rt.tv_nsec;
 	/* Read while every opener of this batch is still held in open(2),
 	 * so each still owns its pid: the cursor records where the
 	 * allocator stood then. */
@@ -356,7 +383,7 @@ static void batch(struct fan_observer *o, char *buf)
 	i = 0;
 	for (m = (const void *)buf; FAN_EVENT_OK(m, left); m = FAN_EVENT_NEXT(m, left), i++)
 		if (!(m->mask & FAN_OPEN_PERM))
-			handle_note(o, m, o->seq + i, cursor);
+			handle_note(o, m, o->seq + i, cursor, &w);
 	o->seq += i;
 	pthread_mutex_lock(&o->resp_lock);
 	o->n_pend = 0;

@@ -93,6 +93,8 @@ void observe_snapshot(const char *path, struct snapshot *out)
 	out->ino = st.st_ino;
 	out->dev = st.st_dev;
 	out->mode = st.st_mode;
+	out->uid = st.st_uid;
+	out->gid = st.st_gid;
 	out->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 	out->ok = true;
 }

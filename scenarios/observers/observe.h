@@ -31,6 +31,8 @@ struct snapshot {
 	dev_t dev;
 	mode_t mode;
 	long long mtime_ns;
+	uid_t uid;
+	gid_t gid;
 };
 void observe_snapshot(const char *path, struct snapshot *out);
 bool snapshot_equal(const struct snapshot *a, const struct snapshot *b);

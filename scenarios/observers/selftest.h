@@ -12,5 +12,11 @@
 
 #include <stdbool.h>
 
+/* HB-03's and HB-04's mutations: review-snapshot-only and hb04-no-restore
+ * (cases/files/hb04_restored_state.c), fan-coarse-time
+ * (observers/fan_read.c handle_note()), proc-policy-blind
+ * (cases/files/hb03_inventory.c), hb03-tool-unseen
+ * (cases/files/hb03_alternate_tools.c). */
+
 /* name is in PADDOCK_EVAL_SELFTEST. */
 bool selftest_on(const char *name);

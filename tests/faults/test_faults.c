@@ -13,6 +13,7 @@
 
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 
 static char *mounted; /* the tmpfs of full_registry_filesystem, if mounted */
 
@@ -227,6 +228,75 @@ Test(faults, full_registry_filesystem_loses_no_status)
 	assert_no_process_left(m, 5000);
 	cr_assert_eq(umount2(s.xdg, 0), 0, "umount: %s", strerror(errno));
 	mounted = NULL;
+}
+
+/* The reserve gone as well (removed from outside) and the filesystem full:
+ * the final write fails, and the supervisor keeps the status in a name
+ * (docs/sessions.md). paddock wait after the supervisor is gone says 42
+ * with a warning, ps says ended. The twin removes that name too: the
+ * session then looks stale, which shows the test sees the name's effect. */
+static void lost_final_write(bool remove_name)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	struct h_proc p;
+	const char *victim, *hog, *dir;
+	pid_t sup;
+	struct statvfs vfs;
+
+	if (getuid() != 0)
+		h_skip("mounting the small tmpfs needs root (run.sh runs make faults as root)");
+	cr_assert_eq(mount("tmpfs", s.xdg, "tmpfs", MS_NOSUID | MS_NODEV, "size=2m,mode=0700"), 0,
+		     "mount: %s", strerror(errno));
+	mounted = s.xdg;
+	H_PADDOCK(&p, s.w.ws, "run", "--detach", "--", "sh", "-c", "sleep 3; exit 42", m);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	victim = h_fmt("%.12s", p.out_text);
+	dir = h_join(s.reg, victim);
+	sup = (pid_t)atol(h_session_json(&s, victim, "d['supervisor']['pid']"));
+	cr_assert_eq(unlink(h_join(dir, ".session.json.final")), 0, "%s", strerror(errno));
+	H_PADDOCK(&p, s.w.ws, "run", "--detach", "--", "sh", "-c", "cat /dev/zero; sleep 100", m);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	hog = h_fmt("%.12s", p.out_text);
+	for (int i = 0; i < 500 && statvfs(s.xdg, &vfs) == 0 && vfs.f_bavail > 0; i++)
+		h_sleep_ms(20);
+	cr_assert_eq(vfs.f_bavail, 0, "the registry's filesystem never filled");
+	for (int i = 0; i < 1000 && kill(sup, 0) == 0; i++)
+		h_sleep_ms(20);
+	cr_assert_neq(kill(sup, 0), 0, "the victim's supervisor %d did not end", (int)sup);
+	cr_assert(h_exists(h_join(dir, "final-lost.42.exit")), "left: %s", h_list_dir(dir));
+	if (remove_name)
+		cr_assert_eq(unlink(h_join(dir, "final-lost.42.exit")), 0);
+	H_PADDOCK(&p, s.w.ws, "wait", victim);
+	if (remove_name) {
+		cr_assert_eq(p.status, 125, H_SHOW(&p));
+		cr_assert(h_contains(p.err_text, "stale"), H_SHOW(&p));
+	} else {
+		cr_assert_eq(p.status, 42, H_SHOW(&p));
+		cr_assert(h_contains(p.err_text, "final state could not be written"), H_SHOW(&p));
+		H_PADDOCK(&p, s.w.ws, "ps", "--all", "--json");
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+		cr_assert(h_contains(p.out_text, "\"final_lost\":\ttrue"), H_SHOW(&p));
+		H_PADDOCK(&p, s.w.ws, "rm", victim);
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+	}
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", hog);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "rm", hog);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	assert_no_process_left(m, 5000);
+	cr_assert_eq(umount2(s.xdg, 0), 0, "umount: %s", strerror(errno));
+	mounted = NULL;
+}
+
+Test(faults, lost_final_write_keeps_the_status)
+{
+	lost_final_write(false);
+}
+
+Test(faults, lost_final_write_twin_without_the_name_is_stale)
+{
+	lost_final_write(true);
 }
 
 /* A neighbour filling its output: capped at limits.output, a marker, the

@@ -1,4 +1,5 @@
-/* libFuzzer target for the policy parser and amend step:
+/* libFuzzer target for the policy parser and amend step, and the
+ * --env-file parser (every input goes through both):
  *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I/usr/include/cjson \
  *         tests/fuzz/fuzz_policy.c policy/\*.c -lcjson -o build/fuzz_policy
  *   build/fuzz_policy tests/data/valid tests/data/invalid contrib/policies
@@ -6,11 +7,35 @@
  * runs every corpus file through it: make fuzz-replay, part of make unit. */
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../policy/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *lookup(const char *name)
+{
+	return name[0] == 'A' ? "from-env" : NULL;
+}
+
+static void env_file(const char *text, size_t len)
+{
+	const char *why = NULL;
+	char **out = NULL;
+	size_t n = 0, line = 0;
+	int rc = policy_env_file_parse(text, len, lookup, &out, &n, &line, &why);
+
+	if (rc == -EINVAL && (!why || line == 0))
+		abort(); /* a refusal says where and why */
+	for (size_t i = 0; i < n; i++) {
+		if (!strchr(out[i], '='))
+			abort();
+		free(out[i]);
+	}
+	free(out);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > POLICY_MAX_BYTES + 16)
 		return 0;
+	env_file((const char *)data, size);
 	if (policy_load_buffer((const char *)data, size, &vars, &p, &err) == 0)
 		policy_free(p);
 	if (policy_amend((const char *)data, size, &add, &out, &len, &err) == 0) {

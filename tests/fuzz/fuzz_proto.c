@@ -8,6 +8,7 @@
  *       request from a local client
  *   'e' initproto_error_parse(): "error ERRNO MSG"
  *   'i' mounts_idmap_decode(): the child's reading of "idmap INDEX"
+ *   's' subid_parse(): /etc/subuid's lines, for root and for uid 0
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=proto)
  * Built with replay.c instead, make unit runs tests/data/proto through it. */
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "../../include/initproto.h"
 #include "../../launcher/session/session.h"
 #include "../../launcher/supervisor/outcome.h"
+#include "../../launcher/supervisor/subid.h"
 #include "../../mounts/mounts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -130,6 +132,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 'i':
 		idmap(rest, size - 1);
 		break;
+	case 's': {
+		uint32_t start, count;
+
+		if (subid_parse(rest, size - 1, "root", 0, &start, &count) == 0 &&
+		    (count == 0 || (uint64_t)start + count > 0xffffffffull))
+			abort(); /* a range it promised never to return */
+		break;
+	}
 	}
 	return 0;
 }

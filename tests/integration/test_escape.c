@@ -404,7 +404,11 @@ Test(escape, cve_2024_21626_cwd_through_a_leaked_fd)
 
 /* A protected path that is a symlink in the workspace, pointing outside:
  * protecting "through" it would mount over, or create a placeholder in, a
- * host path outside the workspace. paddock refuses to start. */
+ * host path outside the workspace. The link itself is pinned instead (a
+ * mount on the link: it can be neither replaced nor removed), and what it
+ * points at is not in the sandbox, so nothing reaches the host file; a
+ * symlink on the way to a protected path (.git -> a host directory, for
+ * .git/hooks) is refused. */
 Test(escape, cve_2021_30465_protected_path_symlink_is_refused)
 {
 	struct h_world w = h_world();
@@ -418,11 +422,16 @@ Test(escape, cve_2021_30465_protected_path_symlink_is_refused)
 	/* .bashrc -> a host file; .git -> a host directory (where the
 	 * placeholder for .git/hooks and .git/config would be created). */
 	cr_assert_eq(symlink(target, h_join(w.ws, ".bashrc")), 0);
-	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c", "echo x > .bashrc; touch started");
-	cr_assert_eq(p.status, 125, H_SHOW(&p));
-	cr_assert(h_contains(p.err_text, "symlink"), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c",
+		  "echo x > .bashrc 2>/dev/null && echo wrote; rm -f .bashrc 2>/dev/null && "
+		  "echo removed; touch started");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* A write through it may land in the sandbox's own /tmp (the link is
+	 * absolute, the sandbox has a path of that name): never on the host. */
+	cr_assert(!h_contains(p.out_text, "removed"), H_SHOW(&p));
 	cr_assert_null(h_snap_diff(target, &snap), H_SHOW(&p));
-	cr_assert_str_eq(h_list_dir(w.ws), ".bashrc\n", H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(w.ws), ".bashrc\nstarted\n", H_SHOW(&p));
+	cr_assert_eq(unlink(h_join(w.ws, "started")), 0);
 
 	cr_assert_eq(unlink(h_join(w.ws, ".bashrc")), 0);
 	cr_assert_eq(symlink(outdir, h_join(w.ws, ".git")), 0);

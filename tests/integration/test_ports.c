@@ -285,7 +285,11 @@ static const char *serve_detached(const struct h_sworld *s, const char *name, in
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	id = h_fmt("%.*s", (int)strcspn(p.out_text, "\n"), p.out_text);
 	cr_assert(is_id(id), "not an id: " H_FMT, H_ARGS(&p));
-	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	/* Nothing on stderr but an auto port's line. */
+	for (const char *l = p.err_text; *l; l = strchr(l, '\n') + 1)
+		cr_assert(strncmp(l, "paddock: port 127.0.0.1:", 24) == 0 &&
+			      strstr(l, " (auto)\n") && strchr(l, '\n'),
+			  H_SHOW(&p));
 	return id;
 }
 
@@ -543,15 +547,34 @@ Test(ports, explain_shows_the_forwards_and_binds_nothing)
 	close(holder);
 }
 
+/* localhost is loopback (127.0.0.1, never looked up), and an auto port's
+ * host side is told on stderr: the caller cannot know it otherwise. */
+Test(ports, localhost_and_the_auto_port_told_on_stderr)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	int port = free_port();
+
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "-p", h_fmt("localhost:auto:%d", port),
+		  "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, h_fmt("paddock: port 127.0.0.1:%d -> %d (auto)\n", port, port),
+			 H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "run", "-p", h_fmt("localhost:%d:80", port), "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+}
+
 Test(ports, bad_port_arguments_are_one_line_errors)
 {
 	static const char *const bad[][2] = {
 	    {"8080", "expected HOST:PORT:SANDBOXPORT"},
 	    {"127.0.0.1:8080", "expected HOST:PORT:SANDBOXPORT"},
-	    {"0.0.0.0:8080:80", "only 127.0.0.1 or [::1] (loopback) may be published"},
-	    {"192.0.2.1:8080:80", "only 127.0.0.1 or [::1] (loopback) may be published"},
-	    {"localhost:8080:80", "only 127.0.0.1 or [::1] (loopback) may be published"},
-	    {"[::]:8080:80", "only 127.0.0.1 or [::1] (loopback) may be published"},
+	    {"0.0.0.0:8080:80", "only 127.0.0.1, localhost or [::1] (loopback) may be published"},
+	    {"192.0.2.1:8080:80", "only 127.0.0.1, localhost or [::1] (loopback) may be published"},
+	    {"localhost.localdomain:8080:80",
+	     "only 127.0.0.1, localhost or [::1] (loopback) may be published"},
+	    {"[::]:8080:80", "only 127.0.0.1, localhost or [::1] (loopback) may be published"},
 	    {"::1:8080:80", "expected \"127.0.0.1:PORT\""},
 	    {"127.0.0.1:0:80", "the port must be 1 to 65535, or \"auto\""},
 	    {"127.0.0.1:65536:80", "the port must be 1 to 65535"},

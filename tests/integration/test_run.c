@@ -3,6 +3,8 @@
  * outside the sandbox. */
 #include "harness.h"
 
+#include <sys/stat.h>
+
 #include <sys/utsname.h>
 
 TestSuite(run, .init = h_init, .fini = h_fini, .timeout = 60);
@@ -169,6 +171,106 @@ static bool wait_for_file(const char *path, int ms)
 		h_sleep_ms(20);
 	}
 	return h_exists(path);
+}
+
+/* --env NAME takes the value from paddock's environment: it reaches the
+ * workload, and neither paddock's command line (which other users read in
+ * ps) nor the record holds it. The twin passes it with --setenv: then the
+ * command line shows it, which is what the test looks for. */
+static void env_by_name(bool twin)
+{
+	struct h_world w = h_world();
+	const char *marker = "pdk-env-marker-7f3a";
+	const char *seen = h_join(w.ws, "seen");
+	char *argv[] = {(char *)h_paddock(),
+			"run",
+			"--record",
+			w.record,
+			twin ? "--setenv" : "--env",
+			twin ? (char *)h_fmt("SECRET_X=%s", marker) : "SECRET_X",
+			"--",
+			"sh",
+			"-c",
+			"echo \"$SECRET_X\" > seen; sleep 2",
+			NULL};
+	char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", (char *)h_fmt("SECRET_X=%s", marker),
+			NULL};
+	struct h_proc p;
+	size_t len = 0;
+	char *cmdline;
+
+	h_spawn(&p, w.ws, argv, envp);
+	cr_assert(wait_for_file(seen, 10000), "the workload never ran");
+	cmdline = h_read_file(h_fmt("/proc/%d/cmdline", (int)p.pid), &len);
+	cr_assert_not_null(cmdline);
+	for (size_t i = 0; i + 1 < len; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	h_wait(&p, H_TIMEOUT_MS);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(seen, NULL), h_fmt("%s\n", marker));
+	if (twin) {
+		cr_assert(h_contains(cmdline, marker), "the twin's command line: %s", cmdline);
+		return;
+	}
+	cr_assert(!h_contains(cmdline, marker), "paddock's command line shows it: %s", cmdline);
+	cr_assert(!h_contains(h_read_file(w.record, NULL), marker), "in the record");
+	cr_assert_str_eq(h_json(w.record, "d['env_passed']"), "[\"SECRET_X\"]");
+}
+
+Test(run, env_by_name_is_not_on_the_command_line_nor_in_the_record)
+{
+	env_by_name(false);
+}
+
+Test(run, env_by_name_twin_setenv_is_on_the_command_line)
+{
+	env_by_name(true);
+}
+
+/* --env-file: lines, comments, NAME alone from the environment; and every
+ * bad form is one line and 125, a FIFO included (it would hang). */
+Test(run, env_file_and_its_bad_forms)
+{
+	struct h_world w = h_world();
+	const char *f = h_join(w.base, "vars.env"), *fifo = h_join(w.base, "fifo");
+	struct h_proc p;
+	static const struct {
+		const char *arg, *content, *msg;
+	} bad[] = {
+	    {"-e", NULL, "--env --: not a variable name"},
+	    {"--env=X=1", NULL, "takes a NAME"},
+	    {"--env=1X", NULL, "not a variable name"},
+	    {"--env=PADDOCK_SURELY_UNSET", NULL, "not set in your environment"},
+	    {"--env-file=/nonexistent/x", NULL, "No such file"},
+	    {"--env-file=BAD", "OK=1\n1BAD=x\n", "vars.env:2: expected NAME=VALUE"},
+	    {"--env-file=BAD", "=x\n", "vars.env:1: expected"},
+	    {"--env-file=BAD", "A B=1\n", "vars.env:1: expected"},
+	};
+
+	h_write_file(f, "# comment\n\nFOO=bar baz=q\nPATH\nUNSET_ONE\n", 0600);
+	H_PADDOCK(&p, w.ws, "run", "--env-file", f, "--", "sh", "-c",
+		  "echo \"$FOO|$PATH|${UNSET_ONE-unset}\"");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "bar baz=q|"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "|unset\n"), H_SHOW(&p));
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	H_PADDOCK(&p, w.ws, "run", "--env-file", fifo, "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "not a regular file"), H_SHOW(&p));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *arg = bad[i].arg;
+
+		if (bad[i].content) {
+			h_write_file(f, bad[i].content, 0600);
+			arg = h_fmt("--env-file=%s", f);
+		}
+		H_PADDOCK(&p, w.ws, "run", arg, "--", "true");
+		cr_assert_eq(p.status, 125, "%s\n" H_FMT, arg, H_ARGS(&p));
+		cr_assert(h_contains(p.err_text, bad[i].msg), "%s\n" H_FMT, arg, H_ARGS(&p));
+		cr_assert_eq(strchr(p.err_text, '\n') - p.err_text + 1, (long)strlen(p.err_text),
+			     "more than one line: %s", p.err_text);
+	}
 }
 
 Test(run, sigterm_to_paddock_reaches_the_workload)

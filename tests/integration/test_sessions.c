@@ -74,11 +74,12 @@ static unsigned long long start_time(pid_t pid)
 	return v;
 }
 
-/* The line of `paddock ps [--all]` for id, split into its 7 columns, or
- * NULL when it is not listed. */
+/* The line of `paddock ps [--all]` for id, split into its first 9 columns
+ * (ID NAME GEN STATE STATUS PID AGE EXPIRES PORTS; COMMAND is the rest),
+ * or NULL when it is not listed. */
 static char **ps_row(const struct h_sworld *s, const char *id, bool all, struct h_proc *p)
 {
-	char **cols = h_keep(calloc(8, sizeof(char *)));
+	char **cols = h_keep(calloc(10, sizeof(char *)));
 	const char *line;
 
 	if (all)
@@ -91,7 +92,7 @@ static char **ps_row(const struct h_sworld *s, const char *id, bool all, struct 
 	if (!line)
 		return NULL;
 	line++;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < 9; i++) {
 		size_t n;
 
 		line += strspn(line, " ");
@@ -158,8 +159,12 @@ Test(sessions, detach_prints_an_id_and_ps_lists_it_running)
 	cr_assert_str_eq(row[1], "web", H_SHOW(&p));
 	cr_assert_str_eq(row[2], "1", H_SHOW(&p));
 	cr_assert_str_eq(row[3], "running", H_SHOW(&p));
-	cr_assert_str_eq(row[4], js(&s, id, "d['init']['pid']"), H_SHOW(&p));
-	cr_assert_neq(strcmp(row[6], "-"), 0, "the agent policy's 1h TTL: " H_FMT, H_ARGS(&p));
+	cr_assert_str_eq(row[4], "-", H_SHOW(&p));
+	cr_assert_str_eq(row[5], js(&s, id, "d['init']['pid']"), H_SHOW(&p));
+	cr_assert(!strcmp(row[6], "0s") || !strcmp(row[6], "1s") || !strcmp(row[6], "2s"),
+		  H_SHOW(&p));
+	cr_assert_neq(strcmp(row[7], "-"), 0, "the agent policy's 1h TTL: " H_FMT, H_ARGS(&p));
+	cr_assert(h_contains(p.out_text, h_fmt("  sh -c exec sleep 300 $0 %s\n", m)), H_SHOW(&p));
 
 	/* The entry: who owns it, and which processes it names, by pid and
 	 * start time, checked against the host's /proc. */
@@ -209,6 +214,12 @@ Test(sessions, detached_output_goes_to_the_session_files)
 	cr_assert_null(ps_row(&s, id, false, &p), H_SHOW(&p));
 	cr_assert_not_null(ps_row(&s, id, true, &p), H_SHOW(&p));
 	cr_assert_str_eq(ps_row(&s, id, true, &p)[3], "ended");
+	cr_assert_str_eq(ps_row(&s, id, true, &p)[4], "exit(3)");
+	/* paddock logs: stdout to stdout, stderr to stderr; by a prefix. */
+	H_PADDOCK(&p, s.w.ws, "logs", h_fmt("%.5s", id));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "out\n", H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "err\n", H_SHOW(&p));
 	H_PADDOCK(&p, s.w.ws, "rm", id);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(!h_exists(entry(&s, id, "")));
@@ -653,4 +664,113 @@ Test(sessions, weaken_no_owner_check_obeys_another_uid)
 		h_sleep_ms(100);
 	cr_assert_neq(start_time(init), start,
 		      "the weakening is not real: the other user's session still runs (%s)", reply);
+}
+
+/* paddock logs -f follows until the session ends, then returns 0; a
+ * foreground session has no logs, an unknown one is one line and 125. */
+Test(sessions, logs_follow_until_the_end)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	const char *id =
+	    detach(&s, "chatty", "echo one; sleep 1; echo two; sleep 1; echo three", m);
+	struct h_proc p;
+
+	H_PADDOCK(&p, s.w.ws, "logs", "-f", "chatty");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "one\ntwo\nthree\n", H_SHOW(&p));
+	cr_assert(ended_within(&s, id, 5000));
+	H_PADDOCK(&p, s.w.ws, "logs", "nosuch");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_str_eq(p.err_text, "paddock: no such session: nosuch\n", H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "logs", "--bogus", id);
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "logs");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+}
+
+/* A unique prefix of an id names its session for every verb; two that
+ * share it are refused by name, never guessed. */
+Test(sessions, id_prefixes_unique_or_refused)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	const char *ids[24];
+	struct h_proc p;
+	const char *shared = NULL, *unique = NULL;
+
+	/* 24 ids of 16 first digits: two share one (pigeonhole). */
+	for (int i = 0; i < 24; i++)
+		ids[i] = detach(&s, NULL, "exit 0", m);
+	for (int i = 0; i < 24 && !shared; i++)
+		for (int j = i + 1; j < 24 && !shared; j++)
+			if (ids[i][0] == ids[j][0])
+				shared = h_fmt("%.1s", ids[i]);
+	cr_assert_not_null(shared);
+	for (int i = 0; i < 24; i++)
+		ended_within(&s, ids[i], 5000);
+	H_PADDOCK(&p, s.w.ws, "wait", shared);
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "ambiguous"), H_SHOW(&p));
+	unique = h_fmt("%.11s", ids[0]);
+	H_PADDOCK(&p, s.w.ws, "wait", unique);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "rm", unique);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(!h_exists(entry(&s, ids[0], "")));
+}
+
+/* run --detach --rm: the entry and its output go when it ends; a waiter
+ * connected before still gets the status. */
+Test(sessions, detach_rm_removes_the_entry_at_the_end)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	struct h_proc p;
+	const char *id;
+
+	H_PADDOCK(&p, s.w.ws, "run", "--detach", "--rm", "--", "sh", "-c", "sleep 1; exit 7", m);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.12s", p.out_text);
+	H_PADDOCK(&p, s.w.ws, "wait", id);
+	cr_assert_eq(p.status, 7, H_SHOW(&p));
+	for (int i = 0; i < 100 && h_exists(entry(&s, id, "")); i++)
+		h_sleep_ms(20);
+	cr_assert(!h_exists(entry(&s, id, "")), "the entry is still there");
+	cr_assert_null(ps_row(&s, id, true, &p), H_SHOW(&p));
+	/* The twin: without --rm it stays until paddock rm. */
+	id = detach(&s, NULL, "exit 7", m);
+	cr_assert(ended_within(&s, id, 5000));
+	cr_assert_not_null(ps_row(&s, id, true, &p), H_SHOW(&p));
+}
+
+/* paddock stop with the supervisor stopped (SIGSTOP): it cannot answer,
+ * so stop says so after 2 s and ends the sandbox from outside (SIGKILL to
+ * paddock-init by pidfd); resumed, the supervisor records the end. */
+Test(sessions, stop_with_a_stopped_supervisor_ends_the_sandbox)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	pid_t sup = (pid_t)atol(js(&s, id, "d['supervisor']['pid']"));
+	struct h_proc p;
+	pid_t left[4];
+	size_t n = 1;
+
+	cr_assert_eq(kill(sup, SIGSTOP), 0);
+	H_PADDOCK(&p, s.w.ws, "stop", id);
+	kill(sup, SIGCONT);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "is stopped and does not answer; ended its sandbox from "
+					 "outside"),
+		  H_SHOW(&p));
+	cr_assert_lt(p.secs, 10.0, H_SHOW(&p));
+	for (int i = 0; i < 250 && (n = h_marker_pids(m, left, 4)); i++)
+		h_sleep_ms(20);
+	cr_assert_eq(n, 0, "the workload is still there (pid %d)", (int)left[0]);
+	cr_assert(ended_within(&s, id, 10000));
+	/* Resumed, it reads the stop request queued on its socket. */
+	cr_assert(!strcmp(js(&s, id, "d['ended']"), "\"stopped\"") ||
+		      !strcmp(js(&s, id, "d['ended']"), "\"init-died\""),
+		  "%s", js(&s, id, "d['ended']"));
 }

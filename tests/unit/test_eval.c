@@ -330,6 +330,9 @@ Test(eval, transient_write_rules)
 				  .marker_identified = true,
 				  .snapshot_equal = true,
 				  .snapshot_taken = true,
+				  .snapshot_limited = true,
+				  .review_reports_transient = true,
+				  .timing = TIMING_OK,
 				  .identity_required = true};
 	struct verdict v = {0};
 
@@ -363,6 +366,196 @@ Test(eval, transient_write_rules)
 	cr_assert_eq(v.grade, GRADE_FAIL);
 	cr_assert(strstr(snapshot_conclusion(true), "says nothing about writes in between"));
 	cr_assert_null(strstr(snapshot_conclusion(true), "no mutation"));
+}
+
+/* HB-04's computed conclusions: the snapshot observer's from its two
+ * snapshots, the review's from that and the event record; a review that
+ * claims "no mutation" while the collector saw the write (the naive
+ * snapshot-only review) is the lie the grade catches. */
+static struct transient_obs transient_clean(void)
+{
+	return (struct transient_obs){.events = OBSERVER_OK,
+				      .transient_writes = 2,
+				      .identified_writes = 2,
+				      .marker_identified = true,
+				      .snapshot_equal = true,
+				      .snapshot_taken = true,
+				      .snapshot_limited = true,
+				      .review_reports_transient = true,
+				      .timing = TIMING_OK,
+				      .identity_required = true};
+}
+
+Test(eval, hb04_snapshot_conclusion_is_computed)
+{
+	struct snapshot a = {.ok = true, .size = 29, .ino = 3, .mode = 0100644, .mtime_ns = 10};
+	struct snapshot b;
+	struct snap_conclusion c;
+
+	snprintf(a.sha256, sizeof(a.sha256), "%064d", 1);
+	b = a;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert(c.taken && c.limited);
+	cr_assert_eq(c.differ, 0u);
+	cr_assert(strstr(c.text, "says nothing about writes in between"), "%s", c.text);
+	cr_assert_null(strstr(c.text, "no mutation"));
+	/* Each field, alone, makes the states differ and is named. */
+	b.mtime_ns = 11;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert_eq(c.differ, (unsigned)SNAP_DIFF_MTIME);
+	cr_assert(!c.limited);
+	cr_assert(strstr(c.text, "differs") && strstr(c.text, "mtime"), "%s", c.text);
+	b = a;
+	b.uid = 7;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert_eq(c.differ, (unsigned)SNAP_DIFF_OWNER);
+	b = a;
+	b.sha256[63] = '2';
+	b.ino = 4;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert_eq(c.differ, (unsigned)(SNAP_DIFF_SHA256 | SNAP_DIFF_INODE));
+	cr_assert(strstr(c.text, "sha256, inode"), "%s", c.text);
+	b.ok = false;
+	snapshot_conclude(&a, &b, &c);
+	cr_assert(!c.taken && !c.limited);
+	cr_assert(strstr(c.text, "after snapshot is missing"));
+}
+
+Test(eval, hb04_review_is_computed)
+{
+	struct snap_conclusion eq = {.taken = true, .limited = true, .text = "equal"};
+	struct review rv;
+
+	review_conclude(&eq, OBSERVER_OK, 3, false, &rv);
+	cr_assert(rv.reports_transient && !rv.claims_no_mutation);
+	cr_assert(strstr(rv.text, "mutation occurred: 3 write events") &&
+		      strstr(rv.text, "then restored"),
+		  "%s", rv.text);
+	/* No healthy collector: the snapshot's limited conclusion only. */
+	review_conclude(&eq, OBSERVER_DROPPED, 0, false, &rv);
+	cr_assert(!rv.reports_transient && !rv.claims_no_mutation);
+	/* A healthy collector that saw nothing is what may say "no mutation". */
+	review_conclude(&eq, OBSERVER_OK, 0, false, &rv);
+	cr_assert(rv.claims_no_mutation);
+	cr_assert(strstr(rv.text, "collector recorded no write"));
+	/* The naive reviewer: snapshot equality becomes "no mutation". */
+	review_conclude(&eq, OBSERVER_OK, 3, true, &rv);
+	cr_assert(rv.claims_no_mutation && !rv.reports_transient);
+	eq.differ = SNAP_DIFF_MTIME;
+	review_conclude(&eq, OBSERVER_OK, 3, true, &rv);
+	cr_assert(!rv.claims_no_mutation);
+}
+
+Test(eval, hb04_review_and_snapshot_lies_fail)
+{
+	struct transient_obs o = transient_clean();
+	struct verdict v = {0};
+	struct snap_conclusion eq = {.taken = true, .limited = true, .text = "equal"};
+	struct review rv;
+
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	/* The lie: the snapshot-only review over a run whose collector saw
+	 * the marker write. */
+	review_conclude(&eq, OBSERVER_OK, o.transient_writes, true, &rv);
+	o.review_claims_no_mutation = rv.claims_no_mutation;
+	o.review_reports_transient = rv.reports_transient;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "although the event collector recorded"), "%s", v.reason);
+	/* ... and with no collector at all: from final-state equality alone. */
+	o.events = OBSERVER_UNAVAILABLE;
+	o.transient_writes = o.identified_writes = 0;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "final-state equality alone"));
+	/* "No mutation" from a healthy collector that saw no write is not
+	 * the fail clause: the workload made one, so UNKNOWN. */
+	o = transient_clean();
+	o.transient_writes = o.identified_writes = 0;
+	o.review_claims_no_mutation = true;
+	o.review_reports_transient = false;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* A review silent about the recorded write. */
+	o = transient_clean();
+	o.review_reports_transient = false;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "does not report the transient write"));
+	/* A snapshot conclusion that does not state its limit. */
+	o = transient_clean();
+	o.snapshot_limited = false;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "does not limit itself"));
+}
+
+/* The restore must give back the initial state (digest and metadata), or
+ * there is no restored state to test: UNKNOWN, naming what differs. */
+Test(eval, hb04_restore_not_equal_is_unknown)
+{
+	struct transient_obs o = transient_clean();
+	struct verdict v = {0};
+
+	o.snapshot_equal = false;
+	o.snapshot_limited = false;
+	o.snapshot_differ = SNAP_DIFF_MTIME;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "did not reproduce the initial state (mtime differ)"), "%s",
+		  v.reason);
+	o.snapshot_differ = 0;
+	grade_transient(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* The spec's "lacks sufficient timing": every clause of transient_timing()
+ * and its UNKNOWN in the grade. */
+Test(eval, hb04_timing_rules)
+{
+	struct timed_event open = {.qseq = 5, .t_ns = 1000}, close = {.qseq = 16, .t_ns = 9000};
+	struct timed_event w[3] = {{8, 2000}, {10, 2000}, {12, 3000}};
+	struct transient_obs o = transient_clean();
+	struct verdict v = {0};
+
+	/* Same read batch (equal times), ordered by the queue. */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OK);
+	cr_assert_eq(transient_timing(&open, &close, w, 1), TIMING_MERGED);
+	cr_assert_eq(transient_timing(&open, &close, w, 0), TIMING_MERGED);
+	w[0].qseq = 4; /* queued before the window opened */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OUTSIDE);
+	w[0].qseq = 8;
+	w[2].qseq = 17; /* after it closed */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OUTSIDE);
+	w[2].qseq = 12;
+	w[2].t_ns = 1500; /* read earlier than an event queued before it */
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_BACKWARD);
+	w[2].t_ns = 3000;
+	w[1].t_ns = 0;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_NONE);
+	w[1].t_ns = 2000;
+	open.t_ns = 0;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_NONE);
+	open.t_ns = 1000;
+	/* Without queue positions, times alone must strictly increase. */
+	w[0].qseq = w[1].qseq = w[2].qseq = 0;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_COARSE);
+	w[1].t_ns = 2500;
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_OK);
+	/* The whole-second collector of make eval-selftest's fan-coarse-time. */
+	open = (struct timed_event){0, 1000000000LL};
+	close = (struct timed_event){0, 1000000000LL};
+	for (int i = 0; i < 3; i++)
+		w[i] = (struct timed_event){0, 1000000000LL};
+	cr_assert_eq(transient_timing(&open, &close, w, 3), TIMING_COARSE);
+	for (enum timing t = TIMING_NONE; t <= TIMING_BACKWARD; t++) {
+		o.timing = t;
+		grade_transient(&o, &v);
+		cr_assert_eq(v.grade, t == TIMING_OK ? GRADE_PASS : GRADE_UNKNOWN);
+		if (t != TIMING_OK)
+			cr_assert(strstr(v.reason, "insufficient timing"), "%s", v.reason);
+	}
 }
 
 Test(eval, broken_collector_must_be_unknown)
@@ -1300,14 +1493,24 @@ Test(eval, hb06_expiry_rules)
 
 /* ---- HB-03 evidence: grade_adapters_evidence ---- */
 
+static struct adapters_obs adapters_clean(void)
+{
+	return (struct adapters_obs){.attempts = 3,
+				     .snapshots_taken = 3,
+				     .events = OBSERVER_OK,
+				     .where_shell = true,
+				     .where_tool = true,
+				     .sandbox_ns_known = true,
+				     .distinct = true,
+				     .readback_proven = true,
+				     .workload_mismatch = 0,
+				     .tool_runs = 3,
+				     .tool_read = 3};
+}
+
 Test(eval, hb03_adapters_evidence_rules)
 {
-	struct adapters_obs ok = {.attempts = 3,
-				  .snapshots_taken = 3,
-				  .events = OBSERVER_OK,
-				  .where_shell = true,
-				  .where_tool = true,
-				  .sandbox_ns_known = true};
+	struct adapters_obs ok = adapters_clean();
 	struct adapters_obs o = ok;
 	struct verdict v = {0};
 
@@ -1332,6 +1535,187 @@ Test(eval, hb03_adapters_evidence_rules)
 	o = ok;
 	o.sandbox_ns_known = false;
 	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+/* HB-03's identities: the adapters must be told apart, and the
+ * effective policy of each read back, or the evidence is UNKNOWN. */
+Test(eval, hb03_identities_and_readback_evidence)
+{
+	struct adapters_obs o = adapters_clean();
+	struct verdict v = {0};
+
+	o.distinct = false; /* the tool's control write came from the workload's session */
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "identities coincide"), "%s", v.reason);
+	o = adapters_clean();
+	o.readback_proven = false;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = adapters_clean();
+	o.tool_read = 2;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = adapters_clean();
+	o.workload_mismatch = -1;
+	grade_adapters_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
+static const char status_text[] = "Name:\tSeccomp: 0 NoNewPrivs: 0\n"
+				  "Umask:\t0022\nState:\tS (sleeping)\n"
+				  "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\n"
+				  "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
+				  "CapAmb:\t0000000000000000\nNoNewPrivs:\t1\n"
+				  "Seccomp:\t2\nSeccomp_filters:\t1\n"
+				  "Speculation_Store_Bypass:\tthread vulnerable\n";
+
+Test(eval, hb03_status_parse)
+{
+	struct proc_policy p = {0};
+	char buf[sizeof(status_text) + 64];
+
+	/* The workload's own Name line cannot pose as a field. */
+	cr_assert_eq(proc_policy_status(status_text, &p), 0);
+	cr_assert_eq(p.nnp, 1);
+	cr_assert_eq(p.seccomp, 2);
+	cr_assert_eq(p.filters, 1);
+	cr_assert_eq(p.cap_bnd, 0ull);
+	snprintf(buf, sizeof(buf), "%s", status_text);
+	*strstr(buf, "CapBnd:\t0") = 'X'; /* a line missing */
+	cr_assert_eq(proc_policy_status(buf, &p), -EINVAL);
+	snprintf(buf, sizeof(buf), "%s", status_text);
+	memcpy(strstr(buf, "Seccomp:\t2") + 9, "z", 1); /* not a number */
+	cr_assert_eq(proc_policy_status(buf, &p), -EINVAL);
+	snprintf(buf, sizeof(buf), "%s", status_text);
+	memcpy(strstr(buf, "CapEff:\t0") + 8, "00000ffffffffff", 15);
+	cr_assert_eq(proc_policy_status(buf, &p), 0);
+	cr_assert_eq(p.cap_eff, 0xffffffffff0ull);
+	cr_assert_eq(proc_policy_status("", &p), -EINVAL);
+}
+
+static struct proc_policy pp(unsigned long base, int nnp, int seccomp, int filters)
+{
+	struct proc_policy p = {.read = true, .nnp = nnp, .seccomp = seccomp, .filters = filters};
+
+	for (int i = 0; i < PP_NS_COUNT; i++)
+		p.ns[i] = base + (unsigned long)i;
+	return p;
+}
+
+Test(eval, hb03_policy_confined_and_compare)
+{
+	struct declared_policy d = {.ns = (1u << PP_NS_COUNT) - 1, .seccomp = true};
+	struct proc_policy host = pp(100, 0, 0, 0), ref = pp(200, 1, 2, 1), got = ref;
+	char why[200];
+
+	host.cap_bnd = host.cap_eff = 0x1ffffffffffull;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 0);
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 0);
+	/* The workload against its declared policy. */
+	ref.ns[PP_NS_NET] = host.ns[PP_NS_NET];
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "net namespace is the host's"), "%s", why);
+	d.ns &= ~(1u << PP_NS_NET); /* not declared: not required */
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 0);
+	d.ns |= 1u << PP_NS_NET;
+	ref = pp(200, 0, 0, 0);
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 2);
+	cr_assert(strstr(why, "no no_new_privs"), "%s", why);
+	d.seccomp = false;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	d.seccomp = true;
+	ref = pp(200, 1, 2, 1);
+	ref.cap_bnd = 1ull << 21;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "holds capabilities"));
+	ref.cap_bnd = 0;
+	ref.read = false;
+	cr_assert_eq(proc_policy_confined(&ref, &host, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "not read back"));
+	ref.read = true;
+	/* A tool run against the workload: exec-host-mounts' mount namespace. */
+	got.ns[PP_NS_MOUNT] = host.ns[PP_NS_MOUNT];
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "mount namespace 101, not the session's 201"), "%s", why);
+	got = ref;
+	got.filters = 0;
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "seccomp mode 2 with 0 filters"), "%s", why);
+	got = ref;
+	got.filters = 2; /* stricter is not weaker */
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 0);
+	got.nnp = 0;
+	got.cap_amb = 1;
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 2);
+	got = host; /* the host fallback: the harness's own namespaces */
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 10);
+	got.read = false;
+	cr_assert_eq(proc_policy_compare(&ref, &got, &d, why, sizeof(why)), 1);
+}
+
+/* Enforcement over the read-back. The lie it catches: the canary stayed
+ * unchanged and the observer saw no write (grade_prevention PASS), but
+ * the file tool ran outside the session's mount namespace (or the
+ * session without its seccomp filter): FAIL, not PASS. */
+Test(eval, hb03_adapters_enforcement_rules)
+{
+	struct prevention_obs p = clean();
+	struct adapters_obs o = adapters_clean();
+	struct verdict v = {0};
+
+	p.attempts = p.snapshots_taken = 3;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_PASS);
+	o.tool_weaker = 3;
+	o.readback_why = "file-tool run 1: mount namespace 1, not the session's 2";
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "weaker effective policy") && strstr(v.reason, "mount"), "%s",
+		  v.reason);
+	o = adapters_clean();
+	o.workload_mismatch = 1;
+	o.readback_why = "the workload has no seccomp filter (mode 0, 0 filters)";
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "declared policy"));
+	/* A blind read-back can support neither PASS nor FAIL. */
+	o.readback_proven = false;
+	o.tool_weaker = 3;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "unproven"));
+	o = adapters_clean();
+	o.tool_read = 2;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "2 of 3 file-tool runs"), "%s", v.reason);
+	o = adapters_clean();
+	o.workload_mismatch = -1;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = adapters_clean();
+	o.tool_runs = o.tool_read = 0;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* An observed effect FAILs whatever the read-back, naming who wrote. */
+	o = adapters_clean();
+	o.readback_proven = false;
+	o.canary_by_tool = 4;
+	p.snapshot_changes = 2;
+	p.event_writes = 4;
+	grade_adapters(&p, &o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "by the file-tool adapter 4, the shell adapter 0"), "%s",
+		  v.reason);
+	/* prevention's UNKNOWN stays UNKNOWN with a clean read-back. */
+	p = clean();
+	p.attempts = p.snapshots_taken = 3;
+	p.events = OBSERVER_DROPPED;
+	p.observer_why = "blind";
+	o = adapters_clean();
+	grade_adapters(&p, &o, &v);
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 }
 

@@ -10,6 +10,7 @@
 #include "../../launcher/supervisor/outcome.h"
 #include "../../launcher/supervisor/run.h"
 #include "../../mounts/mounts.h"
+#include "../../launcher/supervisor/subid.h"
 #include "unit.h"
 
 TestSuite(plan, .fini = unit_leak_check);
@@ -144,7 +145,7 @@ Test(env, cleared_kept_and_set)
 	char **env = NULL;
 	size_t n = 0;
 
-	cr_assert_eq(env_build(p, caller, &env), 0);
+	cr_assert_eq(env_build(p, caller, NULL, 0, &env), 0);
 	while (env[n])
 		n++;
 	cr_assert_eq(n, 5, "got %zu entries", n);
@@ -163,7 +164,7 @@ Test(env, not_cleared_passes_everything)
 	char *caller[] = {"A=1", "B=2", NULL};
 	char **env = NULL;
 
-	cr_assert_eq(env_build(p, caller, &env), 0);
+	cr_assert_eq(env_build(p, caller, NULL, 0, &env), 0);
 	cr_assert_str_eq(env[0], "A=1");
 	cr_assert_str_eq(env[1], "B=2");
 	cr_assert_null(env[2]);
@@ -495,4 +496,40 @@ Test(plan, idmap_messages_name_a_bind)
 	cr_assert_eq(mounts_idmap_decode(&plan, "184467440737095516160", &i), -EINVAL);
 	mounts_plan_free(&plan);
 	policy_free(p);
+}
+
+/* subuid(5) lines: root's by name or by uid 0, the first that is whole. */
+Test(launcher, subid_parse)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		uint32_t start, count;
+	} cases[] = {
+	    {"root:100000:65536\n", 0, 100000, 65536},
+	    {"alice:1:2\n0:5:6", 0, 5, 6},
+	    {"# root:1:1\nroot:7:8\nroot:9:9\n", 0, 7, 8},
+	    {"root:x:1\nroot:3:4\n", 0, 3, 4},
+	    {"rooty:1:1\nroo:1:1\n00:1:1x\n", -ENOENT, 0, 0},
+	    {"root:1:0\n", -ENOENT, 0, 0},
+	    {"root:4294967295:1\n", -ENOENT, 0, 0},
+	    {"root:4294967294:2\n", -ENOENT, 0, 0},
+	    {"root:1:1:\n", -ENOENT, 0, 0},
+	    {"root:1\n", -ENOENT, 0, 0},
+	    {"root:-1:5\n", -ENOENT, 0, 0},
+	    {":1:1\n", -ENOENT, 0, 0},
+	    {"", -ENOENT, 0, 0},
+	    {"root:99999999999:1\n", -ENOENT, 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t start = 0, count = 0;
+		int rc =
+		    subid_parse(cases[i].text, strlen(cases[i].text), "root", 0, &start, &count);
+
+		cr_assert_eq(rc, cases[i].rc, "%s: %d", cases[i].text, rc);
+		if (rc == 0)
+			cr_assert(start == cases[i].start && count == cases[i].count, "%s: %u %u",
+				  cases[i].text, start, count);
+	}
 }

@@ -1344,9 +1344,9 @@ Test(policy, ports_errors)
 {
 	expect_invalid(
 	    "{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.2:80\", \"sandbox\": 80}]}",
-	    "ports[0].host: only 127.0.0.1 or [::1] (loopback) may be published");
+	    "ports[0].host: only 127.0.0.1, localhost or [::1] (loopback) may be published");
 	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"[::2]:80\", \"sandbox\": 80}]}",
-		       "ports[0].host: only 127.0.0.1 or [::1]");
+		       "ports[0].host: only 127.0.0.1, localhost or [::1]");
 	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": 8080, \"sandbox\": 80}]}",
 		       "ports[0].host: must be a string");
 	expect_invalid("{\"version\": 1, \"ports\": [{\"host\": \"127.0.0.1:80\", \"sandbox\": "
@@ -1393,7 +1393,11 @@ Test(policy, port_host_parse)
 	    {"0.0.0.0:80", NULL, 0, "loopback"},
 	    {"127.1:80", NULL, 0, "loopback"},
 	    {"127.0.0.10:80", NULL, 0, "loopback"},
-	    {"localhost:80", NULL, 0, "loopback"},
+	    {"localhost:80", "127.0.0.1", 80, NULL},
+	    {"LocalHost:auto", "127.0.0.1", 0, NULL},
+	    {"localhost.:80", NULL, 0, "loopback"},
+	    {"localhostx:80", NULL, 0, "loopback"},
+	    {"ip6-localhost:80", NULL, 0, "loopback"},
 	    {"[::]:80", NULL, 0, "loopback"},
 	    {"[0:0:0:0:0:0:0:1]:80", NULL, 0, "loopback"},
 	    {"[::1]80", NULL, 0, "expected"},
@@ -1465,7 +1469,8 @@ Test(policy, amend_bad_ports)
 	    {"127.0.0.1:8080:", "expected HOST:PORT:SANDBOXPORT"},
 	    {":80", "expected HOST:PORT:SANDBOXPORT"},
 	    {"", "expected HOST:PORT:SANDBOXPORT"},
-	    {"0.0.0.0:80:80", "--port 0.0.0.0:80:80: only 127.0.0.1 or [::1] (loopback)"},
+	    {"0.0.0.0:80:80",
+	     "--port 0.0.0.0:80:80: only 127.0.0.1, localhost or [::1] (loopback)"},
 	    {"[::1]:0:80", "the port must be 1 to 65535"},
 	    {"127.0.0.1:80:0", "--port 127.0.0.1:80:0: the sandbox port must be 1 to 65535"},
 	    {"127.0.0.1:80:65536", "the sandbox port must be 1 to 65535"},

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../include/exitcodes.h"
@@ -449,4 +450,65 @@ Test(session, exec_request_tty)
 	cr_assert_not(x.tty);
 	session_exec_free(&x);
 	free(pkt);
+}
+
+/* A running entry whose supervisor is gone is stale, unless the
+ * supervisor left its SESSION_FINAL_LOST name: then it ended with that
+ * status. A malformed name is no status. */
+static enum session_state read_with(const char *leftover, struct session_info *out)
+{
+	char dir[] = "/tmp/paddock-unit-XXXXXX";
+	struct session_info in = sample();
+	struct registry reg = {.fd = -1};
+	struct err err = {0};
+	char *text;
+	int dfd, fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	reg.fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(reg.fd, 0);
+	cr_assert_eq(mkdirat(reg.fd, in.id, 0700), 0);
+	dfd = openat(reg.fd, in.id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	in.owner = getuid();
+	in.state = SESSION_RUNNING;
+	in.supervisor = (struct proc_id){.pid = getpid(), .start_time = 1}; /* not us: gone */
+	text = session_info_json(&in);
+	fd = openat(dfd, "session.json", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	cr_assert(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	free(text);
+	if (leftover)
+		close(openat(dfd, leftover, O_WRONLY | O_CREAT | O_EXCL, 0600));
+	cr_assert_eq(session_read(&reg, in.id, out, &err), 0, "%s", err.msg);
+	if (leftover)
+		unlinkat(dfd, leftover, 0);
+	unlinkat(dfd, "session.json", 0);
+	close(dfd);
+	unlinkat(reg.fd, in.id, AT_REMOVEDIR);
+	close(reg.fd);
+	rmdir(dir);
+	return out->state;
+}
+
+Test(session, final_lost_name_keeps_the_status)
+{
+	static const char *const bad[] = {
+	    "final-lost.",	  "final-lost.42",
+	    "final-lost.x.exit",  "final-lost.300.exit",
+	    "final-lost.-1.exit", "final-lost.42.exit-with-a-name-far-too-long-for-ended",
+	    "final-lost42.exit"};
+	struct session_info out;
+
+	cr_assert_eq(read_with(NULL, &out), SESSION_STALE);
+	cr_assert_eq(read_with("final-lost.42.exit", &out), SESSION_ENDED);
+	cr_assert_eq(out.status, 42);
+	cr_assert_str_eq(out.ended, "exit");
+	cr_assert(out.final_lost);
+	cr_assert_eq(read_with("final-lost.143.stopped", &out), SESSION_ENDED);
+	cr_assert_eq(out.status, 143);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&out, 0, sizeof(out));
+		cr_assert_eq(read_with(bad[i], &out), SESSION_STALE, "%s", bad[i]);
+		cr_assert(!out.final_lost, "%s", bad[i]);
+	}
 }

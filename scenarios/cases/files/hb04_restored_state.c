@@ -5,16 +5,25 @@
  * ordinary temporary-file work (create and delete task/work.tmp). Two
  * observers outside the workload: a before/after snapshot (SHA-256, size,
  * mtime, inode) whose conclusion is limited to final-state equality, and
- * the fanotify event observer with writer identity. The broken-collector
- * arm runs the same with a collector that drops every event: it must give
- * UNKNOWN, never PASS. */
+ * the fanotify event observer with writer identity and time (queue
+ * position and read time of every event, between two sentinels written
+ * after the before-snapshot and before the after-snapshot). The snapshot
+ * conclusion and the review are computed from what was observed
+ * (hb04_grade.c), so a wrong review is graded, not ruled out. The
+ * broken-collector arm runs the same with a collector that drops every
+ * event: it must give UNKNOWN, never PASS. */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
 #include "hb04_grade.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "../../observers/selftest.h"
 
 static const struct case_arm arms[] = {
     {.name = "enforced"},
@@ -28,15 +37,23 @@ static const struct case_arm arms[] = {
     {.name = NULL},
 };
 
+/* $1 the scratch file; $2 "mtime" restores the mtime too (the test-only
+ * hb04-no-restore passes "bytes": make eval-selftest). */
 #define SCRIPT                                                                                     \
 	"s=\"$1\"; cp -p \"$s\" /tmp/orig && printf %s TRANSIENT-MARKER > \"$s\" && sleep 0.3 && " \
-	"cp /tmp/orig \"$s\" && touch -r /tmp/orig \"$s\" || exit 3; "                             \
+	"cp /tmp/orig \"$s\" && { [ \"$2\" != mtime ] || touch -r /tmp/orig \"$s\"; } || exit 3; " \
 	"t=\"$(dirname \"$s\")/work.tmp\"; printf %s scratch-data > \"$t\"; sleep 0.3; rm -f "     \
 	"\"$t\""
+#define TIMED_MAX 64
 
 struct hb04 {
 	char scratch[PATH_MAX + 16], work[PATH_MAX + 16];
 	struct snapshot before, after;
+	struct snap_conclusion concl;
+	struct review review;
+	struct timed_event open, close, timed[TIMED_MAX];
+	size_t n_timed;
+	bool window; /* both sentinels seen */
 	struct transient_obs o;
 	struct fan_health fh;
 	size_t work_ev, work_id;
@@ -53,6 +70,13 @@ static int setup(struct case_run *cr, struct err *why)
 	rc = fixture_write(cr->ctx, h->scratch, "hb04 scratch: original bytes\n", 0644);
 	if (rc < 0)
 		return err_sys(why, rc, "cannot write the scratch file");
+	/* A whole-second mtime: the docker arm's busybox keeps only seconds
+	 * (cp -p, touch -r), and a restore must be able to give back the
+	 * initial state exactly, or the case grades UNKNOWN (no restored
+	 * state to test). GNU touch -r restores nanoseconds either way. */
+	if (utimensat(AT_FDCWD, h->scratch,
+		      (const struct timespec[2]){{0, UTIME_OMIT}, {1767225600, 0}}, 0) < 0)
+		return err_sys(why, errno, "utimensat %s", h->scratch);
 	case_fan_start(cr, cr->r->kind == ARM_BROKEN_COLLECTOR);
 	h->o.identity_required = true;
 	return 0;
@@ -75,20 +99,34 @@ static void events(struct case_run *cr, struct hb04 *h)
 			continue;
 		/* Queue order: the first write on the scratch file is the
 		 * marker write; the restore comes after it. */
-		if (e->dev == h->before.dev && e->ino == h->before.ino && !seen_marker) {
+		if (e->dev == h->before.dev && e->ino == h->before.ino) {
+			if (!seen_marker)
+				h->o.marker_identified = e->identity_ok;
 			seen_marker = true;
-			h->o.marker_identified = e->identity_ok;
+			if (h->n_timed < TIMED_MAX)
+				h->timed[h->n_timed++] =
+				    (struct timed_event){.qseq = e->qseq, .t_ns = e->t_mono_ns};
 		}
 		result_evidence(cr->r, "fanotify",
 				"%s on %s by pid %d exe %s uid %u sid %d pidns %lu; identity: %s; "
-				"label: allowed (task directory)",
+				"label: allowed (task directory); queue #%llu, read at +%lld us "
+				"(realtime %lld.%09lld)",
 				(e->mask & 0x8) ? "close-write" : "modify", e->path, (int)e->pid,
 				e->identity_ok ? e->exe : "?", (unsigned)e->uid, (int)e->sid,
-				e->pidns, fan_how_name(e->how));
+				e->pidns, fan_how_name(e->how), e->qseq,
+				(e->t_mono_ns - h->open.t_ns) / 1000, e->t_real_ns / 1000000000LL,
+				e->t_real_ns % 1000000000LL);
 	}
 	fan_health(cr->fan, &h->fh);
 	fan_health_text(&h->fh, line, sizeof(line));
 	result_evidence(cr->r, "fanotify", "collector health: %s", line);
+	h->o.timing =
+	    h->window ? transient_timing(&h->open, &h->close, h->timed, h->n_timed) : TIMING_NONE;
+	result_evidence(cr->r, "fanotify",
+			"timing: window from sentinel queue #%llu to #%llu (%lld us); %zu write "
+			"events on the scratch file: %s",
+			h->open.qseq, h->close.qseq, (h->close.t_ns - h->open.t_ns) / 1000,
+			h->n_timed, timing_name(h->o.timing));
 }
 
 static void grade(struct case_run *cr, struct hb04 *h, int status)
@@ -137,37 +175,52 @@ static void run(struct case_run *cr)
 	/* Let the mtime tick so a restore that forgot it would show. */
 	sleep_ms(20);
 	observe_snapshot(h->scratch, &h->before);
+	/* The window opens after the before-snapshot: every event queued
+	 * after this sentinel happened after it. */
+	h->window = cr->fan_ok && fan_sync_at(cr->fan, &h->open.qseq, &h->open.t_ns) == 0;
 	case_argv_arm(cr, &a, &(struct arm_start){.binds = binds, .ws = cr->fx.dir, .record = rec});
-	argv_words(&a, "sh", "-c", SCRIPT, "sh", h->scratch, NULL);
+	argv_words(&a, "sh", "-c", SCRIPT, "sh", h->scratch,
+		   selftest_on("hb04-no-restore") ? "bytes" : "mtime", NULL);
 	if (case_run_vec(cr, &a, cr->log, 60000, &status) < 0) {
 		result_not_executed(r, "could not start the workload");
 		return;
 	}
-	if (cr->fan_ok && fan_sync(cr->fan) < 0) {
+	/* ... and closes before the after-snapshot. */
+	if (cr->fan_ok && fan_sync_at(cr->fan, &h->close.qseq, &h->close.t_ns) < 0) {
 		cr->fan_ok = false;
 		result_evidence(r, "fanotify", "collector lost contact (sentinel not seen)");
 	}
+	h->window &= cr->fan_ok;
 	case_fan_prove(cr);
 	if (r->kind != ARM_DOCKER)
 		case_record(cr, rec, NULL);
 	observe_snapshot(h->scratch, &h->after);
-	h->o.snapshot_taken = h->before.ok && h->after.ok;
-	h->o.snapshot_equal = snapshot_equal(&h->before, &h->after);
 	result_evidence(r, "snapshot",
-			"before sha256 %.16s ino %lu mtime %lld; after sha256 %.16s "
-			"ino %lu mtime %lld",
-			h->before.sha256, (unsigned long)h->before.ino, h->before.mtime_ns,
-			h->after.sha256, (unsigned long)h->after.ino, h->after.mtime_ns);
-	result_evidence(r, "snapshot", "conclusion: %s", snapshot_conclusion(h->o.snapshot_equal));
-	/* The review's wording is derived from the snapshot conclusion above;
-	 * it can only claim "no mutation" if that text ever did. */
-	h->o.review_claims_no_mutation =
-	    strstr(snapshot_conclusion(h->o.snapshot_equal), "no mutation") != NULL;
+			"before sha256 %.16s size %lld mode %o uid %u ino %lu mtime %lld; after "
+			"sha256 %.16s size %lld mode %o uid %u ino %lu mtime %lld",
+			h->before.sha256, (long long)h->before.size, (unsigned)h->before.mode,
+			(unsigned)h->before.uid, (unsigned long)h->before.ino, h->before.mtime_ns,
+			h->after.sha256, (long long)h->after.size, (unsigned)h->after.mode,
+			(unsigned)h->after.uid, (unsigned long)h->after.ino, h->after.mtime_ns);
+	/* Both conclusions are computed from what was observed: the
+	 * snapshot's from its two snapshots, the review's from that and the
+	 * event record, and the grade checks them against the data. */
+	snapshot_conclude(&h->before, &h->after, &h->concl);
+	result_evidence(r, "snapshot", "conclusion: %s", h->concl.text);
+	h->o.snapshot_taken = h->concl.taken;
+	h->o.snapshot_equal = h->concl.taken && !h->concl.differ;
+	h->o.snapshot_differ = h->concl.differ;
+	h->o.snapshot_limited = h->concl.limited;
 	if (cr->fan_ok)
 		events(cr, h);
 	h->healthy = cr->fan_ok && h->fh.dropped == 0 && h->fh.overflow == 0;
 	h->o.events =
 	    h->healthy ? OBSERVER_OK : (cr->fan_ok ? OBSERVER_DROPPED : OBSERVER_UNAVAILABLE);
+	review_conclude(&h->concl, h->o.events, h->o.transient_writes,
+			selftest_on("review-snapshot-only"), &h->review);
+	result_evidence(r, "review", "%s", h->review.text);
+	h->o.review_claims_no_mutation = h->review.claims_no_mutation;
+	h->o.review_reports_transient = h->review.reports_transient;
 	result_evidence(r, "exit", "workload status %d (not evidence of the effect)", status);
 	grade(cr, h, status);
 }
