@@ -16,13 +16,31 @@ enum mediator_decision {
 	MEDIATOR_DNS_ANSWERED,	/* an allowed name, answered with a synthetic address */
 	MEDIATOR_DNS_REFUSED,	/* any other name: REFUSED, nothing sent anywhere */
 	MEDIATOR_DNS_FORWARDED, /* --weaken dns-open: any other name, sent to the upstream */
+	/* The release gate (mediator/gate.c): */
+	MEDIATOR_HELD,	     /* a publication's body is read and waits for an approval */
+	MEDIATOR_RELEASED,   /* an approval of its digest and destination was spent on it */
+	MEDIATOR_UNAPPROVED, /* no approval in time, or a body too large to digest */
+	MEDIATOR_TAINTED,    /* a tunnel (tls, tcp) of a tainted session to a non-private rule */
 	MEDIATOR_DECISIONS,
 };
 
 static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
-    "allowed",	       "refused-no-rule",   "refused-literal",	"refused-address",
-    "refused-sni",     "refused-malformed", "refused-protocol", "refused-grant",
-    "upstream-failed", "dns-answered",	    "dns-refused",	"dns-forwarded",
+    "allowed",
+    "refused-no-rule",
+    "refused-literal",
+    "refused-address",
+    "refused-sni",
+    "refused-malformed",
+    "refused-protocol",
+    "refused-grant",
+    "upstream-failed",
+    "dns-answered",
+    "dns-refused",
+    "dns-forwarded",
+    "held",
+    "released",
+    "refused-unapproved",
+    "refused-tainted",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

@@ -94,6 +94,7 @@ enum {
 	OPT_POLICY,
 	OPT_TTL,
 	OPT_NO_TTY,
+	OPT_APPROVALS,
 	OPT_ENV_FILE,
 	OPT_RM,
 };
@@ -196,6 +197,7 @@ static const struct option long_opts[] = {
     {"name", required_argument, NULL, OPT_NAME},
     {"port", required_argument, NULL, 'p'},
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
+    {"approvals", required_argument, NULL, OPT_APPROVALS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -218,7 +220,7 @@ static const char run_usage[] =
     "                         no-landlock, no-new-session, no-sweep,\n"
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
     "                         host-root, direct-stdio, proxy-env-only,\n"
-    "                         dns-open (repeatable; recorded)\n"
+    "                         dns-open, gate-off (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
     "      --no-tty           never a terminal: pipes, even when stdin is one\n"
@@ -243,6 +245,10 @@ static const char run_usage[] =
     "                         PORT (default 443: TLS; 80: HTTP; else plain TCP)\n"
     "                         through the mediator; the network becomes mediated\n"
     "                         (docs/network.md; repeatable)\n"
+    "      --approvals FILE   approvals of the release gate, written before the run:\n"
+    "                         lines \"sha256:HEX HOST:PORT/PATH\", each releasing one\n"
+    "                         publication of that body to that destination (the\n"
+    "                         file: the caller's, not group/other-writable)\n"
     "      --init PATH        the paddock-init binary to use\n"
     "      --explain          print the effective sandbox and exit; starts nothing\n"
     "      --detach           print the session id once the workload started and\n"
@@ -299,7 +305,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
 				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
-				    "direct-stdio, proxy-env-only, dns-open)",
+				    "direct-stdio, proxy-env-only, dns-open, gate-off)",
 				    optarg);
 			o->weaken |= bit;
 			break;
@@ -338,6 +344,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			r = add_str(&o->allow_net, &o->n_allow_net, optarg, err);
 			if (r < 0)
 				return r;
+			break;
+		case OPT_APPROVALS:
+			o->approvals_path = optarg;
 			break;
 		case OPT_CWD:
 			o->cwd = optarg;

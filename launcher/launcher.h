@@ -24,6 +24,8 @@ int cmd_logs(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+/* cmd_approve.c: paddock approve (the release gate, docs/network.md). */
+int cmd_approve(int argc, char **argv);
 /* cmd_evidence.c: paddock evidence verify (docs/evidence.md). */
 int cmd_evidence(int argc, char **argv);
 

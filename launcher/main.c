@@ -25,6 +25,9 @@ static const char usage[] =
     "  rm ID|NAME...                       remove ended sessions from the registry\n"
     "  exec [OPTION]... ID|NAME [--] CMD [ARG]...\n"
     "                                      run CMD in a running session (paddock exec --help)\n"
+    "  approve [--dest HOST:PORT/PATH] ID|NAME DIGEST\n"
+    "                                      release a publication held by the release gate\n"
+    "                                      (paddock approve --help)\n"
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence log (paddock evidence --help)\n"
     "  doctor                              check that paddock can run here\n"
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
 		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "evidence") == 0)
 		return cmd_evidence(argc - 1, argv + 1);
+	if (strcmp(argv[1], "approve") == 0)
+		return cmd_approve(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */
 	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
 		char *again[] = {argv[0], argv[2], "--help", NULL};

@@ -64,6 +64,7 @@ enum conn_state {
 	C_RELAY,   /* upstream dialled (or connecting): bytes both ways */
 	C_DNS,	   /* DNS over TCP: one query */
 	C_CLOSING, /* a reply queued for the client, then close */
+	C_HOLD,	   /* a publication: its body read, then held for an approval */
 };
 
 struct buf {
@@ -91,9 +92,10 @@ struct conn {
 	bool chunked;
 	struct http_chunked ch;
 	uint64_t up, down;
-	uint64_t since_ms; /* accepted at (CLOCK_MONOTONIC) */
-	bool dead;	   /* closed; freed after the current batch of events */
-	bool admitted;	   /* an upstream was dialled for it: its close is logged */
+	uint64_t since_ms;	/* accepted at (CLOCK_MONOTONIC) */
+	bool dead;		/* closed; freed after the current batch of events */
+	bool admitted;		/* an upstream was dialled for it: its close is logged */
+	struct gate_hold *hold; /* a publication (the release gate), or NULL */
 	struct conn *next;
 };
 
@@ -113,7 +115,12 @@ struct mediator {
 	int reserve_fd;			 /* spent to refuse a connection when out of fds */
 	struct sockaddr_storage own[32]; /* the host's own addresses: never dialled */
 	size_t n_own;
+	struct gate *gate; /* the release gate */
+	size_t held_bytes; /* wire bytes held by publications now */
 };
+
+/* The release gate's log of an approval (below, after dial()). */
+static void approval_log(struct mediator *m, const struct approval *a, const char *by);
 
 static uint64_t now_ms(void)
 {
@@ -179,6 +186,17 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 		return -e;
 	}
 	own_addresses(m);
+	if (gate_new(cfg->gate_off, cfg->policy->net_hold_ms, &m->gate) < 0) {
+		mediator_free(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cfg->n_approvals; i++) {
+		if (gate_add(m->gate, &cfg->approvals[i]) < 0) {
+			mediator_free(m);
+			return -ENOMEM;
+		}
+		approval_log(m, &cfg->approvals[i], "approvals-file");
+	}
 	*out = m;
 	return 0;
 }
@@ -223,11 +241,19 @@ static void admit_id(struct mediator *m, struct conn *c)
 		 m->cfg.session ? m->cfg.session : "x", m->cfg.generation, ++m->next_id);
 }
 
+/* The release gate's part of the loop (below, after dial()). */
+static const char *hold_extra(const struct mediator *m, const struct conn *c, char *buf,
+			      size_t size);
+static void hold_free(struct mediator *m, struct conn *c);
+static void hold_refill(struct conn *c);
+
 static void decide(struct mediator *m, struct conn *c, enum mediator_decision d)
 {
+	char extra[640];
+
 	admit_id(m, c);
 	m->counts[d]++;
-	log_line(m, c, "decision", d, c->name, c->port, NULL);
+	log_line(m, c, "decision", d, c->name, c->port, hold_extra(m, c, extra, sizeof(extra)));
 }
 
 /* ------------------------------------------------------ upstream dials */
@@ -331,6 +357,7 @@ static void conn_close(struct mediator *m, struct conn *c)
 
 	if (c->admitted)
 		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port, NULL);
+	hold_free(m, c);
 	if (c->cfd >= 0)
 		close(c->cfd);
 	if (c->ufd >= 0)
@@ -363,6 +390,7 @@ static void update(struct mediator *m, struct conn *c)
 {
 	uint32_t cev = 0, uev = 0;
 
+	hold_refill(c);
 	if (!c->c_eof && !c->c_stop && c->c2u.len < BUF_SIZE && c->state != C_CLOSING)
 		cev |= EPOLLIN;
 	if (c->u2c.len)
@@ -429,6 +457,317 @@ static void dial(struct mediator *m, struct conn *c)
 	c->connecting = true;
 	c->state = C_RELAY;
 	watch(m, fd, &c->utag, EPOLLOUT, EPOLL_CTL_ADD);
+}
+
+/* ---------------------------------------------------- the release gate */
+
+/* A publication (docs/network.md, "Release gate"): its head rewritten in
+ * c2u, its body read into body (never logged: only its digest and
+ * length), then held until an approval of digest for dest is spent on it
+ * or hold_ms passed. Released, the body's wire bytes follow the head. */
+struct gate_hold {
+	struct gate_body body;
+	struct approval_dest dest;
+	char digest[65];    /* "" until the body is complete */
+	size_t head;	    /* the rewritten head's length in c2u */
+	uint64_t declared;  /* Content-Length, for one too large to read */
+	uint64_t since_ms;  /* the head came; once waiting, the body was complete */
+	bool waiting;	    /* complete and not approved: logged "held" */
+	size_t sent;	    /* released: wire bytes handed to c2u */
+	const char *reason; /* of a refusal: "timeout", "too-large", "busy" */
+};
+
+/* The gate's fields of a decision line: digest, length, the destination
+ * without its query (the workload chose it; only whether there is one),
+ * the session's taint, the reason of a refusal. NULL without a hold. */
+static const char *hold_extra(const struct mediator *m, const struct conn *c, char *buf,
+			      size_t size)
+{
+	const struct gate_hold *h = c->hold;
+	char dest[300], qd[400];
+
+	if (!h)
+		return NULL;
+	snprintf(dest, sizeof(dest), "%s:%u%.*s", h->dest.host, h->dest.port,
+		 (int)strcspn(h->dest.target, "?"), h->dest.target);
+	evidence_json_string(dest, qd, sizeof(qd));
+	snprintf(buf, size,
+		 ",\"digest\":\"%s\",\"length\":%llu,\"dest\":%s,\"query\":%s,\"tainted\":%s%s%s%s",
+		 h->digest, (unsigned long long)(h->declared ? h->declared : h->body.ent_len), qd,
+		 strchr(h->dest.target, '?') ? "true" : "false",
+		 gate_tainted(m->gate) ? "true" : "false", h->reason ? ",\"reason\":\"" : "",
+		 h->reason ? h->reason : "", h->reason ? "\"" : "");
+	return buf;
+}
+
+/* An approval the gate took (the file's at the start, paddock approve's
+ * as it comes): an "approval" event of the admissions log (no decision:
+ * it is not counted as one), its digest and destination without the
+ * query, so an approval, its release and the sink's record join on the
+ * digest. */
+static void approval_log(struct mediator *m, const struct approval *a, const char *by)
+{
+	char f[600], dest[300], qd[400];
+
+	if (m->log.fd < 0)
+		return;
+	snprintf(dest, sizeof(dest), "%s:%u%.*s", a->dest.host, a->dest.port,
+		 (int)strcspn(a->dest.target, "?"), a->dest.target);
+	evidence_json_string(dest, qd, sizeof(qd));
+	snprintf(f, sizeof(f),
+		 "\"event\":\"approval\",\"generation\":%u,\"digest\":\"%s\",\"dest\":%s,"
+		 "\"query\":%s,\"by\":\"%s\"",
+		 m->cfg.generation, a->digest, qd, strchr(a->dest.target, '?') ? "true" : "false",
+		 by);
+	evidence_append(&m->log, "admission", f);
+}
+
+static void hold_free(struct mediator *m, struct conn *c)
+{
+	if (!c->hold)
+		return;
+	m->held_bytes -= c->hold->body.raw_len;
+	gate_body_free(&c->hold->body);
+	free(c->hold);
+	c->hold = NULL;
+}
+
+static bool hold_pending(const struct conn *c)
+{
+	return c->hold && c->hold->sent < c->hold->body.raw_len;
+}
+
+/* Released: the next wire bytes of the body into c2u as it drains. */
+static void hold_refill(struct conn *c)
+{
+	struct gate_hold *h = c->hold;
+	size_t n;
+
+	if (!h || c->state != C_RELAY || !hold_pending(c))
+		return;
+	n = h->body.raw_len - h->sent;
+	if (n > BUF_SIZE - c->c2u.len)
+		n = BUF_SIZE - c->c2u.len;
+	memcpy(c->c2u.d + c->c2u.len, h->body.raw + h->sent, n);
+	c->c2u.len += n;
+	h->sent += n;
+}
+
+/* One line for the operator: what is held (and how to approve it) or
+ * refused. Digest and length only, never the body. */
+static void hold_say(const struct mediator *m, const struct conn *c, const char *what)
+{
+	const struct gate_hold *h = c->hold;
+
+	fprintf(stderr, "paddock: %s a publication to %s:%u%.*s (sha256:%s, %llu bytes)%s%s%s%s\n",
+		what, h->dest.host, h->dest.port, (int)strcspn(h->dest.target, "?"), h->dest.target,
+		h->digest[0] ? h->digest : "-",
+		(unsigned long long)(h->declared ? h->declared : h->body.ent_len),
+		h->waiting ? "; approve it with: paddock approve " : "",
+		h->waiting ? (m->cfg.session ? m->cfg.session : "SESSION") : "",
+		h->waiting ? " sha256:" : "", h->waiting ? h->digest : "");
+}
+
+static void hold_refuse(struct mediator *m, struct conn *c, enum mediator_decision d,
+			const char *reason)
+{
+	c->hold->reason = reason;
+	c->hold->waiting = false;
+	refuse(m, c, d);
+	hold_say(m, c, "refused");
+}
+
+static void hold_release(struct mediator *m, struct conn *c)
+{
+	c->hold->waiting = false;
+	decide(m, c, MEDIATOR_RELEASED);
+	dial(m, c);
+}
+
+/* The body is complete: an approval spent on it now, or held. */
+static void hold_try(struct mediator *m, struct conn *c)
+{
+	struct gate_hold *h = c->hold;
+
+	if (gate_take(m->gate, h->digest, &h->dest)) {
+		hold_release(m, c);
+		return;
+	}
+	if (h->waiting)
+		return;
+	if (!gate_hold_ms(m->gate)) {
+		hold_refuse(m, c, MEDIATOR_UNAPPROVED, "unapproved");
+		return;
+	}
+	h->waiting = true;
+	h->since_ms = now_ms();
+	decide(m, c, MEDIATOR_HELD);
+	hold_say(m, c, "held");
+}
+
+/* The client's bytes after the head go into the body; past its end they
+ * are dropped and the client is read no more. */
+static void hold_feed(struct mediator *m, struct conn *c)
+{
+	struct gate_hold *h = c->hold;
+	size_t before = h->body.raw_len;
+	long k;
+
+	if (h->body.done) {
+		c->c2u.len = h->head;
+		return;
+	}
+	k = gate_body_feed(&h->body, c->c2u.d + h->head, c->c2u.len - h->head, GATE_BODY_MAX);
+	c->c2u.len = h->head;
+	m->held_bytes += h->body.raw_len - before;
+	if (k == -EINVAL) {
+		hold_refuse(m, c, MEDIATOR_MALFORMED, "malformed");
+		return;
+	}
+	if (k < 0 || m->held_bytes > GATE_HELD_MAX) {
+		hold_refuse(m, c, MEDIATOR_UNAPPROVED, k == -E2BIG ? "too-large" : "busy");
+		return;
+	}
+	if (!h->body.done) {
+		if (c->c_eof)
+			hold_refuse(m, c, MEDIATOR_MALFORMED, "incomplete");
+		return;
+	}
+	c->c_stop = true;
+	gate_body_digest(&h->body, h->digest);
+	hold_try(m, c);
+}
+
+/* After rewrite() (head bytes of c2u): is this request a publication?
+ * Then it is the gate's (true): read, held or refused. */
+static bool hold_start(struct mediator *m, struct conn *c, const struct http_request *rq,
+		       const char *path, size_t head)
+{
+	bool has_body = rq->chunked || (rq->has_length && rq->content_length);
+	struct gate_hold *h;
+
+	if (!gate_holds(m->gate, c->rule, has_body))
+		return false;
+	h = c->hold = calloc(1, sizeof(*c->hold));
+	if (!h) {
+		refuse(m, c, MEDIATOR_UPSTREAM);
+		return true;
+	}
+	gate_body_init(&h->body, rq->chunked, rq->has_length ? rq->content_length : 0);
+	snprintf(h->dest.host, sizeof(h->dest.host), "%.*s", POLICY_NET_NAME_MAX, c->name);
+	h->dest.port = c->port;
+	snprintf(h->dest.target, sizeof(h->dest.target), "%s", path);
+	h->head = head;
+	h->since_ms = now_ms();
+	/* The body is the gate's: nothing of it passes body() unread. */
+	c->body_left = 0;
+	c->chunked = false;
+	c->state = C_HOLD;
+	if (strlen(path) > APPROVAL_TARGET_MAX ||
+	    (rq->has_length && rq->content_length > GATE_BODY_MAX)) {
+		h->declared = rq->has_length ? rq->content_length : 0;
+		hold_refuse(m, c, MEDIATOR_UNAPPROVED, "too-large");
+		return true;
+	}
+	hold_feed(m, c);
+	return true;
+}
+
+/* Held past hold_ms: refused. A body not complete within the head's
+ * time: refused as malformed. */
+static void hold_expire(struct mediator *m, struct conn *c, uint64_t now)
+{
+	struct gate_hold *h = c->hold;
+
+	if (h->waiting && now - h->since_ms >= gate_hold_ms(m->gate))
+		hold_refuse(m, c, MEDIATOR_UNAPPROVED, "timeout");
+	else if (!h->waiting && !h->body.done && now - h->since_ms > HEAD_TIMEOUT_MS)
+		hold_refuse(m, c, MEDIATOR_MALFORMED, "incomplete");
+	else
+		return;
+	update(m, c);
+}
+
+/* A response of c's rule reached the workload: a private rule's taints
+ * the session, and every open connection to a rule that is not private
+ * and may still carry the workload's bytes (a tunnel, a body still
+ * streaming) is closed: what was read may not leave that way. */
+static void taint(struct mediator *m, struct conn *c)
+{
+	if (!c->rule || !gate_taint(m->gate, c->rule))
+		return;
+	fprintf(stderr,
+		"paddock: the session read from a private rule (network.allow[%zu]): from now on "
+		"every publication needs an approval\n",
+		c->rule->index);
+	for (struct conn *o = m->conns, *next; o; o = next) {
+		next = o->next;
+		if (o == c || !o->rule || o->rule->private || o->state != C_RELAY || o->c_stop ||
+		    o->c_eof)
+			continue;
+		decide(m, o, MEDIATOR_TAINTED);
+		conn_close(m, o);
+	}
+}
+
+/* paddock approve, through the supervisor: "approve DIGEST [DEST]". With
+ * DEST the approval is stored (and spent at once on a request held for
+ * it); without, it is bound to the held request with that digest. */
+static void approve(struct mediator *m, struct approval *a, bool has_dest, char *out, size_t size)
+{
+	struct conn *held = NULL;
+	char dest[APPROVAL_TARGET_MAX + POLICY_NET_NAME_MAX + 8];
+
+	for (struct conn *c = m->conns; c && !held; c = c->next)
+		if (c->state == C_HOLD && c->hold->waiting && !strcmp(c->hold->digest, a->digest) &&
+		    (!has_dest || gate_dest_equal(&c->hold->dest, &a->dest)))
+			held = c;
+	if (!has_dest && !held) {
+		snprintf(out, size,
+			 "error nothing is held with digest sha256:%s; name its destination "
+			 "(--dest HOST:PORT/PATH) to approve it ahead",
+			 a->digest);
+		return;
+	}
+	if (!has_dest)
+		a->dest = held->hold->dest;
+	if (gate_add(m->gate, a) < 0) {
+		snprintf(out, size, "error too many approvals waiting (%d)", GATE_APPROVALS_MAX);
+		return;
+	}
+	approval_log(m, a, "paddock-approve");
+	approval_dest_format(&a->dest, dest, sizeof(dest));
+	if (!held) {
+		snprintf(out, size, "ok approved sha256:%s for %s (single use)", a->digest, dest);
+		return;
+	}
+	(void)gate_take(m->gate, a->digest, &a->dest);
+	hold_release(m, held);
+	update(m, held);
+	snprintf(out, size, "ok released sha256:%s to %s", a->digest, dest);
+}
+
+static void control(struct mediator *m, struct listener *l)
+{
+	char buf[APPROVAL_TARGET_MAX + POLICY_NET_NAME_MAX + 128], out[APPROVAL_TARGET_MAX + 512];
+	ssize_t n = recv(l->fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	struct approval a;
+	const char *why;
+	bool has_dest;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* The supervisor is gone: watched no more. */
+		(void)epoll_ctl(m->ep, EPOLL_CTL_DEL, l->fd, NULL);
+		return;
+	}
+	buf[n] = '\0';
+	if (approval_parse_request(buf, &a, &has_dest, &why) < 0)
+		snprintf(out, sizeof(out), "error the approval %s", why);
+	else
+		approve(m, &a, has_dest, out, sizeof(out));
+	(void)send(l->fd, out, strlen(out), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 /* An HTTP request to forward: origin-form, hop-by-hop headers dropped,
@@ -529,6 +868,10 @@ static void http_head(struct mediator *m, struct conn *c)
 			refuse(m, c, MEDIATOR_PROTOCOL);
 			return;
 		}
+		if (!gate_tunnel_ok(m->gate, c->rule)) {
+			refuse(m, c, MEDIATOR_TAINTED);
+			return;
+		}
 		/* The tunnel is promised before anything is dialled: for "tls"
 		 * the ClientHello is read and checked first. */
 		memmove(c->c2u.d, c->c2u.d + rq.head_len, c->c2u.len - rq.head_len);
@@ -583,6 +926,8 @@ static void http_head(struct mediator *m, struct conn *c)
 		refuse(m, c, MEDIATOR_MALFORMED);
 		return;
 	}
+	if (hold_start(m, c, &rq, path, (size_t)r))
+		return;
 	body(c, (size_t)r);
 	dial(m, c);
 }
@@ -618,6 +963,10 @@ static void transparent(struct mediator *m, struct conn *c, const struct sockadd
 		return;
 	}
 	admit_id(m, c);
+	if (c->rule->protocol != POLICY_NET_HTTP && !gate_tunnel_ok(m->gate, c->rule)) {
+		refuse(m, c, MEDIATOR_TAINTED);
+		return;
+	}
 	if (c->rule->protocol == POLICY_NET_HTTP)
 		c->state = C_HEAD;
 	else if (c->rule->protocol == POLICY_NET_TLS)
@@ -827,6 +1176,9 @@ static void client_readable(struct mediator *m, struct conn *c)
 	case C_DNS:
 		dns_tcp(m, c);
 		break;
+	case C_HOLD:
+		hold_feed(m, c);
+		break;
 	default:
 		break;
 	}
@@ -877,6 +1229,8 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 				c->u_eof = true;
 			else if (n > 0)
 				c->u2c.len += (size_t)n;
+			if (n > 0)
+				taint(m, c);
 		}
 		/* The upstream is done: it is watched no more (a hung-up
 		 * socket would report EPOLLHUP for ever). */
@@ -888,12 +1242,12 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 	/* Half-closes pass on once the buffers are flushed; both ends shut
 	 * (or a refusal delivered) ends the connection. */
 	if (c->state == C_RELAY && c->ufd >= 0 && !c->connecting && (c->c_eof || c->c_stop) &&
-	    !c->c2u.len && !c->u_shut) {
+	    !c->c2u.len && !hold_pending(c) && !c->u_shut) {
 		c->u_shut = true;
 		(void)shutdown(c->ufd, SHUT_WR);
 	}
 	if ((c->state == C_CLOSING && !c->u2c.len) || (c->u_eof && !c->u2c.len) ||
-	    (c->c_eof && c->state != C_RELAY && c->state != C_CLOSING)) {
+	    (c->c_eof && c->state != C_RELAY && c->state != C_CLOSING && c->state != C_HOLD)) {
 		conn_close(m, c);
 		return;
 	}
@@ -924,8 +1278,10 @@ static void expire_heads(struct mediator *m)
 
 	for (struct conn *c = m->conns, *next; c; c = next) {
 		next = c->next;
-		if ((c->state == C_HEAD || c->state == C_SNI || c->state == C_DNS) &&
-		    now - c->since_ms > HEAD_TIMEOUT_MS) {
+		if (c->state == C_HOLD)
+			hold_expire(m, c, now);
+		else if ((c->state == C_HEAD || c->state == C_SNI || c->state == C_DNS) &&
+			 now - c->since_ms > HEAD_TIMEOUT_MS) {
 			decide(m, c, MEDIATOR_MALFORMED);
 			conn_close(m, c);
 		}
@@ -958,6 +1314,8 @@ int mediator_run(struct mediator *m, int sfd)
 
 				if (l->kind == MEDIATOR_DNS_UDP)
 					dns_udp(m, l);
+				else if (l->kind == MEDIATOR_CONTROL)
+					control(m, l);
 				else
 					accept_one(m, l);
 			} else if (!((struct conn *)t->ptr)->dead) {
@@ -981,5 +1339,6 @@ void mediator_free(struct mediator *m)
 	if (m->reserve_fd >= 0)
 		close(m->reserve_fd);
 	mediator_names_free(&m->names);
+	gate_free(m->gate);
 	free(m);
 }

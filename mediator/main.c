@@ -7,7 +7,10 @@
  * N holds a JSON object: {"session": ID, "generation": G, "log_fd": FD,
  * "key": HEX (the run's evidence key: the admissions log is chained),
  * "policy": TEXT, "listeners": [{"fd": FD, "kind": "proxy"|"tcp"|
- * "dns-udp"|"dns-tcp", "port": P}, ...]}: the listening sockets were bound
+ * "dns-udp"|"dns-tcp", "port": P}, ...]} and, for the release gate,
+ * "control_fd": FD (paddock approve, through the supervisor), "approvals":
+ * TEXT (the approvals file's) and "gate_off": true (--weaken gate-off);
+ * the listening sockets were bound
  * inside the sandbox's network namespace by the supervisor before the
  * workload started, and TEXT is a policy holding the effective "network".
  * The mediator itself stays in the caller's namespaces: every upstream
@@ -37,6 +40,7 @@ struct config {
 	unsigned generation;
 	int log_fd;
 	struct policy *policy;
+	struct approval *approvals;
 };
 
 static int listener_kind(const char *s, enum mediator_listener_kind *out)
@@ -65,6 +69,37 @@ static int read_config(int fd, cJSON **out, struct err *err)
 		return err_set(err, E2BIG, "config: larger than %d bytes", CONFIG_MAX);
 	*out = cJSON_ParseWithLength(buf, (size_t)n);
 	return *out ? 0 : err_set(err, EINVAL, "config: not JSON");
+}
+
+/* The release gate's part of the configuration. */
+static int gate_config(const cJSON *root, struct config *c, struct mediator_config *mc,
+		       struct err *err)
+{
+	const cJSON *off = cJSON_GetObjectItemCaseSensitive(root, "gate_off");
+	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(root, "approvals");
+
+	mc->gate_off = cJSON_IsTrue(off);
+	if (!ap)
+		return 0;
+	if (!cJSON_IsString(ap) || approvals_parse(ap->valuestring, strlen(ap->valuestring),
+						   &c->approvals, &mc->n_approvals, err) < 0)
+		return err_wrap(err, "config: approvals");
+	mc->approvals = c->approvals;
+	return 0;
+}
+
+/* The supervisor's control channel (paddock approve), if any. */
+static int add_control(const cJSON *root, struct mediator *m, struct err *err)
+{
+	const cJSON *fd = cJSON_GetObjectItemCaseSensitive(root, "control_fd");
+	int r;
+
+	if (!fd)
+		return 0;
+	if (!cJSON_IsNumber(fd))
+		return err_set(err, EINVAL, "config: bad control_fd");
+	r = mediator_add_listener(m, (int)fd->valuedouble, MEDIATOR_CONTROL, 0);
+	return r < 0 ? err_sys(err, r, "control channel") : 0;
 }
 
 static int load(const cJSON *root, struct config *c, struct mediator **m, struct err *err)
@@ -111,6 +146,9 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 			       "--weaken dns-open: the upstream resolver %s is not ADDR:PORT or "
 			       "[ADDR6]:PORT (PADDOCK_DNS_UPSTREAM)",
 			       cJSON_IsString(up) ? up->valuestring : "?");
+	r = gate_config(root, c, &mc, err);
+	if (r < 0)
+		return r;
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");
@@ -128,7 +166,7 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 		if (r < 0)
 			return err_sys(err, r, "listener");
 	}
-	return 0;
+	return add_control(root, *m, err);
 }
 
 int main(int argc, char **argv)
@@ -193,5 +231,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "paddock-mediator: %s\n", err.msg);
 	mediator_free(m);
 	policy_free(c.policy);
+	free(c.approvals);
 	return r < 0 ? EXIT_LAUNCHER : 0;
 }

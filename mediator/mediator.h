@@ -18,6 +18,7 @@
 #include "../include/admission.h"
 #include "../evidence/evidence.h"
 #include "../include/err.h"
+#include "../policy/approvals.h"
 #include "../policy/policy.h"
 
 /* ------------------------------------------------------------ http.c */
@@ -146,6 +147,58 @@ void mediator_names_addr(size_t i, int family, unsigned char *out);
 /* The name behind a synthetic address, or NULL. */
 const char *mediator_names_lookup(const struct mediator_names *m, const struct sockaddr *sa);
 
+/* ------------------------------------------------- body.c and gate.c */
+
+/* The release gate (docs/network.md, "Release gate"). A publication is a
+ * request with a body (Content-Length above 0, or chunked) to a rule
+ * with "publish", or, once the session is tainted, to any rule that is
+ * not "private". Its body is read whole (at most GATE_BODY_MAX bytes on
+ * the wire) and held until an approval of its SHA-256 (over the entity
+ * bytes, chunked framing decoded) and its destination is spent on it. */
+#define GATE_BODY_MAX	   (1 << 20)
+#define GATE_HELD_MAX	   (16 << 20) /* bytes held by all requests at once */
+#define GATE_APPROVALS_MAX 4096	      /* unspent approvals */
+
+struct gate_body {
+	bool chunked, done;
+	uint64_t left; /* Content-Length: bytes to come; chunked: of this chunk */
+	int state;
+	unsigned digits;
+	char *raw; /* the wire bytes, framing included: forwarded once released */
+	size_t raw_len, raw_cap;
+	char *ent; /* the entity bytes: digested */
+	size_t ent_len, ent_cap;
+};
+
+void gate_body_init(struct gate_body *b, bool chunked, uint64_t length);
+/* Of n bytes, how many belong to the body (kept; the rest is not): >= 0,
+ * done once it ended; -EINVAL for malformed chunked framing, -E2BIG past
+ * max wire bytes, -ENOMEM. Pure, fuzzed ('b'). */
+long gate_body_feed(struct gate_body *b, const char *buf, size_t n, size_t max);
+void gate_body_digest(const struct gate_body *b, char hex[65]);
+void gate_body_free(struct gate_body *b);
+
+struct gate;
+int gate_new(bool off, uint64_t hold_ms, struct gate **out);
+void gate_free(struct gate *g);
+uint64_t gate_hold_ms(const struct gate *g);
+bool gate_tainted(const struct gate *g);
+/* An approval, unspent until gate_take(). -ENOSPC past
+ * GATE_APPROVALS_MAX, -ENOMEM. */
+int gate_add(struct gate *g, const struct approval *a);
+/* Spend an approval of digest for d: true when there was one (it is gone
+ * then: single use). */
+bool gate_take(struct gate *g, const char *digest, const struct approval_dest *d);
+bool gate_dest_equal(const struct approval_dest *x, const struct approval_dest *y);
+/* Is a request to r (with a body or not) a publication to hold? */
+bool gate_holds(const struct gate *g, const struct policy_net_rule *r, bool has_body);
+/* May a tls or tcp tunnel to r open (no: the session is tainted and r is
+ * not private; the gate cannot see what a tunnel carries)? */
+bool gate_tunnel_ok(const struct gate *g, const struct policy_net_rule *r);
+/* A response of r reached the workload: true when it taints the session
+ * now (r is private, the gate on, not tainted before). */
+bool gate_taint(struct gate *g, const struct policy_net_rule *r);
+
 /* ------------------------------------------------------------ loop.c */
 
 enum mediator_listener_kind {
@@ -153,6 +206,7 @@ enum mediator_listener_kind {
 	MEDIATOR_TRANSPARENT, /* a declared port on the wildcard address */
 	MEDIATOR_DNS_UDP,
 	MEDIATOR_DNS_TCP,
+	MEDIATOR_CONTROL, /* the supervisor's channel (paddock approve): SOCK_SEQPACKET */
 };
 
 /* Why a connection or query was admitted or refused: include/admission.h. */
@@ -172,6 +226,11 @@ struct mediator_config {
 	 * this resolver and its answer relayed (len 0: never). */
 	struct sockaddr_storage dns_upstream;
 	socklen_t dns_upstream_len;
+	/* The release gate: --weaken gate-off, and the approvals given
+	 * before the run (the approvals file). */
+	bool gate_off;
+	const struct approval *approvals;
+	size_t n_approvals;
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

@@ -397,6 +397,7 @@ static int policy_new(struct policy **out, struct err *err)
 	p->network = POLICY_NET_NONE;
 	p->env_clear = true;
 	p->grace_ms = 2000;
+	p->net_hold_ms = POLICY_NET_HOLD_DEFAULT_MS;
 	p->output_max = POLICY_OUTPUT_DEFAULT;
 	p->seccomp_profile = POLICY_SECCOMP_DEFAULT;
 	p->seccomp_default_action = POLICY_SECCOMP_ERRNO;

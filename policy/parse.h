@@ -28,6 +28,13 @@ int policy_parse_ports(const cJSON *arr, struct policy *p, struct err *err);
 /* Walk "network" (a mode string, or an object with mode, allow, resolve). */
 int policy_parse_network(const cJSON *it, struct policy *p, struct err *err);
 
+/* The release gate's parts of "network" (parse_gate.c): a rule's
+ * "publish" and "private" (rule->protocol already parsed; path is the
+ * rule's JSON path), and "hold" (it may be NULL: the default stays). */
+int policy_parse_gate_rule(const cJSON *obj, const char *path, struct policy_net_rule *rule,
+			   struct err *err);
+int policy_parse_gate_hold(const cJSON *it, struct policy *p, struct err *err);
+
 /* "<path>: invalid size ..." or "<path>: size ... is too large" for the
  * result r of policy_parse_size(); hint is appended to the examples. */
 int policy_size_error(int r, const char *path, const char *s, const char *hint, struct err *err);

@@ -364,7 +364,8 @@ static int parse_grants(const cJSON *arr, const char *path, struct policy_net_ru
 
 static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *rule, struct err *err)
 {
-	static const char *const keys[] = {"host", "ports", "protocol", "grants", NULL};
+	static const char *const keys[] = {"host",    "ports",	 "protocol", "grants",
+					   "publish", "private", NULL};
 	char path[JPATH_MAX], sub[JPATH_MAX];
 	const cJSON *host = member(obj, "host"), *ports = member(obj, "ports"),
 		    *proto = member(obj, "protocol");
@@ -376,7 +377,9 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	r = policy_json_object(obj, path, err);
 	if (r >= 0)
 		r = policy_json_check_keys(obj, keys, path,
-					   " (known: host, ports, protocol, grants)", err);
+					   " (known: host, ports, protocol, grants, publish, "
+					   "private)",
+					   err);
 	if (r < 0)
 		return r;
 	if (!host || !ports || !proto)
@@ -406,9 +409,12 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 		return err_set(err, ENOMEM, "out of memory");
 	if (member(obj, "grants")) {
 		snprintf(sub, sizeof(sub), "network.allow[%zu].grants", index);
-		return parse_grants(member(obj, "grants"), sub, rule, err);
+		r = parse_grants(member(obj, "grants"), sub, rule, err);
+		if (r < 0)
+			return r;
 	}
-	return 0;
+	snprintf(sub, sizeof(sub), "network.allow[%zu]", index);
+	return policy_parse_gate_rule(obj, sub, rule, err);
 }
 
 static int parse_allow(const cJSON *arr, struct policy *p, struct err *err)
@@ -501,7 +507,7 @@ static int check_resolve_named(const struct policy *p, struct err *err)
 
 int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 {
-	static const char *const keys[] = {"mode", "allow", "resolve", NULL};
+	static const char *const keys[] = {"mode", "allow", "resolve", "hold", NULL};
 	const cJSON *mode, *x;
 	const char *s;
 	int r;
@@ -512,7 +518,7 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		r = policy_json_object(it, "network", err);
 		if (r >= 0)
 			r = policy_json_check_keys(it, keys, "network",
-						   " (known: mode, allow, resolve)", err);
+						   " (known: mode, allow, resolve, hold)", err);
 		if (r < 0)
 			return r;
 		mode = member(it, "mode");
@@ -550,5 +556,8 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		if (r < 0)
 			return r;
 	}
+	r = policy_parse_gate_hold(member(it, "hold"), p, err);
+	if (r < 0)
+		return r;
 	return check_resolve_named(p, err);
 }

@@ -97,10 +97,12 @@ struct policy_service {
 
 #define POLICY_PORTS_MAX 16 /* entries of "ports" */
 
-#define POLICY_NET_RULES_MAX   64  /* entries of "network.allow" */
-#define POLICY_NET_PORTS_MAX   16  /* ports of one rule */
-#define POLICY_NET_RESOLVE_MAX 16  /* entries of "network.resolve" */
-#define POLICY_NET_NAME_MAX    253 /* a DNS name, without the trailing dot */
+#define POLICY_NET_RULES_MAX	   64		/* entries of "network.allow" */
+#define POLICY_NET_PORTS_MAX	   16		/* ports of one rule */
+#define POLICY_NET_RESOLVE_MAX	   16		/* entries of "network.resolve" */
+#define POLICY_NET_NAME_MAX	   253		/* a DNS name, without the trailing dot */
+#define POLICY_NET_HOLD_DEFAULT_MS 5000		/* "network.hold" when absent */
+#define POLICY_NET_HOLD_MAX_MS	   (10 * 60000) /* and at most */
 
 enum policy_net_proto {
 	POLICY_NET_HTTP = 1u << 0, /* HTTP/1.1: proxy-form, or transparent on the port */
@@ -144,6 +146,12 @@ struct policy_net_rule {
 	/* None: every request to host and port (the rule is host-wide). */
 	struct policy_net_grant *grants;
 	size_t n_grants;
+	/* The release gate (docs/network.md, "Release gate"): a publication
+	 * sink ("publish", an http rule) holds every request with a body
+	 * until its digest is approved; a response from a "private" rule
+	 * taints the session. */
+	bool publish;
+	bool private;
 };
 
 /* A path template's form: "/", or "/" segments each a {name} (a-z, 0-9,
@@ -185,8 +193,9 @@ struct policy {
 	size_t n_net_allow;
 	struct policy_net_resolve *net_resolve;
 	size_t n_net_resolve;
-	bool env_clear;	 /* default true */
-	char **env_keep; /* names; a trailing '*' matches a prefix */
+	uint64_t net_hold_ms; /* "network.hold": how long a publication waits for an approval */
+	bool env_clear;	      /* default true */
+	char **env_keep;      /* names; a trailing '*' matches a prefix */
 	size_t n_env_keep;
 	char **env_set; /* "NAME=value", variables expanded, in policy order */
 	size_t n_env_set;

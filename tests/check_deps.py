@@ -21,11 +21,11 @@ import tempfile
 PUBLIC = {
     "binary": ["launcher/launcher.h", "launcher/supervisor/supervisor.h",
                "launcher/session/session.h", "policy/policy.h", "evidence/evidence.h",
-               "include/"],
+               "policy/approvals.h", "include/"],
     "supervisor": ["launcher/sandbox/sandbox.h", "launcher/session/session.h",
                    "evidence/evidence.h",
                    "mounts/mounts.h", "mounts/git.h", "policy/policy.h", "policy/sha256.h",
-                   "include/"],
+                   "policy/approvals.h", "include/"],
     "sandbox": ["mounts/mounts.h", "policy/policy.h", "policy/sha256.h", "include/"],
     "session": ["policy/policy.h", "include/"],
     "mounts": ["policy/policy.h", "include/"],
@@ -33,7 +33,8 @@ PUBLIC = {
     "init": ["include/"],
     "include": [],
     "scenarios": ["policy/sha256.h", "include/"],
-    "mediator": ["policy/policy.h", "policy/sha256.h", "evidence/evidence.h", "include/"],
+    "mediator": ["policy/policy.h", "policy/sha256.h", "policy/approvals.h",
+                 "evidence/evidence.h", "include/"],
     "evidence": ["policy/sha256.h", "include/"],
 }
 # The room of a path, and its own prefix (what it may include freely).

@@ -24,6 +24,10 @@
  *                      "error MSG" (a setup step failed); meanwhile the
  *                      client may send "signal N" to have N delivered and,
  *                      with tty=1, "winch" when its window size changed.
+ *   "approve DIGEST [HOST:PORT/PATH]"
+ *                   -> the release gate (docs/network.md): relayed to the
+ *                      mediator over its channel (gate_fd), its answer
+ *                      "ok ..." or "error ..." relayed back
  *   anything else   -> "error ..."
  *
  * Every peer's uid (SO_PEERCRED) must be the owner's, whatever the modes of
@@ -324,7 +328,7 @@ int session_create(struct session *s, struct registry *reg, const char *name, bo
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->listen = -1;
+	s->dirfd = s->listen = s->gate_fd = -1;
 	s->reg = *reg;
 	reg->fd = -1;
 	s->info.owner = getuid();
@@ -443,6 +447,36 @@ void session_retained(struct session *s, int status, const char *ending)
 			answer_retained(s, i);
 }
 
+/* "approve ...": to the mediator's release gate, which checks it, and its
+ * answer back (2 s at most: the mediator answers from its loop). The
+ * owner check was made before (read_request()). */
+static void approve_request(struct session *s, size_t i, const char *m)
+{
+	struct pollfd p = {.fd = s->gate_fd, .events = POLLIN};
+	char answer[1536];
+	ssize_t n = -1;
+
+	if (s->gate_fd < 0) {
+		snprintf(answer, sizeof(answer),
+			 "error session %s has no release gate (its network is not mediated)",
+			 s->info.id);
+	} else {
+		/* A late answer to an earlier request that timed out. */
+		while (recv(s->gate_fd, answer, sizeof(answer), MSG_DONTWAIT) > 0)
+			;
+		if (send(s->gate_fd, m, strlen(m), MSG_DONTWAIT | MSG_NOSIGNAL) >= 0 &&
+		    poll(&p, 1, 2000) == 1)
+			n = recv(s->gate_fd, answer, sizeof(answer) - 1, MSG_DONTWAIT);
+		if (n > 0)
+			answer[n] = '\0';
+		else
+			snprintf(answer, sizeof(answer),
+				 "error session %s: the mediator did not answer", s->info.id);
+	}
+	reply(s->clients[i].fd, answer);
+	drop(s, i);
+}
+
 /* One request: "info" is answered at once, "wait" and "stop" at the end
  * ("wait" at the main command's end when leased services run on). */
 static void request(struct session *s, size_t i, const char *m, struct session_request *req)
@@ -472,6 +506,8 @@ static void request(struct session *s, size_t i, const char *m, struct session_r
 				req->grace_ms = ms;
 			}
 		}
+	} else if (strncmp(m, "approve ", 8) == 0) {
+		approve_request(s, i, m);
 	} else {
 		reply(s->clients[i].fd, "error unknown request");
 		drop(s, i);

@@ -111,6 +111,7 @@ struct session {
 	struct session_client clients[SESSION_CLIENTS_MAX];
 	size_t n_clients;
 	bool no_owner_check; /* --weaken no-owner-check: any peer is the owner */
+	int gate_fd;	     /* the mediator's release gate (paddock approve); -1: none */
 };
 
 /* An "exec" request (encoding: session_server.c). The strings point into

@@ -256,7 +256,17 @@ static cJSON *network_policy(const struct policy *p)
 		cJSON_AddStringToObject(o, "protocol", policy_net_proto_name(rule->protocol));
 		if (rule->n_grants)
 			add_grants(o, rule);
+		if (rule->publish)
+			cJSON_AddBoolToObject(o, "publish", true);
+		if (rule->private)
+			cJSON_AddBoolToObject(o, "private", true);
 		cJSON_AddItemToArray(allow, o);
+	}
+	{
+		char hold[32];
+
+		snprintf(hold, sizeof(hold), "%llums", (unsigned long long)p->net_hold_ms);
+		cJSON_AddStringToObject(net, "hold", hold);
 	}
 	res = cJSON_AddObjectToObject(net, "resolve");
 	for (size_t i = 0; res && i < p->n_net_resolve; i++)
@@ -265,7 +275,8 @@ static cJSON *network_policy(const struct policy *p)
 }
 
 /* The configuration, for the fds as the mediator will have them: 3 the
- * configuration, 4 the log, 5... the listeners, then the ready pipe. */
+ * configuration, 4 the log, 5... the listeners, then the ready pipe and
+ * the release gate's control channel. */
 static int config(const struct run *r, int *out, struct err *err)
 {
 	static const char *const kinds[] = {"proxy", "tcp", "dns-udp", "dns-tcp"};
@@ -304,6 +315,13 @@ static int config(const struct run *r, int *out, struct err *err)
 		cJSON_AddItemToArray(ls, o);
 	}
 	cJSON_AddNumberToObject(root, "ready_fd", 5 + (double)ms->n);
+	/* The release gate: paddock approve through us (server.c), the
+	 * approvals file's text, --weaken gate-off. */
+	cJSON_AddNumberToObject(root, "control_fd", 6 + (double)ms->n);
+	if (r->spec->approvals)
+		cJSON_AddStringToObject(root, "approvals", r->spec->approvals);
+	if (r->spec->opt->weaken & WEAKEN_GATE_OFF)
+		cJSON_AddBoolToObject(root, "gate_off", true);
 	text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	if (!text || !ptext)
@@ -378,8 +396,8 @@ int mediator_start(struct run *r, struct err *err)
 {
 	struct mediator_state *ms = &r->live.mediator;
 	char path[PATH_MAX];
-	int keep[3 + MED_LISTENERS_MAX];
-	int ready[2] = {-1, -1};
+	int keep[4 + MED_LISTENERS_MAX];
+	int ready[2] = {-1, -1}, ctl[2] = {-1, -1};
 	cleanup_close int cfg = -1;
 	pid_t pid, parent = getpid();
 	int rc;
@@ -412,20 +430,35 @@ int mediator_start(struct run *r, struct err *err)
 		return rc;
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		return err_sys(err, errno, "mediator: pipe");
+	/* The release gate's channel: one end ours (the control socket's
+	 * server relays paddock approve over it), the other the mediator's.
+	 * Nothing of it is in the sandbox. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return err_sys(err, errno, "mediator: socketpair");
+	}
 	keep[0] = cfg;
 	keep[1] = ms->log_fd;
 	for (size_t i = 0; i < ms->n; i++)
 		keep[2 + i] = ms->l[i].fd;
 	keep[2 + ms->n] = ready[1];
+	keep[3 + ms->n] = ctl[1];
 	pid = fork();
 	if (pid < 0) {
 		close(ready[0]);
 		close(ready[1]);
+		close(ctl[0]);
+		close(ctl[1]);
 		return err_sys(err, errno, "mediator: fork");
 	}
 	if (pid == 0)
-		exec_mediator(path, keep, 3 + ms->n, parent);
+		exec_mediator(path, keep, 4 + ms->n, parent);
 	close(ready[1]);
+	close(ctl[1]);
+	ms->ctl_fd = ctl[0];
+	if (r->live.session)
+		r->live.session->gate_fd = ms->ctl_fd;
 	ms->pid = pid;
 	ms->pidfd = pidfd_open(pid, 0);
 	if (ms->pidfd < 0) {
@@ -453,6 +486,10 @@ void mediator_stop(struct mediator_state *ms)
 			close(ms->l[i].fd);
 			ms->l[i].fd = -1;
 		}
+	if (ms->ctl_fd >= 0) {
+		close(ms->ctl_fd);
+		ms->ctl_fd = -1;
+	}
 	if (ms->pid <= 0)
 		return;
 	/* SIGTERM: it logs the close of every open connection; SIGKILL one

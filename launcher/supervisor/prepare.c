@@ -461,6 +461,9 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		    err, EINVAL,
 		    "--weaken dns-open: set PADDOCK_DNS_UPSTREAM=ADDR:PORT, the resolver "
 		    "the open stub forwards to");
+	rc = gate_prepare(r, sb->anyip, err);
+	if (rc < 0)
+		return rc;
 	rc = ports_check(r, err);
 	if (rc < 0 || r->opt->explain)
 		return rc;
@@ -477,6 +480,8 @@ void run_spec_free(struct run_spec *s)
 	policy_free(s->policy);
 	mounts_plan_free(&s->sb.plan);
 	git_watch_free(&s->git);
+	free(s->approvals);
+	s->approvals = NULL;
 	env_free(s->sb.env);
 	if (s->sb.init_fd >= 0)
 		close(s->sb.init_fd);

@@ -189,6 +189,8 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	/* The endpoints end with the session, before anyone learns it ended;
 	 * the mediator too, and what it admitted goes into the record. */
 	ports_stop(&r->live.ports);
+	if (r->live.session)
+		r->live.session->gate_fd = -1; /* paddock approve: too late now */
 	mediator_stop(&r->live.mediator);
 	mediator_summary(r);
 	if (rc < 0) {
@@ -267,9 +269,9 @@ int supervisor_run(const struct options *o)
 		     .record_fd = -1,
 		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 		     .ports = {.relay_pidfd = -1},
-		     .mediator = {.pidfd = -1, .log_fd = -1},
+		     .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1},
 		     .evidence = {.fd = -1}}};
-	struct session session = {.dirfd = -1, .listen = -1, .reg = {.fd = -1}};
+	struct session session = {.dirfd = -1, .listen = -1, .gate_fd = -1, .reg = {.fd = -1}};
 	struct err err = {0}, eerr = {0};
 	cleanup_close int record_fd = -1;
 	int rc, status;

@@ -82,6 +82,7 @@ struct run_spec {
 	/* where the effective policy is wider than the agent policy */
 	char widenings[WIDENINGS_MAX][WIDENING_LEN];
 	size_t n_widenings;
+	char *approvals; /* --approvals FILE's text, checked (gate.c); NULL: none */
 };
 
 /* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,
@@ -121,6 +122,7 @@ struct mediator_state {
 	int pidfd;
 	int log_fd; /* the admissions log: beside the record, or in the session's directory */
 	char log_path[PATH_MAX];
+	int ctl_fd; /* the release gate's control channel (paddock approve); -1: none */
 };
 
 /* What is open and running. */
@@ -261,6 +263,13 @@ void leases_retained(struct run *r);
 int mediator_bind(struct sandbox *sb, void *arg, struct err *err);
 int mediator_start(struct run *r, struct err *err);
 void mediator_stop(struct mediator_state *ms);
+
+/* gate.c: the release gate's inputs (docs/network.md, "Release gate"):
+ * --weaken gate-off and --approvals FILE need a mediated network; the
+ * file must be a regular file of the caller's, not group- or
+ * other-writable, and parse (policy/approvals.h): its text into
+ * s->approvals. -EINVAL with err naming the file and line. */
+int gate_prepare(struct run_spec *s, bool mediated, struct err *err);
 void mediator_summary(struct run *r);
 
 /* evidence.c: the run's evidence log (docs/evidence.md): opened beside the

@@ -29,8 +29,9 @@ enum weaken {
 	WEAKEN_DIRECT_STDIO = 1u << 11,	   /* the caller's fds 0-2 as they are, no relay */
 	WEAKEN_PROXY_ENV_ONLY = 1u << 12,  /* mediated, but no local default routes */
 	WEAKEN_DNS_OPEN = 1u << 13,	   /* the DNS stub forwards what it would refuse */
+	WEAKEN_GATE_OFF = 1u << 14,	   /* the release gate admits every body, taint ignored */
 };
-#define WEAKEN_COUNT 14
+#define WEAKEN_COUNT 15
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {
@@ -67,7 +68,8 @@ struct options {
 	size_t n_ports;
 	const char **allow_net; /* --allow-net HOST[:PORT], checked by policy_amend() */
 	size_t n_allow_net;
-	bool explain;	  /* print the effective sandbox, start nothing */
+	const char *approvals_path; /* --approvals FILE: the release gate's, read at prepare */
+	bool explain;		    /* print the effective sandbox, start nothing */
 	bool detach;	  /* print the session id once started; supervise in the background */
 	bool rm;	  /* --rm: the session's entry (and output) go when it ends */
 	const char *name; /* the session's name, NULL: unnamed */

@@ -26,6 +26,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 		       "reach the mediator (the others have no route at all)"},
     {"dns-open", "the DNS stub forwards every name it would refuse to PADDOCK_DNS_UPSTREAM: "
 		 "a query can carry data out"},
+    {"gate-off", "the release gate is off: publication sinks admit every body unapproved and "
+		 "a read from a private rule taints nothing"},
 };
 
 const char *weaken_name(unsigned bit)

@@ -7,6 +7,11 @@
  *   'u' dns_parse_upstream() (PADDOCK_DNS_UPSTREAM, --weaken dns-open)
  *   'g' mediator_grant_allows(): "METHOD\nTARGET" against fixed grants
  *   'p' policy_grant_path_check(): a path template
+ *   'a' approvals_parse(): an approvals file (paddock run --approvals)
+ *   'v' approval_parse_request() and its digest and destination parts
+ *       (paddock approve's argument forms, the control channel)
+ *   'b' gate_body_feed(): a chunked body in two pieces, checked against
+ *       http_chunked_scan() (the same count of body bytes, the same end)
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
  * Built with -DFUZZ_ONLY="'h'" (make fuzz FUZZ=mediator FUZZ_ONLY=h) every
  * input goes to that one parser: a run spent on it alone.
@@ -89,6 +94,62 @@ static void chunked(const char *buf, size_t n)
 		(void)http_chunked_scan(&c, buf + n / 2, n - n / 2);
 }
 
+static void approvals(const char *buf, size_t n)
+{
+	struct approval *a = NULL;
+	struct err err = {0};
+	size_t count = 0;
+
+	if (approvals_parse(buf, n, &a, &count, &err) == 0 && count > APPROVALS_MAX)
+		abort();
+	free(a);
+}
+
+static void approve(const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), out[65];
+	struct approval a;
+	struct approval_dest d;
+	const char *why;
+	bool has_dest;
+
+	if (!s)
+		return;
+	if (approval_parse_request(s, &a, &has_dest, &why) == 0 && strlen(a.digest) != 64)
+		abort();
+	(void)approval_parse_digest(s, out, &why);
+	if (approval_parse_dest(s, &d, &why) == 0 && d.target[0] != '/')
+		abort();
+	free(s);
+}
+
+/* The gate's body reader and the relay's scanner agree on every input. */
+static void body(const char *buf, size_t n)
+{
+	struct http_chunked c = {0};
+	struct gate_body b;
+	long k1, k2 = 0, s1, s2 = 0;
+	char hex[65];
+
+	gate_body_init(&b, true, 0);
+	k1 = gate_body_feed(&b, buf, n / 2, GATE_BODY_MAX);
+	s1 = http_chunked_scan(&c, buf, n / 2);
+	if ((k1 < 0) != (s1 < 0) || (k1 >= 0 && k1 != s1) || (k1 >= 0 && b.done != c.done))
+		abort();
+	if (k1 >= 0 && !b.done) {
+		k2 = gate_body_feed(&b, buf + n / 2, n - n / 2, GATE_BODY_MAX);
+		s2 = http_chunked_scan(&c, buf + n / 2, n - n / 2);
+		if ((k2 < 0) != (s2 < 0) || (k2 >= 0 && (k2 != s2 || b.done != c.done)))
+			abort();
+	}
+	/* The entity is never more than the wire bytes it came in (an error
+	 * leaves the last piece's entity bytes unframed: not checked). */
+	if (k1 >= 0 && k2 >= 0 && b.ent_len > b.raw_len)
+		abort();
+	gate_body_digest(&b, hex);
+	gate_body_free(&b);
+}
+
 static void dns(const unsigned char *buf, size_t n)
 {
 	struct mediator_config cfg = {.policy = policy(), .session = "f", .log_fd = -1};
@@ -147,6 +208,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 'g':
 	case 'p':
 		grant(copy, size - 1);
+		break;
+	case 'a':
+		approvals(copy, size - 1);
+		break;
+	case 'v':
+		approve(copy, size - 1);
+		break;
+	case 'b':
+		body(copy, size - 1);
 		break;
 	case 'u': {
 		/* A C string, as getenv() gives it. */

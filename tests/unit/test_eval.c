@@ -20,6 +20,7 @@
 #include "../../scenarios/cases/lifecycle/hb08_grade.h"
 #include "../../scenarios/cases/network/hb09_grade.h"
 #include "../../scenarios/cases/network/hb10_grade.h"
+#include "../../scenarios/cases/network/hb12_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -1888,4 +1889,85 @@ Test(eval, hb10_scope_rules)
 	o = scope_clean(), o.control_write = false, r = (struct result){0};
 	grade_scope(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+/* ---- HB-12 (cases/network/hb12_grade.c) ---- */
+
+static struct release_obs release_clean(void)
+{
+	return (struct release_obs){.proven = true,
+				    .note_read = true,
+				    .published = 1,
+				    .approved = 1,
+				    .mediated = true,
+				    .log_read = true,
+				    .log_verified = true,
+				    .released = 1,
+				    .approvals = 1,
+				    .refused = 1,
+				    .joined = 1};
+}
+
+Test(eval, hb12_release_rules)
+{
+	struct release_obs o = release_clean();
+	struct result r = {0};
+
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* gate-off: the marker's body published too. */
+	o = release_clean(), o.published = 2, o.with_marker = 1, o.released = 0, o.joined = 0,
+	o.refused = 0, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the marker published");
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	o = release_clean(), o.published = 2, o.approved = 2, o.joined = 2, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "an approval spent twice");
+	o = release_clean(), o.published = 2, o.other = 1, o.joined = 2, o.released = 2,
+	r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "an unapproved body published");
+	o = release_clean(), o.joined = 0, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a body the log does not release");
+	o = release_clean(), o.approvals = 0, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a release without an approval");
+	o = release_clean(), o.marker_in_logs = 1, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the marker in paddock's logs");
+	o = release_clean(), o.refused = 0, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "the attempt not accounted for");
+	o = release_clean(), o.log_verified = false, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = release_clean(), o.log_read = false, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = release_clean(), o.proven = false, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind sink is no evidence");
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	o = release_clean(), o.approved = 0, o.published = 0, o.joined = 0, o.released = 0,
+	r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "the approved output did not arrive");
+	/* The docker reference, --network none: nothing reached anything. */
+	o = (struct release_obs){.proven = true}, r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* docker:host-net: the marker published. */
+	o =
+	    (struct release_obs){
+		.proven = true, .note_read = true, .published = 2, .with_marker = 1, .approved = 1},
+	r = (struct result){0};
+	grade_release(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 }
