@@ -16,6 +16,11 @@ enum mediator_decision {
 	MEDIATOR_DNS_ANSWERED,	/* an allowed name, answered with a synthetic address */
 	MEDIATOR_DNS_REFUSED,	/* any other name: REFUSED, nothing sent anywhere */
 	MEDIATOR_DNS_FORWARDED, /* --weaken dns-open: any other name, sent to the upstream */
+	/* HB-23: an operation's attempt budget (mediator/attempts.c) */
+	MEDIATOR_BUDGET,    /* its attempts or its deadline are spent */
+	MEDIATOR_TERMINAL,  /* an earlier attempt ended in a terminal denial */
+	MEDIATOR_HELD,	    /* an earlier attempt's outcome is unknown: never sent again */
+	MEDIATOR_IN_FLIGHT, /* an attempt of it is still waiting for its response */
 	MEDIATOR_DECISIONS,
 };
 
@@ -23,6 +28,7 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "allowed",	       "refused-no-rule",   "refused-literal",	"refused-address",
     "refused-sni",     "refused-malformed", "refused-protocol", "refused-grant",
     "upstream-failed", "dns-answered",	    "dns-refused",	"dns-forwarded",
+    "refused-budget",  "refused-terminal",  "held-unknown",	"refused-in-flight",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

@@ -111,6 +111,10 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 			       "--weaken dns-open: the upstream resolver %s is not ADDR:PORT or "
 			       "[ADDR6]:PORT (PADDOCK_DNS_UPSTREAM)",
 			       cJSON_IsString(up) ? up->valuestring : "?");
+	/* --weaken verbose-denial, retry-unbounded (HB-23). */
+	mc.verbose_denial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "verbose_denial"));
+	mc.retry_unbounded =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "retry_unbounded"));
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");

@@ -28,6 +28,11 @@ int policy_parse_ports(const cJSON *arr, struct policy *p, struct err *err);
 /* Walk "network" (a mode string, or an object with mode, allow, resolve). */
 int policy_parse_network(const cJSON *it, struct policy *p, struct err *err);
 
+/* "attempts" and "deadline" of obj (a rule or a grant at path) into b;
+ * neither present leaves b as it was. One-line errors. */
+int policy_parse_budget(const cJSON *obj, const char *path, struct policy_net_budget *b,
+			struct err *err);
+
 /* "<path>: invalid size ..." or "<path>: size ... is too large" for the
  * result r of policy_parse_size(); hint is appended to the examples. */
 int policy_size_error(int r, const char *path, const char *s, const char *hint, struct err *err);

@@ -29,8 +29,10 @@ enum weaken {
 	WEAKEN_DIRECT_STDIO = 1u << 11,	   /* the caller's fds 0-2 as they are, no relay */
 	WEAKEN_PROXY_ENV_ONLY = 1u << 12,  /* mediated, but no local default routes */
 	WEAKEN_DNS_OPEN = 1u << 13,	   /* the DNS stub forwards what it would refuse */
+	WEAKEN_VERBOSE_DENIAL = 1u << 14,  /* refusals name the decision, rule and destination */
+	WEAKEN_RETRY_UNBOUNDED = 1u << 15, /* no attempt budget, no deadline, no held replays */
 };
-#define WEAKEN_COUNT 14
+#define WEAKEN_COUNT 16
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

@@ -26,6 +26,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 		       "reach the mediator (the others have no route at all)"},
     {"dns-open", "the DNS stub forwards every name it would refuse to PADDOCK_DNS_UPSTREAM: "
 		 "a query can carry data out"},
+    {"verbose-denial", "the mediator's refusals name the decision, the rule and the destination, "
+		       "and a tool's own error responses reach the workload"},
+    {"retry-unbounded", "the mediator enforces no attempt budget or deadline: a refused, failed "
+			"or unknown operation may be sent again and again"},
 };
 
 const char *weaken_name(unsigned bit)
