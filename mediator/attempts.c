@@ -113,10 +113,11 @@ int attempts_admit(struct attempts *t, const struct policy_net_rule *rule, long 
 	memset(ac, 0, sizeof(*ac));
 	if (!b.attempts && !b.deadline_ms && !rule->tool)
 		return 0;
-	ac->watch = ac->hold = true;
 	ac->tool = rule->tool;
-	if ((!b.attempts && !b.deadline_ms) || unbounded)
-		return 0; /* a tool rule without a budget: only the responses */
+	if ((!b.attempts && !b.deadline_ms) || unbounded) {
+		ac->watch = ac->hold = true; /* a tool rule without a budget: the responses */
+		return 0;
+	}
 	r = attempts_key(rq, buf, len, name, port, target, rule->index, grant, key);
 	if (r == 1 && !eof)
 		return 1;
@@ -161,6 +162,7 @@ int attempts_admit(struct attempts *t, const struct policy_net_rule *rule, long 
 	ac->op = (size_t)i;
 	ac->tries = op->tries;
 	ac->deadline_ms = b.deadline_ms ? op->first_ms + b.deadline_ms : 0;
+	ac->watch = ac->hold = true; /* a refused one has nothing to hold */
 	return 0;
 }
 
