@@ -120,6 +120,19 @@ Test(attempts, terse_denials)
 		cr_assert_eq((size_t)atoi(cl + 16), strlen(body));
 	}
 	cr_assert_eq(denial_terse(DENIAL_DENIED, id, out, 40), -ENOSPC);
+	/* Byte for byte the form docs/network.md gives (HB-23's grade builds
+	 * the same, tests/unit/test_eval.c). */
+	denial_terse(DENIAL_DENIED, "0123456789abcdef0123456789abcdef", out, sizeof(out));
+	cr_assert_str_eq(out, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
+			      "Content-Length: 71\r\nConnection: close\r\n\r\n"
+			      "{\"class\":\"denied\",\"correlation_id\":"
+			      "\"0123456789abcdef0123456789abcdef\"}\n");
+	denial_terse(DENIAL_TRANSIENT, "0123456789abcdef0123456789abcdef", out, sizeof(out));
+	cr_assert_str_eq(out,
+			 "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+			 "Content-Length: 90\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+			 "{\"class\":\"transient\",\"correlation_id\":"
+			 "\"0123456789abcdef0123456789abcdef\",\"retry_after\":1}\n");
 	n = denial_verbose(MEDIATOR_GRANT, "saas.test", 8080, 2, 0, out, sizeof(out));
 	cr_assert_gt(n, 0);
 	cr_assert(strstr(out, "Paddock-Decision: refused-grant\r\n"), "%s", out);
