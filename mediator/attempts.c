@@ -56,6 +56,8 @@ int attempts_key(const struct http_request *rq, const char *buf, size_t len, con
 	if (rq->chunked || (rq->has_length && rq->content_length > ATTEMPTS_BODY_MAX))
 		return -EINVAL;
 	n = rq->has_length ? (size_t)rq->content_length : 0;
+	if (rq->head_len + n > HTTP_HEAD_MAX)
+		return -EINVAL; /* head and body would not fit the buffer together */
 	if (len < rq->head_len || len - rq->head_len < n)
 		return 1;
 	sha256(buf + rq->head_len, n, body);

@@ -413,6 +413,10 @@ static void tell(struct mediator *m, struct conn *c, enum mediator_decision d,
 	unsigned char dg[SHA256_DIGEST_LEN];
 	int n;
 
+	/* An attempt still undecided ends here (a refusal after it was
+	 * admitted): nothing is held from the client any more. */
+	if (c->at.hold)
+		attempts_end(&m->attempts, &c->at, c->up ? ATTEMPT_UNKNOWN : ATTEMPT_TRANSIENT);
 	c->c2u.len = 0;
 	c->u2c.len = 0;
 	c->state = C_CLOSING;

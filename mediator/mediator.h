@@ -241,7 +241,8 @@ struct attempt_conn {
 
 /* The key of an operation (see above) into out: 0, 1 when the body is
  * needed and not all in buf[head_len..len) yet, or -EINVAL when it cannot
- * be keyed (a chunked or too large body without Idempotency-Key). Pure,
+ * be keyed (a chunked body, or one larger than ATTEMPTS_BODY_MAX or past
+ * HTTP_HEAD_MAX with its head, without Idempotency-Key). Pure,
  * fuzzed. */
 int attempts_key(const struct http_request *rq, const char *buf, size_t len, const char *name,
 		 uint16_t port, const char *target, size_t rule, long grant, unsigned char out[32]);

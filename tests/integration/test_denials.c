@@ -497,3 +497,27 @@ Test(denials, success_passes_unchanged)
 	cr_assert_eq(adm_count(&r, "l.get('outcome')=='succeeded' and l['status']==200"), 2, "%s",
 		     adm_log(&r));
 }
+
+/* The knobs weaken the mediator: without one they are refused, in one
+ * line after the warning, and nothing runs. */
+Test(denials, knobs_need_a_mediated_network)
+{
+	static const char *const knobs[] = {"verbose-denial", "retry-unbounded"};
+	struct h_world w = h_world();
+	struct h_proc pr;
+
+	for (size_t i = 0; i < 2; i++) {
+		H_PADDOCK(&pr, w.ws, "run", "--weaken", knobs[i], "--", "sh", "-c", "echo ran");
+		cr_assert_eq(pr.status, 125, H_SHOW(&pr));
+		cr_assert_eq(h_count_lines(pr.err_text), 2, H_SHOW(&pr));
+		cr_assert(h_contains(pr.err_text, "paddock: warning: --weaken "), H_SHOW(&pr));
+		cr_assert(h_contains(pr.err_text,
+				     h_fmt("--weaken %s: needs a mediated network", knobs[i])),
+			  H_SHOW(&pr));
+		cr_assert(!h_contains(pr.out_text, "ran"), H_SHOW(&pr));
+	}
+	H_PADDOCK(&pr, w.ws, "run", "--weaken", "verbose-denials", "--", "true");
+	cr_assert_eq(pr.status, 125, H_SHOW(&pr));
+	cr_assert_eq(h_count_lines(pr.err_text), 1, H_SHOW(&pr));
+	cr_assert(h_contains(pr.err_text, "verbose-denial, retry-unbounded)"), H_SHOW(&pr));
+}
