@@ -156,23 +156,25 @@ static char *policy(const struct h_world *w, int port, int dead)
 	return path;
 }
 
-/* The workload: each argument HOST,PATH,KEY,BODY[,HOSTHEADER][,SLEEP] is
- * one request through the proxy (dead.test on the dead port); per request one line "R STATUS BODY
- * SHA256 HEADERS" (the telling headers only). */
+/* The workload: each argument HOST,PATH,KEY,BODY[,HOSTHEADER][,SLEEP][,t]
+ * is one request through the proxy (with t, transparently: to the name's
+ * synthetic address, in origin-form; dead.test on the dead port); per request one line "R STATUS
+ * BODY SHA256 HEADERS" (the telling headers only). */
 static const char client[] =
     "import socket, sys, hashlib, time\n"
     "P = int(sys.argv[1])\n"
     "for a in sys.argv[2:]:\n"
-    "    f = a.split(',') + ['', '']\n"
-    "    host, path, key, body, hh, nap = f[:6]\n"
+    "    f = a.split(',') + ['', '', '']\n"
+    "    host, path, key, body, hh, nap, tr = f[:7]\n"
     "    host, _, port = host.partition(':')\n"
     "    port = int(port or P)\n"
     "    if nap: time.sleep(float(nap))\n"
     "    h = 'Host: %s\\r\\n' % (hh or '%s:%d' % (host, port))\n"
     "    if key: h += 'Idempotency-Key: %s\\r\\n' % key\n"
-    "    s = socket.create_connection(('127.0.0.1', 3128), timeout=20)\n"
-    "    s.sendall(('POST http://%s:%d%s HTTP/1.1\\r\\n%sContent-Length: %d\\r\\n\\r\\n%s'\n"
-    "               % (host, port, path, h, len(body), body)).encode())\n"
+    "    s = socket.create_connection((host, port) if tr else ('127.0.0.1', 3128), timeout=20)\n"
+    "    t = path if tr else 'http://%s:%d%s' % (host, port, path)\n"
+    "    s.sendall(('POST %s HTTP/1.1\\r\\n%sContent-Length: %d\\r\\n\\r\\n%s'\n"
+    "               % (t, h, len(body), body)).encode())\n"
     "    d = b''\n"
     "    while True:\n"
     "        try: c = s.recv(65536)\n"
@@ -288,12 +290,13 @@ static bool terse(const char *body, const char *cls)
  * decision in the admissions log, with the digest of what was written. */
 static void every_kind(bool verbose)
 {
-	static const char *const reqs[] = {
-	    "other.test,/x,,",	   "tool.test,/x,,,evil.test", "tool.test,/a/b,,",
-	    "tool.test,/deny,d1,", "tool.test,/deny,d1,",      "tool.test,/busy,b1,",
-	    "tool.test,/drop,u1,", "tool.test,/drop,u1,",      NULL};
-	static const char *const cls[] = {"denied", "denied",	 "denied",  "denied",
-					  "denied", "transient", "unknown", "unknown"};
+	static const char *const reqs[] = {"other.test,/x,,",	   "tool.test,/x,,,evil.test",
+					   "tool.test,/a/b,,",	   "tool.test,/deny,d1,",
+					   "tool.test,/deny,d1,",  "tool.test,/busy,b1,",
+					   "tool.test,/drop,u1,",  "tool.test,/drop,u1,",
+					   "tool.test,/a/b,,,,,t", NULL};
+	static const char *const cls[] = {"denied",    "denied",  "denied",  "denied", "denied",
+					  "transient", "unknown", "unknown", "denied"};
 	static const char *const what[] = {"l.get('decision')=='refused-no-rule'",
 					   "l.get('decision')=='refused-malformed'",
 					   "l.get('decision')=='refused-grant'",
@@ -302,11 +305,12 @@ static void every_kind(bool verbose)
 					   "l.get('outcome')=='transient' and "
 					   "l['status']==503",
 					   "l.get('outcome')=='unknown'",
-					   "l.get('decision')=='held-unknown'"};
+					   "l.get('decision')=='held-unknown'",
+					   "l.get('decision')=='refused-grant'"};
 	struct run r;
 
 	run(&r, verbose ? "verbose-denial" : NULL, reqs);
-	cr_assert_eq(r.n, 8, H_SHOW(&r.pr));
+	cr_assert_eq(r.n, 9, H_SHOW(&r.pr));
 	if (verbose) {
 		/* The twin: the refusal names its decision and destination,
 		 * and the tool's own diagnostic reaches the workload. */
@@ -321,11 +325,14 @@ static void every_kind(bool verbose)
 	cr_assert(!h_contains(r.pr.out_text, ".test"), H_SHOW(&r.pr));
 	cr_assert(!h_contains(r.pr.out_text, "Paddock-"), H_SHOW(&r.pr));
 	cr_assert(!h_contains(r.pr.out_text, "rule"), H_SHOW(&r.pr));
-	for (size_t i = 0; i < 8; i++) {
+	/* The last one transparently: the same terse form once it spoke HTTP. */
+	for (size_t i = 0; i < 9; i++) {
 		const char *body = field(&r, i, 1), *id = corr(body);
 
 		cr_assert(terse(body, cls[i]), "response %zu: %s\n" H_FMT, i, body, H_ARGS(&r.pr));
-		cr_assert_str_eq(field(&r, i, 0), i == 5 ? "503" : i >= 6 ? "502" : "403");
+		cr_assert_str_eq(field(&r, i, 0), i == 5	     ? "503"
+						  : i == 6 || i == 7 ? "502"
+								     : "403");
 		if (i == 5)
 			cr_assert_str_eq(field(&r, i, 3), "Retry-After:1");
 		/* The operator's record: this id, the full decision, and the
