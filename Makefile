@@ -142,6 +142,11 @@ $(B)/tests/test_gate: tests/unit/test_gate.c tests/unit/unit.h $(MEDIATOR_LIB_OB
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
+$(B)/tests/test_attempts: tests/unit/test_attempts.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
+		$(POLICY_OBJ) $(EVIDENCE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
 $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
 		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a \
 		tests/unit/unit.h
@@ -220,6 +225,7 @@ FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/defaul
 FUZZ_SEED_policy := tests/data/valid contrib/policies
 FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
+		     mediator/response.c mediator/attempts.c mediator/denial.c \
 		     mediator/loop.c mediator/body.c mediator/gate.c policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c

@@ -21,6 +21,11 @@ enum mediator_decision {
 	MEDIATOR_RELEASED,   /* an approval of its digest and destination was spent on it */
 	MEDIATOR_UNAPPROVED, /* no approval in time, or a body too large to digest */
 	MEDIATOR_TAINTED,    /* a tunnel (tls, tcp) of a tainted session to a non-private rule */
+	/* HB-23: an operation's attempt budget (mediator/attempts.c) */
+	MEDIATOR_BUDGET,       /* its attempts or its deadline are spent */
+	MEDIATOR_TERMINAL,     /* an earlier attempt ended in a terminal denial */
+	MEDIATOR_HELD_UNKNOWN, /* an earlier attempt's outcome is unknown: never sent again */
+	MEDIATOR_IN_FLIGHT,    /* an attempt of it is still waiting for its response */
 	MEDIATOR_DECISIONS,
 };
 
@@ -41,6 +46,10 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "released",
     "refused-unapproved",
     "refused-tainted",
+    "refused-budget",
+    "refused-terminal",
+    "held-unknown",
+    "refused-in-flight",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

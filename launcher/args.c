@@ -220,7 +220,8 @@ static const char run_usage[] =
     "                         no-landlock, no-new-session, no-sweep,\n"
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
     "                         host-root, direct-stdio, proxy-env-only,\n"
-    "                         dns-open, gate-off (repeatable; recorded)\n"
+    "                         dns-open, gate-off, verbose-denial, retry-unbounded\n"
+    "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
     "      --no-tty           never a terminal: pipes, even when stdin is one\n"
@@ -305,7 +306,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
 				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
-				    "direct-stdio, proxy-env-only, dns-open, gate-off)",
+				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
+				    "verbose-denial, retry-unbounded)",
 				    optarg);
 			o->weaken |= bit;
 			break;

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../policy/sha256.h"
+
 #define BUF_SIZE HTTP_HEAD_MAX
 /* A client that has not finished its request head (or ClientHello) by then
  * is dropped: a slow client cannot hold connection slots for ever. */
@@ -96,6 +98,8 @@ struct conn {
 	bool dead;		/* closed; freed after the current batch of events */
 	bool admitted;		/* an upstream was dialled for it: its close is logged */
 	struct gate_hold *hold; /* a publication (the release gate), or NULL */
+	bool http;		/* the client spoke HTTP: a refusal gets the terse response */
+	struct attempt_conn at; /* HB-23: its operation's attempt (attempts.c) */
 	struct conn *next;
 };
 
@@ -115,8 +119,9 @@ struct mediator {
 	int reserve_fd;			 /* spent to refuse a connection when out of fds */
 	struct sockaddr_storage own[32]; /* the host's own addresses: never dialled */
 	size_t n_own;
-	struct gate *gate; /* the release gate */
-	size_t held_bytes; /* wire bytes held by publications now */
+	struct gate *gate;	  /* the release gate */
+	size_t held_bytes;	  /* wire bytes held by publications now */
+	struct attempts attempts; /* HB-23: the operations' attempt budgets */
 };
 
 /* The release gate's log of an approval (below, after dial()). */
@@ -247,13 +252,24 @@ static const char *hold_extra(const struct mediator *m, const struct conn *c, ch
 static void hold_free(struct mediator *m, struct conn *c);
 static void hold_refill(struct conn *c);
 
-static void decide(struct mediator *m, struct conn *c, enum mediator_decision d)
+/* A decision with more fields: the gate's (a held publication's digest
+ * and destination) and more (HB-23: a denial's class and correlation). */
+static void decide_extra(struct mediator *m, struct conn *c, enum mediator_decision d,
+			 const char *more)
 {
-	char extra[640];
+	char extra[640], both[1024];
+	const char *gate = hold_extra(m, c, extra, sizeof(extra));
 
 	admit_id(m, c);
 	m->counts[d]++;
-	log_line(m, c, "decision", d, c->name, c->port, hold_extra(m, c, extra, sizeof(extra)));
+	if (gate && more)
+		snprintf(both, sizeof(both), "%s%s", gate, more);
+	log_line(m, c, "decision", d, c->name, c->port, gate && more ? both : gate ? gate : more);
+}
+
+static void decide(struct mediator *m, struct conn *c, enum mediator_decision d)
+{
+	decide_extra(m, c, d, NULL);
 }
 
 /* ------------------------------------------------------ upstream dials */
@@ -351,10 +367,13 @@ static void watch(struct mediator *m, int fd, struct tag *t, uint32_t ev, int op
 	(void)epoll_ctl(m->ep, op, fd, &e);
 }
 
+static void attempt_abandon(struct mediator *m, struct conn *c);
+
 static void conn_close(struct mediator *m, struct conn *c)
 {
 	struct conn **pp;
 
+	attempt_abandon(m, c);
 	if (c->admitted)
 		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port, NULL);
 	hold_free(m, c);
@@ -393,7 +412,7 @@ static void update(struct mediator *m, struct conn *c)
 	hold_refill(c);
 	if (!c->c_eof && !c->c_stop && c->c2u.len < BUF_SIZE && c->state != C_CLOSING)
 		cev |= EPOLLIN;
-	if (c->u2c.len)
+	if (c->u2c.len && !c->at.hold)
 		cev |= EPOLLOUT;
 	watch(m, c->cfd, &c->ctag, cev, EPOLL_CTL_MOD);
 	if (c->ufd < 0)
@@ -415,24 +434,200 @@ static void reply(struct conn *c, const char *text)
 	c->u2c.len += n;
 }
 
-static void refuse(struct mediator *m, struct conn *c, enum mediator_decision d)
+/* HB-23 (denial.c): the response to a refused or failed request, in
+ * place of anything queued: the terse form of cls (the verbose one with
+ * --weaken verbose-denial); the fields of the log line that record it
+ * (class, correlation id, the digest of what was written) into extra. A
+ * client that spoke no HTTP (transparent TCP or TLS) just sees the close. */
+static void tell(struct mediator *m, struct conn *c, enum mediator_decision d,
+		 enum denial_class cls, unsigned status, char *extra, size_t size)
 {
-	char text[512];
+	char text[1024], id[DENIAL_ID_LEN + 1], hex[2 * SHA256_DIGEST_LEN + 1];
+	unsigned char dg[SHA256_DIGEST_LEN];
+	int n;
 
-	decide(m, c, d);
+	/* An attempt still undecided ends here (a refusal after it was
+	 * admitted): nothing is held from the client any more. */
+	if (c->at.hold)
+		attempts_end(&m->attempts, &c->at, c->up ? ATTEMPT_UNKNOWN : ATTEMPT_TRANSIENT);
 	c->c2u.len = 0;
+	c->u2c.len = 0;
 	c->state = C_CLOSING;
-	if (!c->proxy) {
-		c->u2c.len = 0; /* a transparent client just sees the close */
+	denial_new_id(id);
+	if (!c->proxy && !c->http) {
+		snprintf(extra, size, ",\"class\":\"%s\",\"correlation\":\"%s\"",
+			 denial_class_name(cls), id);
 		return;
 	}
-	snprintf(text, sizeof(text),
-		 "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n"
-		 "Paddock-Decision: %s\r\n\r\npaddock: %s:%u is not allowed by the policy "
-		 "(network.allow): %s\n",
-		 mediator_decision_name(d), c->name[0] ? c->name : "?", c->port,
-		 mediator_decision_name(d));
+	n = m->cfg.verbose_denial
+		? denial_verbose(d, c->name, c->port, c->rule ? (long)c->rule->index : -1L, status,
+				 text, sizeof(text))
+		: denial_terse(cls, id, text, sizeof(text));
+	if (n < 0)
+		n = 0;
+	text[n] = '\0';
 	reply(c, text);
+	sha256(text, (size_t)n, dg);
+	sha256_hex(dg, hex);
+	snprintf(extra, size, ",\"class\":\"%s\",\"correlation\":\"%s\",\"denial_sha256\":\"%s\"",
+		 denial_class_name(cls), id, hex);
+}
+
+/* The attempt's fields of a log line, appended to out. */
+static void attempt_fields(const struct conn *c, char *out, size_t size)
+{
+	size_t n = strlen(out);
+
+	if (c->at.op_hex[0] && n < size)
+		snprintf(out + n, size - n, ",\"op\":\"%s\",\"attempt\":%u", c->at.op_hex,
+			 c->at.tries);
+}
+
+static void refuse(struct mediator *m, struct conn *c, enum mediator_decision d)
+{
+	char extra[256];
+
+	tell(m, c, d, denial_class_of(d), 0, extra, sizeof(extra));
+	attempt_fields(c, extra, sizeof(extra));
+	decide_extra(m, c, d, extra);
+}
+
+/* HB-23: the attempt of an admitted http request (attempts.c): 0 to go
+ * on, 1 to wait for more of its body, -1 when it was refused. */
+static int attempt_admit(struct mediator *m, struct conn *c, const struct http_request *rq,
+			 const char *path)
+{
+	enum mediator_decision d = MEDIATOR_MALFORMED;
+	long grant = c->rule->n_grants ? mediator_grant_find(c->rule, rq->method, path) : -1;
+	int r =
+	    attempts_admit(&m->attempts, c->rule, grant, rq, c->c2u.d, c->c2u.len, c->c_eof,
+			   c->name, c->port, path, now_ms(), m->cfg.retry_unbounded, &c->at, &d);
+
+	if (r < 0)
+		refuse(m, c, d);
+	return r;
+}
+
+/* The end of an attempt, logged as an "outcome" event (not a decision:
+ * the request was admitted): how it ended, the upstream's status and,
+ * when a tool's error was replaced, its length and SHA-256 (the detail
+ * itself stays out of the log: it may carry what the upstream echoed). */
+static void outcome(struct mediator *m, struct conn *c, const char *how, unsigned status,
+		    const char *detail, size_t detail_len, const char *extra)
+{
+	char f[512], hex[2 * SHA256_DIGEST_LEN + 1] = "";
+	unsigned char dg[SHA256_DIGEST_LEN];
+	size_t n;
+
+	snprintf(f, sizeof(f), ",\"outcome\":\"%s\",\"status\":%u", how, status);
+	attempt_fields(c, f, sizeof(f));
+	n = strlen(f);
+	if (detail) {
+		sha256(detail, detail_len, dg);
+		sha256_hex(dg, hex);
+		snprintf(f + n, sizeof(f) - n, ",\"detail_sha256\":\"%s\",\"detail_bytes\":%zu",
+			 hex, detail_len);
+		n = strlen(f);
+	}
+	snprintf(f + n, sizeof(f) - n, "%s", extra ? extra : "");
+	log_line(m, c, "outcome", MEDIATOR_ALLOWED, c->name, c->port, f);
+}
+
+/* The upstream could not be reached (a transient failure of the attempt):
+ * the client is told, then the connection ends. */
+static void upstream_failed(struct mediator *m, struct conn *c, bool dialled)
+{
+	char extra[256];
+
+	if (c->at.watch)
+		attempts_end(&m->attempts, &c->at, ATTEMPT_TRANSIENT);
+	if (c->ufd >= 0) {
+		close(c->ufd);
+		c->ufd = -1;
+	}
+	tell(m, c, MEDIATOR_UPSTREAM, DENIAL_TRANSIENT, 0, extra, sizeof(extra));
+	attempt_fields(c, extra, sizeof(extra));
+	if (dialled) {
+		/* Admitted and logged as such: the failure is an event of its own. */
+		m->counts[MEDIATOR_UPSTREAM]++;
+		log_line(m, c, "upstream-failed", MEDIATOR_UPSTREAM, c->name, c->port, extra);
+	} else {
+		decide_extra(m, c, MEDIATOR_UPSTREAM, extra);
+	}
+}
+
+/* A held response, once more of it (or its end) is in: relayed, still
+ * held, or replaced by the terse form of its class. */
+static void attempt_response(struct mediator *m, struct conn *c)
+{
+	enum denial_class cls = DENIAL_UNKNOWN;
+	unsigned status = 0;
+	char extra[256];
+	enum attempts_verdict v;
+
+	if (!c->at.hold)
+		return;
+	v = attempts_response(&m->attempts, &c->at, c->u2c.d, c->u2c.len, c->u_eof,
+			      c->u2c.len == BUF_SIZE, m->cfg.verbose_denial, &status, &cls);
+	if (v == ATTEMPTS_WAIT)
+		return;
+	if (v == ATTEMPTS_PASS) {
+		outcome(m, c,
+			denial_status_class(status) < 0
+			    ? "succeeded"
+			    : denial_class_name((enum denial_class)denial_status_class(status)),
+			status, NULL, 0, NULL);
+		return;
+	}
+	{
+		/* The detail is logged by digest before tell() drops it. */
+		char hex[2 * SHA256_DIGEST_LEN + 1];
+		unsigned char dg[SHA256_DIGEST_LEN];
+		size_t dn = c->u2c.len;
+		char f[512];
+
+		sha256(c->u2c.d, dn, dg);
+		sha256_hex(dg, hex);
+		if (c->ufd >= 0) {
+			close(c->ufd);
+			c->ufd = -1;
+		}
+		tell(m, c, status ? MEDIATOR_ALLOWED : MEDIATOR_UPSTREAM, cls, status, extra,
+		     sizeof(extra));
+		snprintf(f, sizeof(f), ",\"detail_sha256\":\"%s\",\"detail_bytes\":%zu%s", hex, dn,
+			 extra);
+		outcome(m, c, denial_class_name(cls), status, NULL, 0, f);
+	}
+}
+
+/* A held attempt past its deadline: unknown once its request went out
+ * (it may be executing), transient if nothing was sent. */
+static void attempt_overdue(struct mediator *m, struct conn *c, uint64_t now)
+{
+	char extra[256];
+	bool sent = c->up > 0;
+
+	if (!c->at.hold || !c->at.deadline_ms || now < c->at.deadline_ms || c->state != C_RELAY)
+		return;
+	attempts_end(&m->attempts, &c->at, sent ? ATTEMPT_UNKNOWN : ATTEMPT_TRANSIENT);
+	if (c->ufd >= 0) {
+		close(c->ufd);
+		c->ufd = -1;
+	}
+	tell(m, c, MEDIATOR_UPSTREAM, sent ? DENIAL_UNKNOWN : DENIAL_TRANSIENT, 0, extra,
+	     sizeof(extra));
+	outcome(m, c, sent ? "unknown" : "transient", 0, NULL, 0, extra);
+	update(m, c);
+}
+
+/* A connection that ends with its attempt undecided (the client left,
+ * the relay failed): unknown if its request went out. */
+static void attempt_abandon(struct mediator *m, struct conn *c)
+{
+	if (!c->at.hold)
+		return;
+	attempts_end(&m->attempts, &c->at, c->up > 0 ? ATTEMPT_UNKNOWN : ATTEMPT_TRANSIENT);
+	outcome(m, c, c->up > 0 ? "unknown" : "transient", 0, NULL, 0, NULL);
 }
 
 static void dial(struct mediator *m, struct conn *c)
@@ -441,17 +636,19 @@ static void dial(struct mediator *m, struct conn *c)
 	int fd = mediator_open_upstream(m, c->name, c->port, &d);
 
 	if (fd < 0) {
-		if (d == MEDIATOR_UPSTREAM && c->proxy) {
-			decide(m, c, d);
-			c->state = C_CLOSING;
-			c->c2u.len = 0;
-			reply(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n");
+		if (d == MEDIATOR_UPSTREAM) {
+			upstream_failed(m, c, false);
 			return;
 		}
 		refuse(m, c, d);
 		return;
 	}
-	decide(m, c, MEDIATOR_ALLOWED);
+	{
+		char extra[64] = "";
+
+		attempt_fields(c, extra, sizeof(extra));
+		decide_extra(m, c, MEDIATOR_ALLOWED, extra);
+	}
 	c->admitted = true;
 	c->ufd = fd;
 	c->connecting = true;
@@ -852,6 +1049,7 @@ static void http_head(struct mediator *m, struct conn *c)
 		refuse(m, c, MEDIATOR_MALFORMED);
 		return;
 	}
+	c->http = strcmp(rq.method, "CONNECT") != 0;
 	if (c->proxy && strcmp(rq.method, "CONNECT") == 0) {
 		if (http_target_authority(rq.target, c->name, sizeof(c->name), &c->port) < 0) {
 			refuse(m, c, MEDIATOR_MALFORMED);
@@ -920,6 +1118,10 @@ static void http_head(struct mediator *m, struct conn *c)
 		refuse(m, c, MEDIATOR_GRANT);
 		return;
 	}
+	/* HB-23: the operation's attempt budget (attempts.c); a request
+	 * keyed by its body waits here until the body is in. */
+	if (attempt_admit(m, c, &rq, path) != 0)
+		return;
 	admit_id(m, c);
 	r = rewrite(c, &rq, path);
 	if (r < 0) {
@@ -1199,7 +1401,8 @@ static bool drain(int fd, struct buf *b, uint64_t *count)
 static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 {
 	if (client) {
-		if ((ev & EPOLLOUT) && c->u2c.len && !drain(c->cfd, &c->u2c, &c->down)) {
+		if ((ev & EPOLLOUT) && c->u2c.len && !c->at.hold &&
+		    !drain(c->cfd, &c->u2c, &c->down)) {
 			conn_close(m, c);
 			return;
 		}
@@ -1210,10 +1413,8 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 		socklen_t l = sizeof(e);
 
 		if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &l) < 0 || e) {
-			m->counts[MEDIATOR_UPSTREAM]++;
-			log_line(m, c, "upstream-failed", MEDIATOR_UPSTREAM, c->name, c->port,
-				 NULL);
-			conn_close(m, c);
+			upstream_failed(m, c, true);
+			update(m, c);
 			return;
 		}
 		c->connecting = false;
@@ -1231,6 +1432,7 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 				c->u2c.len += (size_t)n;
 			if (n > 0)
 				taint(m, c);
+			attempt_response(m, c);
 		}
 		/* The upstream is done: it is watched no more (a hung-up
 		 * socket would report EPOLLHUP for ever). */
@@ -1284,7 +1486,9 @@ static void expire_heads(struct mediator *m)
 			 now - c->since_ms > HEAD_TIMEOUT_MS) {
 			decide(m, c, MEDIATOR_MALFORMED);
 			conn_close(m, c);
+			continue;
 		}
+		attempt_overdue(m, c, now);
 	}
 }
 

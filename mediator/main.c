@@ -149,6 +149,10 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 	r = gate_config(root, c, &mc, err);
 	if (r < 0)
 		return r;
+	/* --weaken verbose-denial, retry-unbounded (HB-23). */
+	mc.verbose_denial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "verbose_denial"));
+	mc.retry_unbounded =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "retry_unbounded"));
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");

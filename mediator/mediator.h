@@ -77,6 +77,17 @@ struct http_chunked {
 };
 long http_chunked_scan(struct http_chunked *c, const char *buf, size_t n);
 
+/* -------------------------------------------------------- response.c */
+
+/* The status of an HTTP/1.x response at the start of buf, past any 1xx
+ * interim responses (each a status line and headers up to a blank line):
+ * "HTTP/1.1 DDD reason" (or HTTP/1.0), CRLF-ended, DDD from 100 to 599, the
+ * reason of visible characters, spaces and tabs. Returns the offset just
+ * past the final status line (> 0) with *status; 0 when more bytes are
+ * needed; -EINVAL for anything else (also a line past HTTP_LINE_MAX, or
+ * more than 8 interim responses). Pure, fuzzed. */
+int http_parse_status(const char *buf, size_t len, unsigned *status);
+
 /* ------------------------------------------------------------- tls.c */
 
 /* The server name (SNI, host_name) of a TLS ClientHello at the start of
@@ -119,6 +130,8 @@ int dns_build_response(const unsigned char *query, const struct dns_query *q, in
  * an empty, "." or ".." segment, or any character that is not a plain
  * path character is never covered. Pure, fuzzed. */
 bool mediator_grant_allows(const struct policy_net_rule *r, const char *method, const char *target);
+/* The index of the first grant of r that covers them, or -1. */
+long mediator_grant_find(const struct policy_net_rule *r, const char *method, const char *target);
 const struct policy_net_rule *mediator_rule(const struct policy *p, const char *name,
 					    uint16_t port);
 /* Any rule names this name (on any port): the DNS stub answers it. */
@@ -198,6 +211,119 @@ bool gate_tunnel_ok(const struct gate *g, const struct policy_net_rule *r);
 /* A response of r reached the workload: true when it taints the session
  * now (r is private, the gate on, not tainted before). */
 bool gate_taint(struct gate *g, const struct policy_net_rule *r);
+/* ---------------------------------------------------------- denial.c */
+
+/* What the workload is told of a refusal (docs/network.md, "Denials and
+ * attempt budgets"): a class and a correlation id, nothing else. */
+enum denial_class {
+	DENIAL_DENIED,	  /* terminal: retrying cannot help */
+	DENIAL_TRANSIENT, /* may be retried, after Retry-After, within the budget */
+	DENIAL_UNKNOWN,	  /* the request may or may not have taken effect */
+};
+#define DENIAL_ID_LEN	   32 /* hex digits of a correlation id (128 random bits) */
+#define DENIAL_RETRY_AFTER 1  /* seconds, in a transient denial */
+
+const char *denial_class_name(enum denial_class c);
+/* The class of a refusal of the mediator's own. */
+enum denial_class denial_class_of(enum mediator_decision d);
+/* The class of an upstream's final response status, or -1 for a success
+ * (below 400): 408, 425, 429, 500, 502, 503 and 504 are transient, every
+ * other 4xx and 5xx terminal (denied). */
+int denial_status_class(unsigned status);
+/* A fresh correlation id: DENIAL_ID_LEN hex digits from getrandom(). */
+void denial_new_id(char id[DENIAL_ID_LEN + 1]);
+/* The whole terse response for class c into out: a fixed status line
+ * (403, 503 with Retry-After, 502), Content-Length, Connection: close and
+ * a JSON body {"class":..,"correlation_id":..[,"retry_after":N]}. Its
+ * length, or -ENOSPC. Pure but for nothing: id is the caller's. */
+int denial_terse(enum denial_class c, const char *id, char *out, size_t size);
+/* --weaken verbose-denial: the old, telling form (a Paddock-Decision
+ * header, the destination, the decision and the rule; the upstream's
+ * status when there is one). Its length, or -ENOSPC. */
+int denial_verbose(enum mediator_decision d, const char *name, uint16_t port, long rule,
+		   unsigned status, char *out, size_t size);
+
+/* -------------------------------------------------------- attempts.c */
+
+/* The attempt budget of logical operations (policy "attempts" and
+ * "deadline" on a rule or grant). An operation is keyed by SHA-256 over
+ * the rule and grant indices and either the request's Idempotency-Key or
+ * its method, name:port, target and the SHA-256 of its body (which is
+ * then buffered: at most ATTEMPTS_BODY_MAX bytes, Content-Length only). */
+#define ATTEMPTS_OPS_MAX  4096
+#define ATTEMPTS_BODY_MAX 8192
+
+enum attempts_state {
+	ATTEMPTS_FREE,
+	ATTEMPTS_OPEN,	    /* tried, and may be tried again (transient failures) */
+	ATTEMPTS_IN_FLIGHT, /* an attempt waits for its response */
+	ATTEMPTS_TERMINAL,  /* a terminal denial: never tried again */
+	ATTEMPTS_UNKNOWN,   /* sent, no response: never sent again */
+};
+
+enum attempts_outcome {
+	ATTEMPT_SUCCEEDED, /* a final status below 400: the entry is dropped */
+	ATTEMPT_TERMINAL,
+	ATTEMPT_TRANSIENT,
+	ATTEMPT_UNKNOWN,
+};
+
+struct attempts_op {
+	unsigned char key[32];
+	enum attempts_state state;
+	unsigned tries;
+	uint64_t first_ms;
+};
+
+struct attempts {
+	struct attempts_op op[ATTEMPTS_OPS_MAX];
+};
+
+/* One connection's attempt: set by attempts_admit(). */
+struct attempt_conn {
+	bool watch;	      /* the response's status is read (budget or tool rule) */
+	bool hold;	      /* ... and nothing of it reaches the client until then */
+	bool tool;	      /* an error response is replaced by the terse denial */
+	bool counted;	      /* op is an entry of the table (not retry-unbounded) */
+	size_t op;	      /* its index */
+	unsigned tries;	      /* this attempt's number */
+	uint64_t deadline_ms; /* CLOCK_MONOTONIC ms; 0: none */
+	char op_hex[17];      /* the key's first 8 bytes, for the log */
+};
+
+/* The key of an operation (see above) into out: 0, 1 when the body is
+ * needed and not all in buf[head_len..len) yet, or -EINVAL when it cannot
+ * be keyed (a chunked body, or one larger than ATTEMPTS_BODY_MAX or past
+ * HTTP_HEAD_MAX with its head, without Idempotency-Key). Pure,
+ * fuzzed. */
+int attempts_key(const struct http_request *rq, const char *buf, size_t len, const char *name,
+		 uint16_t port, const char *target, size_t rule, long grant, unsigned char out[32]);
+/* Decide an admitted http request of rule (grant: the index of the grant
+ * that covered it, -1 for none) at now: 0 to send it (*ac set), 1 to wait
+ * for more of its body, -1 with *d to refuse it (refused-terminal,
+ * held-unknown, refused-in-flight, refused-budget, refused-malformed).
+ * unbounded (--weaken retry-unbounded): the table is neither read nor
+ * written. Pure (now is the caller's). */
+int attempts_admit(struct attempts *t, const struct policy_net_rule *rule, long grant,
+		   const struct http_request *rq, const char *buf, size_t len, bool eof,
+		   const char *name, uint16_t port, const char *target, uint64_t now,
+		   bool unbounded, struct attempt_conn *ac, enum mediator_decision *d);
+/* The outcome of ac's attempt, once: the entry's new state. */
+void attempts_end(struct attempts *t, struct attempt_conn *ac, enum attempts_outcome o);
+
+/* What to do with the response read so far (buf, len; eof: the upstream
+ * is done; full: no room to read more) of a held attempt. */
+enum attempts_verdict {
+	ATTEMPTS_WAIT,	  /* nothing decided: keep holding */
+	ATTEMPTS_PASS,	  /* relay the upstream's response */
+	ATTEMPTS_REPLACE, /* the client gets the terse denial of *cls instead */
+};
+/* Records the outcome (attempts_end) when it decides; *status is the
+ * upstream's (0: none). verbose (--weaken verbose-denial): a tool's error
+ * response passes. Pure. */
+enum attempts_verdict attempts_response(struct attempts *t, struct attempt_conn *ac,
+					const char *buf, size_t len, bool eof, bool full,
+					bool verbose, unsigned *status, enum denial_class *cls);
 
 /* ------------------------------------------------------------ loop.c */
 
@@ -231,6 +357,8 @@ struct mediator_config {
 	bool gate_off;
 	const struct approval *approvals;
 	size_t n_approvals;
+	bool verbose_denial;  /* --weaken verbose-denial */
+	bool retry_unbounded; /* --weaken retry-unbounded */
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

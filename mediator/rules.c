@@ -74,10 +74,15 @@ static bool grant_path_ok(const struct policy_net_grant *g, const char *path, si
 
 bool mediator_grant_allows(const struct policy_net_rule *r, const char *method, const char *target)
 {
+	return mediator_grant_find(r, method, target) >= 0;
+}
+
+long mediator_grant_find(const struct policy_net_rule *r, const char *method, const char *target)
+{
 	size_t len = strcspn(target, "?#");
 
 	if (len == 0 || target[0] != '/')
-		return false;
+		return -1;
 	/* The path's form, once for every grant: segments of plain
 	 * characters, none empty (but the root), none "." or "..". */
 	for (size_t i = 1, seg = 1; i <= len; i++) {
@@ -86,10 +91,10 @@ bool mediator_grant_allows(const struct policy_net_rule *r, const char *method, 
 
 			if ((n == 0 && len > 1) || (n == 1 && target[seg] == '.') ||
 			    (n == 2 && target[seg] == '.' && target[seg + 1] == '.'))
-				return false;
+				return -1;
 			seg = i + 1;
 		} else if (!plain(target[i])) {
-			return false; /* '%' among them: an encoding could alias */
+			return -1; /* '%' among them: an encoding could alias */
 		}
 	}
 	for (size_t g = 0; g < r->n_grants; g++) {
@@ -99,9 +104,9 @@ bool mediator_grant_allows(const struct policy_net_rule *r, const char *method, 
 		for (size_t k = 0; k < gr->n_methods && !method_ok; k++)
 			method_ok = strcmp(gr->methods[k], method) == 0;
 		if (method_ok && grant_path_ok(gr, target, len))
-			return true;
+			return (long)g;
 	}
-	return false;
+	return -1;
 }
 
 bool mediator_name_allowed(const struct policy *p, const char *name)

@@ -34,6 +34,10 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err);
 int policy_parse_gate_rule(const cJSON *obj, const char *path, struct policy_net_rule *rule,
 			   struct err *err);
 int policy_parse_gate_hold(const cJSON *it, struct policy *p, struct err *err);
+/* "attempts" and "deadline" of obj (a rule or a grant at path) into b;
+ * neither present leaves b as it was. One-line errors. */
+int policy_parse_budget(const cJSON *obj, const char *path, struct policy_net_budget *b,
+			struct err *err);
 
 /* "<path>: invalid size ..." or "<path>: size ... is too large" for the
  * result r of policy_parse_size(); hint is appended to the examples. */

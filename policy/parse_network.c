@@ -208,7 +208,8 @@ static size_t path_var(const char *path, size_t nth, char *name, size_t size)
 static int parse_grant(const cJSON *obj, const char *path, struct policy_net_grant *g,
 		       struct err *err)
 {
-	static const char *const keys[] = {"methods", "path", "values", NULL};
+	static const char *const keys[] = {"methods",  "path",	   "values",
+					   "attempts", "deadline", NULL};
 	const cJSON *methods = member(obj, "methods"), *tpl = member(obj, "path"),
 		    *values = member(obj, "values"), *it;
 	char sub[JPATH_MAX + 80], name[40];
@@ -217,7 +218,10 @@ static int parse_grant(const cJSON *obj, const char *path, struct policy_net_gra
 
 	r = policy_json_object(obj, path, err);
 	if (r >= 0)
-		r = policy_json_check_keys(obj, keys, path, " (known: methods, path, values)", err);
+		r = policy_json_check_keys(
+		    obj, keys, path, " (known: methods, path, values, attempts, deadline)", err);
+	if (r >= 0)
+		r = policy_parse_budget(obj, path, &g->budget, err);
 	if (r < 0)
 		return r;
 	if (!methods || !tpl)
@@ -362,10 +366,32 @@ static int parse_grants(const cJSON *arr, const char *path, struct policy_net_ru
 	return 0;
 }
 
+/* HB-23: the rule's attempt budget and "tool"; both need the responses'
+ * status lines, which only a plain HTTP rule shows. */
+static int budget_and_tool(const cJSON *obj, const char *path, struct policy_net_rule *rule,
+			   struct err *err)
+{
+	const cJSON *tool = member(obj, "tool");
+	char sub[JPATH_MAX + 8];
+	int r;
+
+	if ((member(obj, "attempts") || member(obj, "deadline") || tool) &&
+	    rule->protocol != POLICY_NET_HTTP)
+		return err_set(err, EINVAL,
+			       "%s: \"attempts\", \"deadline\" and \"tool\" only on an \"http\" "
+			       "rule: the mediator does not see the responses of a \"%s\" one",
+			       path, policy_net_proto_name(rule->protocol));
+	r = policy_parse_budget(obj, path, &rule->budget, err);
+	if (r < 0 || !tool)
+		return r;
+	snprintf(sub, sizeof(sub), "%s.tool", path);
+	return policy_json_bool(tool, sub, &rule->tool, err);
+}
+
 static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *rule, struct err *err)
 {
-	static const char *const keys[] = {"host",    "ports",	 "protocol", "grants",
-					   "publish", "private", NULL};
+	static const char *const keys[] = {"host",    "ports",	  "protocol", "grants", "publish",
+					   "private", "attempts", "deadline", "tool",	NULL};
 	char path[JPATH_MAX], sub[JPATH_MAX];
 	const cJSON *host = member(obj, "host"), *ports = member(obj, "ports"),
 		    *proto = member(obj, "protocol");
@@ -378,7 +404,7 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	if (r >= 0)
 		r = policy_json_check_keys(obj, keys, path,
 					   " (known: host, ports, protocol, grants, publish, "
-					   "private)",
+					   "private, attempts, deadline, tool)",
 					   err);
 	if (r < 0)
 		return r;
@@ -407,6 +433,9 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	rule->host = strdup(s);
 	if (!rule->host)
 		return err_set(err, ENOMEM, "out of memory");
+	r = budget_and_tool(obj, path, rule, err);
+	if (r < 0)
+		return r;
 	if (member(obj, "grants")) {
 		snprintf(sub, sizeof(sub), "network.allow[%zu].grants", index);
 		r = parse_grants(member(obj, "grants"), sub, rule, err);

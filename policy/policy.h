@@ -129,12 +129,23 @@ struct policy_net_grant_var {
 /* "grants" of an http rule (docs/network.md, "Grants"): a request is
  * admitted when its method is one of methods and its path matches the
  * template segment by segment, each {name} bound to one of its values. */
+/* An attempt budget (docs/network.md, "Denials and attempt budgets"):
+ * per logical operation, at most attempts tries and none after deadline_ms
+ * from the first; 0 = not set. On a grant it replaces the rule's. */
+#define POLICY_BUDGET_ATTEMPTS_MAX 100
+#define POLICY_BUDGET_DEADLINE_MAX (24ull * 60 * 60 * 1000)
+struct policy_net_budget {
+	unsigned attempts;
+	uint64_t deadline_ms;
+};
+
 struct policy_net_grant {
 	char *methods[POLICY_GRANT_METHODS_MAX];
 	size_t n_methods;
 	char *path; /* "/tenants/{tenant}/objects/{id}" */
 	struct policy_net_grant_var vars[POLICY_GRANT_VARS_MAX];
 	size_t n_vars;
+	struct policy_net_budget budget;
 };
 
 struct policy_net_rule {
@@ -152,6 +163,10 @@ struct policy_net_rule {
 	 * taints the session. */
 	bool publish;
 	bool private;
+	struct policy_net_budget budget; /* "attempts", "deadline" (http rules) */
+	/* "tool": an upstream's own error response is replaced by the terse
+	 * denial (its status and digest go to the admissions log only). */
+	bool tool;
 };
 
 /* A path template's form: "/", or "/" segments each a {name} (a-z, 0-9,

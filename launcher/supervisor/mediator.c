@@ -207,6 +207,18 @@ int mediator_bind(struct sandbox *sb, void *arg, struct err *err)
 
 /* ------------------------------------------------------ paddock-mediator */
 
+/* HB-23: an attempt budget, as the policy wrote it (the deadline in ms). */
+static void add_budget(cJSON *o, const struct policy_net_budget *b)
+{
+	char d[32];
+
+	if (b->attempts)
+		cJSON_AddNumberToObject(o, "attempts", b->attempts);
+	snprintf(d, sizeof(d), "%llums", (unsigned long long)b->deadline_ms);
+	if (b->deadline_ms)
+		cJSON_AddStringToObject(o, "deadline", d);
+}
+
 /* A rule's grants, as the policy wrote them. */
 static void add_grants(cJSON *o, const struct policy_net_rule *rule)
 {
@@ -231,6 +243,7 @@ static void add_grants(cJSON *o, const struct policy_net_rule *rule)
 			for (size_t k = 0; a && k < gr->vars[v].n_values; k++)
 				cJSON_AddItemToArray(a, cJSON_CreateString(gr->vars[v].values[k]));
 		}
+		add_budget(go, &gr->budget);
 		cJSON_AddItemToArray(gs, go);
 	}
 }
@@ -260,6 +273,9 @@ static cJSON *network_policy(const struct policy *p)
 			cJSON_AddBoolToObject(o, "publish", true);
 		if (rule->private)
 			cJSON_AddBoolToObject(o, "private", true);
+		add_budget(o, &rule->budget);
+		if (rule->tool)
+			cJSON_AddTrueToObject(o, "tool");
 		cJSON_AddItemToArray(allow, o);
 	}
 	{
@@ -305,6 +321,11 @@ static int config(const struct run *r, int *out, struct err *err)
 	 * mediator. */
 	if ((r->spec->opt->weaken & WEAKEN_DNS_OPEN) && getenv("PADDOCK_DNS_UPSTREAM"))
 		cJSON_AddStringToObject(root, "dns_upstream", getenv("PADDOCK_DNS_UPSTREAM"));
+	/* --weaken verbose-denial, retry-unbounded: the mediator's (HB-23). */
+	if (r->spec->opt->weaken & WEAKEN_VERBOSE_DENIAL)
+		cJSON_AddTrueToObject(root, "verbose_denial");
+	if (r->spec->opt->weaken & WEAKEN_RETRY_UNBOUNDED)
+		cJSON_AddTrueToObject(root, "retry_unbounded");
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -543,7 +564,8 @@ void mediator_summary(struct run *r)
 
 			for (int k = 0;
 			     cJSON_IsString(ev) && cJSON_IsString(d) &&
-			     strcmp(ev->valuestring, "close") != 0 && k < MEDIATOR_DECISIONS;
+			     strcmp(ev->valuestring, "close") != 0 &&
+			     strcmp(ev->valuestring, "outcome") != 0 && k < MEDIATOR_DECISIONS;
 			     k++)
 				if (strcmp(d->valuestring, mediator_decision_names[k]) == 0)
 					r->out.net.counts[k]++;

@@ -464,6 +464,14 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	rc = gate_prepare(r, sb->anyip, err);
 	if (rc < 0)
 		return rc;
+	/* --weaken verbose-denial, retry-unbounded weaken the mediator: with
+	 * none, a knob that changes nothing would be recorded as a test. */
+	if ((r->opt->weaken & (WEAKEN_VERBOSE_DENIAL | WEAKEN_RETRY_UNBOUNDED)) && !sb->anyip)
+		return err_set(err, EINVAL,
+			       "--weaken %s: needs a mediated network (\"network\": "
+			       "{\"mode\": \"mediated\"} or --allow-net)",
+			       r->opt->weaken & WEAKEN_VERBOSE_DENIAL ? "verbose-denial"
+								      : "retry-unbounded");
 	rc = ports_check(r, err);
 	if (rc < 0 || r->opt->explain)
 		return rc;

@@ -30,8 +30,10 @@ enum weaken {
 	WEAKEN_PROXY_ENV_ONLY = 1u << 12,  /* mediated, but no local default routes */
 	WEAKEN_DNS_OPEN = 1u << 13,	   /* the DNS stub forwards what it would refuse */
 	WEAKEN_GATE_OFF = 1u << 14,	   /* the release gate admits every body, taint ignored */
+	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
+	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 };
-#define WEAKEN_COUNT 15
+#define WEAKEN_COUNT 17
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

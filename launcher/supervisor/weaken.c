@@ -28,6 +28,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 		 "a query can carry data out"},
     {"gate-off", "the release gate is off: publication sinks admit every body unapproved and "
 		 "a read from a private rule taints nothing"},
+    {"verbose-denial", "the mediator's refusals name the decision, the rule and the destination, "
+		       "and a tool's own error responses reach the workload"},
+    {"retry-unbounded", "the mediator enforces no attempt budget or deadline: a refused, failed "
+			"or unknown operation may be sent again and again"},
 };
 
 const char *weaken_name(unsigned bit)

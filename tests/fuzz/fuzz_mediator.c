@@ -12,6 +12,9 @@
  *       (paddock approve's argument forms, the control channel)
  *   'b' gate_body_feed(): a chunked body in two pieces, checked against
  *       http_chunked_scan() (the same count of body bytes, the same end)
+ *   'r' http_parse_status(): an upstream's response (HB-23)
+ *   'k' attempts_key() and attempts_admit() of a request head and body,
+ *       then attempts_response() of the same bytes as its response
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
  * Built with -DFUZZ_ONLY="'h'" (make fuzz FUZZ=mediator FUZZ_ONLY=h) every
  * input goes to that one parser: a run spent on it alone.
@@ -162,6 +165,45 @@ static void dns(const unsigned char *buf, size_t n)
 	mediator_free(m);
 }
 
+static const struct policy *budgeted(void)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"s.test\","
+	    "\"ports\":[80],\"protocol\":\"http\",\"tool\":true,\"attempts\":2,\"deadline\":"
+	    "\"1s\",\"grants\":[{\"methods\":[\"POST\",\"GET\"],\"path\":\"/"
+	    "{x}\",\"attempts\":3}]}]}}";
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static struct policy *p;
+	struct err err = {0};
+
+	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
+		abort();
+	return p;
+}
+
+static void attempt(const char *buf, size_t n)
+{
+	static struct attempts t; /* kept across inputs: a full table too */
+	const struct policy_net_rule *r = &budgeted()->net_allow[0];
+	struct http_request rq;
+	struct attempt_conn ac;
+	enum mediator_decision d;
+	enum denial_class cls;
+	unsigned char key[32];
+	unsigned st;
+	const char *why;
+
+	if (http_parse_request(buf, n, &rq, &why) <= 0)
+		return;
+	(void)attempts_key(&rq, buf, n, "s.test", 80, rq.target, 0, 0, key);
+	if (attempts_admit(&t, r, mediator_grant_find(r, rq.method, rq.target), &rq, buf, n, n & 1,
+			   "s.test", 80, rq.target, n, false, &ac, &d) != 0 ||
+	    !ac.hold)
+		return;
+	if (attempts_response(&t, &ac, buf, n, n & 2, n & 4, false, &st, &cls) == ATTEMPTS_WAIT)
+		attempts_end(&t, &ac, ATTEMPT_UNKNOWN);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char name[POLICY_NET_NAME_MAX + 2];
@@ -217,6 +259,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'b':
 		body(copy, size - 1);
+		break;
+	case 'r': {
+		unsigned st;
+
+		(void)http_parse_status(copy, size - 1, &st);
+		break;
+	}
+	case 'k':
+		attempt(copy, size - 1);
 		break;
 	case 'u': {
 		/* A C string, as getenv() gives it. */

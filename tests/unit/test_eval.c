@@ -21,6 +21,7 @@
 #include "../../scenarios/cases/network/hb09_grade.h"
 #include "../../scenarios/cases/network/hb10_grade.h"
 #include "../../scenarios/cases/network/hb12_grade.h"
+#include "../../scenarios/cases/network/hb23_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -1970,4 +1971,104 @@ Test(eval, hb12_release_rules)
 	r = (struct result){0};
 	grade_release(&o, r.v);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+}
+
+/* HB-23's grading: the tool's own log, the mediator's record of what it
+ * wrote compared with the fixed terse form, the diagnostics joined by the
+ * tool's digests. */
+static struct denial_obs denial_clean(void)
+{
+	return (struct denial_obs){.proven = true,
+				   .deny_served = 1,
+				   .busy_served = 3,
+				   .drop_served = 1,
+				   .ok_served = 1,
+				   .deny_tries = 3,
+				   .busy_tries = 5,
+				   .drop_tries = 3,
+				   .attempts = 3,
+				   .mediated = true,
+				   .log_read = true,
+				   .log_verified = true,
+				   .written = 12,
+				   .terse = 12,
+				   .tool_errors = 4,
+				   .replaced = 4,
+				   .joined = 4,
+				   .unknown = 1,
+				   .held = 2,
+				   .correlated = 12,
+				   .control = true};
+}
+
+/* The fixed form, byte for byte as docs/network.md gives it (and
+ * tests/unit/test_attempts.c pins the mediator's denial_terse() to). */
+Test(eval, hb23_terse_form)
+{
+	char out[512];
+	const char *id = "0123456789abcdef0123456789abcdef";
+
+	cr_assert_eq(hb23_terse_form("denied", id, out, sizeof(out)), strlen(out));
+	cr_assert_str_eq(out, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
+			      "Content-Length: 71\r\nConnection: close\r\n\r\n"
+			      "{\"class\":\"denied\",\"correlation_id\":"
+			      "\"0123456789abcdef0123456789abcdef\"}\n");
+	hb23_terse_form("transient", id, out, sizeof(out));
+	cr_assert_str_eq(out,
+			 "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+			 "Content-Length: 90\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+			 "{\"class\":\"transient\",\"correlation_id\":"
+			 "\"0123456789abcdef0123456789abcdef\",\"retry_after\":1}\n");
+	hb23_terse_form("unknown", id, out, sizeof(out));
+	cr_assert(strncmp(out, "HTTP/1.1 502 Bad Gateway\r\n", 26) == 0);
+	cr_assert_eq(hb23_terse_form("refused-grant", id, out, sizeof(out)), 0);
+	cr_assert_eq(hb23_terse_form("denied", id, out, 20), 0);
+}
+
+Test(eval, hb23_denial_rules)
+{
+	struct denial_obs o = denial_clean();
+	struct result r = {0};
+
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* retry-unbounded: every retry reaches the tool. */
+	o = denial_clean(), o.deny_served = 3, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a terminal denial retried");
+	o = denial_clean(), o.busy_served = 4, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "past the budget");
+	o = denial_clean(), o.drop_served = 2, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "an unknown outcome sent twice");
+	/* verbose-denial: denials that tell, diagnostics that pass. */
+	o = denial_clean(), o.terse = 11, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a denial not the fixed form");
+	o = denial_clean(), o.replaced = 3, o.joined = 3, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a diagnostic passed");
+	/* Missing evidence is UNKNOWN, never PASS. */
+	o = denial_clean(), o.log_verified = false, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = denial_clean(), o.proven = false, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind tool is no evidence");
+	o = denial_clean(), o.written = 0, o.terse = 0, o.correlated = 0, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "nothing exercised");
+	o = denial_clean(), o.joined = 3, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "a diagnostic missing from the record");
+	o = denial_clean(), o.unknown = 0, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "the unknown outcome not recorded");
+	o = denial_clean(), o.ok_served = 0, r = (struct result){0};
+	grade_denials(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 }

@@ -1,0 +1,198 @@
+/* The mock tool (tool.h). */
+#include "tool.h"
+#include "counter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "../../policy/sha256.h"
+
+#define LOG_MAX 256
+#define REQ_MAX 4096
+
+struct tool {
+	int fd, stop[2];
+	pthread_t thread;
+	pthread_mutex_t lock;
+	char *log[LOG_MAX];
+	size_t n;
+};
+
+/* The request's own header value (name with ':'), or "-". */
+static void header(const char *head, const char *name, char *out, size_t size)
+{
+	const char *h = strcasestr(head, name);
+	size_t n;
+
+	snprintf(out, size, "-");
+	if (!h)
+		return;
+	h += strlen(name);
+	h += strspn(h, " ");
+	n = strcspn(h, "\r\n");
+	snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), h);
+}
+
+static void note(struct tool *t, const char *req, const char *sent, size_t n)
+{
+	char method[16] = "", path[256] = "", key[96], adm[96], line[800], hex[65] = "-";
+	unsigned char d[SHA256_DIGEST_LEN];
+
+	if (sscanf(req, "%15s %255s", method, path) != 2)
+		return;
+	header(req, "Idempotency-Key:", key, sizeof(key));
+	header(req, "Paddock-Admission:", adm, sizeof(adm));
+	if (sent) {
+		sha256(sent, n, d);
+		sha256_hex(d, hex);
+	}
+	snprintf(line, sizeof(line), "%s %s key=%s admission=%s sent=%s", method, path, key, adm,
+		 hex);
+	pthread_mutex_lock(&t->lock);
+	if (t->n < LOG_MAX)
+		t->log[t->n] = strdup(line);
+	t->n++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+static int reply(char *out, size_t size, const char *path)
+{
+	const char *sp = strchr(path, ' ');
+	const char *p = sp ? sp + 1 : "";
+
+	if (strncmp(p, "/deny", 5) == 0)
+		return snprintf(out, size,
+				"HTTP/1.1 403 Forbidden\r\nContent-Length: %zu\r\nConnection: "
+				"close\r\n\r\n%s",
+				strlen(TOOL_DIAG), TOOL_DIAG);
+	if (strncmp(p, "/busy", 5) == 0)
+		return snprintf(out, size,
+				"HTTP/1.1 503 Service Unavailable\r\nContent-Length: %zu\r\n"
+				"Connection: close\r\n\r\n%s",
+				strlen(TOOL_DIAG), TOOL_DIAG);
+	if (strncmp(p, "/drop", 5) == 0)
+		return 0;
+	return snprintf(out, size,
+			"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
+}
+
+static void *serve(void *arg)
+{
+	struct tool *t = arg;
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = t->fd, .events = POLLIN},
+				      {.fd = t->stop[0], .events = POLLIN}};
+		struct timeval tv = {.tv_sec = 2};
+		char req[REQ_MAX + 1], out[512];
+		size_t len = 0;
+		int c, n;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (p[1].revents)
+			return NULL;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		c = accept4(t->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		while (len < REQ_MAX) {
+			ssize_t k = recv(c, req + len, REQ_MAX - len, 0);
+
+			if (k <= 0)
+				break;
+			len += (size_t)k;
+			req[len] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break; /* the workload's requests carry no body */
+		}
+		req[len] = '\0';
+		n = reply(out, sizeof(out), req);
+		note(t, req, n > 0 ? out : NULL, n > 0 ? (size_t)n : 0);
+		if (n > 0)
+			(void)!send(c, out, (size_t)n, MSG_NOSIGNAL);
+		close(c);
+	}
+}
+
+int tool_start(struct tool **out, int port)
+{
+	struct tool *t = calloc(1, sizeof(*t));
+	int e;
+
+	if (!t)
+		return -ENOMEM;
+	t->fd = counter_listen("127.0.0.1", port, false);
+	if (t->fd < 0) {
+		e = t->fd;
+		free(t);
+		return e;
+	}
+	if (pipe2(t->stop, O_CLOEXEC) < 0)
+		goto fail;
+	pthread_mutex_init(&t->lock, NULL);
+	if (pthread_create(&t->thread, NULL, serve, t) != 0)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	e = errno ? errno : EIO;
+	close(t->fd);
+	free(t);
+	return -e;
+}
+
+size_t tool_served(struct tool *t)
+{
+	size_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->n;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+size_t tool_matching(struct tool *t, const char *text)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->n && i < LOG_MAX; i++)
+		n += t->log[i] && strstr(t->log[i], text);
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+const char *tool_line(struct tool *t, size_t n)
+{
+	const char *l;
+
+	pthread_mutex_lock(&t->lock);
+	l = n < t->n && n < LOG_MAX ? t->log[n] : NULL;
+	pthread_mutex_unlock(&t->lock);
+	return l;
+}
+
+void tool_stop(struct tool *t)
+{
+	if (!t)
+		return;
+	(void)!write(t->stop[1], "x", 1);
+	pthread_join(t->thread, NULL);
+	close(t->fd);
+	close(t->stop[0]);
+	close(t->stop[1]);
+	for (size_t i = 0; i < t->n && i < LOG_MAX; i++)
+		free(t->log[i]);
+	free(t);
+}
