@@ -58,6 +58,7 @@ row "HB-04 collector too coarse to order" fan-coarse-time HB-04 enforced UNKNOWN
 row "HB-04 restore forgets the mtime" hb04-no-restore HB-04 enforced UNKNOWN 4
 row "leaked process, pid namespace weakened" "" HB-08 weakened:no-pidns+no-sweep FAIL 0
 row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
+row "runner killed before its record (HB-08)" hb08-runner-lost HB-08 enforced UNKNOWN 4
 row "owner check off" "" HB-05 weakened:no-owner-check FAIL 0
 row "the knob never reached paddock" knob-dropped HB-01 weakened:rw-binds UNKNOWN 4
 row "the knobs never reached paddock (HB-08)" knob-dropped HB-08 weakened:no-pidns+no-sweep UNKNOWN 4

@@ -1394,6 +1394,47 @@ Test(eval, hb08_completion_rules)
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 }
 
+/* HB-08: the tool's known exit code, and a runner that disappears. */
+Test(eval, hb08_known_code_and_lost_runner)
+{
+	struct completion_obs o = completion_ok();
+	struct verdict v = {0};
+
+	/* A consistent lie the receiver cannot see: the tool said 1, paddock
+	 * said 1, the record said 1; the tool's design says 3. */
+	o.bad.known_bad = 3;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "known exit code"), "%s", v.reason);
+	/* The runner of the fatal task's first attempt was killed: no record,
+	 * its status (137) is nobody's report: UNKNOWN, never PASS, in every
+	 * dimension that reads it. */
+	o = completion_ok();
+	o.bad.runner_lost = 1;
+	o.bad.records = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "runner disappeared"), "%s", v.reason);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ... even when every later view looks fine (status 0 at the end is
+	 * not "exit zero conceals": the lost attempt is unknown first). */
+	o.bad.records = 3;
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "runner disappeared"), "%s", v.reason);
+	/* A real failure among the trusted attempts still wins. */
+	o.bad.tool_lies = 1;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = completion_ok();
+	o.ok.runner_lost = 1;
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
 /* ---- completion records read back: record_check ---- */
 
 Test(eval, record_check_rules)
