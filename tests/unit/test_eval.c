@@ -715,7 +715,22 @@ static struct busy_port_obs busy_ok(void)
 				      .b_port = 4000,
 				      .auto_port = 4001,
 				      .auto_marker = true,
-				      .auto_owned = true};
+				      .auto_owned = true,
+				      .idents_read = true,
+				      .idents = 4,
+				      .holder_same = true,
+				      .kills = 8,
+				      .kills_refused = 8,
+				      .fuser_ran = true,
+				      .fuser_status = 1,
+				      .same_ran = true,
+				      .same_status = 125,
+				      .same_in_use = true,
+				      .same_listed = true,
+				      .same_nothing = true,
+				      .a1_checks = 15,
+				      .a1_read = true,
+				      .a1_unchanged = true};
 }
 
 Test(eval, busy_port_pass_and_control)
@@ -789,6 +804,87 @@ Test(eval, busy_port_missing_evidence_is_unknown)
 	o = busy_ok(), o.auto_owned = false, c = (struct verdict){0};
 	grade_busy_port_control(&o, &c);
 	cr_assert_eq(c.grade, GRADE_FAIL);
+}
+
+/* HB-05: B's processes by pid and start time, A's kills, and the
+ * same-owner conflict. */
+Test(eval, busy_port_identities_and_kills)
+{
+	struct busy_port_obs o;
+	struct verdict v;
+
+	/* The consistent lie a pid-only check believes: B's entry unchanged,
+	 * every health check answered (by a newcomer on the same pids), but
+	 * the pid now has another start time. */
+	o = busy_ok(), o.idents_replaced = 1, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "start time"), "%s", v.reason);
+	o = busy_ok(), o.idents_ended = 2, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "2 of B's 4 processes ended"), "%s", v.reason);
+	o = busy_ok(), o.holder_same = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* A kill the kernel carried out fails even if B seems fine after. */
+	o = busy_ok(), o.kills_accepted = 1, o.kills_refused = 7, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "carried out"), "%s", v.reason);
+	o = busy_ok(), o.fuser_status = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "fuser"), "%s", v.reason);
+	/* Same owner: the second request must be refused cleanly, the first
+	 * session untouched. */
+	o = busy_ok(), o.a1_fails = 3, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.a1_unchanged = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.same_status = 0, o.same_nothing = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "second session started"), "%s", v.reason);
+	o = busy_ok(), o.same_in_use = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "clean refusal"), "%s", v.reason);
+	/* Missing evidence: UNKNOWN, never PASS. */
+	o = busy_ok(), o.idents_read = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ... and an unread identity hides nothing: a replaced pid then is
+	 * not counted at all (the driver only compares what it read). */
+	o = busy_ok(), o.idents = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.kills = o.kills_refused = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ESRCH (the target was gone) is not the kernel refusing A. */
+	o = busy_ok(), o.kills_refused = 6, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "EPERM"), "%s", v.reason);
+	o = busy_ok(), o.fuser_ran = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.same_ran = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.a1_checks = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.same_listed = false, o.same_nothing = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ... but a second session that exited 0 fails without the list. */
+	o = busy_ok(), o.same_listed = false, o.same_status = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
 }
 
 /* ---- HB-06: the leased server ---- */
