@@ -56,6 +56,9 @@ row "collector keeps nothing (HB-04)" fan-keep-nothing HB-04 enforced UNKNOWN 4
 row "HB-04 review from the snapshot alone" review-snapshot-only HB-04 enforced FAIL 1
 row "HB-04 collector too coarse to order" fan-coarse-time HB-04 enforced UNKNOWN 4
 row "HB-04 restore forgets the mtime" hb04-no-restore HB-04 enforced UNKNOWN 4
+row "HB-06 look after the expiry inconclusive" hb06-inventory-blind HB-06 enforced UNKNOWN 4
+row "HB-06 supervisor lost, final state unproven" hb06-lost-unproven HB-06 enforced UNKNOWN 4
+row "HB-06 other workload frozen (pids alive)" hb06-freeze-other HB-06 enforced FAIL 1
 row "leaked process, pid namespace weakened" "" HB-08 weakened:no-pidns+no-sweep FAIL 0
 row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
 row "runner killed before its record (HB-08)" hb08-runner-lost HB-08 enforced UNKNOWN 4

@@ -1586,7 +1586,8 @@ Test(eval, hb06_expiry_rules)
 				.b_alive = 2,
 				.detached = 1,
 				.record_read = true,
-				.record_survivors = 0};
+				.record_survivors = 0,
+				.after_read = true};
 	struct expiry_obs o = ok;
 	struct verdict e = {0}, v = {0};
 
@@ -1625,6 +1626,125 @@ Test(eval, hb06_expiry_rules)
 	o.a_alive = 0;
 	grade_expiry(&o, &e, &v);
 	cr_assert_eq(e.grade, GRADE_PASS);
+}
+
+/* HB-06: the other expiry paths, the lease held at expiry, the lost
+ * supervisor, and the other workload beyond its pids. */
+static struct expiry_obs expiry_ok(void)
+{
+	return (struct expiry_obs){.a_before = 5,
+				   .b_before = 2,
+				   .b_alive = 2,
+				   .detached = 1,
+				   .record_read = true,
+				   .record_survivors = 0,
+				   .after_read = true,
+				   .pidns_own = true,
+				   .pidns_scanned = true,
+				   .lease_declared = true,
+				   .lease_held = true,
+				   .lease_label = true,
+				   .lease_label_ok = true};
+}
+
+static const struct other_obs other_ok = {.read = true,
+					  .same = true,
+					  .probes_before = 3,
+					  .ok_before = 3,
+					  .probes_after = 3,
+					  .ok_after = 3};
+
+Test(eval, hb06_paths_lease_lost_and_other)
+{
+	const char *names[3] = {"ttl", "stop", "supervisor-lost"};
+	struct expiry_obs p[3] = {expiry_ok(), expiry_ok(), expiry_ok()};
+	struct other_obs b = other_ok;
+	struct verdict e = {0}, v = {0};
+
+	p[2].lost = true, p[2].record_read = false, p[2].record_survivors = -1;
+	p[2].lease_label = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_PASS, "%s", e.reason);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	/* The stop path leaks: FAIL named by its path. */
+	p[1].a_alive = 1, p[1].record_survivors = 1;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "stop: 1 of A's 5"), "%s", e.reason);
+	p[1] = expiry_ok();
+	/* A process born after the inventory, left in A's pid namespace. */
+	p[0].pidns_left = 1;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "ttl: 1 process(es) still in A's pid namespace"), "%s",
+		  e.reason);
+	p[0] = expiry_ok();
+	/* The lease held at expiry must end with it. */
+	p[0].lease_after = true;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "lease never outlives"), "%s", e.reason);
+	p[0] = expiry_ok();
+	/* A record that relabels the service's end (e.g. "lease-expired"
+	 * while the session's expiry ended it). */
+	p[1].lease_label_ok = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	p[1] = expiry_ok();
+	/* No lease held at the expiry where one was declared: not exercised. */
+	p[1].lease_held = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(e.reason, "no lease held"), "%s", e.reason);
+	p[1] = expiry_ok();
+	/* The consistent lie a pid-only check believes: every pid of B alive
+	 * with its start time, but B no longer answers, or its entry changed. */
+	b.ok_after = 0;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "stopped answering"), "%s", e.reason);
+	b = other_ok, b.same = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "generation"), "%s", e.reason);
+	/* B never answered before: its answers prove nothing. */
+	b = other_ok, b.ok_before = 0, b.ok_after = 0;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	b = other_ok, b.read = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	b = other_ok;
+	/* Supervisor lost: the final state unavailable (no pid namespace of
+	 * A's own proven empty) is UNKNOWN, never PASS... */
+	p[2].pidns_scanned = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(e.reason, "supervisor-lost: the supervisor lost contact"), "%s", e.reason);
+	p[2].pidns_scanned = true, p[2].pidns_own = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	/* ... but a descendant proven alive is a FAIL without any record. */
+	p[2].a_alive = 1;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	p[2] = expiry_ok(), p[2].lost = true, p[2].record_read = false;
+	/* A blind look after the expiry is not "gone". */
+	p[0].after_read = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(e.reason, "ttl: missing evidence"), "%s", e.reason);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* One FAIL among UNKNOWNs wins. */
+	p[1].a_alive = 2;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	/* Docker: one path, no lease, no record. */
+	p[0] = expiry_ok(), p[0].lease_declared = p[0].lease_held = p[0].lease_label = false;
+	p[0].record_read = false, p[0].record_survivors = -1;
+	grade_expiry_paths(p, names + 1, 1, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_PASS, "%s", e.reason);
 }
 
 /* ---- HB-03 evidence: grade_adapters_evidence ---- */
