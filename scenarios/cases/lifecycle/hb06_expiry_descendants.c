@@ -453,7 +453,10 @@ static void look_after(struct case_run *cr, struct path *p, unsigned long self_n
 		return;
 	for (size_t i = 0; i < n; i++) {
 		self |= all[i].pid == getpid();
-		p->o.pidns_left += p->o.pidns_own && all[i].pidns == p->w.pidns;
+		/* A zombie has ended (an orphaned init of the lost path may
+		 * wait for a parent that never reaps it). */
+		p->o.pidns_left += p->o.pidns_own && all[i].pidns == p->w.pidns &&
+				   inventory_alive(all[i].pid, all[i].start);
 	}
 	p->o.pidns_scanned = self;
 	free(all);

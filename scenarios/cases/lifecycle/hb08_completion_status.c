@@ -137,36 +137,51 @@ static void attempt_report(struct case_run *cr, const char *label, int i, bool l
 }
 
 /* make eval-selftest (hb08-runner-lost): the runner disappears. A thread
- * waits for the attempt's report, walks up from the reporter's host pid to
- * the first ancestor that is paddock (the foreground `paddock run` this
- * harness started: the attempt's supervisor) and SIGKILLs it by pidfd
- * after checking its start time, while the tool lingers: no completion
- * record is written, and the grade must be UNKNOWN, never PASS. */
+ * waits for the attempt's report (the tool then lingers), finds the
+ * attempt's runner, the foreground `paddock run` this harness started (our
+ * child, comm paddock, the workload user, the attempt's --name in its
+ * command line), and SIGKILLs it by pidfd after checking its start time:
+ * no completion record is written, and the grade must be UNKNOWN, never
+ * PASS. (The reporter itself is gone by then: it exits once answered.) */
 struct runner_kill {
 	struct attempt_rx *rx;
 	size_t want;
 	uid_t uid;
+	const char *name;
 	pthread_t thread;
 	bool running, killed;
 	pid_t pid;
 };
 
+static bool cmdline_has(pid_t pid, const char *word)
+{
+	char path[64], buf[8192];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	n = read_file(path, buf, sizeof(buf));
+	for (int i = 0; i < n; i += (int)strlen(buf + i) + 1)
+		if (strcmp(buf + i, word) == 0)
+			return true;
+	return false;
+}
+
 static void *runner_kill_loop(void *arg)
 {
 	struct runner_kill *k = arg;
-	struct attempt_report a;
-	struct proc_entry e;
+	struct proc_entry *all = NULL;
+	size_t n = 0;
 
-	if (attempts_rx_wait(k->rx, k->want, 30000) < k->want ||
-	    !attempts_rx_at(k->rx, k->want - 1, &a) || !a.identified)
+	if (attempts_rx_wait(k->rx, k->want, 30000) < k->want || inventory_scan(&all, &n) < 0)
 		return NULL;
-	for (pid_t p = a.pid; p > 1 && inventory_read(p, &e) == 0; p = e.ppid) {
-		if (strcmp(e.comm, "paddock") == 0 && e.uid == k->uid) {
-			k->pid = p;
-			k->killed = inventory_kill(p, e.start) == 0;
-			break;
-		}
+	for (size_t i = 0; i < n && !k->pid; i++) {
+		if (all[i].ppid != getpid() || all[i].uid != k->uid ||
+		    strcmp(all[i].comm, "paddock") != 0 || !cmdline_has(all[i].pid, k->name))
+			continue;
+		k->pid = all[i].pid;
+		k->killed = inventory_kill(all[i].pid, all[i].start) == 0;
 	}
+	free(all);
 	return NULL;
 }
 
@@ -198,8 +213,10 @@ static void run_task(struct case_run *cr, const char *label, int fails, struct h
 		case_argv_arm(cr, &a,
 			      &(struct arm_start){
 				  .binds = binds, .ws = cr->fx.dir, .record = rec, .name = name});
-		struct runner_kill k = {
-		    .rx = h->rx, .want = h->used + 1, .uid = cr->ctx->subj->workload_uid};
+		struct runner_kill k = {.rx = h->rx,
+					.want = h->used + 1,
+					.uid = cr->ctx->subj->workload_uid,
+					.name = name};
 		bool lost = false;
 
 		if (selftest_on("hb08-runner-lost") && r->kind != ARM_DOCKER && fails && i == 1)
@@ -288,6 +305,17 @@ static size_t leftovers(struct case_run *cr, bool kill, bool *read)
 	for (size_t i = 0; *read && i < n; i++) {
 		if (!ns_of_sessions(h, &all[i]))
 			continue;
+		/* A zombie has ended: it only waits for a parent to reap it
+		 * (an orphan whose new parent never does, when its runner
+		 * was killed: PID 1 of some containers does not reap). */
+		if (!inventory_alive(all[i].pid, all[i].start)) {
+			if (!kill)
+				result_evidence(
+				    cr->r, "inventory",
+				    "ended, not reaped yet (zombie): host pid %d comm %s",
+				    (int)all[i].pid, all[i].comm);
+			continue;
+		}
 		live++;
 		if (kill)
 			inventory_kill(all[i].pid, all[i].start);
