@@ -38,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -155,6 +157,11 @@ struct path {
 	struct inv before;
 	char name[64], rec[PATH_MAX + 64], ws[PATH_MAX], task[PATH_MAX + 8], sock[PATH_MAX + 16];
 	struct expiry_obs o;
+	/* A's pid namespace, held open from the inventory to teardown: a
+	 * freed namespace's inode number is reused, and another sandbox
+	 * (anyone's) would then pass for what is left of A. */
+	int pidns_fd;
+	bool pidns_held;
 };
 
 struct hb06 {
@@ -483,9 +490,33 @@ static void path_record(struct case_run *cr, size_t k, struct path *p)
 			path_names[k], rv.survivors, v);
 }
 
+/* Open A's pid namespace through its root and check, after the open,
+ * that the root is still A's (same start time) and the namespace the one
+ * it names: then the fd pins it. */
+static int hold_pidns(struct path *p)
+{
+	char path[64];
+	struct proc_entry e;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)p->w.root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || inventory_read(p->w.root, &e) < 0 || e.start != p->w.root_start ||
+	    e.pidns != st.st_ino) {
+		close(fd);
+		return -ESRCH;
+	}
+	p->w.pidns = e.pidns;
+	p->pidns_fd = fd;
+	p->pidns_held = true;
+	return 0;
+}
+
 static void paths_before(struct case_run *cr, struct hb06 *x)
 {
-	struct proc_entry e;
 	bool docker = cr->r->kind == ARM_DOCKER;
 
 	for (size_t k = 0; k < x->n_paths; k++) {
@@ -500,7 +531,7 @@ static void paths_before(struct case_run *cr, struct hb06 *x)
 			if (docker && i >= 5)
 				break;
 		}
-		p->w.pidns = inventory_read(p->w.root, &e) == 0 ? e.pidns : 0;
+		p->w.pidns = hold_pidns(p) == 0 ? p->w.pidns : 0;
 		inventory_of(p->w.root, p->w.pidns, &p->before);
 		p->o.detached = detached_count(&p->before, p->w.root);
 		p->o.record_survivors = -1;
@@ -630,8 +661,11 @@ static void teardown(struct case_run *cr)
 			paddock_session_end(cr->ctx, x->p[k].w.id, true);
 	}
 	sleep_ms(100);
-	for (size_t k = 0; k < N_PATHS; k++)
+	for (size_t k = 0; k < N_PATHS; k++) {
 		reap_leftovers(cr->r, &x->p[k].before, path_names[k]);
+		if (x->p[k].pidns_held)
+			close(x->p[k].pidns_fd);
+	}
 	reap_leftovers(cr->r, &x->b0, "B");
 }
 
