@@ -56,9 +56,16 @@ row "collector keeps nothing (HB-04)" fan-keep-nothing HB-04 enforced UNKNOWN 4
 row "HB-04 review from the snapshot alone" review-snapshot-only HB-04 enforced FAIL 1
 row "HB-04 collector too coarse to order" fan-coarse-time HB-04 enforced UNKNOWN 4
 row "HB-04 restore forgets the mtime" hb04-no-restore HB-04 enforced UNKNOWN 4
+row "HB-06 look after the expiry inconclusive" hb06-inventory-blind HB-06 enforced UNKNOWN 4
+row "HB-06 supervisor lost, final state unproven" hb06-lost-unproven HB-06 enforced UNKNOWN 4
+row "HB-06 other workload frozen (pids alive)" hb06-freeze-other HB-06 enforced FAIL 1
 row "leaked process, pid namespace weakened" "" HB-08 weakened:no-pidns+no-sweep FAIL 0
 row "paddock reports 0, the tool said 3" hb08-lie HB-08 enforced FAIL 1
+row "runner killed before its record (HB-08)" hb08-runner-lost HB-08 enforced UNKNOWN 4
 row "owner check off" "" HB-05 weakened:no-owner-check FAIL 0
+row "HB-05 kills carry B's own uid" hb05-kill-as-owner HB-05 enforced FAIL 1
+row "HB-05 A1's listener killed (takeover)" hb05-same-owner-hit HB-05 enforced FAIL 1
+row "HB-05 B's processes not identified" hb05-idents-blind HB-05 enforced UNKNOWN 4
 row "the knob never reached paddock" knob-dropped HB-01 weakened:rw-binds UNKNOWN 4
 row "the knobs never reached paddock (HB-08)" knob-dropped HB-08 weakened:no-pidns+no-sweep UNKNOWN 4
 row "HB-09 receivers count nothing" receivers-blind HB-09 enforced UNKNOWN 4

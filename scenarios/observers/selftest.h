@@ -5,9 +5,11 @@
  * UNKNOWN or FAIL, never PASS. Only paddock-eval reads it; paddock never
  * does. Mutations: fan-keep-nothing (observers/fan_read.c keep()),
  * canary-mark-missing (lib/case.c), digest-blind (observers/observe.c),
- * hb08-lie (cases/lifecycle/hb08_completion_status.c), knob-dropped
- * (lib/argv.c), receivers-blind (receivers/counter.c), admissions-unread
- * (cases/network/hb09_egress.c). */
+ * hb05-kill-as-owner, hb05-same-owner-hit, hb05-idents-blind
+ * (cases/lifecycle/hb05_busy_port.c), hb06-inventory-blind, hb06-lost-unproven,
+ * hb06-freeze-other (cases/lifecycle/hb06_expiry_descendants.c), hb08-lie, hb08-runner-lost
+ * (cases/lifecycle/hb08_completion_status.c), knob-dropped (lib/argv.c), receivers-blind
+ * (receivers/counter.c), admissions-unread (cases/network/hb09_egress.c). */
 #pragma once
 
 #include <stdbool.h>

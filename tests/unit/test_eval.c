@@ -717,7 +717,22 @@ static struct busy_port_obs busy_ok(void)
 				      .b_port = 4000,
 				      .auto_port = 4001,
 				      .auto_marker = true,
-				      .auto_owned = true};
+				      .auto_owned = true,
+				      .idents_read = true,
+				      .idents = 4,
+				      .holder_same = true,
+				      .kills = 8,
+				      .kills_refused = 8,
+				      .fuser_ran = true,
+				      .fuser_status = 1,
+				      .same_ran = true,
+				      .same_status = 125,
+				      .same_in_use = true,
+				      .same_listed = true,
+				      .same_nothing = true,
+				      .a1_checks = 15,
+				      .a1_read = true,
+				      .a1_unchanged = true};
 }
 
 Test(eval, busy_port_pass_and_control)
@@ -791,6 +806,87 @@ Test(eval, busy_port_missing_evidence_is_unknown)
 	o = busy_ok(), o.auto_owned = false, c = (struct verdict){0};
 	grade_busy_port_control(&o, &c);
 	cr_assert_eq(c.grade, GRADE_FAIL);
+}
+
+/* HB-05: B's processes by pid and start time, A's kills, and the
+ * same-owner conflict. */
+Test(eval, busy_port_identities_and_kills)
+{
+	struct busy_port_obs o;
+	struct verdict v;
+
+	/* The consistent lie a pid-only check believes: B's entry unchanged,
+	 * every health check answered (by a newcomer on the same pids), but
+	 * the pid now has another start time. */
+	o = busy_ok(), o.idents_replaced = 1, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "start time"), "%s", v.reason);
+	o = busy_ok(), o.idents_ended = 2, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "2 of B's 4 processes ended"), "%s", v.reason);
+	o = busy_ok(), o.holder_same = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	/* A kill the kernel carried out fails even if B seems fine after. */
+	o = busy_ok(), o.kills_accepted = 1, o.kills_refused = 7, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "carried out"), "%s", v.reason);
+	o = busy_ok(), o.fuser_status = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "fuser"), "%s", v.reason);
+	/* Same owner: the second request must be refused cleanly, the first
+	 * session untouched. */
+	o = busy_ok(), o.a1_fails = 3, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.a1_unchanged = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = busy_ok(), o.same_status = 0, o.same_nothing = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "second session started"), "%s", v.reason);
+	o = busy_ok(), o.same_in_use = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "clean refusal"), "%s", v.reason);
+	/* Missing evidence: UNKNOWN, never PASS. */
+	o = busy_ok(), o.idents_read = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ... and an unread identity hides nothing: a replaced pid then is
+	 * not counted at all (the driver only compares what it read). */
+	o = busy_ok(), o.idents = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.kills = o.kills_refused = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ESRCH (the target was gone) is not the kernel refusing A. */
+	o = busy_ok(), o.kills_refused = 6, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "EPERM"), "%s", v.reason);
+	o = busy_ok(), o.fuser_ran = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.same_ran = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.a1_checks = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	o = busy_ok(), o.same_listed = false, o.same_nothing = false, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ... but a second session that exited 0 fails without the list. */
+	o = busy_ok(), o.same_listed = false, o.same_status = 0, v = (struct verdict){0};
+	grade_busy_port(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
 }
 
 /* ---- HB-06: the leased server ---- */
@@ -1396,6 +1492,47 @@ Test(eval, hb08_completion_rules)
 	cr_assert_eq(v.grade, GRADE_UNKNOWN);
 }
 
+/* HB-08: the tool's known exit code, and a runner that disappears. */
+Test(eval, hb08_known_code_and_lost_runner)
+{
+	struct completion_obs o = completion_ok();
+	struct verdict v = {0};
+
+	/* A consistent lie the receiver cannot see: the tool said 1, paddock
+	 * said 1, the record said 1; the tool's design says 3. */
+	o.bad.known_bad = 3;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	cr_assert(strstr(v.reason, "known exit code"), "%s", v.reason);
+	/* The runner of the fatal task's first attempt was killed: no record,
+	 * its status (137) is nobody's report: UNKNOWN, never PASS, in every
+	 * dimension that reads it. */
+	o = completion_ok();
+	o.bad.runner_lost = 1;
+	o.bad.records = 2;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "runner disappeared"), "%s", v.reason);
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* ... even when every later view looks fine (status 0 at the end is
+	 * not "exit zero conceals": the lost attempt is unknown first). */
+	o.bad.records = 3;
+	grade_completion_evidence(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(v.reason, "runner disappeared"), "%s", v.reason);
+	/* A real failure among the trusted attempts still wins. */
+	o.bad.tool_lies = 1;
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_FAIL);
+	o = completion_ok();
+	o.ok.runner_lost = 1;
+	grade_completion_control(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	grade_completion(&o, &v);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+}
+
 /* ---- completion records read back: record_check ---- */
 
 Test(eval, record_check_rules)
@@ -1451,7 +1588,8 @@ Test(eval, hb06_expiry_rules)
 				.b_alive = 2,
 				.detached = 1,
 				.record_read = true,
-				.record_survivors = 0};
+				.record_survivors = 0,
+				.after_read = true};
 	struct expiry_obs o = ok;
 	struct verdict e = {0}, v = {0};
 
@@ -1490,6 +1628,125 @@ Test(eval, hb06_expiry_rules)
 	o.a_alive = 0;
 	grade_expiry(&o, &e, &v);
 	cr_assert_eq(e.grade, GRADE_PASS);
+}
+
+/* HB-06: the other expiry paths, the lease held at expiry, the lost
+ * supervisor, and the other workload beyond its pids. */
+static struct expiry_obs expiry_ok(void)
+{
+	return (struct expiry_obs){.a_before = 5,
+				   .b_before = 2,
+				   .b_alive = 2,
+				   .detached = 1,
+				   .record_read = true,
+				   .record_survivors = 0,
+				   .after_read = true,
+				   .pidns_own = true,
+				   .pidns_scanned = true,
+				   .lease_declared = true,
+				   .lease_held = true,
+				   .lease_label = true,
+				   .lease_label_ok = true};
+}
+
+static const struct other_obs other_ok = {.read = true,
+					  .same = true,
+					  .probes_before = 3,
+					  .ok_before = 3,
+					  .probes_after = 3,
+					  .ok_after = 3};
+
+Test(eval, hb06_paths_lease_lost_and_other)
+{
+	const char *names[3] = {"ttl", "stop", "supervisor-lost"};
+	struct expiry_obs p[3] = {expiry_ok(), expiry_ok(), expiry_ok()};
+	struct other_obs b = other_ok;
+	struct verdict e = {0}, v = {0};
+
+	p[2].lost = true, p[2].record_read = false, p[2].record_survivors = -1;
+	p[2].lease_label = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_PASS, "%s", e.reason);
+	cr_assert_eq(v.grade, GRADE_PASS, "%s", v.reason);
+	/* The stop path leaks: FAIL named by its path. */
+	p[1].a_alive = 1, p[1].record_survivors = 1;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "stop: 1 of A's 5"), "%s", e.reason);
+	p[1] = expiry_ok();
+	/* A process born after the inventory, left in A's pid namespace. */
+	p[0].pidns_left = 1;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "ttl: 1 process(es) still in A's pid namespace"), "%s",
+		  e.reason);
+	p[0] = expiry_ok();
+	/* The lease held at expiry must end with it. */
+	p[0].lease_after = true;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "lease never outlives"), "%s", e.reason);
+	p[0] = expiry_ok();
+	/* A record that relabels the service's end (e.g. "lease-expired"
+	 * while the session's expiry ended it). */
+	p[1].lease_label_ok = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	p[1] = expiry_ok();
+	/* No lease held at the expiry where one was declared: not exercised. */
+	p[1].lease_held = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(e.reason, "no lease held"), "%s", e.reason);
+	p[1] = expiry_ok();
+	/* The consistent lie a pid-only check believes: every pid of B alive
+	 * with its start time, but B no longer answers, or its entry changed. */
+	b.ok_after = 0;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "stopped answering"), "%s", e.reason);
+	b = other_ok, b.same = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	cr_assert(strstr(e.reason, "generation"), "%s", e.reason);
+	/* B never answered before: its answers prove nothing. */
+	b = other_ok, b.ok_before = 0, b.ok_after = 0;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	b = other_ok, b.read = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	b = other_ok;
+	/* Supervisor lost: the final state unavailable (no pid namespace of
+	 * A's own proven empty) is UNKNOWN, never PASS... */
+	p[2].pidns_scanned = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(e.reason, "supervisor-lost: the supervisor lost contact"), "%s", e.reason);
+	p[2].pidns_scanned = true, p[2].pidns_own = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	/* ... but a descendant proven alive is a FAIL without any record. */
+	p[2].a_alive = 1;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	p[2] = expiry_ok(), p[2].lost = true, p[2].record_read = false;
+	/* A blind look after the expiry is not "gone". */
+	p[0].after_read = false;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_UNKNOWN);
+	cr_assert(strstr(e.reason, "ttl: missing evidence"), "%s", e.reason);
+	cr_assert_eq(v.grade, GRADE_UNKNOWN);
+	/* One FAIL among UNKNOWNs wins. */
+	p[1].a_alive = 2;
+	grade_expiry_paths(p, names, 3, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_FAIL);
+	/* Docker: one path, no lease, no record. */
+	p[0] = expiry_ok(), p[0].lease_declared = p[0].lease_held = p[0].lease_label = false;
+	p[0].record_read = false, p[0].record_survivors = -1;
+	grade_expiry_paths(p, names + 1, 1, &b, &e, &v);
+	cr_assert_eq(e.grade, GRADE_PASS, "%s", e.reason);
 }
 
 /* ---- HB-03 evidence: grade_adapters_evidence ---- */

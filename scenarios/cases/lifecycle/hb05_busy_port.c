@@ -26,8 +26,10 @@
  * case must FAIL. */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
+#include "../../observers/selftest.h"
 #include "../../../include/io.h"
 #include "hb05_grade.h"
+#include "hb05_procs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,7 +108,7 @@ static void *health_loop(void *arg)
 
 struct sess {
 	char id[128], name[96];
-	char init_pid[32], init_start[32], sup_pid[32], state[32], gen[32], host[64];
+	char init_pid[32], init_start[32], sup_pid[32], sup_start[32], state[32], gen[32], host[64];
 };
 
 static int sess_read(uid_t owner, struct sess *s)
@@ -117,6 +119,7 @@ static int sess_read(uid_t owner, struct sess *s)
 	if (record_get(p, "init.pid", s->init_pid, sizeof(s->init_pid)) < 0 ||
 	    record_get(p, "init.start_time", s->init_start, sizeof(s->init_start)) < 0 ||
 	    record_get(p, "supervisor.pid", s->sup_pid, sizeof(s->sup_pid)) < 0 ||
+	    record_get(p, "supervisor.start_time", s->sup_start, sizeof(s->sup_start)) < 0 ||
 	    record_get(p, "state", s->state, sizeof(s->state)) < 0 ||
 	    record_get(p, "generation", s->gen, sizeof(s->gen)) < 0)
 		return -1;
@@ -128,8 +131,9 @@ static int sess_read(uid_t owner, struct sess *s)
 static bool sess_same(const struct sess *a, const struct sess *b)
 {
 	return strcmp(a->init_pid, b->init_pid) == 0 && strcmp(a->init_start, b->init_start) == 0 &&
-	       strcmp(a->sup_pid, b->sup_pid) == 0 && strcmp(a->state, b->state) == 0 &&
-	       strcmp(a->gen, b->gen) == 0 && strcmp(a->host, b->host) == 0;
+	       strcmp(a->sup_pid, b->sup_pid) == 0 && strcmp(a->sup_start, b->sup_start) == 0 &&
+	       strcmp(a->state, b->state) == 0 && strcmp(a->gen, b->gen) == 0 &&
+	       strcmp(a->host, b->host) == 0;
 }
 
 static int free_port(void)
@@ -342,11 +346,15 @@ static void step_stops(struct eval_ctx *ctx, struct result *r, const struct sess
 
 struct hb05 {
 	struct busy_port_obs o;
-	struct health h;
-	struct sess A, B;
+	struct health h, h1; /* B's health; A1's during the same-owner conflict */
+	struct sess A, B, A1;
 	uid_t uid_b;
 	gid_t gid_b;
-	char mark_a[64];
+	char mark_a[64], name_a2[96];
+	/* B's processes by pid and start time, and its listener's holder(s),
+	 * read before A acted (idents_ok). */
+	struct idents bid, holder;
+	bool idents_ok;
 };
 
 /* A second owner and port forwards: without them there is nothing to test. */
@@ -408,31 +416,209 @@ static int start_b(struct case_run *cr, struct hb05 *x)
 	return 0;
 }
 
+static void health_start(struct health *h)
+{
+	atomic_store(&h->stop, false);
+	h->checks = h->fails = 0;
+	h->first_fail[0] = '\0';
+	h->running = pthread_create(&h->thread, NULL, health_loop, h) == 0;
+}
+
+static void health_stop(struct health *h)
+{
+	if (!h->running)
+		return;
+	atomic_store(&h->stop, true);
+	pthread_join(h->thread, NULL);
+	h->running = false;
+}
+
+/* Until port answers marker (up to 5 s). */
+static bool answers(int port, const char *marker)
+{
+	for (int i = 0; i < 100; i++) {
+		char got[128];
+
+		if (observe_connect_tcp(port, 1000, got, sizeof(got)) == 0 && !strcmp(got, marker))
+			return true;
+		sleep_ms(50);
+	}
+	return false;
+}
+
+/* B's processes by identity (host pid and start time): its pid namespace,
+ * its supervisor, the holder of its listener. make eval-selftest
+ * (hb05-idents-blind): none are read, so the grade must be UNKNOWN. */
+static void read_idents(struct case_run *cr, struct hb05 *x)
+{
+	int rs, rl;
+
+	x->bid.n = x->holder.n = 0;
+	if (selftest_on("hb05-idents-blind")) {
+		result_evidence(cr->r, "selftest", "hb05-idents-blind: B's processes not read");
+		return;
+	}
+	rs = idents_session((pid_t)atoi(x->B.init_pid), strtoull(x->B.init_start, NULL, 10),
+			    (pid_t)atoi(x->B.sup_pid), strtoull(x->B.sup_start, NULL, 10), &x->bid);
+	rl = idents_listener(x->o.b_port, &x->holder);
+	for (size_t i = 0; i < x->holder.n; i++)
+		if (x->bid.n < IDENTS_MAX)
+			x->bid.v[x->bid.n++] = x->holder.v[i];
+	x->idents_ok = rs == 0 && rl > 0;
+	for (size_t i = 0; i < x->bid.n; i++)
+		result_evidence(cr->r, "inventory",
+				"B's process before A acted: host pid %d start %llu (%s)",
+				(int)x->bid.v[i].pid, x->bid.v[i].start, x->bid.v[i].what);
+	if (!x->idents_ok)
+		result_evidence(
+		    cr->r, "inventory",
+		    "B's processes: pid namespace and supervisor %s, listener holders %d",
+		    rs == 0 ? "read" : strerror(-rs), rl);
+}
+
+/* A's port-based and signal-based kills of B's processes, as A (make
+ * eval-selftest hb05-kill-as-owner: as B, the boundary broken on purpose:
+ * the kernel then carries them out and the grade must FAIL). */
+static void step_kills(struct case_run *cr, struct hb05 *x)
+{
+	struct busy_port_obs *o = &x->o;
+	bool owner = selftest_on("hb05-kill-as-owner");
+	uid_t uid = owner ? x->uid_b : cr->ctx->subj->workload_uid;
+	gid_t gid = owner ? x->gid_b : cr->ctx->subj->workload_gid;
+	char lines[2048] = "", spec[32], flog[PATH_MAX + 64];
+	char *fu[] = {"fuser", "-k", spec, NULL};
+	int st = -1;
+
+	snprintf(spec, sizeof(spec), "%d/tcp", o->b_port);
+	log_path(cr->ctx, cr->r, "a-fuser.log", flog, sizeof(flog));
+	if (run_argv_as(cr->ctx, uid, gid, fu, flog, 10000, &st) < 0)
+		st = -1;
+	o->fuser_ran = st >= 0 && st != 126 && st != 127;
+	o->fuser_status = st;
+	result_evidence(cr->r, "exit", "%s (uid %u): fuser -k %s: status %d (%s)",
+			owner ? "B" : "A", (unsigned)uid, spec, st,
+			!o->fuser_ran ? "did not run: psmisc missing?"
+			: st == 0     ? "it found a process to kill"
+				      : "no process of its own on the port");
+	if (x->bid.n && idents_kill_as(&x->bid, uid, gid, &o->kills, &o->kills_refused,
+				       &o->kills_accepted, lines, sizeof(lines)) < 0)
+		o->kills = o->kills_refused = o->kills_accepted = 0;
+	for (char *q = lines; (q = strchr(q, '\n'));)
+		*q = ';';
+	result_evidence(cr->r, "exit",
+			"%s (uid %u): SIGKILL by kill(2) and pidfd_send_signal(2) to B's %zu "
+			"processes: %zu attempts, %zu refused (EPERM), %zu carried out [pid how "
+			"errno: %s]",
+			owner ? "selftest hb05-kill-as-owner: B" : "A", (unsigned)uid, x->bid.n,
+			o->kills, o->kills_refused, o->kills_accepted, lines);
+}
+
+/* Same owner: A1 (A's) holds a fixed port Q; A asks for Q again in a
+ * second session while a thread checks A1 every 20 ms. make
+ * eval-selftest (hb05-same-owner-hit): the harness SIGKILLs A1's listener
+ * holder first, as a takeover would: the grade must FAIL. */
+static void step_same_owner(struct case_run *cr, struct hb05 *x)
+{
+	struct busy_port_obs *o = &x->o;
+	const struct eval_ctx *ctx = cr->ctx;
+	char spec[64], port[16], log[PATH_MAX + 64];
+	char *ps[] = {(char *)ctx->paddock, "ps", "--all", "--json", NULL};
+	struct idents h0 = {0}, h1 = {0};
+	struct sess A1b;
+	struct argv_buf a;
+	int st = -1, Q = free_port(), n;
+
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d:%d", Q, Q);
+	snprintf(port, sizeof(port), "%d", Q);
+	server_argv(&a, cr->ctx, cr->r, x->A1.name, spec, port, x->h1.marker, NULL, true, NULL);
+	if (capture_vec(ctx, ctx->drop, &a, x->A1.id, sizeof(x->A1.id), 30000, &st) < 0 ||
+	    st != 0 || sess_read(ctx->subj->workload_uid, &x->A1) < 0 ||
+	    !answers(Q, x->h1.marker) || idents_listener(Q, &h0) <= 0) {
+		result_evidence(cr->r, "exit", "A1 (fixed 127.0.0.1:%d): did not start (status %d)",
+				Q, st);
+		return;
+	}
+	x->h1.port = Q;
+	health_start(&x->h1);
+	sleep_ms(100);
+	if (selftest_on("hb05-same-owner-hit") && inventory_kill(h0.v[0].pid, h0.v[0].start) == 0)
+		result_evidence(cr->r, "selftest",
+				"hb05-same-owner-hit: SIGKILL to A1's listener holder pid %d",
+				(int)h0.v[0].pid);
+	log_path(ctx, cr->r, "a-same.log", log, sizeof(log));
+	server_argv(&a, cr->ctx, cr->r, x->name_a2, spec, port, x->mark_a, NULL, true, NULL);
+	o->same_ran = run_vec(ctx, ctx->drop, &a, log, 30000, &o->same_status) == 0;
+	o->same_in_use = in_log(log, "is in use; nothing started");
+	n = listed(ctx, ps, x->name_a2, &st);
+	o->same_listed = n >= 0;
+	o->same_nothing = n == 0;
+	sleep_ms(200);
+	health_stop(&x->h1);
+	o->a1_checks = x->h1.checks;
+	o->a1_fails = x->h1.fails;
+	A1b = x->A1;
+	o->a1_read = sess_read(ctx->subj->workload_uid, &A1b) == 0 && idents_listener(Q, &h1) >= 0;
+	o->a1_unchanged =
+	    o->a1_read && sess_same(&x->A1, &A1b) && idents_has(&h1, &h0.v[0]) &&
+	    inventory_alive((pid_t)atoi(x->A1.init_pid), strtoull(x->A1.init_start, NULL, 10));
+	result_evidence(cr->r, "exit",
+			"same owner: A1 %s holds 127.0.0.1:%d (listener holder pid %d start "
+			"%llu); A's second session for it: status %d, \"in use\" line %s, "
+			"registered under its name %d",
+			x->A1.id, Q, (int)h0.v[0].pid, h0.v[0].start, o->same_status,
+			o->same_in_use ? "printed" : "MISSING", n);
+	result_evidence(cr->r, "health",
+			"A1: %zu checks every 20 ms across A's second request, %zu failed%s%s; "
+			"entry and listener holder %s",
+			o->a1_checks, o->a1_fails, x->h1.first_fail[0] ? "; first: " : "",
+			x->h1.first_fail, o->a1_unchanged ? "unchanged" : "CHANGED");
+}
+
 /* A's three steps while a thread checks B's health every 20 ms. */
 static void steps(struct case_run *cr, struct hb05 *x)
 {
 	struct health *h = &x->h;
 	int P = x->o.b_port;
 
-	atomic_store(&h->stop, false);
-	h->checks = h->fails = 0;
-	h->first_fail[0] = '\0';
-	h->running = pthread_create(&h->thread, NULL, health_loop, h) == 0;
+	health_start(h);
 	if (h->running) {
 		sleep_ms(200); /* a baseline before A acts */
 		step_fixed(cr->ctx, cr->r, cr->records, P, x->mark_a, &x->o);
 		step_auto(cr->ctx, cr->r, P, x->mark_a, &x->A, &x->o);
+		step_same_owner(cr, x);
 		step_stops(cr->ctx, cr->r, &x->B, x->uid_b, &x->o);
-		sleep_ms(300); /* B must still answer after A's stops */
-		atomic_store(&h->stop, true);
-		pthread_join(h->thread, NULL);
-		h->running = false;
+		step_kills(cr, x);
+		sleep_ms(300); /* B must still answer after A's stops and kills */
+		health_stop(h);
 		x->o.checks = h->checks;
 		x->o.check_fails = h->fails;
 	}
 	result_evidence(cr->r, "health",
 			"B: %zu checks every 20 ms across A's actions, %zu failed%s%s", x->o.checks,
 			x->o.check_fails, h->first_fail[0] ? "; first: " : "", h->first_fail);
+}
+
+/* After A acted: B's processes by pid and start time, and its listener's
+ * holder (no listener at all is a fact too: not the same holder). */
+static void after_idents(struct case_run *cr, struct hb05 *x)
+{
+	struct busy_port_obs *o = &x->o;
+	struct idents h1 = {0};
+	int rl = idents_listener(o->b_port, &h1);
+
+	o->idents = x->bid.n;
+	o->idents_read = x->idents_ok && (rl >= 0 || rl == -ENOENT);
+	if (!o->idents_read)
+		return;
+	idents_compare(&x->bid, &o->idents_ended, &o->idents_replaced);
+	o->holder_same = x->holder.n > 0;
+	for (size_t i = 0; i < x->holder.n; i++)
+		o->holder_same &= idents_has(&h1, &x->holder.v[i]);
+	result_evidence(cr->r, "inventory",
+			"B's %zu processes after A acted (by pid and start time): %zu ended, %zu "
+			"pids now another process; listener holder %s",
+			x->bid.n, o->idents_ended, o->idents_replaced,
+			o->holder_same ? "the same" : "CHANGED or gone");
 }
 
 /* After A acted: the listener table and B's registry entry again. */
@@ -458,6 +644,7 @@ static void after(struct case_run *cr, struct hb05 *x)
 			"(%s)",
 			B2.state, B2.gen, B2.init_pid, B2.init_start, B2.host,
 			o->b_unchanged ? "unchanged, init alive" : "CHANGED");
+	after_idents(cr, x);
 }
 
 static void run(struct case_run *cr)
@@ -470,6 +657,9 @@ static void run(struct case_run *cr)
 	snprintf(x->mark_a, sizeof(x->mark_a), "HB05-A-%d", (int)me);
 	snprintf(x->B.name, sizeof(x->B.name), "paddock-eval-hb05-b-%d", (int)me);
 	snprintf(x->A.name, sizeof(x->A.name), "paddock-eval-hb05-a-%d", (int)me);
+	snprintf(x->A1.name, sizeof(x->A1.name), "paddock-eval-hb05-a1-%d", (int)me);
+	snprintf(x->name_a2, sizeof(x->name_a2), "paddock-eval-hb05-a2-%d", (int)me);
+	snprintf(x->h1.marker, sizeof(x->h1.marker), "HB05-A1-%d", (int)me);
 	if (start_b(cr, x) < 0) {
 		result_not_executed(r, "session B (paddock-test2) did not start");
 		return;
@@ -479,6 +669,7 @@ static void run(struct case_run *cr)
 			"endpoint %s",
 			x->B.id, (unsigned)x->uid_b, x->B.gen, x->B.init_pid, x->B.init_start,
 			x->B.host);
+	read_idents(cr, x);
 	steps(cr, x);
 	after(cr, x);
 	grade_busy_port(&x->o, &r->v[DIM_ENFORCEMENT]);
@@ -497,12 +688,13 @@ static void teardown(struct case_run *cr)
 	struct hb05 *x = cr->priv;
 	const struct subject *s = cr->ctx->subj;
 
-	if (x->h.running) {
-		atomic_store(&x->h.stop, true);
-		pthread_join(x->h.thread, NULL);
-		x->h.running = false;
-	}
+	health_stop(&x->h);
+	health_stop(&x->h1);
 	paddock_session_end_as(cr->ctx, s->workload_uid, s->workload_gid, x->A.id, true);
+	paddock_session_end_as(cr->ctx, s->workload_uid, s->workload_gid, x->A1.id, true);
+	/* It should not exist; if it does it is A's own, by name. */
+	if (x->o.same_ran && !x->o.same_nothing)
+		paddock_session_end_as(cr->ctx, s->workload_uid, s->workload_gid, x->name_a2, true);
 	if (x->o.fixed_ran && !x->o.fixed_nothing) {
 		/* It should not exist; if it does it is A's own, by name. */
 		char fixed[96];

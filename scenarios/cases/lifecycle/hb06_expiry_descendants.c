@@ -1,31 +1,46 @@
 /* HB-06: workload expiry accounts for descendants.
  *
- * Session A (the managed workload, --ttl 3s) starts a bounded child
- * (sleep 20) and a detached descendant (setsid plus a subshell that exits
- * at once, so the descendant is orphaned: sleep 120) and then waits.
+ * Session A (the managed workload) starts a bounded child (sleep 20) and a
+ * detached descendant (setsid plus a subshell that exits at once, so the
+ * descendant is orphaned: sleep 120) and then waits; its policy also
+ * leases a service (`held`, a python3 marker server on task/held.sock)
+ * for 50 s, so a lease is held at every expiry. A is run three times, one
+ * per expiry path, each in a workspace of its own: `ttl` (--ttl 5s;
+ * `paddock wait` returns once it is over), `stop` (`paddock stop`) and
+ * `supervisor-lost` (the harness SIGKILLs A's supervisor, which it
+ * started, by pid and start time: no completion record; what is left is
+ * the host's inventory: A's own pid namespace proven empty, or UNKNOWN).
  * Session B, another workload of the same owner, runs the whole time,
- * always with the enforced policy. Expiry goes through A's supervisor
- * (its --ttl); `paddock wait` returns once it is over. Inventories before
- * and after, read from the host's /proc by pid namespace and by the
- * parent links below A's paddock-init, identify every process by host pid
- * and start time. Teardown stops B and SIGKILLs, by pidfd and only after
- * checking the start time, any process of A's or B's inventory still
- * alive (the no-pidns arm leaves the detached descendant behind).
+ * always enforced (hb06_b_policy.json): a marker server on a unix socket;
+ * its registry entry (state, generation, init and supervisor by pid and
+ * start time) and its answers are compared before and after, besides its
+ * pids. Inventories before and after, read from the host's /proc by pid
+ * namespace and by the parent links below A's paddock-init, identify every
+ * process by host pid and start time. Each path is graded by
+ * grade_expiry(), all of them and B by grade_expiry_paths(). Teardown
+ * stops B and every A and SIGKILLs, by pidfd and only after checking the
+ * start time, any process of an inventory still alive (the no-pidns arm
+ * leaves the detached descendant behind). Docker: one path, docker stop.
  *
- * Control: a third run (hb06_lease_policy.json) declares a service with a
- * 4 s lease (a python3 marker server on a unix socket in the task
- * directory); its main command starts a detached `sleep 60.PID` and ends.
- * The server must answer from the host after the main command's end and
- * not after the session ended; the lease must be listed in ps --json and
- * the record (owner, generation, expiry); the detached sleep must be gone
- * while the service lives (a leak never rides on a lease). */
+ * Control (hb06_lease.c): a fourth run (hb06_lease_policy.json) declares
+ * a service with a 4 s lease; its main command starts a detached sleep
+ * and ends. The server must answer after the main command's end and not
+ * after the session ended, the lease be listed with owner, generation and
+ * expiry, and the detached sleep be gone while the service lives. */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
+#include "../../observers/selftest.h"
 #include "hb06_grade.h"
+#include "hb06_lease.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const struct case_arm arms[] = {
@@ -126,28 +141,53 @@ struct wl {
 	unsigned long pidns;
 };
 
-struct hb06 {
-	struct wl A, B;
-	struct inv a0, b0;
-	char name_a[64], name_b[64], rec[PATH_MAX + 64];
+/* A's expiry paths: its --ttl, `paddock stop`, and its supervisor lost
+ * (SIGKILLed by the harness, which started it). Docker has one: docker
+ * stop. */
+enum {
+	P_TTL,
+	P_STOP,
+	P_LOST,
+	N_PATHS
+};
+static const char *const path_names[N_PATHS] = {"ttl", "stop", "supervisor-lost"};
+
+struct path {
+	struct wl w;
+	struct inv before;
+	char name[64], rec[PATH_MAX + 64], ws[PATH_MAX], task[PATH_MAX + 8], sock[PATH_MAX + 16];
+	struct expiry_obs o;
+	/* A's pid namespace, held open from the inventory to teardown: a
+	 * freed namespace's inode number is reused, and another sandbox
+	 * (anyone's) would then pass for what is left of A. */
+	int pidns_fd;
+	bool pidns_held;
 };
 
-/* `paddock run --detach --name NAME --ttl TTL -- sh -c SCRIPT sh ARG`,
- * with the arm's knob when weaken. */
-static int start_paddock(struct case_run *cr, const char *name, const char *ttl, const char *rec,
-			 bool weaken, const char *script, struct wl *w)
-{
-	struct argv_buf a;
-	struct result *r = cr->r;
-	char sj[PATH_MAX + 64], v[64];
-	int st = -1;
+struct hb06 {
+	struct wl B;
+	struct inv b0;
+	struct path p[N_PATHS];
+	size_t n_paths;
+	char name_b[64], b_ws[PATH_MAX], b_task[PATH_MAX + 8], b_sock[PATH_MAX + 16], b_mark[64],
+	    b_view[256];
+	struct other_obs bo;
+	pid_t frozen; /* make eval-selftest hb06-freeze-other: B's server, SIGSTOPped */
+	unsigned long long frozen_start;
+};
 
-	argv_paddock_run(&a, cr->ctx, r, r->policy_path, weaken ? r->knob : NULL, cr->fx.dir, rec);
-	argv_words(&a, "--detach", "--name", name, "--ttl", ttl, "--", "sh", "-c", script, "sh",
-		   cr->task, NULL);
-	if (capture_vec(cr->ctx, cr->ctx->drop, &a, w->id, sizeof(w->id), 30000, &st) < 0 ||
-	    st != 0)
-		return -1;
+#define HELD_MARK "HB06-HELD"
+/* B: a marker server on a unix socket in its task directory. */
+static const char b_server[] =
+    "import socket,sys,os\ns=socket.socket(socket.AF_UNIX)\n"
+    "try: os.unlink(sys.argv[1])\nexcept OSError: pass\n"
+    "s.bind(sys.argv[1]); s.listen(8)\n"
+    "while True:\n  c,_=s.accept(); c.sendall(sys.argv[2].encode()+b'\\n'); c.close()\n";
+
+static int wl_read(struct case_run *cr, struct wl *w)
+{
+	char sj[PATH_MAX + 64], v[64];
+
 	session_json_path(cr->ctx->subj->workload_uid, w->id, sj, sizeof(sj));
 	if (record_get(sj, "init.pid", v, sizeof(v)) < 0)
 		return -1;
@@ -156,6 +196,42 @@ static int start_paddock(struct case_run *cr, const char *name, const char *ttl,
 		return -1;
 	w->root_start = strtoull(v, NULL, 10);
 	return 0;
+}
+
+/* `paddock run --detach --name NAME [--ttl TTL] -- sh -c A_SCRIPT sh TASK`
+ * (A, with the arm's knob, A's policy) in workspace ws. */
+static int start_a(struct case_run *cr, struct path *p, const char *ttl)
+{
+	struct argv_buf a;
+	int st = -1;
+
+	argv_paddock_run(&a, cr->ctx, cr->r, cr->r->policy_path, cr->r->knob, p->ws, p->rec);
+	argv_words(&a, "--detach", "--name", p->name, NULL);
+	if (ttl)
+		argv_words(&a, "--ttl", ttl, NULL);
+	argv_words(&a, "--", "sh", "-c", A_SCRIPT, "sh", p->task, NULL);
+	if (capture_vec(cr->ctx, cr->ctx->drop, &a, p->w.id, sizeof(p->w.id), 30000, &st) < 0 ||
+	    st != 0)
+		return -1;
+	return wl_read(cr, &p->w);
+}
+
+/* B, always enforced, under its own policy: the marker server. */
+static int start_b(struct case_run *cr, struct hb06 *x)
+{
+	char policy[PATH_MAX + 64];
+	struct argv_buf a;
+	int st = -1;
+
+	snprintf(policy, sizeof(policy), "%s/cases/lifecycle/hb06_b_policy.json",
+		 cr->ctx->scenarios_dir);
+	argv_paddock_run(&a, cr->ctx, cr->r, policy, NULL, x->b_ws, NULL);
+	argv_words(&a, "--detach", "--name", x->name_b, "--", "python3", "-c", b_server, x->b_sock,
+		   x->b_mark, NULL);
+	if (capture_vec(cr->ctx, cr->ctx->drop, &a, x->B.id, sizeof(x->B.id), 30000, &st) < 0 ||
+	    st != 0)
+		return -1;
+	return wl_read(cr, &x->B);
 }
 
 static int start_docker(struct case_run *cr, const char *name, const char *cmd, struct wl *w)
@@ -179,189 +255,290 @@ static int start_docker(struct case_run *cr, const char *name, const char *cmd, 
 	return 0;
 }
 
-#define LEASE_MARK "HB06-LEASED-SERVER"
-
-/* Probe the leased server's unix socket from the host. */
-static bool lease_probe(const char *sock)
+/* B's view: registry state, generation, init and supervisor by pid and
+ * start time (docker: status, pid, start, restart count). */
+static bool b_view(struct case_run *cr, struct hb06 *x, char *out, size_t n)
 {
-	char got[128];
+	int st = -1;
 
-	return observe_connect_unix(sock, 1000, got, sizeof(got)) == 0 &&
-	       strcmp(got, LEASE_MARK) == 0;
+	out[0] = '\0';
+	if (cr->r->kind == ARM_DOCKER) {
+		char *insp[] = {"docker",
+				"inspect",
+				"-f",
+				"{{.State.Status}} pid {{.State.Pid}} started {{.State.StartedAt}} "
+				"restarts {{.RestartCount}}",
+				x->name_b,
+				NULL};
+
+		return run_capture(cr->ctx, false, insp, out, n, 10000, &st) == 0 && st == 0;
+	} else {
+		char sj[PATH_MAX + 64], v[6][48];
+		const char *keys[6] = {"state",		 "generation",
+				       "init.pid",	 "init.start_time",
+				       "supervisor.pid", "supervisor.start_time"};
+
+		session_json_path(cr->ctx->subj->workload_uid, x->B.id, sj, sizeof(sj));
+		for (int i = 0; i < 6; i++)
+			if (record_get(sj, keys[i], v[i], sizeof(v[i])) < 0)
+				return false;
+		snprintf(out, n, "state %s gen %s init %s start %s supervisor %s start %s", v[0],
+			 v[1], v[2], v[3], v[4], v[5]);
+		return true;
+	}
 }
 
-static void lease_views(struct eval_ctx *ctx, struct result *r, const char *id, const char *rec,
-			struct lease_obs *o)
+/* B answers its marker (docker: docker exec echoes it). */
+static bool b_probe(struct case_run *cr, struct hb06 *x)
 {
-	static char ps[65536];
-	char state[32] = "", owner[32] = "", gen[32] = "", exp[64] = "", phase[32] = "",
-	     rowner[32] = "", rgen[32] = "", rexp[64] = "";
-	size_t len;
+	char got[128] = "";
+	int st = -1;
 
-	if (paddock_ps_entry(ctx, id, ps, sizeof(ps)) == 0) {
-		len = strlen(ps);
-		json_get(ps, len, "state", state, sizeof(state));
-		json_get(ps, len, "leases.0.owner_uid", owner, sizeof(owner));
-		json_get(ps, len, "leases.0.generation", gen, sizeof(gen));
-		json_get(ps, len, "leases.0.expires", exp, sizeof(exp));
+	if (cr->r->kind == ARM_DOCKER) {
+		char *ex[] = {"docker", "exec", x->name_b, "echo", x->b_mark, NULL};
+
+		return run_capture(cr->ctx, false, ex, got, sizeof(got), 10000, &st) == 0 &&
+		       st == 0 && strcmp(got, x->b_mark) == 0;
 	}
-	record_get(rec, "phase", phase, sizeof(phase));
-	record_get(rec, "services.0.owner_uid", rowner, sizeof(rowner));
-	record_get(rec, "services.0.generation", rgen, sizeof(rgen));
-	record_get(rec, "services.0.expires", rexp, sizeof(rexp));
-	o->retained = strcmp(state, "retained") == 0;
-	o->listed = owner[0] && (uid_t)atol(owner) == ctx->subj->workload_uid && gen[0] && exp[0];
-	o->recorded = strcmp(phase, "retained") == 0 && rowner[0] &&
-		      (uid_t)atol(rowner) == ctx->subj->workload_uid && rgen[0] && rexp[0];
-	result_evidence(r, "inventory",
-			"lease run after its main command: ps --json state %s, "
-			"lease owner %s gen %s expires %s",
-			state[0] ? state : "(none)", owner, gen, exp);
-	result_evidence(r, "record", "lease run: phase %s, service owner %s gen %s expires %s",
-			phase[0] ? phase : "(none)", rowner, rgen, rexp);
+	return observe_connect_unix(x->b_sock, 1000, got, sizeof(got)) == 0 &&
+	       strcmp(got, x->b_mark) == 0;
 }
 
-/* During the lease: probe, and look for the main command's detached
- * descendant while the service lives; then wait for the session's end. */
-static void lease_watch(struct case_run *cr, const char *sock, const char *token, const char *id,
-			char *state, size_t state_n, struct lease_obs *o)
+static void b_probes(struct case_run *cr, struct hb06 *x, size_t *probes, size_t *ok)
 {
-	struct proc_entry leaks[8];
-	char sj[512];
-	size_t nl;
-
-	for (int i = 0; i < 4; i++) {
-		bool ok = lease_probe(sock);
-
-		o->probes_during++;
-		o->ok_during += ok;
-		if (i == 0) {
-			nl = inventory_find_cmdline("sleep", token, leaks, 8);
-			o->leak_checked = true;
-			for (size_t k = 0; k < nl; k++)
-				o->leaks_alive += inventory_alive(leaks[k].pid, leaks[k].start);
-		}
-		sleep_ms(300);
-	}
-	result_evidence(cr->r, "client",
-			"leased server: %zu of %zu probes answered after the main "
-			"command's end; the main command's detached \"sleep %s\": %zu alive",
-			o->ok_during, o->probes_during, token, o->leaks_alive);
-	session_json_path(cr->ctx->subj->workload_uid, id, sj, sizeof(sj));
-	for (int i = 0; i < 120; i++) {
-		if (record_get(sj, "state", state, state_n) == 0 && strcmp(state, "ended") == 0)
-			break;
+	for (int i = 0; i < 3; i++) {
+		*probes += 1;
+		*ok += b_probe(cr, x);
 		sleep_ms(100);
 	}
 }
 
-/* The lease run's end: stop it if it is still there, remove it, and end
- * any leftover by pidfd after checking its start time. */
-static void lease_teardown(struct case_run *cr, const char *id, const char *state,
-			   const char *token)
+static bool held_probe(const struct path *p)
 {
-	struct proc_entry leaks[8];
-	size_t nl;
+	char got[64];
 
-	paddock_session_end(cr->ctx, id, strcmp(state, "ended") != 0);
-	nl = inventory_find_cmdline("sleep", token, leaks, 8);
-	for (size_t k = 0; k < nl; k++)
-		if (inventory_kill(leaks[k].pid, leaks[k].start) == 0)
-			result_evidence(cr->r, "teardown", "lease run: SIGKILL to leftover pid %d",
-					(int)leaks[k].pid);
+	return observe_connect_unix(p->sock, 1000, got, sizeof(got)) == 0 &&
+	       strcmp(got, HELD_MARK) == 0;
 }
 
-/* The legitimate control: a leased server outlives its main command until
- * its lease ends, and nothing else of the main command does. */
-static void control_lease(struct case_run *cr)
+/* A signal to pid only while it has this start time (by its pidfd). */
+static int signal_ident(pid_t pid, unsigned long long start, int sig)
 {
-	struct result *r = cr->r;
-	struct lease_obs o = {0};
-	struct argv_buf a;
-	char policy[PATH_MAX + 64], rec[PATH_MAX + 64], sock[PATH_MAX + 64], token[32], name[96],
-	    id[64] = "", state[32] = "", ended[96] = "", log[PATH_MAX + 64];
-	int st = -1;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), r = -ESRCH;
+	struct proc_entry e;
 
-	if (r->kind == ARM_DOCKER) {
-		verdict_set(&r->v[DIM_CONTROL], GRADE_NOT_APPLICABLE,
-			    "Docker has no lease of a service beyond its container",
-			    "HB-06 legitimate_control (leased server)");
+	if (pfd < 0)
+		return -errno;
+	if (inventory_read(pid, &e) == 0 && e.start == start)
+		r = syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0) < 0 ? -errno : 0;
+	close(pfd);
+	return r;
+}
+
+/* make eval-selftest (hb06-freeze-other): B's server SIGSTOPped after A's
+ * expiries: every pid of B alive with its start time, its entry the same,
+ * but it no longer answers; only the probes can tell (FAIL). SIGCONT in
+ * teardown. */
+static void freeze_other(struct case_run *cr, struct hb06 *x)
+{
+	if (!selftest_on("hb06-freeze-other"))
 		return;
-	}
-	snprintf(policy, sizeof(policy), "%s/cases/lifecycle/hb06_lease_policy.json",
-		 cr->ctx->scenarios_dir);
-	snprintf(rec, sizeof(rec), "%s/record-lease.json", cr->records);
-	snprintf(sock, sizeof(sock), "%s/svc.sock", cr->task);
-	/* The leak's marker: a sleep nobody else runs. */
-	snprintf(token, sizeof(token), "60.%d", (int)getpid());
-	snprintf(name, sizeof(name), "paddock-eval-hb06-lease-%d", (int)getpid());
-	log_path(cr->ctx, r, "lease.log", log, sizeof(log));
-	argv_paddock_run(&a, cr->ctx, r, policy, r->knob, cr->fx.dir, rec);
-	argv_words(&a, "--name", name, "--", "sh", "-c", "( setsid sleep \"$1\" & ); sleep 0.5",
-		   "sh", token, NULL);
-	o.ran = run_vec(cr->ctx, cr->ctx->drop, &a, log, 30000, &st) == 0 && st == 0;
-	result_evidence(r, "exit",
-			"lease run (policy hb06_lease_policy.json, lease 4s): paddock "
-			"run returned %d at its main command's end",
-			st);
-	if (record_get(rec, "session.id", id, sizeof(id)) < 0)
-		o.ran = false;
-	if (o.ran) {
-		lease_views(cr->ctx, r, id, rec, &o);
-		lease_watch(cr, sock, token, id, state, sizeof(state), &o);
-		o.probed_after = strcmp(state, "ended") == 0;
-		o.ok_after = o.probed_after && lease_probe(sock);
-		record_get(rec, "services.0.ended", ended, sizeof(ended));
-		case_record(cr, rec, NULL);
-		o.ended_by_lease = strncmp(ended, "lease-expired", 13) == 0;
-		result_evidence(r, "client",
-				"after the session ended (state %s): server %s; final "
-				"record: service ended \"%s\"",
-				state, o.ok_after ? "STILL ANSWERS" : "gone", ended);
-	}
-	grade_lease_control(&o, &r->v[DIM_CONTROL]);
-	if (r->kind == ARM_WEAKENED && r->v[DIM_CONTROL].grade != GRADE_PASS)
-		result_evidence(
-		    r, "note",
-		    "documented: without a pid namespace services are not "
-		    "retained (docs/sessions.md); the control grade is what was observed");
-	if (r->kind == ARM_ENFORCED && o.retained && o.leaks_alive)
-		verdict_set(&r->v[DIM_ENFORCEMENT], GRADE_FAIL,
-			    "a leftover of the main command lived on in a retained session", NULL);
-	lease_teardown(cr, id, state, token);
+	for (size_t i = 0; i < x->b0.n && !x->frozen; i++)
+		if (strcmp(x->b0.p[i].comm, "python3") == 0 &&
+		    signal_ident(x->b0.p[i].pid, x->b0.p[i].start, SIGSTOP) == 0) {
+			x->frozen = x->b0.p[i].pid;
+			x->frozen_start = x->b0.p[i].start;
+		}
+	result_evidence(cr->r, "selftest", "hb06-freeze-other: B's server pid %d %s",
+			(int)x->frozen, x->frozen ? "SIGSTOPped" : "NOT found");
 }
 
-/* A and B: B always enforced; A with the arm's knob, --ttl 3s. */
 static int start(struct case_run *cr, struct hb06 *x)
 {
 	if (cr->r->kind == ARM_DOCKER) {
 		/* The container's "ready" file stays inside it (/tmp). */
-		if (start_docker(cr, x->name_b, "exec sleep 300", &x->B) < 0 ||
-		    start_docker(cr, x->name_a, "set -- /tmp; " A_SCRIPT, &x->A) < 0)
-			return -1;
-	} else if (start_paddock(cr, x->name_b, "60s", NULL, false, "exec sleep 300", &x->B) < 0 ||
-		   start_paddock(cr, x->name_a, "3s", x->rec, true, A_SCRIPT, &x->A) < 0) {
-		return -1;
+		x->n_paths = 1;
+		return start_docker(cr, x->name_b, "exec sleep 300", &x->B) < 0 ||
+			       start_docker(cr, x->p[0].name, "set -- /tmp; " A_SCRIPT,
+					    &x->p[0].w) < 0
+			   ? -1
+			   : 0;
 	}
+	x->n_paths = N_PATHS;
+	/* B first (it runs the whole time), the TTL path last: its clock
+	 * starts at its start. */
+	if (start_b(cr, x) < 0 || start_a(cr, &x->p[P_STOP], NULL) < 0 ||
+	    start_a(cr, &x->p[P_LOST], NULL) < 0 || start_a(cr, &x->p[P_TTL], "5s") < 0)
+		return -1;
 	return 0;
 }
 
-/* Expiry through the supervisor (docker: docker stop). */
+/* The supervisor of A's lost path, by pid and start time from its
+ * registry entry, checked on the host (our workload user's paddock). */
+static bool kill_supervisor(struct case_run *cr, struct path *p)
+{
+	char sj[PATH_MAX + 64], pid_s[32], start_s[32];
+	struct proc_entry e;
+	pid_t pid;
+
+	session_json_path(cr->ctx->subj->workload_uid, p->w.id, sj, sizeof(sj));
+	if (record_get(sj, "supervisor.pid", pid_s, sizeof(pid_s)) < 0 ||
+	    record_get(sj, "supervisor.start_time", start_s, sizeof(start_s)) < 0)
+		return false;
+	pid = (pid_t)atoi(pid_s);
+	if (inventory_read(pid, &e) < 0 || e.start != strtoull(start_s, NULL, 10) ||
+	    e.uid != cr->ctx->subj->workload_uid || strcmp(e.comm, "paddock") != 0)
+		return false;
+	if (inventory_kill(pid, e.start) < 0)
+		return false;
+	/* paddock-init dies with its parent (PR_SET_PDEATHSIG); give the
+	 * kernel a moment to end the pid namespace. */
+	for (int i = 0; i < 30 && inventory_alive(p->w.root, p->w.root_start); i++)
+		sleep_ms(100);
+	return true;
+}
+
+/* Each path's expiry (docker: docker stop). */
 static void expire(struct case_run *cr, struct hb06 *x)
 {
 	int st = -1;
 
 	if (cr->r->kind == ARM_DOCKER) {
-		char *stop[] = {"docker", "stop", "-t", "2", x->name_a, NULL};
+		char *stop[] = {"docker", "stop", "-t", "2", x->p[0].name, NULL};
 
 		run_argv(cr->ctx, false, stop, NULL, 30000, &st);
-		result_evidence(cr->r, "exit", "docker stop A: status %d", st);
-	} else {
-		char *w[] = {cr->ctx->paddock, "wait", x->A.id, NULL};
+		result_evidence(cr->r, "exit", "stop: docker stop A: status %d", st);
+		return;
+	}
+	{
+		char *stop[] = {cr->ctx->paddock, "stop", x->p[P_STOP].w.id, NULL};
+		char *w[] = {cr->ctx->paddock, "wait", x->p[P_TTL].w.id, NULL};
 
+		run_argv(cr->ctx, cr->ctx->drop, stop, NULL, 30000, &st);
+		result_evidence(cr->r, "exit", "stop: paddock stop A: status %d", st);
+		x->p[P_LOST].o.lost = kill_supervisor(cr, &x->p[P_LOST]);
+		result_evidence(cr->r, "exit", "supervisor-lost: A's supervisor %s by the harness",
+				x->p[P_LOST].o.lost ? "SIGKILLed" : "NOT killed");
 		run_argv(cr->ctx, cr->ctx->drop, w, NULL, 30000, &st);
-		result_evidence(cr->r, "exit", "paddock wait A: status %d (expired by --ttl 3s)",
-				st);
+		result_evidence(cr->r, "exit",
+				"ttl: paddock wait A: status %d (expired by --ttl 5s)", st);
+	}
+}
+
+/* After the expiry: each of A's processes gone or alive by the host's
+ * /proc (a read that fails otherwise is inconclusive, never "gone"), and
+ * what is left in A's own pid namespace. make eval-selftest:
+ * hb06-inventory-blind makes every look inconclusive, hb06-lost-unproven
+ * the lost path's pid namespace scan (as without a namespace of its own). */
+static void look_after(struct case_run *cr, struct path *p, unsigned long self_ns)
+{
+	bool blind = selftest_on("hb06-inventory-blind");
+	struct proc_entry *all = NULL;
+	size_t n = 0;
+	bool self = false;
+
+	p->o.after_read = !blind;
+	if (blind || (p->o.lost && selftest_on("hb06-lost-unproven")))
+		result_evidence(cr->r, "selftest", "%s: the look after the expiry is %s",
+				blind ? "hb06-inventory-blind" : "hb06-lost-unproven",
+				blind ? "inconclusive" : "without the pid namespace scan");
+	for (size_t i = 0; i < p->before.n; i++) {
+		struct proc_entry e;
+		int rc;
+
+		if (inventory_alive(p->before.p[i].pid, p->before.p[i].start)) {
+			p->o.a_alive++;
+			continue;
+		}
+		rc = inventory_read(p->before.p[i].pid, &e);
+		if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
+			p->o.after_read = false;
+	}
+	p->o.pidns_own = p->w.pidns && p->w.pidns != self_ns;
+	if (blind || (p->o.lost && selftest_on("hb06-lost-unproven")) ||
+	    inventory_scan(&all, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		self |= all[i].pid == getpid();
+		/* A zombie has ended (an orphaned init of the lost path may
+		 * wait for a parent that never reaps it). */
+		p->o.pidns_left += p->o.pidns_own && all[i].pidns == p->w.pidns &&
+				   inventory_alive(all[i].pid, all[i].start);
+	}
+	p->o.pidns_scanned = self;
+	free(all);
+}
+
+/* A path's record: survivors and how the leased service ended. */
+static void path_record(struct case_run *cr, size_t k, struct path *p)
+{
+	char v[96] = "";
+	struct record_view rv;
+
+	if (record_get(p->rec, "ended", v, sizeof(v)) == 0)
+		result_evidence(cr->r, "record", "%s: A ended: %s", path_names[k], v);
+	case_record(cr, p->rec, &rv);
+	p->o.record_read = rv.read;
+	p->o.record_survivors = rv.survivors;
+	v[0] = '\0';
+	if (record_get(p->rec, "services.0.ended", v, sizeof(v)) == 0 && v[0]) {
+		p->o.lease_label = true;
+		p->o.lease_label_ok = strncmp(v, k == P_TTL ? "expired" : "stopped", 7) == 0;
+	}
+	result_evidence(cr->r, "record",
+			"%s: A's record lists %d survivor(s); its leased service ended \"%s\"",
+			path_names[k], rv.survivors, v);
+}
+
+/* Open A's pid namespace through its root and check, after the open,
+ * that the root is still A's (same start time) and the namespace the one
+ * it names: then the fd pins it. */
+static int hold_pidns(struct path *p)
+{
+	char path[64];
+	struct proc_entry e;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)p->w.root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || inventory_read(p->w.root, &e) < 0 || e.start != p->w.root_start ||
+	    e.pidns != st.st_ino) {
+		close(fd);
+		return -ESRCH;
+	}
+	p->w.pidns = e.pidns;
+	p->pidns_fd = fd;
+	p->pidns_held = true;
+	return 0;
+}
+
+static void paths_before(struct case_run *cr, struct hb06 *x)
+{
+	bool docker = cr->r->kind == ARM_DOCKER;
+
+	for (size_t k = 0; k < x->n_paths; k++) {
+		struct path *p = &x->p[k];
+		char ready[PATH_MAX + 16];
+
+		snprintf(ready, sizeof(ready), "%s/ready", p->task);
+		/* Ready: the detached descendant exists. Docker's "ready" is not
+		 * shared; give it the same time. */
+		for (int i = 0; i < 50 && (docker || access(ready, F_OK) != 0); i++) {
+			sleep_ms(100);
+			if (docker && i >= 5)
+				break;
+		}
+		p->w.pidns = hold_pidns(p) == 0 ? p->w.pidns : 0;
+		inventory_of(p->w.root, p->w.pidns, &p->before);
+		p->o.detached = detached_count(&p->before, p->w.root);
+		p->o.record_survivors = -1;
+		p->o.lease_declared = !docker;
+		/* The held lease answers right before the expiry. */
+		for (int i = 0; !docker && i < 30 && !(p->o.lease_held = held_probe(p)); i++)
+			sleep_ms(100);
 	}
 }
 
@@ -370,92 +547,125 @@ static void run(struct case_run *cr)
 	struct hb06 *x = cr->priv;
 	struct result *r = cr->r;
 	bool docker = r->kind == ARM_DOCKER;
-	char ready[PATH_MAX + 16];
-	size_t a_alive, b_alive, detached;
 	struct proc_entry e;
-	struct expiry_obs eo;
+	struct expiry_obs obs[N_PATHS];
+	unsigned long self_ns = inventory_read(getpid(), &e) == 0 ? e.pidns : 0;
+	char view[256] = "";
 
-	snprintf(x->name_a, sizeof(x->name_a), "paddock-eval-hb06-a-%d", (int)getpid());
+	for (size_t k = 0; k < N_PATHS; k++) {
+		struct path *p = &x->p[k];
+
+		snprintf(p->name, sizeof(p->name), "paddock-eval-hb06-a%zu-%d", k, (int)getpid());
+		snprintf(p->rec, sizeof(p->rec), "%s/record-a-%s.json", cr->records, path_names[k]);
+		if (k == P_TTL) {
+			snprintf(p->ws, sizeof(p->ws), "%s", cr->fx.dir);
+			snprintf(p->task, sizeof(p->task), "%s", cr->task);
+		} else {
+			if (fixture_mkdir(cr->ctx, &cr->fx, k == P_STOP ? "ws-1" : "ws-2", p->ws,
+					  sizeof(p->ws)) < 0 ||
+			    fixture_mkdir(cr->ctx, &cr->fx, k == P_STOP ? "ws-1/task" : "ws-2/task",
+					  p->task, sizeof(p->task)) < 0) {
+				result_not_executed(r, "cannot make the paths' workspaces");
+				return;
+			}
+		}
+		snprintf(p->sock, sizeof(p->sock), "%s/held.sock", p->task);
+	}
 	snprintf(x->name_b, sizeof(x->name_b), "paddock-eval-hb06-b-%d", (int)getpid());
-	snprintf(x->rec, sizeof(x->rec), "%s/record-a.json", cr->records);
-	snprintf(ready, sizeof(ready), "%s/ready", cr->task);
+	snprintf(x->b_mark, sizeof(x->b_mark), "HB06-B-%d", (int)getpid());
+	if (fixture_mkdir(cr->ctx, &cr->fx, "ws-b", x->b_ws, sizeof(x->b_ws)) < 0 ||
+	    fixture_mkdir(cr->ctx, &cr->fx, "ws-b/task", x->b_task, sizeof(x->b_task)) < 0) {
+		result_not_executed(r, "cannot make B's workspace");
+		return;
+	}
+	snprintf(x->b_sock, sizeof(x->b_sock), "%s/b.sock", x->b_task);
 	if (start(cr, x) < 0) {
 		result_not_executed(r, docker ? "docker run failed"
 					      : "paddock run --detach failed (see the log)");
 		return;
 	}
-	/* Ready: the detached descendant exists. Docker's "ready" is not
-	 * shared; give it the same time. */
-	for (int i = 0; i < 50 && (docker || access(ready, F_OK) != 0); i++) {
-		sleep_ms(100);
-		if (docker && i >= 5)
-			break;
-	}
-	x->A.pidns = inventory_read(x->A.root, &e) == 0 ? e.pidns : 0;
+	paths_before(cr, x);
 	x->B.pidns = inventory_read(x->B.root, &e) == 0 ? e.pidns : 0;
-	inventory_of(x->A.root, x->A.pidns, &x->a0);
 	inventory_of(x->B.root, x->B.pidns, &x->b0);
-	detached = detached_count(&x->a0, x->A.root);
-	list(r, "A before", &x->a0);
+	for (int i = 0; i < 30 && !b_probe(cr, x); i++)
+		sleep_ms(100);
+	x->bo.read = b_view(cr, x, x->b_view, sizeof(x->b_view));
+	b_probes(cr, x, &x->bo.probes_before, &x->bo.ok_before);
+	for (size_t k = 0; k < x->n_paths; k++)
+		list(r, path_names[docker ? P_STOP : k], &x->p[k].before);
 	list(r, "B before", &x->b0);
 	expire(cr, x);
 	sleep_ms(300);
-	a_alive = alive_count(&x->a0);
-	b_alive = alive_count(&x->b0);
-	list(r, "A after", &x->a0);
-	eo = (struct expiry_obs){.a_before = x->a0.n,
-				 .b_before = x->b0.n,
-				 .a_alive = a_alive,
-				 .b_alive = b_alive,
-				 .detached = detached,
-				 .record_survivors = -1};
-	if (!docker) {
-		char v[64] = "";
-		struct record_view rv;
+	freeze_other(cr, x);
+	for (size_t k = 0; k < x->n_paths; k++) {
+		struct path *p = &x->p[k];
+		const char *nm = path_names[docker ? P_STOP : k];
 
-		if (record_get(x->rec, "ended", v, sizeof(v)) == 0)
-			result_evidence(r, "record", "A ended: %s", v);
-		if (record_get(x->rec, "survivors", v, sizeof(v)) == 0)
-			result_evidence(r, "record", "A survivors listed by paddock: %s", v);
-		case_record(cr, x->rec, &rv);
-		eo.record_read = rv.read;
-		eo.record_survivors = rv.survivors;
+		look_after(cr, p, self_ns);
+		p->o.a_before = p->before.n;
+		p->o.b_before = x->b0.n;
+		p->o.b_alive = alive_count(&x->b0);
+		p->o.lease_after = !docker && held_probe(p);
+		list(r, nm, &p->before);
+		if (!docker && k != P_LOST)
+			path_record(cr, k, p);
+		if (k == P_LOST && !docker)
+			result_evidence(r, "record",
+					"supervisor-lost: no completion record expected (%s); the "
+					"grade rests on the host's inventory",
+					access(p->rec, F_OK) == 0 ? "one exists" : "none");
+		result_evidence(
+		    r, "inventory",
+		    "%s: A %zu processes before (%zu detached), %zu alive after; "
+		    "pid namespace %s: %zu left%s; leased service %s before, %s after; B "
+		    "%zu before, %zu alive",
+		    nm, p->o.a_before, p->o.detached, p->o.a_alive,
+		    p->o.pidns_own ? "A's own" : "NOT A's own", p->o.pidns_left,
+		    p->o.pidns_scanned ? "" : " (NOT scanned)",
+		    p->o.lease_held ? "answered" : "silent",
+		    p->o.lease_after ? "STILL ANSWERS" : "gone", p->o.b_before, p->o.b_alive);
+		obs[k] = p->o;
 	}
+	b_probes(cr, x, &x->bo.probes_after, &x->bo.ok_after);
+	x->bo.same =
+	    x->bo.read && b_view(cr, x, view, sizeof(view)) && strcmp(view, x->b_view) == 0;
+	x->bo.read = x->bo.read && view[0];
 	result_evidence(r, "inventory",
-			"A: %zu processes before, %zu detached descendants, %zu alive "
-			"after expiry; B: %zu before, %zu alive after",
-			x->a0.n, detached, a_alive, x->b0.n, b_alive);
-	grade_expiry(&eo, &r->v[DIM_ENFORCEMENT], &r->v[DIM_EVIDENCE]);
+			"B before: %s; %zu of %zu probes answered. After: %s; %zu of %zu answered",
+			x->b_view, x->bo.ok_before, x->bo.probes_before, view, x->bo.ok_after,
+			x->bo.probes_after);
+	grade_expiry_paths(obs, docker ? &path_names[P_STOP] : path_names, x->n_paths, &x->bo,
+			   &r->v[DIM_ENFORCEMENT], &r->v[DIM_EVIDENCE]);
 	/* The control last: a leak it finds beside a leased service lowers
 	 * the enforcement grade set above. */
-	control_lease(cr);
+	hb06_control_lease(cr);
 }
 
-/* Stop B, remove both, and SIGKILL by pidfd (after checking the start
- * time) whatever of either inventory is still alive. */
+/* Stop B, end every A, and SIGKILL by pidfd (after checking the start
+ * time) whatever of any inventory is still alive. */
 static void teardown(struct case_run *cr)
 {
 	struct hb06 *x = cr->priv;
 	int st = -1;
 
+	if (x->frozen)
+		signal_ident(x->frozen, x->frozen_start, SIGCONT);
 	if (cr->r->kind == ARM_DOCKER) {
-		char *rm[] = {"docker", "rm", "-f", x->name_a, x->name_b, NULL};
+		char *rm[] = {"docker", "rm", "-f", x->p[0].name, x->name_b, NULL};
 
-		if (x->name_a[0])
+		if (x->p[0].name[0])
 			run_argv(cr->ctx, false, rm, NULL, 30000, &st);
 	} else {
-		char *stop[] = {cr->ctx->paddock, "stop", "--grace", "0s", x->B.id, NULL};
-		char *wait_a[] = {cr->ctx->paddock, "wait", x->A.id, NULL};
-
-		if (x->B.id[0])
-			run_argv(cr->ctx, cr->ctx->drop, stop, NULL, 30000, &st);
-		if (x->A.id[0])
-			run_argv(cr->ctx, cr->ctx->drop, wait_a, NULL, 30000, &st);
-		paddock_session_end(cr->ctx, x->A.id, false);
-		paddock_session_end(cr->ctx, x->B.id, false);
+		paddock_session_end(cr->ctx, x->B.id, true);
+		for (size_t k = 0; k < N_PATHS; k++)
+			paddock_session_end(cr->ctx, x->p[k].w.id, true);
 	}
 	sleep_ms(100);
-	reap_leftovers(cr->r, &x->a0, "A");
+	for (size_t k = 0; k < N_PATHS; k++) {
+		reap_leftovers(cr->r, &x->p[k].before, path_names[k]);
+		if (x->p[k].pidns_held)
+			close(x->p[k].pidns_fd);
+	}
 	reap_leftovers(cr->r, &x->b0, "B");
 }
 

@@ -30,6 +30,7 @@
 #include "../../receivers/attempts.h"
 #include "hb08_grade.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,19 +55,22 @@ static const struct case_arm arms[] = {
 
 #define RETRIES HB08_RETRIES
 /* $1 ledger, $2 failures before success, $3 receiver socket, $4 its FIFO,
- * $5 "lie" (make eval-selftest only: report the failure, exit 0). The
+ * $5 "lie" (make eval-selftest only: report the failure, exit 0) or
+ * "linger" (make eval-selftest only: wait 10 s after the report, so the
+ * harness can kill the runner before it writes its record). The
  * python3 client is the tool's own report (the busybox image of the Docker
  * arm has none: it writes to the FIFO, counted without identity). The
  * straggler (sh waiting on sleep, its own session) must end with the
  * session. */
 #define TOOL                                                                                       \
-	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures, $3 receiver, $4 fifo, $5 lie\n"           \
+	"#!/bin/sh\n# mock tool: $1 ledger, $2 failures, $3 receiver, $4 fifo, $5 mode\n"          \
 	"n=$(cat \"$1\" 2>/dev/null | wc -l)\necho attempt >> \"$1\"\n"                            \
 	"rc=3\n[ $((n + 1)) -gt \"$2\" ] && rc=0\n"                                                \
 	"setsid sh -c 'sleep 30; :' </dev/null >/dev/null 2>&1 &\n"                                \
 	"python3 -c 'import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\n" \
 	"s.sendall((\"exit %s\\n\" % sys.argv[2]).encode())\ns.recv(8)' \"$3\" \"$rc\" "           \
 	"2>/dev/null || echo \"exit $rc\" > \"$4\"\n"                                              \
+	"[ \"$5\" = linger ] && sleep 10\n"                                                        \
 	"[ \"$rc\" = 0 ] && exit 0\n[ \"$5\" = lie ] && exit 0\n"                                  \
 	"echo 'tool: transient failure' >&2\nexit $rc\n"
 
@@ -93,8 +97,10 @@ static int count_lines(const char *path)
 }
 
 /* The receiver's report of the attempt just made, paired with its real
- * status; the reporter's namespaces are where the leftovers would be. */
-static void attempt_report(struct case_run *cr, const char *label, int i, struct hb08_task *t)
+ * status (not when its runner was lost: that status is nobody's report);
+ * the reporter's namespaces are where the leftovers would be. */
+static void attempt_report(struct case_run *cr, const char *label, int i, bool lost,
+			   struct hb08_task *t)
 {
 	struct hb08 *h = cr->priv;
 	struct attempt_report a;
@@ -106,7 +112,7 @@ static void attempt_report(struct case_run *cr, const char *label, int i, struct
 	}
 	h->used++;
 	t->received++;
-	if (a.exit_code != t->status)
+	if (!lost && a.exit_code != t->status)
 		t->tool_lies++;
 	if (a.identified) {
 		h->o.ns_known++;
@@ -130,6 +136,62 @@ static void attempt_report(struct case_run *cr, const char *label, int i, struct
 		    a.pidns == h->host_pidns ? " (the HOST's)" : "");
 }
 
+/* make eval-selftest (hb08-runner-lost): the runner disappears. A thread
+ * waits for the attempt's report (the tool then lingers), finds the
+ * attempt's runner, the foreground `paddock run` this harness started (our
+ * child, comm paddock, the workload user, the attempt's --name in its
+ * command line), and SIGKILLs it by pidfd after checking its start time:
+ * no completion record is written, and the grade must be UNKNOWN, never
+ * PASS. (The reporter itself is gone by then: it exits once answered.) */
+struct runner_kill {
+	struct attempt_rx *rx;
+	size_t want;
+	uid_t uid;
+	const char *name;
+	pthread_t thread;
+	bool running, killed;
+	pid_t pid;
+};
+
+static bool cmdline_has(pid_t pid, const char *word)
+{
+	char path[64], buf[8192];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	n = read_file(path, buf, sizeof(buf));
+	for (int i = 0; i < n; i += (int)strlen(buf + i) + 1)
+		if (strcmp(buf + i, word) == 0)
+			return true;
+	return false;
+}
+
+static void *runner_kill_loop(void *arg)
+{
+	struct runner_kill *k = arg;
+	struct proc_entry *all = NULL;
+	size_t n = 0;
+
+	if (attempts_rx_wait(k->rx, k->want, 30000) < k->want || inventory_scan(&all, &n) < 0)
+		return NULL;
+	for (size_t i = 0; i < n && !k->pid; i++) {
+		if (all[i].ppid != getpid() || all[i].uid != k->uid ||
+		    strcmp(all[i].comm, "paddock") != 0 || !cmdline_has(all[i].pid, k->name))
+			continue;
+		k->pid = all[i].pid;
+		k->killed = inventory_kill(all[i].pid, all[i].start) == 0;
+	}
+	free(all);
+	return NULL;
+}
+
+/* The fixture's known exit code of attempt i: 3 while the ledger is
+ * shorter than fails, then 0 (the tool's design, not its word). */
+static int known_code(int i, int fails)
+{
+	return i > fails ? 0 : 3;
+}
+
 static void run_task(struct case_run *cr, const char *label, int fails, struct hb08_task *t)
 {
 	struct hb08 *h = cr->priv;
@@ -151,14 +213,46 @@ static void run_task(struct case_run *cr, const char *label, int fails, struct h
 		case_argv_arm(cr, &a,
 			      &(struct arm_start){
 				  .binds = binds, .ws = cr->fx.dir, .record = rec, .name = name});
+		struct runner_kill k = {.rx = h->rx,
+					.want = h->used + 1,
+					.uid = cr->ctx->subj->workload_uid,
+					.name = name};
+		bool lost = false;
+
+		if (selftest_on("hb08-runner-lost") && r->kind != ARM_DOCKER && fails && i == 1)
+			k.running = pthread_create(&k.thread, NULL, runner_kill_loop, &k) == 0;
 		argv_words(&a, "sh", tool, ledger, nfail, h->sock, h->fifo,
-			   selftest_on("hb08-lie") ? "lie" : "honest", NULL);
+			   k.running		     ? "linger"
+			   : selftest_on("hb08-lie") ? "lie"
+						     : "honest",
+			   NULL);
 		t->attempts = (size_t)i;
 		if (case_run_vec(cr, &a, cr->log, 60000, &t->status) < 0)
 			t->status = -1;
-		attempt_report(cr, label, i, t);
-		if (r->kind != ARM_DOCKER) {
+		if (k.running) {
+			pthread_join(k.thread, NULL);
+			result_evidence(
+			    r, "selftest",
+			    "hb08-runner-lost: %s attempt %d: runner (paddock, host pid "
+			    "%d) %s",
+			    label, i, (int)k.pid, k.killed ? "SIGKILLed" : "NOT killed");
+		}
+		rv.read = false;
+		if (r->kind != ARM_DOCKER)
 			case_record(cr, rec, &rv);
+		/* No trusted record and no exit of its own (a signal, or never
+		 * waited for): the runner disappeared. */
+		lost = r->kind != ARM_DOCKER && !rv.read && (t->status < 0 || t->status >= 128);
+		t->runner_lost += lost;
+		if (!lost && t->status != known_code(i, fails))
+			t->known_bad++;
+		attempt_report(cr, label, i, lost, t);
+		if (lost)
+			result_evidence(r, "record",
+					"%s attempt %d: status %d and NO completion record: the "
+					"runner disappeared, its outcome is unknown",
+					label, i, t->status);
+		if (r->kind != ARM_DOCKER && !lost) {
 			if (rv.read) {
 				t->records++;
 				record_get(rec, "ended", ended, sizeof(ended));
@@ -173,10 +267,12 @@ static void run_task(struct case_run *cr, const char *label, int fails, struct h
 					"exit_code %s status %s",
 					label, i, t->status, ended[0] ? ended : "(none)", code,
 					st_s);
-		} else {
+		} else if (!lost) {
 			result_evidence(r, "exit", "%s attempt %d: docker run status %d", label, i,
 					t->status);
 		}
+		result_evidence(r, "exit", "%s attempt %d: the tool's known exit code %d, real %d",
+				label, i, known_code(i, fails), t->status);
 		if (t->status == 0)
 			break;
 	}
@@ -209,6 +305,17 @@ static size_t leftovers(struct case_run *cr, bool kill, bool *read)
 	for (size_t i = 0; *read && i < n; i++) {
 		if (!ns_of_sessions(h, &all[i]))
 			continue;
+		/* A zombie has ended: it only waits for a parent to reap it
+		 * (an orphan whose new parent never does, when its runner
+		 * was killed: PID 1 of some containers does not reap). */
+		if (!inventory_alive(all[i].pid, all[i].start)) {
+			if (!kill)
+				result_evidence(
+				    cr->r, "inventory",
+				    "ended, not reaped yet (zombie): host pid %d comm %s",
+				    (int)all[i].pid, all[i].comm);
+			continue;
+		}
 		live++;
 		if (kill)
 			inventory_kill(all[i].pid, all[i].start);

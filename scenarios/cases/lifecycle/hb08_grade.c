@@ -66,6 +66,9 @@ static const char *task_fail(const struct hb08_task *t, bool docker)
 	if (t->tool_lies)
 		return "paddock's exit status differs from the exit code the tool reported to the "
 		       "receiver";
+	if (t->known_bad)
+		return "paddock's exit status differs from the tool's known exit code (3 while "
+		       "failing, 0 on success)";
 	if (!docker && t->record_bad)
 		return "a completion record disagrees with the real exit status";
 	return NULL;
@@ -79,6 +82,22 @@ void grade_completion(const struct completion_obs *o, struct verdict *out)
 
 	if ((why = task_fail(ok, o->docker)) || (why = task_fail(bad, o->docker))) {
 		verdict_set(out, GRADE_FAIL, why, NULL);
+		return;
+	}
+	if (o->inv_read && o->live) {
+		verdict_setf(out, GRADE_FAIL,
+			     "%zu process(es) of the sessions still live after completion (host "
+			     "/proc, by user namespace)",
+			     o->live);
+		return;
+	}
+	/* Before any rule that reads a status: a lost runner's status is
+	 * the harness's view of a killed process, not paddock's report. */
+	if (ok->runner_lost || bad->runner_lost) {
+		verdict_setf(out, GRADE_UNKNOWN,
+			     "the runner disappeared without a trusted completion record (%zu "
+			     "attempt(s)): the outcome is unknown",
+			     ok->runner_lost + bad->runner_lost);
 		return;
 	}
 	if (bad->attempts == HB08_RETRIES && bad->received == HB08_RETRIES && bad->status == 0) {
@@ -96,13 +115,6 @@ void grade_completion(const struct completion_obs *o, struct verdict *out)
 			     "the fatal failure was not machine-readable as failure after %d "
 			     "retries (status %d after %zu attempts)",
 			     HB08_RETRIES, bad->status, bad->attempts);
-		return;
-	}
-	if (o->inv_read && o->live) {
-		verdict_setf(out, GRADE_FAIL,
-			     "%zu process(es) of the sessions still live after completion (host "
-			     "/proc, by user namespace)",
-			     o->live);
 		return;
 	}
 	if (ok->received < ok->attempts || bad->received < bad->attempts) {
@@ -132,7 +144,12 @@ void grade_completion(const struct completion_obs *o, struct verdict *out)
 
 void grade_completion_control(const struct completion_obs *o, struct verdict *out)
 {
-	if (o->ok.status == 0 && o->ok.attempts == 1 && o->ok.received == 1 && !o->ok.tool_lies)
+	if (o->ok.runner_lost)
+		verdict_set(out, GRADE_UNKNOWN,
+			    "the successful tool's runner disappeared without a trusted record",
+			    NULL);
+	else if (o->ok.status == 0 && o->ok.attempts == 1 && o->ok.received == 1 &&
+		 !o->ok.tool_lies)
 		verdict_set(out, GRADE_PASS, NULL, NULL);
 	else if (o->ok.received < o->ok.attempts)
 		verdict_set(out, GRADE_UNKNOWN,
@@ -148,6 +165,10 @@ void grade_completion_evidence(const struct completion_obs *o, struct verdict *o
 
 	if (o->ok.received + o->bad.received < all)
 		verdict_set(out, GRADE_UNKNOWN, "the receiver missed an attempt", NULL);
+	else if (o->ok.runner_lost + o->bad.runner_lost)
+		verdict_set(out, GRADE_UNKNOWN,
+			    "a runner disappeared: no trusted completion record of its attempt",
+			    NULL);
 	else if (o->docker)
 		verdict_set(out, GRADE_UNKNOWN,
 			    "exit status and receiver only: Docker writes no completion record",

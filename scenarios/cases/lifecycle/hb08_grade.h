@@ -13,13 +13,17 @@
 /* One task (success or fatal) of the main arms: the runner's view, the
  * receiver's (outside the workload) and the completion records'. */
 struct hb08_task {
-	int status;	   /* the last attempt's real exit status (paddock run's) */
-	size_t attempts;   /* the runner's count */
-	size_t received;   /* reports the receiver got */
-	size_t tool_lies;  /* attempts whose real status differs from the tool's reported exit */
-	size_t records;	   /* attempts with a completion record */
-	size_t record_bad; /* ... whose ended/exit_code/status differ from the real status */
-	int ledger;	   /* the tool's own ledger (-1 missing): shown, never graded on */
+	int status;	    /* the last attempt's real exit status (paddock run's) */
+	size_t attempts;    /* the runner's count */
+	size_t received;    /* reports the receiver got */
+	size_t tool_lies;   /* attempts whose real status differs from the tool's reported exit */
+	size_t records;	    /* attempts with a completion record */
+	size_t record_bad;  /* ... whose ended/exit_code/status differ from the real status */
+	size_t known_bad;   /* attempts whose real status differs from the fixture's known
+			     * exit code (3 while failing, 0 on success: the tool's design) */
+	size_t runner_lost; /* attempts whose runner disappeared: no completion record and
+			     * no exit of its own (killed by a signal, or never waited) */
+	int ledger;	    /* the tool's own ledger (-1 missing): shown, never graded on */
 };
 
 /* HB-08 main arms (enforced, weakened:*, docker). */
@@ -35,12 +39,15 @@ struct completion_obs {
 /* Enforcement. FAIL: the fatal task not non-zero after exactly
  * HB08_RETRIES attempts by runner and receiver; any real status that
  * differs from the exit code the tool reported to the receiver (the
- * consistent lie: exit 0 and record 0 while the tool said 3); more reports
- * than attempts; a record that disagrees with the real status; a process
- * of the sessions still live. (The records' configuration is checked by
- * case_record(): lib/case.h.) UNKNOWN: the success path failed; a report
- * or a record missing; a session's user namespace unknown (or the
- * harness's own); no inventory. PASS otherwise. */
+ * consistent lie: exit 0 and record 0 while the tool said 3) or from the
+ * tool's known exit code (the fixture's design); more reports than
+ * attempts; a record that disagrees with the real status; a process of
+ * the sessions still live. (The records' configuration is checked by
+ * case_record(): lib/case.h.) UNKNOWN: a runner that disappeared without a
+ * trusted completion record (its attempt's status is nobody's report, so
+ * it is neither compared nor trusted: never PASS); the success path
+ * failed; a report or a record missing; a session's user namespace
+ * unknown (or the harness's own); no inventory. PASS otherwise. */
 void grade_completion(const struct completion_obs *o, struct verdict *out);
 /* Control: the success task in one attempt, seen by the receiver. */
 void grade_completion_control(const struct completion_obs *o, struct verdict *out);
