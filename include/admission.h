@@ -21,6 +21,7 @@ enum mediator_decision {
 	MEDIATOR_RELEASED,   /* an approval of its digest and destination was spent on it */
 	MEDIATOR_UNAPPROVED, /* no approval in time, or a body too large to digest */
 	MEDIATOR_TAINTED,    /* a tunnel (tls, tcp) of a tainted session to a non-private rule */
+	MEDIATOR_CREDENTIAL, /* a credential's placeholder where no grant with it covers */
 	MEDIATOR_DECISIONS,
 };
 
@@ -41,6 +42,7 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "released",
     "refused-unapproved",
     "refused-tainted",
+    "refused-credential",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +97,11 @@ struct conn {
 	bool dead;		/* closed; freed after the current batch of events */
 	bool admitted;		/* an upstream was dialled for it: its close is logged */
 	struct gate_hold *hold; /* a publication (the release gate), or NULL */
+	/* Brokered credentials (credentials.c): the log's extra fields, the
+	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
+	char note[192];
+	size_t u2c_hold;
+	unsigned long redacted;
 	struct conn *next;
 };
 
@@ -247,13 +253,25 @@ static const char *hold_extra(const struct mediator *m, const struct conn *c, ch
 static void hold_free(struct mediator *m, struct conn *c);
 static void hold_refill(struct conn *c);
 
+/* The credential's fields (credentials.c) after first's, or either. */
+static const char *cred_extra(const struct conn *c, const char *first, char *buf, size_t size)
+{
+	if (!c->note[0])
+		return first;
+	if (!first)
+		return c->note;
+	snprintf(buf, size, "%s%s", first, c->note);
+	return buf;
+}
+
 static void decide(struct mediator *m, struct conn *c, enum mediator_decision d)
 {
-	char extra[640];
+	char extra[640], both[840];
 
 	admit_id(m, c);
 	m->counts[d]++;
-	log_line(m, c, "decision", d, c->name, c->port, hold_extra(m, c, extra, sizeof(extra)));
+	log_line(m, c, "decision", d, c->name, c->port,
+		 cred_extra(c, hold_extra(m, c, extra, sizeof(extra)), both, sizeof(both)));
 }
 
 /* ------------------------------------------------------ upstream dials */
@@ -355,8 +373,13 @@ static void conn_close(struct mediator *m, struct conn *c)
 {
 	struct conn **pp;
 
-	if (c->admitted)
-		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port, NULL);
+	if (c->admitted) {
+		char extra[48];
+
+		snprintf(extra, sizeof(extra), ",\"redacted\":%lu", c->redacted);
+		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port,
+			 c->redacted ? extra : NULL);
+	}
 	hold_free(m, c);
 	if (c->cfd >= 0)
 		close(c->cfd);
@@ -375,13 +398,32 @@ static void conn_close(struct mediator *m, struct conn *c)
 	m->dead = c;
 }
 
+/* Outside the heap and never in a core dump: a request's buffer holds a
+ * brokered secret once it is swapped in. */
+static struct conn *conn_alloc(void)
+{
+	void *p = mmap(NULL, sizeof(struct conn), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, sizeof(struct conn), MADV_DONTDUMP);
+	return p;
+}
+
+static void conn_free(struct conn *c)
+{
+	explicit_bzero(c, sizeof(*c));
+	munmap(c, sizeof(*c));
+}
+
 static void reap_dead(struct mediator *m)
 {
 	while (m->dead) {
 		struct conn *c = m->dead;
 
 		m->dead = c->next;
-		free(c);
+		conn_free(c);
 	}
 }
 
@@ -393,7 +435,7 @@ static void update(struct mediator *m, struct conn *c)
 	hold_refill(c);
 	if (!c->c_eof && !c->c_stop && c->c2u.len < BUF_SIZE && c->state != C_CLOSING)
 		cev |= EPOLLIN;
-	if (c->u2c.len)
+	if (c->u2c.len > c->u2c_hold)
 		cev |= EPOLLOUT;
 	watch(m, c->cfd, &c->ctag, cev, EPOLL_CTL_MOD);
 	if (c->ufd < 0)
@@ -922,6 +964,14 @@ static void http_head(struct mediator *m, struct conn *c)
 	}
 	admit_id(m, c);
 	r = rewrite(c, &rq, path);
+	if (r >= 0 && m->cfg.cred) {
+		r = mediator_cred_swap(m->cfg.cred, c->rule, c->c2u.d, &c->c2u.len, BUF_SIZE,
+				       (size_t)r, c->note, sizeof(c->note));
+		if (r == -EACCES) {
+			refuse(m, c, MEDIATOR_CREDENTIAL);
+			return;
+		}
+	}
 	if (r < 0) {
 		refuse(m, c, MEDIATOR_MALFORMED);
 		return;
@@ -1007,7 +1057,7 @@ static void accept_one(struct mediator *m, struct listener *l)
 	}
 	if (fd < 0)
 		return;
-	if (m->n_conns >= CONNS_MAX || !(c = calloc(1, sizeof(*c)))) {
+	if (m->n_conns >= CONNS_MAX || !(c = conn_alloc())) {
 		m->counts[MEDIATOR_UPSTREAM]++;
 		close(fd);
 		return;
@@ -1184,9 +1234,9 @@ static void client_readable(struct mediator *m, struct conn *c)
 	}
 }
 
-static bool drain(int fd, struct buf *b, uint64_t *count)
+static bool drain(int fd, struct buf *b, size_t hold, uint64_t *count)
 {
-	ssize_t n = write(fd, b->d, b->len);
+	ssize_t n = write(fd, b->d, b->len - hold);
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
@@ -1199,7 +1249,8 @@ static bool drain(int fd, struct buf *b, uint64_t *count)
 static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 {
 	if (client) {
-		if ((ev & EPOLLOUT) && c->u2c.len && !drain(c->cfd, &c->u2c, &c->down)) {
+		if ((ev & EPOLLOUT) && c->u2c.len > c->u2c_hold &&
+		    !drain(c->cfd, &c->u2c, c->u2c_hold, &c->down)) {
 			conn_close(m, c);
 			return;
 		}
@@ -1218,7 +1269,7 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 		}
 		c->connecting = false;
 	} else {
-		if ((ev & EPOLLOUT) && c->c2u.len && !drain(c->ufd, &c->c2u, &c->up)) {
+		if ((ev & EPOLLOUT) && c->c2u.len && !drain(c->ufd, &c->c2u, 0, &c->up)) {
 			conn_close(m, c);
 			return;
 		}
@@ -1232,6 +1283,10 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 			if (n > 0)
 				taint(m, c);
 		}
+		/* No secret goes back to the workload (credentials.c). */
+		if (m->cfg.cred)
+			c->u2c_hold = mediator_cred_redact(m->cfg.cred, c->u2c.d, c->u2c.len,
+							   c->u_eof, &c->redacted);
 		/* The upstream is done: it is watched no more (a hung-up
 		 * socket would report EPOLLHUP for ever). */
 		if (c->u_eof && c->ufd >= 0) {

@@ -231,6 +231,7 @@ static void add_grants(cJSON *o, const struct policy_net_rule *rule)
 			for (size_t k = 0; a && k < gr->vars[v].n_values; k++)
 				cJSON_AddItemToArray(a, cJSON_CreateString(gr->vars[v].values[k]));
 		}
+		credentials_policy_json(go, gr);
 		cJSON_AddItemToArray(gs, go);
 	}
 }
@@ -305,6 +306,7 @@ static int config(const struct run *r, int *out, struct err *err)
 	 * mediator. */
 	if ((r->spec->opt->weaken & WEAKEN_DNS_OPEN) && getenv("PADDOCK_DNS_UPSTREAM"))
 		cJSON_AddStringToObject(root, "dns_upstream", getenv("PADDOCK_DNS_UPSTREAM"));
+	credentials_config(root, r->spec);
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
 		cJSON *o = cJSON_CreateObject();

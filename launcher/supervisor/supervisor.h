@@ -30,8 +30,9 @@ enum weaken {
 	WEAKEN_PROXY_ENV_ONLY = 1u << 12,  /* mediated, but no local default routes */
 	WEAKEN_DNS_OPEN = 1u << 13,	   /* the DNS stub forwards what it would refuse */
 	WEAKEN_GATE_OFF = 1u << 14,	   /* the release gate admits every body, taint ignored */
+	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 15, /* a placeholder swapped on any destination */
 };
-#define WEAKEN_COUNT 15
+#define WEAKEN_COUNT 16
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {
@@ -64,7 +65,8 @@ struct options {
 	char **env_pass;
 	size_t n_env_pass;
 	const char *cwd;
-	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
+	const char *secrets_path; /* --secrets FILE: overrides network.secrets */
+	const char **ports;	  /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
 	size_t n_ports;
 	const char **allow_net; /* --allow-net HOST[:PORT], checked by policy_amend() */
 	size_t n_allow_net;

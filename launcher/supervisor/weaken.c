@@ -28,6 +28,9 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 		 "a query can carry data out"},
     {"gate-off", "the release gate is off: publication sinks admit every body unapproved and "
 		 "a read from a private rule taints nothing"},
+    {"credential-any-audience",
+     "the mediator puts a brokered secret in place of its placeholder on every allowed "
+     "destination, not only where a grant with the credential covers the request"},
 };
 
 const char *weaken_name(unsigned bit)
