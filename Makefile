@@ -159,6 +159,8 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 $(B)/tests/%: tests/integration/%.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SAN),$(CFLAGS)) -o $@ $< $(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS)
+# test_credentials.c includes the secret-marker scan of HB-11.
+$(B)/tests/test_credentials: scenarios/observers/secret_scan.c scenarios/observers/secret_scan.h
 
 # The in-sandbox probe is never built with sanitizers: LeakSanitizer needs
 # ptrace, which the sandbox's seccomp filter refuses.

@@ -28,18 +28,15 @@ static bool within(const char *path, const char *root)
  * it (a secrets file in the workspace would be the workload's). */
 static int check_file(const struct run_spec *r, const char *path, char *canon, struct err *err)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st, fst;
+	int fd;
 
-	if (fd < 0 && errno == ELOOP)
+	/* lstat first, for the message; then the open that does not follow
+	 * a symlink must give the same file. */
+	if (lstat(path, &st) < 0)
+		return err_sys(err, errno, "secrets file %s", path);
+	if (S_ISLNK(st.st_mode))
 		return err_set(err, ELOOP, "secrets file %s: is a symlink (not followed)", path);
-	if (fd < 0)
-		return err_sys(err, errno, "secrets file %s", path);
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return err_sys(err, errno, "secrets file %s", path);
-	}
-	close(fd);
 	if (!S_ISREG(st.st_mode))
 		return err_set(err, EINVAL, "secrets file %s: not a regular file", path);
 	if (st.st_uid != geteuid())
@@ -50,6 +47,14 @@ static int check_file(const struct run_spec *r, const char *path, char *canon, s
 			       "secrets file %s: mode %04o; it must be 0600 (no group or other "
 			       "access)",
 			       path, (unsigned)(st.st_mode & 07777));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return err_sys(err, errno, "secrets file %s", path);
+	if (fstat(fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+		close(fd);
+		return err_set(err, EAGAIN, "secrets file %s: replaced while it was checked", path);
+	}
+	close(fd);
 	if (!realpath(path, canon))
 		return err_sys(err, errno, "secrets file %s", path);
 	for (size_t i = 0; i < r->policy->n_mounts; i++) {
