@@ -222,7 +222,8 @@ FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/defaul
 FUZZ_SEED_policy := tests/data/valid contrib/policies
 FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
-		     mediator/loop.c mediator/body.c mediator/gate.c policy/*.c evidence/*.c
+		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c \
+		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
 FUZZ_SEED_evidence := tests/data/evidence

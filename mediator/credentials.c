@@ -255,6 +255,15 @@ static void put_encoded(struct out *o, const char *s, size_t n)
 	}
 }
 
+/* Does s[0..n) hold any placeholder of cr? */
+static bool holds_placeholder(const struct mediator_credentials *cr, const char *s, size_t n)
+{
+	for (size_t i = 0; i < cr->n; i++)
+		if (memmem(s, n, cr->s[i].placeholder, CRED_PLACEHOLDER_LEN))
+			return true;
+	return false;
+}
+
 /* Which secrets apply to this request, each with where it goes. */
 struct apply {
 	const struct mediator_secret *s;
@@ -294,7 +303,8 @@ static size_t applying(const struct mediator_credentials *cr, const struct polic
 }
 
 /* The target with each applying credential's query parameter rebuilt. */
-static void put_target(struct out *o, const char *t, size_t tn, struct apply *a, size_t na)
+static void put_target(const struct mediator_credentials *cr, struct out *o, const char *t,
+		       size_t tn, struct apply *a, size_t na)
 {
 	const char *q = memchr(t, '?', tn), *end = t + tn;
 	bool firstp = true;
@@ -315,7 +325,8 @@ static void put_target(struct out *o, const char *t, size_t tn, struct apply *a,
 			if (a[i].where->query && strlen(a[i].where->query) == kn &&
 			    memcmp(a[i].where->query, p, kn) == 0)
 				hit = &a[i];
-		if (!hit) {
+		if (!hit || (hit->swapped && holds_placeholder(cr, p, pn))) {
+			/* (a placeholder kept is refused below) */
 			put(o, firstp ? "?" : "&", 1);
 			put(o, p, pn);
 			firstp = false;
@@ -326,6 +337,10 @@ static void put_target(struct out *o, const char *t, size_t tn, struct apply *a,
 			put_encoded(o, hit->s->value, hit->s->len);
 			hit->swapped = true;
 			firstp = false;
+		} else if (holds_placeholder(cr, p, pn)) {
+			put(o, firstp ? "?" : "&", 1);
+			put(o, p, pn);
+			firstp = false;
 		} /* else: another value of the credential's parameter, dropped */
 		if (!amp)
 			break;
@@ -334,7 +349,8 @@ static void put_target(struct out *o, const char *t, size_t tn, struct apply *a,
 }
 
 /* One header line "Name: value" (as rewrite() writes them). */
-static void put_header(struct out *o, const char *h, size_t hn, struct apply *a, size_t na)
+static void put_header(const struct mediator_credentials *cr, struct out *o, const char *h,
+		       size_t hn, struct apply *a, size_t na)
 {
 	const char *colon = memchr(h, ':', hn);
 	size_t kn = colon ? (size_t)(colon - h) : hn;
@@ -356,8 +372,13 @@ static void put_header(struct out *o, const char *h, size_t hn, struct apply *a,
 			put(o, a[i].s->value, a[i].s->len);
 			puts_(o, "\r\n");
 			a[i].swapped = true;
+			return;
 		}
-		return; /* any other value of it: dropped */
+		/* Any other value of it is the client's own: dropped; but a
+		 * placeholder in the wrong form is kept, to be refused. */
+		if (holds_placeholder(cr, v, vn))
+			break;
+		return;
 	}
 	put(o, h, hn);
 	puts_(o, "\r\n");
@@ -386,7 +407,7 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
 	target[sp2 - sp1 - 1] = '\0';
 	na = applying(cr, r, method, target, buf, head_len, a);
 	put(&o, buf, (size_t)(sp1 - buf) + 1);
-	put_target(&o, target, strlen(target), a, na);
+	put_target(cr, &o, target, strlen(target), a, na);
 	line = memchr(sp2, '\n', (size_t)(end - sp2));
 	if (!line)
 		return -EINVAL;
@@ -396,7 +417,7 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
 
 		if (!eol)
 			return -EINVAL;
-		put_header(&o, line, (size_t)(eol - line), a, na);
+		put_header(cr, &o, line, (size_t)(eol - line), a, na);
 		line = eol + 2;
 	}
 	puts_(&o, "\r\n");
