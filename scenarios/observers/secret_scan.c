@@ -219,7 +219,8 @@ static void scan_mem(pid_t pid, const char *marker, struct scan_result *r)
 		close(mem);
 }
 
-/* Is p pid 1 of its own pid namespace ("NSpid: N ... 1")? */
+/* Is p paddock-init, pid 1 of its own pid namespace ("NSpid: N ... 1")?
+ * (A container's pid 1 is its workload: scanned.) */
 static bool sandbox_init(pid_t p)
 {
 	char path[64], buf[4096], *l, *end;
@@ -234,7 +235,11 @@ static bool sandbox_init(pid_t p)
 	if (end)
 		*end = '\0';
 	l = strrchr(l, '\t');
-	return l && strcmp(l + 1, "1") == 0;
+	if (!l || strcmp(l + 1, "1") != 0)
+		return false;
+	/* argv[0]: its comm is the memfd's name it was executed from. */
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", p);
+	return slurp(path, buf, sizeof(buf)) > 0 && strcmp(buf, "paddock-init") == 0;
 }
 
 void scan_sandbox(pid_t pid, const char *marker, struct scan_result *r)
