@@ -165,13 +165,14 @@ static char *secrets(const struct h_world *w, const char *text, mode_t mode)
 
 #define GOOD_SECRETS "# test secrets\nsaas=" MARKER "\nq=" QMARK "\n"
 
-/* The requests of the audience tests: one swapped header, one swapped
- * query parameter, then the placeholder to the wrong method, path and
- * host. */
+/* The requests of the audience tests: one swapped header (through the
+ * proxy and transparently), one swapped query parameter, then the placeholder to the wrong method,
+ * path and host. */
 static const char *requests(int saas, int other)
 {
 	return h_fmt("c='curl -s -m 5 -o /dev/null'; a=\"Authorization: Bearer $SAAS_TOKEN\"; "
 		     "$c -H \"$a\" http://saas.test:%1$d/v1/items/1; "
+		     "$c --noproxy '*' -H \"$a\" http://saas.test:%1$d/v1/items/5; "
 		     "$c \"http://saas.test:%1$d/v1/search?x=1&api_key=$Q_TOKEN\"; "
 		     "$c -X POST -d x -H \"$a\" http://saas.test:%1$d/v1/items/1; "
 		     "$c -H \"$a\" http://saas.test:%1$d/public/1; "
@@ -196,6 +197,7 @@ static void audience(bool weak)
 	cr_assert(h_contains(pr.out_text, "token=pdk_"), H_SHOW(&pr));
 	cr_assert(!h_contains(pr.out_text, MARKER), H_SHOW(&pr));
 	cr_assert(saw(saas, "GET /v1/items/1 ", false));
+	cr_assert(saw(saas, "GET /v1/items/5 ", false));
 	cr_assert(saw(saas, "Authorization: Bearer " MARKER "\r\n", false));
 	cr_assert(saw(saas, "GET /v1/search?x=1&api_key=" QMARK " ", false));
 	if (weak) {
@@ -210,16 +212,16 @@ static void audience(bool weak)
 				 "true");
 		return;
 	}
-	cr_assert_eq(atomic_load(&saas->count), 2, H_SHOW(&pr));
+	cr_assert_eq(atomic_load(&saas->count), 3, H_SHOW(&pr));
 	cr_assert_eq(atomic_load(&other->count), 0, H_SHOW(&pr));
 	cr_assert(!saw(saas, "pdk_", false), "a placeholder reached the receiver");
 	cr_assert_eq(admissions(&w, "refused-credential"), 3, H_SHOW(&pr));
-	cr_assert_eq(admissions(&w, "allowed"), 2, H_SHOW(&pr));
+	cr_assert_eq(admissions(&w, "allowed"), 3, H_SHOW(&pr));
 	/* The log names the variable and a fingerprint, never the value. */
 	cr_assert_str_eq(h_json(w.record,
 				"sum(1 for l in open(d['network']['admissions_log']) "
 				"if '\"credential\":\"SAAS_TOKEN\",\"fingerprint\":\"' in l)"),
-			 "1");
+			 "2");
 }
 
 Test(credentials, the_secret_goes_only_where_a_grant_with_it_covers)
@@ -278,11 +280,11 @@ Test(credentials, an_echoed_secret_is_redacted)
 			 "1");
 }
 
-static void refused(const char *what, const char *const *argv, const char *needle)
+static void refused(const char *ws, const char *what, const char *const *argv, const char *needle)
 {
 	struct h_proc pr;
 
-	h_run_paddock(&pr, NULL, argv);
+	h_run_paddock(&pr, ws, argv);
 	cr_assert_eq(pr.status, 125, "%s: " H_FMT, what, H_ARGS(&pr));
 	cr_assert(h_contains(pr.err_text, needle), "%s: " H_FMT, what, H_ARGS(&pr));
 	cr_assert(!h_contains(pr.out_text, "STARTED"), "%s: " H_FMT, what, H_ARGS(&pr));
@@ -299,6 +301,7 @@ Test(credentials, bad_secrets_files_are_one_line_errors)
 	char *bad = h_join(w.base, "bad");
 	char *nosaas = h_join(w.base, "nosaas");
 	char *dup = h_join(w.base, "dup");
+	char *inws = h_join(w.ws, "secrets");
 	struct {
 		const char *what, *file, *needle;
 	} cases[] = {
@@ -310,6 +313,7 @@ Test(credentials, bad_secrets_files_are_one_line_errors)
 	    {"a bad line", bad, "line 2 is not NAME=VALUE"},
 	    {"a name twice", dup, "line 3 is not NAME=VALUE"},
 	    {"no such secret", nosaas, "credential.secret: no secret \"saas\""},
+	    {"in the workspace", inws, "the sandbox could read it"},
 	};
 
 	cr_assert_eq(symlink(h_join(w.base, "real"), link), 0);
@@ -317,11 +321,12 @@ Test(credentials, bad_secrets_files_are_one_line_errors)
 	h_write_file(bad, "saas=" MARKER "\nthis is not a pair\n", 0600);
 	h_write_file(dup, "saas=" MARKER "\nq=1\nsaas=2\n", 0600);
 	h_write_file(nosaas, "q=" QMARK "\n", 0600);
+	h_write_file(inws, GOOD_SECRETS, 0600);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *argv[] = {"run", "--policy", p,	    "--secrets", cases[i].file,
 				      "--",  "echo",	 "STARTED", NULL};
 
-		refused(cases[i].what, argv, cases[i].needle);
+		refused(w.ws, cases[i].what, argv, cases[i].needle);
 	}
 	{
 		const char *none[] = {"run", "--policy", p, "--", "echo", "STARTED", NULL};
@@ -334,10 +339,10 @@ Test(credentials, bad_secrets_files_are_one_line_errors)
 					 "--setenv", "SAAS_TOKEN=x", "--", "echo",	"STARTED",
 					 NULL};
 
-		refused("no secrets file", none, "there is no secrets file");
-		refused("--secrets unused", unused, "the policy brokers no credential");
-		refused("knob unused", knob, "the policy brokers no credential");
-		refused("--setenv of the variable", setenv_, "also set by environment.set");
+		refused(w.ws, "no secrets file", none, "there is no secrets file");
+		refused(w.ws, "--secrets unused", unused, "the policy brokers no credential");
+		refused(w.ws, "knob unused", knob, "the policy brokers no credential");
+		refused(w.ws, "--setenv of the variable", setenv_, "also set by environment.set");
 	}
 }
 
