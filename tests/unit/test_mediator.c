@@ -612,6 +612,27 @@ static struct policy *cred_setup(struct mediator_credentials *cr, const char *fi
 	return p;
 }
 
+/* The kernel's own word: the mapping at p has "dd" (VM_DONTDUMP) in its
+ * VmFlags (/proc/self/smaps), so no core dump holds it. */
+static bool never_dumped(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	bool in = false, dd = false;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) /* a mapping's first line */
+			in = lo == (unsigned long)p;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0)
+			dd = strstr(line, " dd") != NULL;
+	}
+	if (f)
+		fclose(f);
+	return dd;
+}
+
 static int swap(struct mediator_credentials *cr, const struct policy_net_rule *r, const char *in,
 		char *out, char *note)
 {
@@ -636,6 +657,7 @@ Test(mediator, credential_swap_and_audience)
 
 	cr_assert_str_eq(cr.s[0].value, "SECRET-A");
 	cr_assert_eq(strlen(cr.s[0].fingerprint), 8);
+	cr_assert(never_dumped(cr.region), "the secrets' region is not MADV_DONTDUMP");
 	/* The header: swapped, the other value dropped, the body kept. */
 	cr_assert_gt(swap(&cr, s,
 			  "GET /v1/items/1 HTTP/1.1\r\nHost: s.test\r\nAuthorization: Bearer " PA
