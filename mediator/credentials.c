@@ -47,8 +47,8 @@ int mediator_secrets_find(const char *buf, size_t len, const char *name, const c
 			continue;
 		while (k < n && name_char(s[k]))
 			k++;
-		if (k == 0 || k > POLICY_CRED_NAME_MAX || k == n || s[k] != '=' || k + 1 == n ||
-		    n - k - 1 > CRED_SECRET_MAX || ++entries > 256)
+		if (k == 0 || k > POLICY_CRED_NAME_MAX || k == n || s[k] != '=' ||
+		    n - k - 1 < CRED_SECRET_MIN || n - k - 1 > CRED_SECRET_MAX || ++entries > 256)
 			return -EINVAL;
 		for (size_t i = k + 1; i < n; i++)
 			if (s[i] < 0x21 || s[i] > 0x7e)
@@ -175,9 +175,9 @@ int mediator_credentials_load(struct mediator_credentials *cr, const char *path,
 		else if (r < 0)
 			r = err_set(err, EINVAL,
 				    "secrets file %s: line %zu is not NAME=VALUE (a name of "
-				    "A-Za-z0-9_.-, a value of 1 to %d visible characters), or its "
+				    "A-Za-z0-9_.-, a value of %d to %d visible characters), or its "
 				    "name is given twice",
-				    path, line, CRED_SECRET_MAX);
+				    path, line, CRED_SECRET_MIN, CRED_SECRET_MAX);
 		if (r < 0)
 			break;
 		s->value = cr->region + cr->used;

@@ -206,6 +206,7 @@ bool gate_taint(struct gate *g, const struct policy_net_rule *r);
  * mediator puts the secret in its place on requests a grant with that
  * credential covers, and redacts the secret from every response. */
 #define CRED_MAX	     32
+#define CRED_SECRET_MIN	     8 /* a shorter one would be redacted from every response */
 #define CRED_SECRET_MAX	     4096
 #define CRED_PLACEHOLDER_LEN 36
 #define CRED_FILE_MAX	     65536
@@ -230,7 +231,7 @@ struct mediator_credentials {
 };
 
 /* The secret called name in a secrets file's text: lines "NAME=VALUE"
- * (NAME 1 to 64 of [A-Za-z0-9_.-], VALUE 1 to 4096 visible ASCII
+ * (NAME 1 to 64 of [A-Za-z0-9_.-], VALUE 8 to 4096 visible ASCII
  * characters), blank lines and "#" comments; LF line ends. The whole text
  * is checked: -EINVAL with *line (1-based) for a bad line or a name given
  * twice; -ENOENT when name is not there; 0 with *value (into buf) and *len.

@@ -90,7 +90,7 @@ static struct mediator_credentials *creds(const struct policy_net_rule **rule)
 	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
 	static struct mediator_credentials cr;
 	static struct policy *p;
-	static char va[] = "sekret-AAAA", vb[] = "s&k=t%B";
+	static char va[] = "sekret-AAAA", vb[] = "s&k=t%B-bb";
 	struct err err = {0};
 
 	if (!p) {

@@ -319,7 +319,7 @@ Test(credentials, bad_secrets_files_are_one_line_errors)
 	cr_assert_eq(symlink(h_join(w.base, "real"), link), 0);
 	h_write_file(h_join(w.base, "real"), GOOD_SECRETS, 0600);
 	h_write_file(bad, "saas=" MARKER "\nthis is not a pair\n", 0600);
-	h_write_file(dup, "saas=" MARKER "\nq=1\nsaas=2\n", 0600);
+	h_write_file(dup, "saas=" MARKER "\nq=" QMARK "\nsaas=" QMARK "\n", 0600);
 	h_write_file(nosaas, "q=" QMARK "\n", 0600);
 	h_write_file(inws, GOOD_SECRETS, 0600);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -545,20 +545,21 @@ Test(mediator, secrets_file_lines)
 		int r;
 		size_t line;
 	} cases[] = {
-	    {"saas=abc\n", "saas", "abc", 0, 0},
-	    {"# c\n\nq=1\nsaas=a=b!~\n", "saas", "a=b!~", 0, 0},
-	    {"saas=abc", "saas", "abc", 0, 0}, /* no final LF */
-	    {"q=1\n", "saas", NULL, -ENOENT, 2},
+	    {"saas=abcdefgh\n", "saas", "abcdefgh", 0, 0},
+	    {"# c\n\nq=12345678\nsaas=a=b!~cdef\n", "saas", "a=b!~cdef", 0, 0},
+	    {"saas=abcdefgh", "saas", "abcdefgh", 0, 0}, /* no final LF */
+	    {"q=12345678\n", "saas", NULL, -ENOENT, 2},
 	    {"", "saas", NULL, -ENOENT, 0},
-	    {"saas=abc\nbad line\n", "saas", NULL, -EINVAL, 2},
-	    {"saas=\n", "saas", NULL, -EINVAL, 1},		 /* empty value */
-	    {"=abc\n", "saas", NULL, -EINVAL, 1},		 /* no name */
-	    {"saas = abc\n", "saas", NULL, -EINVAL, 1},		 /* spaces */
-	    {"saas=ab c\n", "saas", NULL, -EINVAL, 1},		 /* a space in the value */
-	    {"saas=abc\r\n", "saas", NULL, -EINVAL, 1},		 /* CR */
-	    {"saas=a\tb\n", "saas", NULL, -EINVAL, 1},		 /* a control character */
-	    {"saas=1\nq=2\nsaas=3\n", "saas", NULL, -EINVAL, 3}, /* given twice */
-	    {"sa$s=1\n", "saas", NULL, -EINVAL, 1},
+	    {"saas=abcdefgh\nbad line\n", "saas", NULL, -EINVAL, 2},
+	    {"saas=\n", "saas", NULL, -EINVAL, 1},	  /* empty value */
+	    {"saas=abcdefg\n", "saas", NULL, -EINVAL, 1}, /* shorter than 8 */
+	    {"=abcdefgh\n", "saas", NULL, -EINVAL, 1},	  /* no name */
+	    {"saas = abcdefgh\n", "saas", NULL, -EINVAL, 1},
+	    {"saas=abcd efgh\n", "saas", NULL, -EINVAL, 1},  /* a space in the value */
+	    {"saas=abcdefgh\r\n", "saas", NULL, -EINVAL, 1}, /* CR */
+	    {"saas=abcd\tefgh\n", "saas", NULL, -EINVAL, 1}, /* a control character */
+	    {"saas=11111111\nq=22222222\nsaas=33333333\n", "saas", NULL, -EINVAL, 3},
+	    {"sa$s=12345678\n", "saas", NULL, -EINVAL, 1},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -650,7 +651,7 @@ static int swap(struct mediator_credentials *cr, const struct policy_net_rule *r
 Test(mediator, credential_swap_and_audience)
 {
 	struct mediator_credentials cr = {0};
-	struct policy *p = cred_setup(&cr, "a=SECRET-A\nb=s&b%\n");
+	struct policy *p = cred_setup(&cr, "a=SECRET-A\nb=s&b%-b-b-b\n");
 	const struct policy_net_rule *s = &p->net_allow[0], *o = &p->net_allow[1];
 	static char out[HTTP_HEAD_MAX];
 	char note[192];
@@ -673,7 +674,8 @@ Test(mediator, credential_swap_and_audience)
 			  "GET /v1/search?x=1&api_key=" PB "&api_key=2 HTTP/1.1\r\nHost: s\r\n\r\n",
 			  out, note),
 		     0);
-	cr_assert_str_eq(out, "GET /v1/search?x=1&api_key=s%26b%25 HTTP/1.1\r\nHost: s\r\n\r\n");
+	cr_assert_str_eq(out,
+			 "GET /v1/search?x=1&api_key=s%26b%25-b-b-b HTTP/1.1\r\nHost: s\r\n\r\n");
 	/* A covered request without the placeholder: the header is the
 	 * client's own, dropped. */
 	cr_assert_gt(
@@ -713,7 +715,7 @@ Test(mediator, credential_swap_and_audience)
 Test(mediator, credential_redaction_across_reads)
 {
 	struct mediator_credentials cr = {0};
-	struct policy *p = cred_setup(&cr, "a=SECRET-A\nb=s&b%\n");
+	struct policy *p = cred_setup(&cr, "a=SECRET-A\nb=s&b%-b-b-b\n");
 	unsigned long count = 0;
 	char b1[] = "x SECRET-A y SECRET-", b2[] = "SECRET-Ab";
 
