@@ -164,6 +164,8 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 $(B)/tests/%: tests/integration/%.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SAN),$(CFLAGS)) -o $@ $< $(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS)
+# test_credentials.c includes the secret-marker scan of HB-11.
+$(B)/tests/test_credentials: scenarios/observers/secret_scan.c scenarios/observers/secret_scan.h
 
 # The in-sandbox probe is never built with sanitizers: LeakSanitizer needs
 # ptrace, which the sandbox's seccomp filter refuses.
@@ -226,7 +228,8 @@ FUZZ_SEED_policy := tests/data/valid contrib/policies
 FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
-		     mediator/loop.c mediator/body.c mediator/gate.c policy/*.c evidence/*.c
+		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c \
+		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
 FUZZ_SEED_evidence := tests/data/evidence

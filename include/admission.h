@@ -26,6 +26,8 @@ enum mediator_decision {
 	MEDIATOR_TERMINAL,     /* an earlier attempt ended in a terminal denial */
 	MEDIATOR_HELD_UNKNOWN, /* an earlier attempt's outcome is unknown: never sent again */
 	MEDIATOR_IN_FLIGHT,    /* an attempt of it is still waiting for its response */
+	/* Brokered credentials (mediator/credentials.c): */
+	MEDIATOR_CREDENTIAL, /* a credential's placeholder where no grant with it covers */
 	MEDIATOR_DECISIONS,
 };
 
@@ -50,6 +52,7 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "refused-terminal",
     "held-unknown",
     "refused-in-flight",
+    "refused-credential",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

@@ -97,6 +97,7 @@ enum {
 	OPT_APPROVALS,
 	OPT_ENV_FILE,
 	OPT_RM,
+	OPT_SECRETS,
 };
 
 /* --env NAME: the value from our environment, never from argv (other
@@ -198,6 +199,7 @@ static const struct option long_opts[] = {
     {"port", required_argument, NULL, 'p'},
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
     {"approvals", required_argument, NULL, OPT_APPROVALS},
+    {"secrets", required_argument, NULL, OPT_SECRETS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -220,7 +222,8 @@ static const char run_usage[] =
     "                         no-landlock, no-new-session, no-sweep,\n"
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
     "                         host-root, direct-stdio, proxy-env-only,\n"
-    "                         dns-open, gate-off, verbose-denial, retry-unbounded\n"
+    "                         dns-open, gate-off, verbose-denial, retry-unbounded,\n"
+    "                         credential-any-audience\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
@@ -250,6 +253,10 @@ static const char run_usage[] =
     "                         lines \"sha256:HEX HOST:PORT/PATH\", each releasing one\n"
     "                         publication of that body to that destination (the\n"
     "                         file: the caller's, not group/other-writable)\n"
+    "      --secrets FILE     the secrets file of the policy's brokered credentials\n"
+    "                         (NAME=VALUE lines; yours, mode 0600; read only by\n"
+    "                         the mediator: the workload sees placeholders;\n"
+    "                         overrides network.secrets)\n"
     "      --init PATH        the paddock-init binary to use\n"
     "      --explain          print the effective sandbox and exit; starts nothing\n"
     "      --detach           print the session id once the workload started and\n"
@@ -307,7 +314,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
 				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
-				    "verbose-denial, retry-unbounded)",
+				    "verbose-denial, retry-unbounded, credential-any-audience)",
 				    optarg);
 			o->weaken |= bit;
 			break;
@@ -352,6 +359,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_CWD:
 			o->cwd = optarg;
+			break;
+		case OPT_SECRETS:
+			o->secrets_path = optarg;
 			break;
 		case OPT_INIT:
 			o->init_path = optarg;

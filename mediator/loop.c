@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,6 +101,11 @@ struct conn {
 	struct gate_hold *hold; /* a publication (the release gate), or NULL */
 	bool http;		/* the client spoke HTTP: a refusal gets the terse response */
 	struct attempt_conn at; /* HB-23: its operation's attempt (attempts.c) */
+	/* Brokered credentials (credentials.c): the log's extra fields, the
+	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
+	char note[192];
+	size_t u2c_hold;
+	unsigned long redacted;
 	struct conn *next;
 };
 
@@ -252,19 +258,36 @@ static const char *hold_extra(const struct mediator *m, const struct conn *c, ch
 static void hold_free(struct mediator *m, struct conn *c);
 static void hold_refill(struct conn *c);
 
+/* The credential's fields (credentials.c) after first's, or either. */
+static const char *cred_extra(const struct conn *c, const char *first, char *buf, size_t size)
+{
+	if (!c->note[0])
+		return first;
+	if (!first)
+		return c->note;
+	snprintf(buf, size, "%s%s", first, c->note);
+	return buf;
+}
+
 /* A decision with more fields: the gate's (a held publication's digest
- * and destination) and more (HB-23: a denial's class and correlation). */
+ * and destination), more (HB-23: a denial's class and correlation) and the
+ * credential's. */
 static void decide_extra(struct mediator *m, struct conn *c, enum mediator_decision d,
 			 const char *more)
 {
-	char extra[640], both[1024];
+	char extra[640], both[1024], all[1280];
 	const char *gate = hold_extra(m, c, extra, sizeof(extra));
 
 	admit_id(m, c);
 	m->counts[d]++;
 	if (gate && more)
 		snprintf(both, sizeof(both), "%s%s", gate, more);
-	log_line(m, c, "decision", d, c->name, c->port, gate && more ? both : gate ? gate : more);
+	log_line(m, c, "decision", d, c->name, c->port,
+		 cred_extra(c,
+			    gate && more ? both
+			    : gate	 ? gate
+					 : more,
+			    all, sizeof(all)));
 }
 
 static void decide(struct mediator *m, struct conn *c, enum mediator_decision d)
@@ -374,8 +397,13 @@ static void conn_close(struct mediator *m, struct conn *c)
 	struct conn **pp;
 
 	attempt_abandon(m, c);
-	if (c->admitted)
-		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port, NULL);
+	if (c->admitted) {
+		char extra[48];
+
+		snprintf(extra, sizeof(extra), ",\"redacted\":%lu", c->redacted);
+		log_line(m, c, "close", MEDIATOR_ALLOWED, c->name, c->port,
+			 c->redacted ? extra : NULL);
+	}
 	hold_free(m, c);
 	if (c->cfd >= 0)
 		close(c->cfd);
@@ -394,13 +422,32 @@ static void conn_close(struct mediator *m, struct conn *c)
 	m->dead = c;
 }
 
+/* Outside the heap and never in a core dump: a request's buffer holds a
+ * brokered secret once it is swapped in. */
+static struct conn *conn_alloc(void)
+{
+	void *p = mmap(NULL, sizeof(struct conn), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, sizeof(struct conn), MADV_DONTDUMP);
+	return p;
+}
+
+static void conn_free(struct conn *c)
+{
+	explicit_bzero(c, sizeof(*c));
+	munmap(c, sizeof(*c));
+}
+
 static void reap_dead(struct mediator *m)
 {
 	while (m->dead) {
 		struct conn *c = m->dead;
 
 		m->dead = c->next;
-		free(c);
+		conn_free(c);
 	}
 }
 
@@ -412,7 +459,7 @@ static void update(struct mediator *m, struct conn *c)
 	hold_refill(c);
 	if (!c->c_eof && !c->c_stop && c->c2u.len < BUF_SIZE && c->state != C_CLOSING)
 		cev |= EPOLLIN;
-	if (c->u2c.len && !c->at.hold)
+	if (c->u2c.len > c->u2c_hold && !c->at.hold)
 		cev |= EPOLLOUT;
 	watch(m, c->cfd, &c->ctag, cev, EPOLL_CTL_MOD);
 	if (c->ufd < 0)
@@ -1124,6 +1171,14 @@ static void http_head(struct mediator *m, struct conn *c)
 		return;
 	admit_id(m, c);
 	r = rewrite(c, &rq, path);
+	if (r >= 0 && m->cfg.cred) {
+		r = mediator_cred_swap(m->cfg.cred, c->rule, c->c2u.d, &c->c2u.len, BUF_SIZE,
+				       (size_t)r, c->note, sizeof(c->note));
+		if (r == -EACCES) {
+			refuse(m, c, MEDIATOR_CREDENTIAL);
+			return;
+		}
+	}
 	if (r < 0) {
 		refuse(m, c, MEDIATOR_MALFORMED);
 		return;
@@ -1209,7 +1264,7 @@ static void accept_one(struct mediator *m, struct listener *l)
 	}
 	if (fd < 0)
 		return;
-	if (m->n_conns >= CONNS_MAX || !(c = calloc(1, sizeof(*c)))) {
+	if (m->n_conns >= CONNS_MAX || !(c = conn_alloc())) {
 		m->counts[MEDIATOR_UPSTREAM]++;
 		close(fd);
 		return;
@@ -1386,9 +1441,9 @@ static void client_readable(struct mediator *m, struct conn *c)
 	}
 }
 
-static bool drain(int fd, struct buf *b, uint64_t *count)
+static bool drain(int fd, struct buf *b, size_t hold, uint64_t *count)
 {
-	ssize_t n = write(fd, b->d, b->len);
+	ssize_t n = write(fd, b->d, b->len - hold);
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
@@ -1401,8 +1456,8 @@ static bool drain(int fd, struct buf *b, uint64_t *count)
 static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 {
 	if (client) {
-		if ((ev & EPOLLOUT) && c->u2c.len && !c->at.hold &&
-		    !drain(c->cfd, &c->u2c, &c->down)) {
+		if ((ev & EPOLLOUT) && c->u2c.len > c->u2c_hold && !c->at.hold &&
+		    !drain(c->cfd, &c->u2c, c->u2c_hold, &c->down)) {
 			conn_close(m, c);
 			return;
 		}
@@ -1419,7 +1474,7 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 		}
 		c->connecting = false;
 	} else {
-		if ((ev & EPOLLOUT) && c->c2u.len && !drain(c->ufd, &c->c2u, &c->up)) {
+		if ((ev & EPOLLOUT) && c->c2u.len && !drain(c->ufd, &c->c2u, 0, &c->up)) {
 			conn_close(m, c);
 			return;
 		}
@@ -1434,6 +1489,10 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 				taint(m, c);
 			attempt_response(m, c);
 		}
+		/* No secret goes back to the workload (credentials.c). */
+		if (m->cfg.cred)
+			c->u2c_hold = mediator_cred_redact(m->cfg.cred, c->u2c.d, c->u2c.len,
+							   c->u_eof, &c->redacted);
 		/* The upstream is done: it is watched no more (a hung-up
 		 * socket would report EPOLLHUP for ever). */
 		if (c->u_eof && c->ufd >= 0) {

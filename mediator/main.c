@@ -14,8 +14,11 @@
  * inside the sandbox's network namespace by the supervisor before the
  * workload started, and TEXT is a policy holding the effective "network".
  * The mediator itself stays in the caller's namespaces: every upstream
- * dial is the host's. It runs until SIGTERM (the supervisor's, at the end
- * of the session) or the supervisor's death (PR_SET_PDEATHSIG). Exit 0, or
+ * dial is the host's. Brokered credentials (credentials.c): "credentials":
+ * [{"env": NAME, "placeholder": "pdk_..."}, ...] and "secrets": PATH, the
+ * secrets file it reads itself (the secrets are never in this config);
+ * "any_audience": true for --weaken credential-any-audience. It runs until SIGTERM (the
+ * supervisor's, at the end of the session) or the supervisor's death (PR_SET_PDEATHSIG). Exit 0, or
  * 125 with one line on stderr for a bad configuration. */
 #include "mediator.h"
 
@@ -41,7 +44,35 @@ struct config {
 	int log_fd;
 	struct policy *policy;
 	struct approval *approvals;
+	struct mediator_credentials cred;
 };
+
+/* The placeholders the supervisor made and the secrets file: read here,
+ * the secrets kept in memory that is never dumped (credentials.c). */
+static int load_credentials(const cJSON *root, struct config *c, const unsigned char *key,
+			    struct err *err)
+{
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "credentials");
+	const cJSON *sf = cJSON_GetObjectItemCaseSensitive(root, "secrets"), *it;
+	int r;
+
+	if (!cs && !policy_has_credentials(c->policy))
+		return 0;
+	if (!cJSON_IsArray(cs) || !cJSON_IsString(sf))
+		return err_set(err, EINVAL, "config: credentials and secrets are required");
+	cJSON_ArrayForEach(it, cs) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "env");
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(it, "placeholder");
+
+		if (!cJSON_IsString(e) || !cJSON_IsString(ph))
+			return err_set(err, EINVAL, "config: bad credential");
+		r = mediator_credentials_add(&c->cred, e->valuestring, ph->valuestring, err);
+		if (r < 0)
+			return r;
+	}
+	c->cred.any_audience = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "any_audience"));
+	return mediator_credentials_load(&c->cred, sf->valuestring, c->policy, key, err);
+}
 
 static int listener_kind(const char *s, enum mediator_listener_kind *out)
 {
@@ -140,6 +171,11 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 			return err_set(err, EINVAL, "config: bad key");
 		mc.key[i] = (unsigned char)v;
 	}
+	r = load_credentials(root, c, mc.key, err);
+	if (r < 0)
+		return r;
+	if (c->cred.n)
+		mc.cred = &c->cred;
 	if (up && (!cJSON_IsString(up) ||
 		   dns_parse_upstream(up->valuestring, &mc.dns_upstream, &mc.dns_upstream_len) < 0))
 		return err_set(err, EINVAL,
@@ -234,6 +270,7 @@ int main(int argc, char **argv)
 	if (r < 0 && err.msg[0] && (ready_fd < 0 || served))
 		fprintf(stderr, "paddock-mediator: %s\n", err.msg);
 	mediator_free(m);
+	mediator_credentials_free(&c.cred);
 	policy_free(c.policy);
 	free(c.approvals);
 	return r < 0 ? EXIT_LAUNCHER : 0;

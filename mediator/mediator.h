@@ -325,6 +325,75 @@ enum attempts_verdict attempts_response(struct attempts *t, struct attempt_conn 
 					const char *buf, size_t len, bool eof, bool full,
 					bool verbose, unsigned *status, enum denial_class *cls);
 
+/* ----------------------------------------------------- credentials.c */
+
+/* Brokered credentials (docs/network.md): the workload holds a placeholder
+ * "pdk_" + 32 hex digits (random per session, made by the supervisor); the
+ * mediator puts the secret in its place on requests a grant with that
+ * credential covers, and redacts the secret from every response. */
+#define CRED_MAX	     32
+#define CRED_SECRET_MIN	     8 /* a shorter one would be redacted from every response */
+#define CRED_SECRET_MAX	     4096
+#define CRED_PLACEHOLDER_LEN 36
+#define CRED_FILE_MAX	     65536
+
+struct mediator_secret {
+	char env[POLICY_CRED_NAME_MAX + 1];
+	char placeholder[CRED_PLACEHOLDER_LEN + 1];
+	const struct policy_net_credential *where; /* the first grant's, for any-audience */
+	char *value;				   /* in the locked region, never logged */
+	size_t len;
+	char fingerprint[9]; /* HMAC-SHA-256(key, value), the first 8 hex digits */
+};
+
+struct mediator_credentials {
+	struct mediator_secret s[CRED_MAX];
+	size_t n;
+	bool any_audience; /* --weaken credential-any-audience */
+	char *region;	   /* mmap'd, MADV_DONTDUMP, mlock'ed if it can be */
+	size_t region_len;
+	char *scratch; /* BUF_SIZE bytes in the region: a head being rebuilt */
+	size_t used;
+};
+
+/* The secret called name in a secrets file's text: lines "NAME=VALUE"
+ * (NAME 1 to 64 of [A-Za-z0-9_.-], VALUE 8 to 4096 visible ASCII
+ * characters), blank lines and "#" comments; LF line ends. The whole text
+ * is checked: -EINVAL with *line (1-based) for a bad line or a name given
+ * twice; -ENOENT when name is not there; 0 with *value (into buf) and *len.
+ * Pure, fuzzed; never copies the value. */
+int mediator_secrets_find(const char *buf, size_t len, const char *name, const char **value,
+			  size_t *vlen, size_t *line);
+
+/* Add env's placeholder (from the supervisor), then read the secrets file
+ * path (O_NOFOLLOW; a regular file of ours, no group or other bits) and
+ * keep each env's secret in a region marked MADV_DONTDUMP. One line in err
+ * for a bad file or a missing secret, never naming a value. */
+int mediator_credentials_add(struct mediator_credentials *cr, const char *env,
+			     const char *placeholder, struct err *err);
+int mediator_credentials_load(struct mediator_credentials *cr, const char *path,
+			      const struct policy *p, const unsigned char *key, struct err *err);
+void mediator_credentials_free(struct mediator_credentials *cr);
+
+/* An admitted request of rule r, rewritten (loop.c's rewrite()): its head
+ * buf[0..head_len), body bytes up to *len, room for size. Each placeholder
+ * in the header or query parameter of a covering grant's credential is
+ * replaced by the secret; every other value of that header or parameter is
+ * dropped; a placeholder left anywhere in the head is a refusal (-EACCES).
+ * Returns the new head length; -E2BIG, -EINVAL. note gets the log's extra
+ * fields (the variable and the fingerprint), or "". Pure but for cr's
+ * scratch buffer. */
+int mediator_cred_swap(const struct mediator_credentials *cr, const struct policy_net_rule *r,
+		       char *buf, size_t *len, size_t size, size_t head_len, char *note,
+		       size_t note_size);
+
+/* Redact (same length, '*') every secret in buf[0..len) from upstream, and
+ * the number of bytes at its end to hold back: a proper prefix of a secret
+ * whose rest may come with the next read (none at eof). *count grows by the
+ * occurrences. Pure. */
+size_t mediator_cred_redact(const struct mediator_credentials *cr, char *buf, size_t len, bool eof,
+			    unsigned long *count);
+
 /* ------------------------------------------------------------ loop.c */
 
 enum mediator_listener_kind {
@@ -357,8 +426,9 @@ struct mediator_config {
 	bool gate_off;
 	const struct approval *approvals;
 	size_t n_approvals;
-	bool verbose_denial;  /* --weaken verbose-denial */
-	bool retry_unbounded; /* --weaken retry-unbounded */
+	bool verbose_denial;			 /* --weaken verbose-denial */
+	bool retry_unbounded;			 /* --weaken retry-unbounded */
+	const struct mediator_credentials *cred; /* NULL: none brokered */
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

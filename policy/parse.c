@@ -485,6 +485,7 @@ void policy_free(struct policy *p)
 				free(gr->vars[v].name);
 				free_strv(gr->vars[v].values, gr->vars[v].n_values);
 			}
+			policy_credential_free(gr->credential);
 		}
 		free(r->grants);
 	}
@@ -494,6 +495,7 @@ void policy_free(struct policy *p)
 		free(p->net_resolve[i].addr);
 	}
 	free(p->net_resolve);
+	free(p->net_secrets);
 	free(p->landlock_tcp_bind);
 	free(p->landlock_tcp_connect);
 	free(p);

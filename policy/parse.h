@@ -46,3 +46,14 @@ int policy_size_error(int r, const char *path, const char *s, const char *hint, 
 /* The value of an errno name from the table in names.c ("EPERM" -> EPERM),
  * 0 for a name not in it. */
 int policy_errno_value(const char *name);
+
+/* parse_credentials.c: a grant's "credential" object into g->credential,
+ * and "network.secrets" (a path, expanded and checked by validate.c). */
+int policy_parse_credential(const cJSON *obj, const char *path, struct policy_net_grant *g,
+			    struct err *err);
+int policy_parse_net_secrets(const cJSON *it, struct policy *p, struct err *err);
+/* The rules across grants: one secret per env name, env names not set by
+ * the policy's environment (nor --setenv), one env per header or query
+ * name of a rule. */
+int policy_check_credentials(const struct policy *p, struct err *err);
+void policy_credential_free(struct policy_net_credential *c);

@@ -208,8 +208,8 @@ static size_t path_var(const char *path, size_t nth, char *name, size_t size)
 static int parse_grant(const cJSON *obj, const char *path, struct policy_net_grant *g,
 		       struct err *err)
 {
-	static const char *const keys[] = {"methods",  "path",	   "values",
-					   "attempts", "deadline", NULL};
+	static const char *const keys[] = {"methods",  "path",	     "values", "attempts",
+					   "deadline", "credential", NULL};
 	const cJSON *methods = member(obj, "methods"), *tpl = member(obj, "path"),
 		    *values = member(obj, "values"), *it;
 	char sub[JPATH_MAX + 80], name[40];
@@ -219,7 +219,8 @@ static int parse_grant(const cJSON *obj, const char *path, struct policy_net_gra
 	r = policy_json_object(obj, path, err);
 	if (r >= 0)
 		r = policy_json_check_keys(
-		    obj, keys, path, " (known: methods, path, values, attempts, deadline)", err);
+		    obj, keys, path,
+		    " (known: methods, path, values, attempts, deadline, credential)", err);
 	if (r >= 0)
 		r = policy_parse_budget(obj, path, &g->budget, err);
 	if (r < 0)
@@ -278,6 +279,12 @@ static int parse_grant(const cJSON *obj, const char *path, struct policy_net_gra
 		if (!g->vars[g->n_vars].name)
 			return err_set(err, ENOMEM, "out of memory");
 		g->n_vars++;
+	}
+	if (member(obj, "credential")) {
+		snprintf(sub, sizeof(sub), "%s.credential", path);
+		r = policy_parse_credential(member(obj, "credential"), sub, g, err);
+		if (r < 0)
+			return r;
 	}
 	if (!values)
 		return 0;
@@ -536,7 +543,7 @@ static int check_resolve_named(const struct policy *p, struct err *err)
 
 int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 {
-	static const char *const keys[] = {"mode", "allow", "resolve", "hold", NULL};
+	static const char *const keys[] = {"mode", "allow", "resolve", "hold", "secrets", NULL};
 	const cJSON *mode, *x;
 	const char *s;
 	int r;
@@ -547,7 +554,8 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		r = policy_json_object(it, "network", err);
 		if (r >= 0)
 			r = policy_json_check_keys(it, keys, "network",
-						   " (known: mode, allow, resolve, hold)", err);
+						   " (known: mode, allow, resolve, hold, secrets)",
+						   err);
 		if (r < 0)
 			return r;
 		mode = member(it, "mode");
@@ -588,5 +596,10 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 	r = policy_parse_gate_hold(member(it, "hold"), p, err);
 	if (r < 0)
 		return r;
+	if ((x = member(it, "secrets"))) {
+		r = policy_parse_net_secrets(x, p, err);
+		if (r < 0)
+			return r;
+	}
 	return check_resolve_named(p, err);
 }

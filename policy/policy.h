@@ -139,6 +139,21 @@ struct policy_net_budget {
 	uint64_t deadline_ms;
 };
 
+/* A grant's brokered credential (docs/network.md, "Brokered
+ * credentials"): the workload finds a per-session placeholder in env; the
+ * mediator puts the secret named secret (from the secrets file, never
+ * inside the sandbox) in place of it, in header (after prefix) or in the
+ * query parameter query, only on requests this grant covers. */
+#define POLICY_CRED_NAME_MAX   64 /* secret, env, header and query names */
+#define POLICY_CRED_PREFIX_MAX 64
+struct policy_net_credential {
+	char *secret;
+	char *env;
+	char *header; /* NULL for a query credential */
+	char *prefix; /* "" unless given; header only */
+	char *query;  /* NULL for a header credential */
+};
+
 struct policy_net_grant {
 	char *methods[POLICY_GRANT_METHODS_MAX];
 	size_t n_methods;
@@ -146,6 +161,7 @@ struct policy_net_grant {
 	struct policy_net_grant_var vars[POLICY_GRANT_VARS_MAX];
 	size_t n_vars;
 	struct policy_net_budget budget;
+	struct policy_net_credential *credential; /* NULL: none */
 };
 
 struct policy_net_rule {
@@ -209,6 +225,7 @@ struct policy {
 	struct policy_net_resolve *net_resolve;
 	size_t n_net_resolve;
 	uint64_t net_hold_ms; /* "network.hold": how long a publication waits for an approval */
+	char *net_secrets;    /* network.secrets: the secrets file, or NULL */
 	bool env_clear;	      /* default true */
 	char **env_keep;      /* names; a trailing '*' matches a prefix */
 	size_t n_env_keep;
@@ -341,3 +358,5 @@ bool policy_net_host_match(const char *pattern, const char *name);
  * ending with '-', 1-63 bytes each, at most POLICY_NET_NAME_MAX in all;
  * with wildcard, "*." may come first. */
 bool policy_net_host_valid(const char *s, bool wildcard);
+/* Does p broker any credential (a grant with "credential")? */
+bool policy_has_credentials(const struct policy *p);

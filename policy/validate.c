@@ -8,6 +8,7 @@
 
 #include "../include/cleanup.h"
 #include "json.h"
+#include "parse.h"
 
 /* PATH_MAX: the kernel refuses a path of this many bytes with its NUL. */
 #define PATH_LIMIT 4096
@@ -677,5 +678,9 @@ int policy_validate(struct policy *p, const struct policy_parse_info *info,
 		r = check_landlock(p, err);
 	if (r >= 0)
 		r = check_services(p, err);
+	if (r >= 0 && p->net_secrets)
+		r = expand_path(&p->net_secrets, vars, "network.secrets", false, err);
+	if (r >= 0)
+		r = policy_check_credentials(p, err);
 	return r < 0 ? r : 0;
 }

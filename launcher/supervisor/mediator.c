@@ -244,6 +244,7 @@ static void add_grants(cJSON *o, const struct policy_net_rule *rule)
 				cJSON_AddItemToArray(a, cJSON_CreateString(gr->vars[v].values[k]));
 		}
 		add_budget(go, &gr->budget);
+		credentials_policy_json(go, gr);
 		cJSON_AddItemToArray(gs, go);
 	}
 }
@@ -326,6 +327,7 @@ static int config(const struct run *r, int *out, struct err *err)
 		cJSON_AddTrueToObject(root, "verbose_denial");
 	if (r->spec->opt->weaken & WEAKEN_RETRY_UNBOUNDED)
 		cJSON_AddTrueToObject(root, "retry_unbounded");
+	credentials_config(root, r->spec);
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
 		cJSON *o = cJSON_CreateObject();

@@ -83,6 +83,14 @@ struct run_spec {
 	char widenings[WIDENINGS_MAX][WIDENING_LEN];
 	size_t n_widenings;
 	char *approvals; /* --approvals FILE's text, checked (gate.c); NULL: none */
+	/* Brokered credentials (credentials.c): the secrets file the
+	 * mediator reads, and one placeholder per variable. */
+	char secrets_path[PATH_MAX];
+	struct run_credential {
+		char env[POLICY_CRED_NAME_MAX + 1];
+		char placeholder[40]; /* "pdk_" + 32 hex digits */
+	} cred[32];
+	size_t n_cred;
 };
 
 /* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,
@@ -270,6 +278,17 @@ void mediator_stop(struct mediator_state *ms);
  * other-writable, and parse (policy/approvals.h): its text into
  * s->approvals. -EINVAL with err naming the file and line. */
 int gate_prepare(struct run_spec *s, bool mediated, struct err *err);
+/* credentials.c. credentials_prepare(): with credentials in the policy
+ * (or --secrets), check the secrets file (a regular file of the caller's,
+ * no group or other bits, not a symlink, not in reach of the sandbox),
+ * make the placeholders (getrandom) and put them in the workload's
+ * environment; -errno with err's one line. credentials_config(): their
+ * part of the mediator's configuration (never a secret: it reads the file
+ * itself). credentials_policy_json(): a grant's "credential" as written. */
+int credentials_prepare(struct run_spec *r, struct err *err);
+struct cJSON;
+void credentials_config(struct cJSON *root, const struct run_spec *r);
+void credentials_policy_json(struct cJSON *grant, const struct policy_net_grant *g);
 void mediator_summary(struct run *r);
 
 /* evidence.c: the run's evidence log (docs/evidence.md): opened beside the

@@ -32,8 +32,9 @@ enum weaken {
 	WEAKEN_GATE_OFF = 1u << 14,	   /* the release gate admits every body, taint ignored */
 	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
+	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
 };
-#define WEAKEN_COUNT 17
+#define WEAKEN_COUNT 18
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {
@@ -66,7 +67,8 @@ struct options {
 	char **env_pass;
 	size_t n_env_pass;
 	const char *cwd;
-	const char **ports; /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
+	const char *secrets_path; /* --secrets FILE: overrides network.secrets */
+	const char **ports;	  /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
 	size_t n_ports;
 	const char **allow_net; /* --allow-net HOST[:PORT], checked by policy_amend() */
 	size_t n_allow_net;

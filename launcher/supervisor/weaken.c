@@ -32,6 +32,9 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 		       "and a tool's own error responses reach the workload"},
     {"retry-unbounded", "the mediator enforces no attempt budget or deadline: a refused, failed "
 			"or unknown operation may be sent again and again"},
+    {"credential-any-audience",
+     "the mediator puts a brokered secret in place of its placeholder on every allowed "
+     "destination, not only where a grant with the credential covers the request"},
 };
 
 const char *weaken_name(unsigned bit)

@@ -4,7 +4,7 @@
 #include "../lib/case.h"
 
 extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb08_case,
-    hb09_case, hb10_case, hb12_case, hb23_case;
+    hb09_case, hb10_case, hb11_case, hb12_case, hb23_case;
 
 const struct eval_case *const eval_cases[] = {
     &hb01_case, /* files/hb01_equivalent_writes.c */
@@ -15,6 +15,7 @@ const struct eval_case *const eval_cases[] = {
     &hb08_case, /* lifecycle/hb08_completion_status.c */
     &hb09_case, /* network/hb09_egress.c */
     &hb10_case, /* network/hb10_scope.c */
+    &hb11_case, /* network/hb11_credentials.c */
     &hb12_case, /* network/hb12_release.c */
     &hb23_case, /* network/hb23_denials.c */
 };

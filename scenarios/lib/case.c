@@ -25,6 +25,8 @@ static void configure(const struct eval_ctx *ctx, const struct eval_case *c,
 		snprintf(r->fixture_why, sizeof(r->fixture_why), "%s",
 			 arm->fixture_only ? arm->fixture_only : c->fixture_only);
 	}
+	if (arm->knob && !arm->adapter)
+		snprintf(r->knob, sizeof(r->knob), "%s", arm->knob);
 	if (arm->adapter)
 		r->knob[0] = '\0'; /* nothing to pass to paddock */
 	if (!c->policy)
@@ -322,6 +324,10 @@ void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_sta
 
 	if (r->kind == ARM_DOCKER) {
 		argv_docker_run(a, cr->ctx, r, s->binds, s->workdir);
+		for (size_t k = 0, at = a->n - 1; s->docker_env && s->docker_env[k]; k++) {
+			insert_word(a, &at, "-e"); /* before the image, the last word */
+			insert_word(a, &at, s->docker_env[k]);
+		}
 		return;
 	}
 	argv_paddock_run(a, cr->ctx, r, r->policy_path, r->knob, s->ws, s->record);
@@ -336,6 +342,8 @@ void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_sta
 		argv_add(a, "--name");
 		argv_add(a, s->name);
 	}
+	for (size_t k = 0; s->options && s->options[k]; k++)
+		argv_add(a, s->options[k]);
 	argv_add(a, "--");
 }
 

@@ -47,6 +47,9 @@ struct case_arm {
 	 * (enforcement unless set; HB-09's proxy-env-only keeps every
 	 * denied request out and loses the permitted one: control). */
 	enum dim weakens;
+	/* weakened:MODE run with this paddock knob (--weaken KNOB) when its
+	 * name is not MODE (HB-11's audience-unchecked), or NULL. */
+	const char *knob;
 };
 
 /* What the skeleton sets up before setup(). */
@@ -162,6 +165,10 @@ struct arm_start {
 	/* paddock: NAME=VALUE words for its environment (through env(1):
 	 * the workload user's is clean), NULL-terminated, or NULL. */
 	const char *const *env;
+	/* paddock: more options before "--" (NULL-terminated, or NULL);
+	 * docker: -e NAME=VALUE each of docker_env. */
+	const char *const *options;
+	const char *const *docker_env;
 };
 void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_start *s);
 /* Run a vector built by case_argv_arm(): docker as root, paddock as the

@@ -15,6 +15,11 @@
  *   'r' http_parse_status(): an upstream's response (HB-23)
  *   'k' attempts_key() and attempts_admit() of a request head and body,
  *       then attempts_response() of the same bytes as its response
+ *   'K' mediator_secrets_find(): a secrets file's text
+ *   'w' mediator_cred_swap(): a rewritten request head (and body bytes)
+ *       against fixed credentials; a placeholder left is a refusal
+ *   'R' mediator_cred_redact(): an upstream stream in two reads, the
+ *       released bytes checked to hold no secret (abort() if they do)
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
  * Built with -DFUZZ_ONLY="'h'" (make fuzz FUZZ=mediator FUZZ_ONLY=h) every
  * input goes to that one parser: a run spent on it alone.
@@ -72,6 +77,102 @@ static void grant(const char *buf, size_t n)
 	}
 	(void)policy_grant_path_check(s, &why);
 	free(s);
+}
+
+/* Two brokered secrets (a header and a query one) without a secrets
+ * file: the values set by hand, the scratch buffer malloc'd. */
+static struct mediator_credentials *creds(const struct policy_net_rule **rule)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"s.test\","
+	    "\"ports\":[80],\"protocol\":\"http\",\"grants\":["
+	    "{\"methods\":[\"GET\"],\"path\":\"/v/{id}\",\"credential\":{\"secret\":\"a\","
+	    "\"env\":\"A\",\"header\":\"Authorization\",\"prefix\":\"Bearer \"}},"
+	    "{\"methods\":[\"GET\"],\"path\":\"/q\",\"credential\":{\"secret\":\"b\","
+	    "\"env\":\"B\",\"query\":\"key\"}},{\"methods\":[\"POST\"],\"path\":\"/v/{id}\"}]}]}}";
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static struct mediator_credentials cr;
+	static struct policy *p;
+	static char va[] = "sekret-AAAA", vb[] = "s&k=t%B-bb";
+	struct err err = {0};
+
+	if (!p) {
+		if (policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0 ||
+		    mediator_credentials_add(&cr, "A", "pdk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+					     &err) < 0 ||
+		    mediator_credentials_add(&cr, "B", "pdk_0123456789abcdef0123456789abcdef",
+					     &err) < 0)
+			abort();
+		cr.scratch = malloc(HTTP_HEAD_MAX);
+		if (!cr.scratch)
+			abort();
+		cr.s[0].value = va;
+		cr.s[0].len = strlen(va);
+		cr.s[0].where = p->net_allow[0].grants[0].credential;
+		cr.s[1].value = vb;
+		cr.s[1].len = strlen(vb);
+		cr.s[1].where = p->net_allow[0].grants[1].credential;
+	}
+	*rule = &p->net_allow[0];
+	return &cr;
+}
+
+static void swap(const char *in, size_t n)
+{
+	const struct policy_net_rule *rule;
+	struct mediator_credentials *cr = creds(&rule);
+	static char buf[HTTP_HEAD_MAX];
+	const char *end;
+	size_t len = n, head;
+	char note[192];
+
+	if (n > sizeof(buf))
+		return;
+	memcpy(buf, in, n);
+	end = memmem(buf, n, "\r\n\r\n", 4);
+	head = end ? (size_t)(end - buf) + 4 : n;
+	cr->any_audience = n & 1;
+	(void)mediator_cred_swap(cr, rule, buf, &len, sizeof(buf), head, note, sizeof(note));
+}
+
+static void redact(const char *in, size_t n)
+{
+	const struct policy_net_rule *rule;
+	const struct mediator_credentials *cr = creds(&rule);
+	char *buf = malloc(n + 1), *out = malloc(n + 1);
+	size_t cut = n ? (unsigned char)in[0] % n : 0, hold, got = 0;
+	unsigned long count = 0;
+
+	if (!buf || !out)
+		abort();
+	/* Read one: [1, cut); released all but the held tail. Read two:
+	 * the rest, at the end of the stream. */
+	memcpy(buf, in, cut);
+	hold = mediator_cred_redact(cr, buf, cut, false, &count);
+	if (hold > cut)
+		abort();
+	memcpy(out, buf, cut - hold);
+	got = cut - hold;
+	memmove(buf, buf + cut - hold, hold);
+	memcpy(buf + hold, in + cut, n - cut);
+	if (mediator_cred_redact(cr, buf, hold + n - cut, true, &count) != 0)
+		abort();
+	memcpy(out + got, buf, hold + n - cut);
+	got += hold + n - cut;
+	for (size_t i = 0; i < cr->n; i++)
+		if (memmem(out, got, cr->s[i].value, cr->s[i].len))
+			abort(); /* a secret went back to the workload */
+	free(buf);
+	free(out);
+}
+
+static void secrets(const char *in, size_t n)
+{
+	const char *v;
+	size_t vlen, line;
+
+	(void)mediator_secrets_find(in, n, "saas", &v, &vlen, &line);
+	(void)mediator_secrets_find(in, n, "a", &v, &vlen, &line);
 }
 
 static void http(const char *buf, size_t n)
@@ -268,6 +369,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 'k':
 		attempt(copy, size - 1);
+		break;
+	case 'K':
+		secrets(copy, size - 1);
+		break;
+	case 'w':
+		swap(copy, size - 1);
+		break;
+	case 'R':
+		redact(copy, size - 1);
 		break;
 	case 'u': {
 		/* A C string, as getenv() gives it. */

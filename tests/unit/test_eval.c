@@ -20,6 +20,7 @@
 #include "../../scenarios/cases/lifecycle/hb08_grade.h"
 #include "../../scenarios/cases/network/hb09_grade.h"
 #include "../../scenarios/cases/network/hb10_grade.h"
+#include "../../scenarios/cases/network/hb11_grade.h"
 #include "../../scenarios/cases/network/hb12_grade.h"
 #include "../../scenarios/cases/network/hb23_grade.h"
 #include "unit.h"
@@ -2328,4 +2329,72 @@ Test(eval, hb23_denial_rules)
 	o = denial_clean(), o.ok_served = 0, r = (struct result){0};
 	grade_denials(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+/* HB-11: what a clean enforced arm sees. */
+static struct cred_obs cred_clean(void)
+{
+	return (struct cred_obs){.proven = true,
+				 .control_saas = true,
+				 .control_mail = true,
+				 .looked = 30,
+				 .procs = 2,
+				 .scan_live = true,
+				 .mediated = true,
+				 .log_read = true,
+				 .log_verified = true,
+				 .refused = 4,
+				 .expect_refused = 4};
+}
+
+Test(eval, hb11_credential_rules)
+{
+	struct cred_obs o = cred_clean();
+	struct result r = {0};
+
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	o = cred_clean(), o.misdirected = 1, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a secret at the wrong service");
+	o = cred_clean(), o.places = 1, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the marker in a place scanned");
+	/* Seen is FAIL even when the rest of the evidence is missing. */
+	o = cred_clean(), o.places = 1, o.scan_live = false, o.log_read = false;
+	r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = cred_clean(), o.scan_live = false, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "no live scan is no PASS");
+	o = cred_clean(), o.procs = 0, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "no process scanned");
+	o = cred_clean(), o.unread = 1, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a place the scan could not read");
+	o = cred_clean(), o.refused = 3, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a refusal not recorded");
+	o = cred_clean(), o.log_verified = false, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = cred_clean(), o.proven = false, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "blind services are no evidence");
+	o = cred_clean(), o.control_mail = false, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	/* Docker, the reference: no log, nothing mediated, the marker found. */
+	o = cred_clean(), o.mediated = false, o.log_read = false, o.places = 16;
+	o.control_saas = o.control_mail = false, r = (struct result){0};
+	grade_credentials(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
 }

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -532,5 +533,233 @@ Test(mediator, grants_match_and_fail_closed)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		cr_expect_eq(mediator_grant_allows(r, cases[i].method, cases[i].target),
 			     cases[i].ok, "%s %s", cases[i].method, cases[i].target);
+	policy_free(p);
+}
+
+/* ------------------------------------------------ brokered credentials */
+
+Test(mediator, secrets_file_lines)
+{
+	static const struct {
+		const char *text, *name, *value;
+		int r;
+		size_t line;
+	} cases[] = {
+	    {"saas=abcdefgh\n", "saas", "abcdefgh", 0, 0},
+	    {"# c\n\nq=12345678\nsaas=a=b!~cdef\n", "saas", "a=b!~cdef", 0, 0},
+	    {"saas=abcdefgh", "saas", "abcdefgh", 0, 0}, /* no final LF */
+	    {"q=12345678\n", "saas", NULL, -ENOENT, 2},
+	    {"", "saas", NULL, -ENOENT, 0},
+	    {"saas=abcdefgh\nbad line\n", "saas", NULL, -EINVAL, 2},
+	    {"saas=\n", "saas", NULL, -EINVAL, 1},	  /* empty value */
+	    {"saas=abcdefg\n", "saas", NULL, -EINVAL, 1}, /* shorter than 8 */
+	    {"=abcdefgh\n", "saas", NULL, -EINVAL, 1},	  /* no name */
+	    {"saas = abcdefgh\n", "saas", NULL, -EINVAL, 1},
+	    {"saas=abcd efgh\n", "saas", NULL, -EINVAL, 1},  /* a space in the value */
+	    {"saas=abcdefgh\r\n", "saas", NULL, -EINVAL, 1}, /* CR */
+	    {"saas=abcd\tefgh\n", "saas", NULL, -EINVAL, 1}, /* a control character */
+	    {"saas=11111111\nq=22222222\nsaas=33333333\n", "saas", NULL, -EINVAL, 3},
+	    {"sa$s=12345678\n", "saas", NULL, -EINVAL, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *v = NULL;
+		size_t vlen = 0, line = 99;
+		int r = mediator_secrets_find(cases[i].text, strlen(cases[i].text), cases[i].name,
+					      &v, &vlen, &line);
+
+		cr_expect_eq(r, cases[i].r, "%zu: %d", i, r);
+		if (cases[i].value && r == 0)
+			cr_expect(vlen == strlen(cases[i].value) &&
+				      memcmp(v, cases[i].value, vlen) == 0,
+				  "%zu", i);
+		if (cases[i].r == -EINVAL)
+			cr_expect_eq(line, cases[i].line, "%zu: line %zu", i, line);
+	}
+}
+
+/* A policy like test_credentials.c's: a header credential on GET
+ * /v1/items/{id}, a query one on GET /v1/search, a POST without. */
+static const char cred_json[] =
+    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"s.test\","
+    "\"ports\":[80],\"protocol\":\"http\",\"grants\":["
+    "{\"methods\":[\"GET\"],\"path\":\"/v1/items/{id}\",\"credential\":{\"secret\":\"a\","
+    "\"env\":\"A_TOKEN\",\"header\":\"Authorization\",\"prefix\":\"Bearer \"}},"
+    "{\"methods\":[\"GET\"],\"path\":\"/v1/search\",\"credential\":{\"secret\":\"b\","
+    "\"env\":\"B_TOKEN\",\"query\":\"api_key\"}},"
+    "{\"methods\":[\"POST\"],\"path\":\"/v1/items/{id}\"}]},"
+    "{\"host\":\"o.test\",\"ports\":[80],\"protocol\":\"http\"}]}}";
+#define PA "pdk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define PB "pdk_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static struct policy *cred_setup(struct mediator_credentials *cr, const char *file)
+{
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static const unsigned char key[EVIDENCE_KEY_LEN] = {1};
+	char path[] = "/tmp/paddock-unit-secrets-XXXXXX";
+	struct policy *p = NULL;
+	struct err err = {0};
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, file, strlen(file)), (ssize_t)strlen(file));
+	close(fd);
+	cr_assert_eq(policy_load_buffer(cred_json, strlen(cred_json), &vars, &p, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(mediator_credentials_add(cr, "A_TOKEN", PA, &err), 0, "%s", err.msg);
+	cr_assert_eq(mediator_credentials_add(cr, "B_TOKEN", PB, &err), 0, "%s", err.msg);
+	cr_assert_eq(mediator_credentials_load(cr, path, p, key, &err), 0, "%s", err.msg);
+	unlink(path);
+	return p;
+}
+
+/* The kernel's own word: the mapping at p has "dd" (VM_DONTDUMP) in its
+ * VmFlags (/proc/self/smaps), so no core dump holds it. */
+static bool never_dumped(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	bool in = false, dd = false;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) /* a mapping's first line */
+			in = lo == (unsigned long)p;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0)
+			dd = strstr(line, " dd") != NULL;
+	}
+	if (f)
+		fclose(f);
+	return dd;
+}
+
+static int swap(struct mediator_credentials *cr, const struct policy_net_rule *r, const char *in,
+		char *out, char *note)
+{
+	size_t len = strlen(in);
+	const char *e = strstr(in, "\r\n\r\n");
+	int k;
+
+	memcpy(out, in, len + 1);
+	k = mediator_cred_swap(cr, r, out, &len, HTTP_HEAD_MAX, (size_t)(e - in) + 4, note, 192);
+	if (k >= 0)
+		out[len] = '\0';
+	return k;
+}
+
+Test(mediator, credential_swap_and_audience)
+{
+	struct mediator_credentials cr = {0};
+	struct policy *p = cred_setup(&cr, "a=SECRET-A\nb=s&b%-b-b-b\n");
+	const struct policy_net_rule *s = &p->net_allow[0], *o = &p->net_allow[1];
+	static char out[HTTP_HEAD_MAX];
+	char note[192];
+
+	cr_assert_str_eq(cr.s[0].value, "SECRET-A");
+	cr_assert_eq(strlen(cr.s[0].fingerprint), 8);
+	cr_assert(never_dumped(cr.region), "the secrets' region is not MADV_DONTDUMP");
+	/* The header: swapped, the other value dropped, the body kept. */
+	cr_assert_gt(swap(&cr, s,
+			  "GET /v1/items/1 HTTP/1.1\r\nHost: s.test\r\nAuthorization: Bearer " PA
+			  "\r\nauthorization: mine\r\nX: y\r\n\r\nBODY",
+			  out, note),
+		     0);
+	cr_assert_str_eq(out, "GET /v1/items/1 HTTP/1.1\r\nHost: s.test\r\nAuthorization: Bearer "
+			      "SECRET-A\r\nX: y\r\n\r\nBODY");
+	cr_assert(strstr(note, "\"credential\":\"A_TOKEN\",\"fingerprint\":\""), "%s", note);
+	cr_assert(!strstr(note, "SECRET"));
+	/* The query: swapped (encoded), the other value of it dropped. */
+	cr_assert_gt(swap(&cr, s,
+			  "GET /v1/search?x=1&api_key=" PB "&api_key=2 HTTP/1.1\r\nHost: s\r\n\r\n",
+			  out, note),
+		     0);
+	cr_assert_str_eq(out,
+			 "GET /v1/search?x=1&api_key=s%26b%25-b-b-b HTTP/1.1\r\nHost: s\r\n\r\n");
+	/* A covered request without the placeholder: the header is the
+	 * client's own, dropped. */
+	cr_assert_gt(
+	    swap(&cr, s, "GET /v1/items/2 HTTP/1.1\r\nAuthorization: Bearer x\r\n\r\n", out, note),
+	    0);
+	cr_assert_str_eq(out, "GET /v1/items/2 HTTP/1.1\r\n\r\n");
+	cr_assert_str_eq(note, "");
+	/* The wrong method, path, host, place, or the other credential's
+	 * placeholder: refused, and the note names the variable only. */
+	cr_assert_eq(swap(&cr, s,
+			  "POST /v1/items/1 HTTP/1.1\r\nAuthorization: Bearer " PA "\r\n\r\n", out,
+			  note),
+		     -EACCES);
+	cr_assert_str_eq(note, ",\"credential\":\"A_TOKEN\"");
+	cr_assert_eq(swap(&cr, s, "GET /v1/items HTTP/1.1\r\nAuthorization: Bearer " PA "\r\n\r\n",
+			  out, note),
+		     -EACCES);
+	cr_assert_eq(
+	    swap(&cr, o, "GET / HTTP/1.1\r\nAuthorization: Bearer " PA "\r\n\r\n", out, note),
+	    -EACCES);
+	cr_assert_eq(swap(&cr, s, "GET /v1/items/1 HTTP/1.1\r\nX-Token: " PA "\r\n\r\n", out, note),
+		     -EACCES);
+	cr_assert_eq(swap(&cr, s, "GET /v1/items/1?api_key=" PB " HTTP/1.1\r\n\r\n", out, note),
+		     -EACCES);
+	cr_assert_eq(
+	    swap(&cr, s, "GET /v1/items/1 HTTP/1.1\r\nAuthorization: " PA "\r\n\r\n", out, note),
+	    -EACCES); /* without its prefix */
+	/* The twin: --weaken credential-any-audience swaps it anywhere. */
+	cr.any_audience = true;
+	cr_assert_gt(
+	    swap(&cr, o, "GET / HTTP/1.1\r\nAuthorization: Bearer " PA "\r\n\r\n", out, note), 0);
+	cr_assert(strstr(out, "Authorization: Bearer SECRET-A\r\n"), "%s", out);
+	mediator_credentials_free(&cr);
+	policy_free(p);
+}
+
+Test(mediator, credential_redaction_across_reads)
+{
+	struct mediator_credentials cr = {0};
+	struct policy *p = cred_setup(&cr, "a=SECRET-A\nb=s&b%-b-b-b\n");
+	unsigned long count = 0;
+	char b1[] = "x SECRET-A y SECRET-", b2[] = "SECRET-Ab";
+
+	cr_assert_eq(mediator_cred_redact(&cr, b1, strlen(b1), false, &count), 7);
+	cr_assert_str_eq(b1, "x ******** y SECRET-");
+	cr_assert_eq(count, 1);
+	cr_assert_eq(mediator_cred_redact(&cr, b2, strlen(b2), false, &count), 0);
+	cr_assert_str_eq(b2, "********b");
+	/* At the end nothing is held: a prefix alone is not the secret. */
+	cr_assert_eq(mediator_cred_redact(&cr, b1 + 13, 7, true, &count), 0);
+	cr_assert_eq(count, 2);
+	mediator_credentials_free(&cr);
+	policy_free(p);
+}
+
+Test(mediator, credentials_load_refuses_bad_files)
+{
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static const unsigned char key[EVIDENCE_KEY_LEN] = {1};
+	struct mediator_credentials cr = {0};
+	char path[] = "/tmp/paddock-unit-secrets-XXXXXX";
+	struct policy *p = NULL;
+	struct err err = {0};
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "a=SECRET-A\n", 11), 11);
+	close(fd);
+	cr_assert_eq(policy_load_buffer(cred_json, strlen(cred_json), &vars, &p, &err), 0);
+	cr_assert_eq(mediator_credentials_add(&cr, "A_TOKEN", PA, &err), 0);
+	cr_assert_eq(mediator_credentials_add(&cr, "B_TOKEN", PB, &err), 0);
+	/* b is missing: named, the value of a never in the message. */
+	cr_assert_lt(mediator_credentials_load(&cr, path, p, key, &err), 0);
+	cr_assert(strstr(err.msg, "no secret \"b\""), "%s", err.msg);
+	cr_assert(!strstr(err.msg, "SECRET"), "%s", err.msg);
+	mediator_credentials_free(&cr);
+	memset(&cr, 0, sizeof(cr));
+	chmod(path, 0640);
+	cr_assert_eq(mediator_credentials_add(&cr, "A_TOKEN", PA, &err), 0);
+	cr_assert_lt(mediator_credentials_load(&cr, path, p, key, &err), 0);
+	cr_assert(strstr(err.msg, "mode 0600"), "%s", err.msg);
+	mediator_credentials_free(&cr);
+	memset(&cr, 0, sizeof(cr));
+	cr_assert_lt(mediator_credentials_add(&cr, "A_TOKEN", "pdk_short", &err), 0);
+	unlink(path);
 	policy_free(p);
 }

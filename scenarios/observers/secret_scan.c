@@ -1,0 +1,284 @@
+/* The secret-marker scan (secret_scan.h). */
+#include "secret_scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (1u << 20)
+
+bool scan_has(const char *buf, size_t n, const char *marker)
+{
+	return memmem(buf, n, marker, strlen(marker)) != NULL;
+}
+
+__attribute__((format(printf, 2, 3))) static void note(struct scan_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->n_where == SCAN_WHERE_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->where[r->n_where++], SCAN_WHERE_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void scan_text(const char *label, const char *buf, size_t n, const char *marker,
+	       struct scan_result *r)
+{
+	r->looked++;
+	r->bytes += n;
+	if (scan_has(buf, n, marker)) {
+		r->places++;
+		note(r, "%s", label);
+	}
+}
+
+/* fd read to its end in chunks, the marker looked for across them. */
+static bool fd_has(int fd, const char *marker, uint64_t *bytes, bool *ok)
+{
+	size_t m = strlen(marker), keep = 0;
+	char *buf = malloc(CHUNK + m);
+	bool hit = false;
+
+	*ok = buf != NULL;
+	while (buf && !hit) {
+		ssize_t n = read(fd, buf + keep, CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			*ok = false;
+		if (n <= 0)
+			break;
+		*bytes += (uint64_t)n;
+		hit = scan_has(buf, keep + (size_t)n, marker);
+		if (keep + (size_t)n >= m) {
+			memmove(buf, buf + keep + (size_t)n - (m - 1), m - 1);
+			keep = m - 1;
+		} else {
+			keep += (size_t)n;
+		}
+	}
+	free(buf);
+	return hit;
+}
+
+void scan_file(const char *path, const char *marker, struct scan_result *r)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	bool ok;
+
+	if (fd < 0 && errno == ENOENT)
+		return;
+	r->looked++;
+	if (fd < 0) {
+		r->unread++;
+		note(r, "+%s (unread)", path);
+		return;
+	}
+	if (fd_has(fd, marker, &r->bytes, &ok)) {
+		r->places++;
+		note(r, "%s", path);
+	} else if (!ok) {
+		r->unread++;
+		note(r, "+%s (unread)", path);
+	}
+	close(fd);
+}
+
+static const char *tree_marker;
+static struct scan_result *tree_result;
+
+static int tree_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(st->st_mode))
+		scan_file(path, tree_marker, tree_result);
+	return 0;
+}
+
+void scan_tree(const char *dir, const char *marker, struct scan_result *r)
+{
+	tree_marker = marker;
+	tree_result = r;
+	(void)nftw(dir, tree_entry, 32, FTW_PHYS);
+}
+
+static ssize_t slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* The pid namespace of pid ("pid:[N]"), or "" when unreadable. */
+static void pidns(pid_t pid, char *out, size_t size)
+{
+	char path[64];
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+	k = readlink(path, out, size - 1);
+	out[k > 0 ? k : 0] = '\0';
+}
+
+pid_t scan_find(const char *tag)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = -1;
+	char own[64];
+
+	pidns(getpid(), own, sizeof(own));
+	while (d && found < 0 && (e = readdir(d))) {
+		char path[64], buf[4096], ns[64];
+		pid_t pid = (pid_t)atoi(e->d_name);
+		ssize_t n;
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		/* A sandbox's process, not paddock's (whose argv holds the
+		 * workload's command line too). */
+		pidns(pid, ns, sizeof(ns));
+		if (!ns[0] || strcmp(ns, own) == 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		n = slurp(path, buf, sizeof(buf));
+		if (n > 0 && scan_has(buf, (size_t)n, tag))
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The readable mappings of pid, read through /proc/PID/mem. */
+static void scan_mem(pid_t pid, const char *marker, struct scan_result *r)
+{
+	char path[64], line[512];
+	FILE *maps;
+	int mem;
+	bool hit = false, any = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "re");
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	mem = open(path, O_RDONLY | O_CLOEXEC);
+	r->looked++;
+	while (maps && mem >= 0 && !hit && fgets(line, sizeof(line), maps)) {
+		unsigned long lo, hi;
+		char perms[8];
+		size_t m = strlen(marker);
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
+		    strstr(line, "[vvar") || strstr(line, "[vsyscall]"))
+			continue;
+		for (unsigned long at = lo; at < hi && !hit;) {
+			size_t want = hi - at > CHUNK ? CHUNK : hi - at;
+			char *buf = malloc(want + m);
+			ssize_t n =
+			    buf ? pread(mem, buf, want + m > hi - at ? want : want + m, (off_t)at)
+				: -1;
+
+			if (n > 0) {
+				any = true;
+				r->bytes += (uint64_t)n;
+				hit = scan_has(buf, (size_t)n, marker);
+			}
+			free(buf);
+			if (n <= 0)
+				break;
+			at += want;
+		}
+	}
+	if (hit) {
+		r->places++;
+		note(r, "/proc/%ld/mem", (long)pid);
+	} else if (!any) {
+		r->unread++;
+		note(r, "+/proc/%ld/mem (unread)", (long)pid);
+	}
+	if (maps)
+		fclose(maps);
+	if (mem >= 0)
+		close(mem);
+}
+
+/* Is p paddock-init, pid 1 of its own pid namespace ("NSpid: N ... 1")?
+ * (A container's pid 1 is its workload: scanned.) */
+static bool sandbox_init(pid_t p)
+{
+	char path[64], buf[4096], *l, *end;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p);
+	n = slurp(path, buf, sizeof(buf));
+	l = n > 0 ? strstr(buf, "\nNSpid:") : NULL;
+	if (!l)
+		return false;
+	end = strchr(l + 1, '\n');
+	if (end)
+		*end = '\0';
+	l = strrchr(l, '\t');
+	if (!l || strcmp(l + 1, "1") != 0)
+		return false;
+	/* argv[0]: its comm is the memfd's name it was executed from. */
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", p);
+	return slurp(path, buf, sizeof(buf)) > 0 && strcmp(buf, "paddock-init") == 0;
+}
+
+void scan_sandbox(pid_t pid, const char *marker, struct scan_result *r)
+{
+	char path[64], ns[64], other[64];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+	k = readlink(path, ns, sizeof(ns) - 1);
+	if (k <= 0 || !d) {
+		r->unread++;
+		note(r, "+/proc/%ld (no pid namespace to scan)", (long)pid);
+		if (d)
+			closedir(d);
+		return;
+	}
+	ns[k] = '\0';
+	while ((e = readdir(d))) {
+		pid_t p = (pid_t)atoi(e->d_name);
+
+		if (p <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", p);
+		k = readlink(path, other, sizeof(other) - 1);
+		if (k <= 0 || (size_t)k != strlen(ns) || memcmp(other, ns, (size_t)k) != 0)
+			continue;
+		/* The sandbox's pid 1 is paddock-init, not the workload's: it
+		 * is not dumpable, so not readable even by its owner (which is
+		 * the point); counted apart. */
+		if (sandbox_init(p)) {
+			r->inits++;
+			continue;
+		}
+		r->procs++;
+		snprintf(path, sizeof(path), "/proc/%d/environ", p);
+		scan_file(path, marker, r);
+		scan_mem(p, marker, r);
+	}
+	closedir(d);
+}
