@@ -67,7 +67,7 @@ $(B)/%.o: %.c
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The built-in default policy is contrib/policies/agent.json, embedded as bytes.
-$(B)/launcher/default_policy.o: launcher/default_policy.S contrib/policies/agent.json
+$(B)/launcher/default_policy.o: launcher/default_policy.S $(wildcard contrib/policies/*.json)
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 

@@ -22,6 +22,7 @@ int cmd_stop(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* cmd_approve.c: paddock approve (the release gate, docs/network.md). */

@@ -31,6 +31,7 @@ static const char usage[] =
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence log (paddock evidence --help)\n"
     "  doctor                              check that paddock can run here\n"
+    "  policy show|check|list [NAME|FILE]  a policy as run takes it (paddock policy --help)\n"
     "  help                                show this help\n"
     "\n"
     "Options:\n"
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
 		return cmd_logs(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)
 		return cmd_doctor(argc - 1, argv + 1);
+	if (strcmp(argv[1], "policy") == 0)
+		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(argv[1], "evidence") == 0)

@@ -272,6 +272,24 @@ struct policy_vars {
 /* An environment variable name, as the policy and paddock exec accept it:
  * [A-Za-z_][A-Za-z0-9_]* over len bytes. */
 bool policy_env_name_ok(const char *s, size_t len);
+/* "extends" (policy/extends.c, docs/policy.md "Policies that compose").
+ * fetch gives the text of the base named name (a profile or a file, as
+ * the caller decides; from names a policy that includes it, for relative
+ * paths and messages), malloc'd, and a label for messages: 0, or -errno
+ * with err set. */
+struct cJSON;
+typedef int (*policy_fetch_fn)(void *arg, const char *name, const char *from, char **text,
+			       size_t *len, char *label, size_t label_size, struct err *err);
+/* The policy text with its "extends" chain resolved and merged into one
+ * JSON document (malloc'd into *out); a text without "extends" is copied
+ * byte for byte. At most 8 levels; a cycle, a base of another "version",
+ * or invalid JSON is -EINVAL/-ELOOP with err naming the file. */
+int policy_extends_resolve(const char *text, size_t len, const char *label, policy_fetch_fn fetch,
+			   void *arg, char **out, size_t *out_len, struct err *err);
+/* over merged onto base by the rules of docs/policy.md (objects key by key,
+ * the adding lists appended, anything else replaced). -ENOMEM. */
+int policy_merge(struct cJSON *base, const struct cJSON *over, struct err *err);
+
 /* An --env-file's text: one NAME=VALUE per line (VALUE literal up to the
  * line's end, no quoting), or NAME alone (its value from lookup, skipped
  * when it gives NULL, as docker run --env-file does); blank lines and

@@ -5,6 +5,7 @@
  * paddock-init copied. Then the session registered out of its sight. */
 #include "run.h"
 
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
@@ -21,15 +22,15 @@
 
 extern char **environ;
 
-static int read_policy(const struct options *o, char **out, size_t *len, struct err *err)
+/* --policy FILE or NAME (a profile: profiles.c), or the built-in agent
+ * policy; label is what messages call it. */
+static int read_policy(const struct options *o, char **out, size_t *len, char *label,
+		       size_t label_size, struct err *err)
 {
 	const char *path = o->policy_path;
-	cleanup_close int fd = -1;
-	cleanup_free char *buf = NULL;
-	struct stat st;
-	ssize_t n;
 
 	if (!path) {
+		snprintf(label, label_size, "(built-in agent policy)");
 		*len = o->builtin_policy_len;
 		*out = malloc(*len + 1);
 		if (!*out)
@@ -37,28 +38,11 @@ static int read_policy(const struct options *o, char **out, size_t *len, struct 
 		memcpy(*out, o->builtin_policy, *len);
 		return 0;
 	}
-	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-	 * writer for ever (and a device could do anything); only a regular
-	 * file is read. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return err_sys(err, errno, "policy %s", path);
-	if (fstat(fd, &st) < 0)
-		return err_sys(err, errno, "policy %s", path);
-	if (!S_ISREG(st.st_mode))
-		return err_set(err, EINVAL, "policy %s: not a regular file", path);
-	buf = malloc(POLICY_MAX_BYTES + 1);
-	if (!buf)
-		return err_set(err, ENOMEM, "out of memory");
-	n = read_full(fd, buf, POLICY_MAX_BYTES + 1);
-	if (n < 0)
-		return err_sys(err, n, "policy %s", path);
-	if (n > POLICY_MAX_BYTES)
-		return err_set(err, E2BIG, "policy %s: larger than %u bytes", path,
-			       POLICY_MAX_BYTES);
-	*out = take_ptr(&buf);
-	*len = (size_t)n;
-	return 0;
+	/* A name that is no file here is a profile. */
+	if (profile_name_valid(path) && access(path, F_OK) != 0)
+		return profile_find(path, out, len, label, label_size, err);
+	snprintf(label, label_size, "%s", path);
+	return profile_read_file(path, out, len, err);
 }
 
 /* ${WORKSPACE}, ${HOME}, ${PWD}: canonical, so that the mount code can then
@@ -85,6 +69,116 @@ static int make_vars(const struct options *o, struct vars_buf *b, struct policy_
 	v->pwd = b->pwd;
 	v->home = home && realpath(home, b->home) ? b->home : NULL;
 	return 0;
+}
+
+/* A command-line bind (appended to "mounts") over a policy's mount would
+ * hide it ("would hide mounts[N]; list it first"), and a command line
+ * cannot list anything first. Moved before the mount it would hide, the
+ * policy's mount is then on top of it and stays what the sandbox sees
+ * there: the policy keeps its say, the bind shows the rest. Only binds of
+ * the command line are moved; true when eff was rewritten (load again). */
+/* The hidden mount's target (quoted in hide, the message's " would hide
+ * mounts[N] (\"TARGET\")"), as a path below the command line's bind (a
+ * JSON object: source and target): does it exist in the bind's source?
+ * Only then can the policy's mount sit on top of the bind without a
+ * directory made in the caller's files (or refused in a read-only one). */
+static bool mount_point_there(const cJSON *bind, const char *hide)
+{
+	const char *src = cJSON_GetStringValue(cJSON_GetObjectItem(bind, "source"));
+	const char *dst = cJSON_GetStringValue(cJSON_GetObjectItem(bind, "target"));
+	const char *q = strstr(hide, "(\""), *end;
+	char target[PATH_MAX], path[2 * PATH_MAX];
+	size_t n;
+	struct stat st;
+
+	if (!src || !dst || !q || !(end = strstr(q + 2, "\")")))
+		return false;
+	q += 2;
+	if ((size_t)(end - q) >= sizeof(target) || memchr(q, '\\', (size_t)(end - q)))
+		return false; /* escaped: not a plain path */
+	snprintf(target, sizeof(target), "%.*s", (int)(end - q), q);
+	n = strlen(dst);
+	if (strncmp(target, dst, n) != 0 || (target[n] != '/' && !(n == 1 && dst[0] == '/')))
+		return false;
+	snprintf(path, sizeof(path), "%s%s", src, target + (n == 1 ? 0 : n));
+	return lstat(path, &st) == 0 && !S_ISLNK(st.st_mode);
+}
+
+static bool hoist_cli_bind(const struct options *o, const char *merged, size_t merged_len,
+			   char **eff, size_t *eff_len, struct err *err)
+{
+	cJSON *doc, *orig, *mounts, *item;
+	size_t later, earlier, n_policy = 0;
+	const char *hide = strstr(err->msg, " would hide mounts[");
+	char *text;
+
+	if (!o->n_binds || !hide || !strstr(hide, "list it first") ||
+	    sscanf(err->msg, "mounts[%zu]", &later) != 1 ||
+	    sscanf(hide, " would hide mounts[%zu]", &earlier) != 1)
+		return false;
+	orig = cJSON_ParseWithLength(merged, merged_len);
+	n_policy = orig ? (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(orig, "mounts")) : 0;
+	cJSON_Delete(orig);
+	if (later < n_policy || earlier >= later)
+		return false; /* the policy's own order: its author's to fix */
+	doc = cJSON_ParseWithLength(*eff, *eff_len);
+	mounts = doc ? cJSON_GetObjectItem(doc, "mounts") : NULL;
+	if (!cJSON_IsArray(mounts) || later >= (size_t)cJSON_GetArraySize(mounts)) {
+		cJSON_Delete(doc);
+		return false;
+	}
+	item = cJSON_GetArrayItem(mounts, (int)later);
+	if (!mount_point_there(item, hide)) {
+		/* Said in the command line's words: which argument, what of the
+		 * policy it would hide, and why it cannot simply go first. */
+		const char *src = cJSON_GetStringValue(cJSON_GetObjectItem(item, "source"));
+		const char *dst = cJSON_GetStringValue(cJSON_GetObjectItem(item, "target"));
+		const char *mode = cJSON_GetStringValue(cJSON_GetObjectItem(item, "mode"));
+		char was[sizeof(err->msg)];
+
+		snprintf(was, sizeof(was), "%s", err->msg);
+		if (src && dst)
+			err_set(
+			    err, EINVAL,
+			    "--%s %s:%s would hide a mount of the policy's below %s, and %s has "
+			    "no place to put it on: bind to another target, or below it (the "
+			    "policy says: %s)",
+			    mode && strcmp(mode, "rw") == 0 ? "bind" : "ro-bind", src, dst, dst,
+			    src, was);
+		cJSON_Delete(doc);
+		return false;
+	}
+	/* A new order: the list taken apart and put together again. */
+	{
+		size_t n = (size_t)cJSON_GetArraySize(mounts), k = 0;
+		cJSON **v = calloc(n, sizeof(*v));
+
+		if (!v) {
+			cJSON_Delete(doc);
+			return false;
+		}
+		while (k < n && (item = cJSON_DetachItemFromArray(mounts, 0)))
+			v[k++] = item;
+		for (size_t i = 0; i < k; i++) {
+			size_t from = i < earlier    ? i
+				      : i == earlier ? later
+				      : i <= later   ? i - 1
+						     : i;
+
+			cJSON_AddItemToArray(mounts, v[from]);
+		}
+		free(v);
+	}
+	text = cJSON_Print(doc);
+	if (!text) {
+		cJSON_Delete(doc);
+		return false;
+	}
+	cJSON_Delete(doc);
+	free(*eff);
+	*eff = text;
+	*eff_len = strlen(text);
+	return true;
 }
 
 /* The first-run error of a user who started paddock in /, /tmp or /usr:
@@ -181,28 +275,37 @@ static int load_policy(struct run_spec *r, struct err *err)
 	    .allow_net = o->allow_net,
 	    .n_allow_net = o->n_allow_net,
 	};
-	cleanup_free char *file = NULL, *eff = NULL;
+	cleanup_free char *file = NULL, *eff = NULL, *merged = NULL;
 	unsigned char digest[SHA256_DIGEST_LEN];
-	size_t len = 0, eff_len = 0;
+	size_t len = 0, eff_len = 0, merged_len = 0;
 	struct vars_buf vb;
 	struct policy_vars vars;
 	int rc;
 
-	r->policy_label = o->policy_path ? o->policy_path : "(built-in agent policy)";
-	rc = read_policy(o, &file, &len, err);
+	rc = read_policy(o, &file, &len, r->policy_label_buf, sizeof(r->policy_label_buf), err);
+	r->policy_label = r->policy_label_buf;
 	if (rc < 0)
 		return rc;
 	rc = make_vars(o, &vb, &vars, err);
 	if (rc < 0)
 		return rc;
-	rc = policy_amend(file, len, &add, &eff, &eff_len, err);
+	/* "extends": the bases merged in, one document (byte for byte the
+	 * file's when it has none). */
+	rc = policy_extends_resolve(file, len, r->policy_label, profile_fetch, NULL, &merged,
+				    &merged_len, err);
+	if (rc < 0)
+		return rc;
+	rc = policy_amend(merged, merged_len, &add, &eff, &eff_len, err);
 	if (rc >= 0)
+		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
+	for (int i = 0;
+	     rc < 0 && i < 16 && hoist_cli_bind(o, merged, merged_len, &eff, &eff_len, err); i++)
 		rc = policy_load_buffer(eff, eff_len, &vars, &r->policy, err);
 	if (rc < 0 && workspace_clash(err, o, vb.workspace))
 		return rc;
 	if (rc < 0)
 		return err_wrap(err, "policy %s", r->policy_label);
-	rc = protect_home(r, file, len, &add, &vars, &eff, &eff_len, err);
+	rc = protect_home(r, merged, merged_len, &add, &vars, &eff, &eff_len, err);
 	if (rc < 0)
 		return rc;
 	r->n_widenings = policy_widenings(r->policy, vb.workspace, r->widenings, WIDENINGS_MAX);
@@ -217,6 +320,36 @@ static int load_policy(struct run_spec *r, struct err *err)
 	if (o->has_ttl)
 		r->policy->ttl_ms = o->ttl_ms;
 	return 0;
+}
+
+int supervisor_policy_text(const struct options *o, char **out, size_t *len, char *label,
+			   size_t label_size, struct err *err)
+{
+	cleanup_free char *file = NULL;
+	size_t n = 0;
+	int rc = read_policy(o, &file, &n, label, label_size, err);
+
+	if (rc < 0)
+		return rc;
+	return policy_extends_resolve(file, n, label, profile_fetch, NULL, out, len, err);
+}
+
+int supervisor_policy_check(const struct options *o, char sha[65], char *label, size_t label_size,
+			    struct err *err)
+{
+	struct run_spec r = {.opt = o};
+	int rc = load_policy(&r, err);
+
+	snprintf(label, label_size, "%s", r.policy_label_buf);
+	if (rc >= 0)
+		snprintf(sha, 65, "%s", r.policy->sha256);
+	policy_free(r.policy);
+	return rc;
+}
+
+void supervisor_profiles(FILE *f)
+{
+	profile_list(f);
 }
 
 /* The "**" entries of protect: git directories and names found by a

@@ -23,6 +23,16 @@
  * "nobody", which owns no file a sandbox could reach. */
 #define ROOT_CALLER_ID 65534
 
+/* profiles.c: policies by name (a profile on the search path, or
+ * built in) and by file. */
+bool profile_name_valid(const char *s);
+int profile_read_file(const char *path, char **out, size_t *len, struct err *err);
+int profile_find(const char *name, char **out, size_t *len, char *label, size_t label_size,
+		 struct err *err);
+int profile_fetch(void *arg, const char *name, const char *from, char **text, size_t *len,
+		  char *label, size_t label_size, struct err *err);
+void profile_list(FILE *f);
+
 /* home.c: the caller's home in a writable bind. Is home (canonical, or
  * NULL) in a writable bind (of source, when not NULL)? */
 bool home_exposed(const struct policy *p, const char *home, const char *source);
@@ -75,8 +85,9 @@ struct run_spec {
 	const struct options *opt;
 	enum stdio_mode stdio;
 	const char *policy_label; /* file path, or "(built-in agent policy)" */
-	char file_sha256[65];	  /* digest of the policy file bytes */
-	struct policy *policy;	  /* effective: file + command-line additions */
+	char policy_label_buf[PATH_MAX + 64];
+	char file_sha256[65];  /* digest of the policy file bytes */
+	struct policy *policy; /* effective: file + command-line additions */
 	struct sandbox_spec sb;
 	struct git_watch git; /* the git directories protected, for the check after */
 	/* where the effective policy is wider than the agent policy */

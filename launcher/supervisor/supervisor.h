@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../../include/err.h"
 #include "../../policy/policy.h"
@@ -102,3 +103,15 @@ size_t weakenings_in_effect(unsigned weaken, const struct policy *p, const char 
  * workload's, or a documented launcher status), its one-line errors
  * printed. */
 int supervisor_run(const struct options *o);
+
+/* paddock policy (launcher/cmd_policy.c). The policy o names (--policy's
+ * forms: a file, a profile, or the built-in agent policy) with its
+ * "extends" resolved, as one JSON text (malloc'd), and its label. */
+int supervisor_policy_text(const struct options *o, char **out, size_t *len, char *label,
+			   size_t label_size, struct err *err);
+/* Load it as paddock run would, with the same messages (the command-line
+ * additions of o applied): its effective digest into sha. */
+int supervisor_policy_check(const struct options *o, char sha[65], char *label, size_t label_size,
+			    struct err *err);
+/* The built-in profiles, one per line. */
+void supervisor_profiles(FILE *f);

@@ -493,17 +493,21 @@ Test(fs, protected_path_through_a_symlink_is_refused)
 {
 	struct h_world w = h_world();
 	struct h_proc p;
-	char *link = h_join(w.ws, ".bashrc");
+	char *dir = h_mkdir(w.base, "elsewhere", 0755);
 
-	/* Protecting "through" a symlink could protect (or create) something
-	 * outside the workspace: paddock refuses to start, and removes the
-	 * placeholders it had already made for the paths before. */
-	cr_assert_eq(symlink("/etc/hostname", link), 0);
-	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c", "touch started");
+	/* Protecting "through" a symlink on the way could protect (or create)
+	 * something outside the workspace: paddock refuses to start, and
+	 * removes the placeholders it had already made for the paths before.
+	 * (A protected name that is itself a symlink is pinned as the link:
+	 * test_protect.c, symlinked_protected_path_pins_the_link.) */
+	cr_assert_eq(symlink(dir, h_join(w.ws, ".claude")), 0);
+	H_PADDOCK(&p, w.ws, "run", "--protect", h_join(w.ws, ".claude/settings.json"), "--", "sh",
+		  "-c", "touch started");
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "symlink"), H_SHOW(&p));
-	cr_assert_str_eq(h_list_dir(w.ws), ".bashrc\n", "workspace:\n%s", h_list_dir(w.ws));
+	cr_assert_str_eq(h_list_dir(w.ws), ".claude\n", "workspace:\n%s", h_list_dir(w.ws));
+	cr_assert_str_eq(h_list_dir(dir), "", "made outside: %s", h_list_dir(dir));
 }
 
 /* --------------------------------------------------- concurrent sandboxes */

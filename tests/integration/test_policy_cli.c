@@ -342,3 +342,95 @@ Test(cli, workload_options_are_not_paddock_options)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert_str_eq(p.out_text, "--ttl bogus --help\n", H_SHOW(&p));
 }
+
+/* Policies that compose (docs/policy.md): "extends" a profile or a file,
+ * --policy NAME from the search path, paddock policy show|check|list. */
+Test(policy, extends_a_profile_and_a_file_and_policy_show_check)
+{
+	struct h_world w = h_world();
+	char *conf = h_mkdir(w.base, "conf", 0755), *dir;
+	const char *base = h_join(w.base, "base.json"), *child = h_join(w.base, "child.json");
+	struct h_proc p;
+
+	dir = h_mkdir(h_mkdir(conf, "paddock", 0755), "policies", 0755);
+	h_write_file(base,
+		     "{\"version\": 1, \"extends\": \"agent\", \"hostname\": \"from-base\","
+		     " \"environment\": {\"set\": {\"FROM_BASE\": \"1\"}}}",
+		     0644);
+	h_write_file(child,
+		     "{\"version\": 1, \"extends\": \"base.json\","
+		     " \"environment\": {\"set\": {\"FROM_CHILD\": \"2\"}}}",
+		     0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", child, "--", "sh", "-c",
+		  "echo $(hostname) $FROM_BASE $FROM_CHILD; test -d /home/sandbox && echo home");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "from-base 1 2\nhome\n", H_SHOW(&p));
+	/* show: one document, the agent policy's mounts in it, no extends. */
+	H_PADDOCK(&p, w.ws, "policy", "show", child);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "\"/home/sandbox\"") && !h_contains(p.out_text, "extends"),
+		  H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "policy", "check", child);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, ": ok (effective sha256 "), H_SHOW(&p));
+	/* A profile of the user's own, by name, before the built-ins. */
+	h_write_file(h_join(dir, "mine.json"),
+		     "{\"version\": 1, \"extends\": \"minimal\", \"hostname\": \"mine\"}", 0644);
+	cr_assert_eq(setenv("XDG_CONFIG_HOME", conf, 1), 0);
+	H_PADDOCK(&p, w.ws, "run", "--policy", "mine", "--", "hostname");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "mine\n", H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "policy", "list");
+	cr_assert(h_contains(p.out_text, "agent (built-in)\n"), H_SHOW(&p));
+}
+
+Test(policy, extends_refusals_are_one_line_and_the_same_for_check)
+{
+	struct h_world w = h_world();
+	const char *a = h_join(w.base, "a.json"), *b = h_join(w.base, "b.json");
+	struct h_proc p, q;
+
+	h_write_file(a, "{\"version\": 1, \"extends\": \"b.json\"}", 0644);
+	h_write_file(b, "{\"version\": 1, \"extends\": \"a.json\"}", 0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", a, "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "a cycle"), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	H_PADDOCK(&q, w.ws, "policy", "check", a);
+	cr_assert_eq(q.status, 125, H_SHOW(&q));
+	cr_assert_str_eq(q.err_text, p.err_text);
+	h_write_file(b, "{\"version\": 1, \"extends\": \"nosuchprofile\"}", 0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", a, "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "policy profile nosuchprofile: not found"), H_SHOW(&p));
+	h_write_file(b, "{\"version\": 1, \"extends\": \"agent\", \"bogus\": 1}", 0644);
+	H_PADDOCK(&p, w.ws, "policy", "check", a);
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "unknown key \"bogus\""), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "policy", "frobnicate");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+}
+
+/* A command-line bind over a policy's mount goes before it when the mount
+ * point is there in the bind's source (the policy's mount stays on top);
+ * else the error names the argument. */
+Test(policy, a_cli_bind_over_a_policy_mount_goes_first_when_it_can)
+{
+	struct h_world w = h_world();
+	char *src = h_mkdir(w.base, "homes", 0755);
+	struct h_proc p;
+
+	h_write_file(h_join(src, "note"), "hi\n", 0644);
+	H_PADDOCK(&p, w.ws, "run", "--ro-bind", h_fmt("%s:/home", src), "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("--ro-bind %s:/home would hide a mount of the "
+					       "policy's below /home",
+					       src)),
+		  H_SHOW(&p));
+	h_mkdir(src, "sandbox", 0755);
+	H_PADDOCK(&p, w.ws, "run", "--ro-bind", h_fmt("%s:/home", src), "--", "sh", "-c",
+		  "cat /home/note; touch /home/sandbox/x && echo tmpfs-on-top");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "hi\ntmpfs-on-top\n", H_SHOW(&p));
+	cr_assert(!h_exists(h_join(src, "sandbox/x")), "the write went through to the source");
+}

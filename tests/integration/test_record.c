@@ -288,7 +288,10 @@ Test(record, widenings_warn_are_recorded_and_explained_first)
 	cr_assert(h_contains(p.err_text, "namespace ipc shared with the host\n"), H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, h_fmt("writable bind %s outside the workspace\n", home)),
 		  H_SHOW(&p));
-	cr_assert_eq(h_count_lines(p.err_text), 4, H_SHOW(&p));
+	/* The home in a writable bind also gets its login files protected
+	 * (docs/security.md, "The caller's home"), with a line of its own. */
+	cr_assert(h_contains(p.err_text, "login and tool files in it are read-only\n"), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 5, H_SHOW(&p));
 	cr_assert_str_eq(
 	    h_json(w.record, "d['widenings']"),
 	    h_fmt("[\"seccomp allows unshare\", \"seccomp allows keyctl\", \"namespace "

@@ -1612,3 +1612,101 @@ Test(policy, optional_bind_with_an_unset_variable_is_dropped)
 	cr_expect_eq(policy_load_buffer(strict, strlen(strict), &none, &p, &err), -EINVAL);
 	cr_expect_str_eq(err.msg, "mounts[0].source: ${HOME} is not set");
 }
+
+/* "extends": bases from an in-memory table standing for the files. */
+static const char *const ext_files[][2] = {
+    {"base",
+     "{\"version\":1,\"hostname\":\"b\",\"mounts\":[{\"type\":\"proc\",\"target\":\"/proc\"}],"
+     "\"environment\":{\"keep\":[\"TERM\"],\"set\":{\"A\":\"1\",\"B\":\"2\"}},"
+     "\"limits\":{\"ttl\":\"1h\",\"rlimits\":{\"nproc\":10}},\"network\":\"none\","
+     "\"protect\":[\"/w/.git\"]}"},
+    {"mid", "{\"version\":1,\"extends\":\"base\",\"hostname\":\"m\"}"},
+    {"loop1", "{\"version\":1,\"extends\":\"loop2\"}"},
+    {"loop2", "{\"version\":1,\"extends\":\"loop1\"}"},
+    {"v2", "{\"version\":2}"},
+    {"notjson", "{\"version\":"},
+    {"array", "[1]"},
+};
+
+static int ext_fetch(void *arg, const char *name, const char *from, char **text, size_t *len,
+		     char *label, size_t size, struct err *err)
+{
+	(void)arg;
+	(void)from;
+	for (size_t i = 0; i < sizeof(ext_files) / sizeof(ext_files[0]); i++)
+		if (strcmp(ext_files[i][0], name) == 0) {
+			*text = strdup(ext_files[i][1]);
+			*len = strlen(*text);
+			snprintf(label, size, "%s.json", name);
+			return 0;
+		}
+	return err_set(err, ENOENT, "no base %s", name);
+}
+
+static char *ext_resolve(const char *text, int want_rc, const char *want_msg)
+{
+	struct err err = {0};
+	char *out = NULL;
+	size_t len = 0;
+	int rc = policy_extends_resolve(text, strlen(text), "top.json", ext_fetch, NULL, &out, &len,
+					&err);
+
+	cr_assert_eq(rc, want_rc, "%s: %d %s", text, rc, err.msg);
+	if (want_msg)
+		cr_assert(strstr(err.msg, want_msg), "%s: \"%s\" lacks \"%s\"", text, err.msg,
+			  want_msg);
+	return out;
+}
+
+Test(policy, extends_merges_by_the_documented_rules)
+{
+	const char *top = "{\"version\":1,\"extends\":\"mid\",\"mounts\":[{\"type\":\"tmpfs\","
+			  "\"target\":\"/tmp\"}],\"environment\":{\"keep\":[\"LANG\"],"
+			  "\"set\":{\"B\":\"3\",\"C\":\"4\"}},\"limits\":{\"rlimits\":{\"nofile\":"
+			  "64}},\"network\":{\"mode\":\"none\"},\"protect\":[\"/w/.envrc\"]}";
+	char *out = ext_resolve(top, 0, NULL);
+
+	/* Scalars: the policy's; objects: key by key; adding lists: base then
+	 * policy; a string form replaced by an object form whole. */
+	cr_assert(strstr(out, "\"hostname\":\t\"m\""), "%s", out);
+	cr_assert(strstr(out, "\"A\":\t\"1\"") && strstr(out, "\"B\":\t\"3\"") &&
+		      strstr(out, "\"C\":\t\"4\""),
+		  "%s", out);
+	cr_assert(strstr(out, "\"ttl\":\t\"1h\"") && strstr(out, "\"nproc\":\t10") &&
+		      strstr(out, "\"nofile\":\t64"),
+		  "%s", out);
+	cr_assert(strstr(out, "\"/proc\"") < strstr(out, "\"/tmp\""), "%s", out);
+	cr_assert(strstr(out, "\"TERM\"") < strstr(out, "\"LANG\""), "%s", out);
+	cr_assert(strstr(out, "\"/w/.git\"") < strstr(out, "\"/w/.envrc\""), "%s", out);
+	cr_assert(strstr(out, "\"mode\":\t\"none\""), "%s", out);
+	cr_assert_null(strstr(out, "extends"), "%s", out);
+	free(out);
+}
+
+Test(policy, extends_without_it_is_the_text_byte_for_byte)
+{
+	const char *t = "{ \"version\": 1 ,\"hostname\":\"x\"}  ";
+	char *out = ext_resolve(t, 0, NULL);
+
+	cr_assert_str_eq(out, t);
+	free(out);
+	/* Not JSON: also as it is; the loader says what is wrong. */
+	out = ext_resolve("{\"version\":", 0, NULL);
+	cr_assert_str_eq(out, "{\"version\":");
+	free(out);
+}
+
+Test(policy, extends_refusals)
+{
+	cr_assert_null(ext_resolve("{\"version\":1,\"extends\":\"loop1\"}", -ELOOP, "a cycle"));
+	cr_assert_null(
+	    ext_resolve("{\"version\":1,\"extends\":\"v2\"}", -EINVAL, "another policy version"));
+	cr_assert_null(ext_resolve("{\"version\":1,\"extends\":\"notjson\"}", -EINVAL,
+				   "notjson.json: not valid JSON"));
+	cr_assert_null(
+	    ext_resolve("{\"version\":1,\"extends\":\"array\"}", -EINVAL, "must be a JSON object"));
+	cr_assert_null(ext_resolve("{\"version\":1,\"extends\":\"nobody\"}", -ENOENT, "no base"));
+	cr_assert_null(ext_resolve("{\"version\":1,\"extends\":5}", -EINVAL,
+				   "extends: must be a profile name or a file"));
+	cr_assert_null(ext_resolve("{\"version\":1,\"extends\":\"\"}", -EINVAL, "extends: must"));
+}
