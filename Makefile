@@ -254,6 +254,7 @@ unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
 		$(B)/tests/fuzz_eval_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
+	/usr/bin/python3 tests/check_schema.py .
 
 integration: all $(INTEG_BIN) $(HELPER_BIN)
 	@./tests/integration/run.sh $(INTEG_BIN)
