@@ -486,8 +486,10 @@ void policy_free(struct policy *p)
 				free_strv(gr->vars[v].values, gr->vars[v].n_values);
 			}
 			policy_credential_free(gr->credential);
+			policy_price_free(&gr->price);
 		}
 		free(r->grants);
+		policy_meter_free(r->meter);
 	}
 	free(p->net_allow);
 	for (size_t i = 0; i < p->n_net_resolve; i++) {

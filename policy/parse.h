@@ -39,6 +39,16 @@ int policy_parse_gate_hold(const cJSON *it, struct policy *p, struct err *err);
 int policy_parse_budget(const cJSON *obj, const char *path, struct policy_net_budget *b,
 			struct err *err);
 
+/* parse_meter.c: a rule's "metered" object (a budget, its cap, where the
+ * charge is, a price) into rule->meter, and a grant's ({"price": ...},
+ * only on a metered rule) into g->price. One-line errors. */
+int policy_parse_meter(const cJSON *obj, const char *path, struct policy_net_rule *rule,
+		       struct err *err);
+int policy_parse_grant_meter(const cJSON *obj, const char *path, const struct policy_net_rule *rule,
+			     struct policy_net_grant *g, struct err *err);
+void policy_meter_free(struct policy_net_meter *m);
+void policy_price_free(struct policy_net_price *p);
+
 /* "<path>: invalid size ..." or "<path>: size ... is too large" for the
  * result r of policy_parse_size(); hint is appended to the examples. */
 int policy_size_error(int r, const char *path, const char *s, const char *hint, struct err *err);

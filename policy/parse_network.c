@@ -205,11 +205,11 @@ static size_t path_var(const char *path, size_t nth, char *name, size_t size)
 	return 0;
 }
 
-static int parse_grant(const cJSON *obj, const char *path, struct policy_net_grant *g,
-		       struct err *err)
+static int parse_grant(const cJSON *obj, const char *path, const struct policy_net_rule *rule,
+		       struct policy_net_grant *g, struct err *err)
 {
-	static const char *const keys[] = {"methods",  "path",	     "values", "attempts",
-					   "deadline", "credential", NULL};
+	static const char *const keys[] = {"methods",  "path",	     "values",	"attempts",
+					   "deadline", "credential", "metered", NULL};
 	const cJSON *methods = member(obj, "methods"), *tpl = member(obj, "path"),
 		    *values = member(obj, "values"), *it;
 	char sub[JPATH_MAX + 80], name[40];
@@ -220,9 +220,12 @@ static int parse_grant(const cJSON *obj, const char *path, struct policy_net_gra
 	if (r >= 0)
 		r = policy_json_check_keys(
 		    obj, keys, path,
-		    " (known: methods, path, values, attempts, deadline, credential)", err);
+		    " (known: methods, path, values, attempts, deadline, credential, metered)",
+		    err);
 	if (r >= 0)
 		r = policy_parse_budget(obj, path, &g->budget, err);
+	if (r >= 0)
+		r = policy_parse_grant_meter(obj, path, rule, g, err);
 	if (r < 0)
 		return r;
 	if (!methods || !tpl)
@@ -366,7 +369,7 @@ static int parse_grants(const cJSON *arr, const char *path, struct policy_net_ru
 		snprintf(sub, sizeof(sub), "%s[%zu]", path, rule->n_grants);
 		/* Counted first: a half-parsed grant is freed with the rule. */
 		rule->n_grants++;
-		r = parse_grant(it, sub, &rule->grants[rule->n_grants - 1], err);
+		r = parse_grant(it, sub, rule, &rule->grants[rule->n_grants - 1], err);
 		if (r < 0)
 			return r;
 	}
@@ -397,8 +400,9 @@ static int budget_and_tool(const cJSON *obj, const char *path, struct policy_net
 
 static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *rule, struct err *err)
 {
-	static const char *const keys[] = {"host",    "ports",	  "protocol", "grants", "publish",
-					   "private", "attempts", "deadline", "tool",	NULL};
+	static const char *const keys[] = {"host",    "ports",	 "protocol", "grants",
+					   "publish", "private", "attempts", "deadline",
+					   "tool",    "metered", NULL};
 	char path[JPATH_MAX], sub[JPATH_MAX];
 	const cJSON *host = member(obj, "host"), *ports = member(obj, "ports"),
 		    *proto = member(obj, "protocol");
@@ -411,7 +415,7 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	if (r >= 0)
 		r = policy_json_check_keys(obj, keys, path,
 					   " (known: host, ports, protocol, grants, publish, "
-					   "private, attempts, deadline, tool)",
+					   "private, attempts, deadline, tool, metered)",
 					   err);
 	if (r < 0)
 		return r;
@@ -441,6 +445,8 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	if (!rule->host)
 		return err_set(err, ENOMEM, "out of memory");
 	r = budget_and_tool(obj, path, rule, err);
+	if (r >= 0)
+		r = policy_parse_meter(obj, path, rule, err);
 	if (r < 0)
 		return r;
 	if (member(obj, "grants")) {

@@ -154,6 +154,39 @@ struct policy_net_credential {
 	char *query;  /* NULL for a header credential */
 };
 
+/* Metered rules (docs/network.md, "Budgets"): the price of one attempt,
+ * in credits: fixed, or an upper bound from the request's JSON body
+ * (base + per x the body's top-level integer field, which must be there
+ * and at most field_max). POLICY_PRICE_NONE: unpriced (strict mode
+ * refuses it). */
+#define POLICY_METER_ID_MAX	 64	      /* a budget id: [a-z0-9_.-] */
+#define POLICY_METER_CREDITS_MAX (1ull << 50) /* caps, prices and bounds */
+#define POLICY_METER_FIELD_MAX	 64	      /* a JSON member or header name */
+enum policy_price_kind {
+	POLICY_PRICE_NONE,
+	POLICY_PRICE_FIXED,
+	POLICY_PRICE_FIELD,
+};
+struct policy_net_price {
+	enum policy_price_kind kind;
+	uint64_t base; /* FIXED: the price; FIELD: added to per x field */
+	char *field;   /* FIELD only */
+	uint64_t per;
+	uint64_t field_max;
+};
+/* A rule's "metered": the budget every attempt is reserved against
+ * before it is dispatched (a ledger shared by every session naming the
+ * same budget id), its cap, where the receiver states the actual charge
+ * (a response header or a top-level JSON member of its body; neither:
+ * the bound is charged), and the rule's price (a grant's replaces it). */
+struct policy_net_meter {
+	char *budget;
+	uint64_t cap;
+	char *charge_header; /* lower case, or NULL */
+	char *charge_field;  /* or NULL */
+	struct policy_net_price price;
+};
+
 struct policy_net_grant {
 	char *methods[POLICY_GRANT_METHODS_MAX];
 	size_t n_methods;
@@ -162,6 +195,7 @@ struct policy_net_grant {
 	size_t n_vars;
 	struct policy_net_budget budget;
 	struct policy_net_credential *credential; /* NULL: none */
+	struct policy_net_price price;		  /* "metered": {"price": ...} */
 };
 
 struct policy_net_rule {
@@ -183,6 +217,7 @@ struct policy_net_rule {
 	/* "tool": an upstream's own error response is replaced by the terse
 	 * denial (its status and digest go to the admissions log only). */
 	bool tool;
+	struct policy_net_meter *meter; /* "metered" (http rules), or NULL */
 };
 
 /* A path template's form: "/", or "/" segments each a {name} (a-z, 0-9,
@@ -378,3 +413,11 @@ bool policy_net_host_match(const char *pattern, const char *name);
 bool policy_net_host_valid(const char *s, bool wildcard);
 /* Does p broker any credential (a grant with "credential")? */
 bool policy_has_credentials(const struct policy *p);
+/* A budget id: 1 to 64 of [a-z0-9_.-], not starting with '.' (it names a
+ * file of the ledger's directory). */
+bool policy_budget_id_valid(const char *s);
+/* The price of a request of metered rule r covered by grant (-1: none):
+ * the grant's when it has one, else the rule's (kind NONE: unpriced). */
+const struct policy_net_price *policy_meter_price(const struct policy_net_rule *r, long grant);
+/* Any rule is metered. */
+bool policy_has_meter(const struct policy *p);

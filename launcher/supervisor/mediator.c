@@ -219,6 +219,38 @@ static void add_budget(cJSON *o, const struct policy_net_budget *b)
 		cJSON_AddStringToObject(o, "deadline", d);
 }
 
+/* A price (metered rules), as the policy wrote it; nothing for none. */
+static void add_price(cJSON *o, const struct policy_net_price *p)
+{
+	cJSON *po;
+
+	if (p->kind == POLICY_PRICE_FIXED) {
+		cJSON_AddNumberToObject(o, "price", (double)p->base);
+		return;
+	}
+	if (p->kind != POLICY_PRICE_FIELD || !(po = cJSON_AddObjectToObject(o, "price")))
+		return;
+	cJSON_AddStringToObject(po, "field", p->field);
+	cJSON_AddNumberToObject(po, "per", (double)p->per);
+	cJSON_AddNumberToObject(po, "base", (double)p->base);
+	cJSON_AddNumberToObject(po, "max", (double)p->field_max);
+}
+
+/* A rule's "metered" (docs/network.md, "Budgets"). */
+static void add_meter(cJSON *o, const struct policy_net_meter *m)
+{
+	cJSON *mo = cJSON_AddObjectToObject(o, "metered"), *ch;
+
+	if (!mo)
+		return;
+	cJSON_AddStringToObject(mo, "budget", m->budget);
+	cJSON_AddNumberToObject(mo, "cap", (double)m->cap);
+	if ((m->charge_header || m->charge_field) && (ch = cJSON_AddObjectToObject(mo, "charge")))
+		cJSON_AddStringToObject(ch, m->charge_header ? "header" : "field",
+					m->charge_header ? m->charge_header : m->charge_field);
+	add_price(mo, &m->price);
+}
+
 /* A rule's grants, as the policy wrote them. */
 static void add_grants(cJSON *o, const struct policy_net_rule *rule)
 {
@@ -245,6 +277,12 @@ static void add_grants(cJSON *o, const struct policy_net_rule *rule)
 		}
 		add_budget(go, &gr->budget);
 		credentials_policy_json(go, gr);
+		if (gr->price.kind != POLICY_PRICE_NONE) {
+			cJSON *mo = cJSON_AddObjectToObject(go, "metered");
+
+			if (mo)
+				add_price(mo, &gr->price);
+		}
 		cJSON_AddItemToArray(gs, go);
 	}
 }
@@ -277,6 +315,8 @@ static cJSON *network_policy(const struct policy *p)
 		add_budget(o, &rule->budget);
 		if (rule->tool)
 			cJSON_AddTrueToObject(o, "tool");
+		if (rule->meter)
+			add_meter(o, rule->meter);
 		cJSON_AddItemToArray(allow, o);
 	}
 	{
