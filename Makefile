@@ -29,6 +29,8 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null)
+# SQLite: the budgets' ledger (mediator/ledger.c), in paddock-mediator only.
+SQLITE_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 
 # launcher/: the binary (main.c, args.c, the client verbs); its rooms
 # sandbox/, supervisor/ and session/ (docs/architecture.md). Everything but
@@ -60,7 +62,7 @@ MEDIATOR_SRC := $(wildcard mediator/*.c)
 MEDIATOR_LIB_OBJ := $(filter-out $(B)/mediator/main.o,$(MEDIATOR_SRC:%.c=$(B)/%.o))
 POLICY_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard policy/*.c))
 $(B)/paddock-mediator: $(B)/mediator/main.o $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(SQLITE_LIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -135,17 +137,17 @@ $(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENC
 $(B)/tests/test_mediator: tests/unit/test_mediator.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
 		$(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS)
 
 $(B)/tests/test_gate: tests/unit/test_gate.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
 		$(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS)
 
 $(B)/tests/test_attempts: tests/unit/test_attempts.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
 		$(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS)
 
 $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
 		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a \
@@ -193,7 +195,7 @@ $(B)/tests/fuzz_git_replay: tests/fuzz/fuzz_git.c tests/fuzz/replay.c $(B)/libpa
 $(B)/tests/fuzz_mediator_replay: tests/fuzz/fuzz_mediator.c tests/fuzz/replay.c \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(SQLITE_LIBS)
 
 # The evidence log's reader (tests/fuzz/fuzz_evidence.c).
 $(B)/tests/fuzz_evidence_replay: tests/fuzz/fuzz_evidence.c tests/fuzz/replay.c $(EVIDENCE_OBJ) \
@@ -229,6 +231,7 @@ FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
 		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c \
+		     mediator/meter.c mediator/ledger.c \
 		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
@@ -241,7 +244,7 @@ fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ)$(FUZZ_ONLY) \
 		$(if $(FUZZ_ONLY),-DFUZZ_ONLY="'$(FUZZ_ONLY)'") \
-		tests/fuzz/fuzz_$(FUZZ).c $(FUZZ_SRC_$(FUZZ)) $(B)/launcher/default_policy.o $(PKG_LIBS)
+		tests/fuzz/fuzz_$(FUZZ).c $(FUZZ_SRC_$(FUZZ)) $(B)/launcher/default_policy.o $(PKG_LIBS) $(if $(filter mediator,$(FUZZ)),$(SQLITE_LIBS))
 	@mkdir -p $(B)/fuzz-corpus-$(FUZZ)$(FUZZ_ONLY)
 	$(B)/fuzz_$(FUZZ)$(FUZZ_ONLY) -max_total_time=$${FUZZ_SECONDS:-60} \
 		$(B)/fuzz-corpus-$(FUZZ)$(FUZZ_ONLY) $(FUZZ_SEED_$(FUZZ))

@@ -28,6 +28,10 @@ enum mediator_decision {
 	MEDIATOR_IN_FLIGHT,    /* an attempt of it is still waiting for its response */
 	/* Brokered credentials (mediator/credentials.c): */
 	MEDIATOR_CREDENTIAL, /* a credential's placeholder where no grant with it covers */
+	/* Budgets of metered rules (mediator/ledger.c): */
+	MEDIATOR_BUDGET_CAP, /* its bound does not fit what is left of the budget's cap */
+	MEDIATOR_UNPRICED,   /* no price, or no defensible upper bound (strict mode) */
+	MEDIATOR_LEDGER,     /* the ledger is unavailable (locked, full, corrupt, missing) */
 	MEDIATOR_DECISIONS,
 };
 
@@ -53,6 +57,9 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "held-unknown",
     "refused-in-flight",
     "refused-credential",
+    "refused-budget-cap",
+    "refused-unpriced",
+    "refused-ledger",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

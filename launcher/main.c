@@ -93,6 +93,8 @@ int main(int argc, char **argv)
 		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(argv[1], "approve") == 0)
 		return cmd_approve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "budget") == 0)
+		return cmd_budget(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */
 	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
 		char *again[] = {argv[0], argv[2], "--help", NULL};

@@ -75,6 +75,16 @@ struct buf {
 	size_t len;
 };
 
+/* An attempt of a metered rule (docs/network.md, "Budgets"). */
+struct meter_conn {
+	bool metered;	/* priced: its fields go into the log lines */
+	bool active;	/* its bound is reserved in the ledger, not yet ended */
+	size_t ledger;	/* index into mediator.ledgers */
+	int64_t id;	/* its row */
+	uint64_t bound; /* reserved */
+	char note[512]; /* how it ended, for the outcome line */
+};
+
 struct conn {
 	struct tag ctag, utag;
 	int cfd, ufd;
@@ -101,6 +111,7 @@ struct conn {
 	struct gate_hold *hold; /* a publication (the release gate), or NULL */
 	bool http;		/* the client spoke HTTP: a refusal gets the terse response */
 	struct attempt_conn at; /* HB-23: its operation's attempt (attempts.c) */
+	struct meter_conn mt;	/* its reservation in a budget's ledger (metered rules) */
 	/* Brokered credentials (credentials.c): the log's extra fields, the
 	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
 	char note[192];
@@ -128,7 +139,17 @@ struct mediator {
 	struct gate *gate;	  /* the release gate */
 	size_t held_bytes;	  /* wire bytes held by publications now */
 	struct attempts attempts; /* HB-23: the operations' attempt budgets */
+	/* The budgets' ledgers (ledger.c), opened on first use, and again
+	 * after a failure: a ledger that is back serves again. */
+	struct {
+		char budget[POLICY_METER_ID_MAX + 1];
+		struct ledger *l;
+	} ledgers[POLICY_NET_RULES_MAX];
+	size_t n_ledgers;
 };
+
+/* Metered rules' part of the loop (below, after refuse()). */
+static void meter_end(struct mediator *m, struct conn *c, bool sent);
 
 /* The release gate's log of an approval (below, after dial()). */
 static void approval_log(struct mediator *m, const struct approval *a, const char *by);
@@ -226,7 +247,7 @@ void mediator_set_dial(struct mediator *m, mediator_dial_fn dial)
 static void log_line(struct mediator *m, const struct conn *c, const char *event,
 		     enum mediator_decision d, const char *name, uint16_t port, const char *extra)
 {
-	char f[1536], qn[2 * POLICY_NET_NAME_MAX + 16], qc[160];
+	char f[2560], qn[2 * POLICY_NET_NAME_MAX + 16], qc[160];
 
 	if (m->log.fd < 0)
 		return;
@@ -275,7 +296,7 @@ static const char *cred_extra(const struct conn *c, const char *first, char *buf
 static void decide_extra(struct mediator *m, struct conn *c, enum mediator_decision d,
 			 const char *more)
 {
-	char extra[640], both[1024], all[1280];
+	char extra[640], both[1536], all[1792];
 	const char *gate = hold_extra(m, c, extra, sizeof(extra));
 
 	admit_id(m, c);
@@ -497,6 +518,7 @@ static void tell(struct mediator *m, struct conn *c, enum mediator_decision d,
 	 * admitted): nothing is held from the client any more. */
 	if (c->at.hold)
 		attempts_end(&m->attempts, &c->at, c->up ? ATTEMPT_UNKNOWN : ATTEMPT_TRANSIENT);
+	meter_end(m, c, c->up > 0);
 	c->c2u.len = 0;
 	c->u2c.len = 0;
 	c->state = C_CLOSING;
@@ -528,15 +550,202 @@ static void attempt_fields(const struct conn *c, char *out, size_t size)
 	if (c->at.op_hex[0] && n < size)
 		snprintf(out + n, size - n, ",\"op\":\"%s\",\"attempt\":%u", c->at.op_hex,
 			 c->at.tries);
+	n = strlen(out);
+	if (c->mt.metered && n < size)
+		snprintf(out + n, size - n, ",\"budget\":\"%s\",\"bound\":%llu%s",
+			 c->rule->meter->budget, (unsigned long long)c->mt.bound, c->mt.note);
 }
 
 static void refuse(struct mediator *m, struct conn *c, enum mediator_decision d)
 {
-	char extra[256];
+	char extra[1024];
 
 	tell(m, c, d, denial_class_of(d), 0, extra, sizeof(extra));
 	attempt_fields(c, extra, sizeof(extra));
 	decide_extra(m, c, d, extra);
+}
+
+/* ------------------------------------------------------ metered rules */
+
+/* The ledger of budget, opened now if it is not (and its dead owners'
+ * reservations recovered as unknown), or NULL with err: the ledger is
+ * unavailable and billable requests are refused until it is back. */
+static struct ledger *ledger_for(struct mediator *m, const char *budget, size_t *slot,
+				 struct err *err)
+{
+	unsigned recovered = 0;
+	size_t i;
+
+	for (i = 0; i < m->n_ledgers; i++)
+		if (strcmp(m->ledgers[i].budget, budget) == 0)
+			break;
+	if (i == m->n_ledgers) {
+		if (i == POLICY_NET_RULES_MAX) {
+			err_set(err, ENOSPC, "too many budgets");
+			return NULL;
+		}
+		snprintf(m->ledgers[i].budget, sizeof(m->ledgers[i].budget), "%s", budget);
+		m->n_ledgers++;
+	}
+	*slot = i;
+	if (m->ledgers[i].l)
+		return m->ledgers[i].l;
+	if (!m->cfg.budget_dir) {
+		err_set(err, ENOENT, "no ledger directory");
+		return NULL;
+	}
+	if (ledger_open(m->cfg.budget_dir, budget, m->cfg.ledger_busy_ms, &m->ledgers[i].l, err) <
+	    0)
+		return NULL;
+	if (ledger_recover(m->ledgers[i].l, &recovered, err) < 0) {
+		ledger_close(m->ledgers[i].l);
+		m->ledgers[i].l = NULL;
+		return NULL;
+	}
+	if (recovered) {
+		char f[160];
+
+		snprintf(f, sizeof(f), ",\"budget\":\"%s\",\"recovered_unknown\":%u", budget,
+			 recovered);
+		log_line(m, NULL, "ledger", MEDIATOR_ALLOWED, "", 0, f);
+	}
+	return m->ledgers[i].l;
+}
+
+/* A refusal of a metered attempt with the ledger's one line, escaped. */
+static void meter_refuse(struct mediator *m, struct conn *c, enum mediator_decision d,
+			 const struct err *err)
+{
+	char q[300];
+
+	if (err && err->msg[0]) {
+		evidence_json_string(err->msg, q, sizeof(q));
+		snprintf(c->mt.note, sizeof(c->mt.note), ",\"ledger_error\":%s", q);
+	}
+	refuse(m, c, d);
+}
+
+/* The bound of a metered rule's attempt, reserved before anything is
+ * dialled: 0 to go on (reserved, or not metered, or declared free), 1 to
+ * wait for the body its bound is read from, -1 when it was refused. */
+static int meter_admit(struct mediator *m, struct conn *c, const struct http_request *rq,
+		       const char *path)
+{
+	const struct policy_net_meter *mt = c->rule->meter;
+	long grant = c->rule->n_grants ? mediator_grant_find(c->rule, rq->method, path) : -1;
+	const struct policy_net_price *price;
+	struct ledger_request lr = {0};
+	char key[65], route[320];
+	struct err err = {0};
+	struct ledger *l;
+	int64_t id = 0;
+	uint64_t bound = 0;
+	int r;
+
+	if (!mt || c->mt.metered)
+		return 0;
+	price = policy_meter_price(c->rule, grant);
+	r = meter_bound(price, rq, c->c2u.d, c->c2u.len, c->c_eof, &bound);
+	if (r == 1)
+		return 1;
+	c->mt.metered = true;
+	if (r < 0 && !m->cfg.unpriced_free) {
+		/* Strict: no price, or no bound that can be defended, is
+		 * never a price of 0 (LiteLLM #25874). */
+		meter_refuse(m, c, MEDIATOR_UNPRICED, NULL);
+		return -1;
+	}
+	if (r == 0 && bound == 0)
+		return 0; /* declared free: not billable, the ledger is not needed */
+	l = ledger_for(m, mt->budget, &c->mt.ledger, &err);
+	if (!l) {
+		meter_refuse(m, c, MEDIATOR_LEDGER, &err);
+		return -1;
+	}
+	snprintf(route, sizeof(route), "%s %s:%u%.*s", rq->method, c->name, c->port,
+		 (int)strcspn(path, "?#"), path);
+	lr = (struct ledger_request){
+	    .budget = mt->budget,
+	    .cap = mt->cap,
+	    .op_key =
+		meter_op_key(rq, c->c2u.d, mt->budget, c->name, c->port, key) == 0 ? key : NULL,
+	    .session = m->cfg.session ? m->cfg.session : "",
+	    .route = route,
+	    .bound = bound,
+	    .check_then_charge = m->cfg.check_then_charge};
+	c->mt.bound = bound;
+	r = ledger_reserve(l, &lr, &id, &err);
+	if (r != LEDGER_OK) {
+		meter_refuse(m, c,
+			     r == LEDGER_CAP	     ? MEDIATOR_BUDGET_CAP
+			     : r == LEDGER_UNKNOWN   ? MEDIATOR_HELD_UNKNOWN
+			     : r == LEDGER_IN_FLIGHT ? MEDIATOR_IN_FLIGHT
+						     : MEDIATOR_LEDGER,
+			     r < 0 ? &err : NULL);
+		return -1;
+	}
+	c->mt.active = true;
+	c->mt.id = id;
+	snprintf(c->mt.note, sizeof(c->mt.note), ",\"ledger_op\":%lld", (long long)id);
+	return 0;
+}
+
+/* The ledger's row of c ended as state (with charge when settled), in the
+ * outcome line's fields. A ledger that fails here keeps the row reserved:
+ * the bound stays held, and recovery makes it unknown, never released. */
+static void meter_note(struct conn *c, const char *state, const char *source, uint64_t charge,
+		       const struct err *err)
+{
+	char q[300] = "\"\"";
+
+	if (err && err->msg[0])
+		evidence_json_string(err->msg, q, sizeof(q));
+	snprintf(
+	    c->mt.note, sizeof(c->mt.note),
+	    ",\"ledger_op\":%lld,\"ledger\":\"%s\",\"charge_source\":\"%s\",\"charge\":%llu%s%s",
+	    (long long)c->mt.id, err && err->msg[0] ? "reserved" : state, source,
+	    (unsigned long long)charge, err && err->msg[0] ? ",\"ledger_error\":" : "",
+	    err && err->msg[0] ? q : "");
+}
+
+/* A response came: the row is settled with the charge it states, or with
+ * the bound when it states none (what was reserved is what may have been
+ * spent; the contract never guesses lower). */
+static void meter_settle(struct mediator *m, struct conn *c, bool stated, uint64_t charge)
+{
+	struct err err = {0};
+
+	if (!c->mt.active)
+		return;
+	c->mt.active = false;
+	if (!stated)
+		charge = c->mt.bound;
+	(void)ledger_settle(m->ledgers[c->mt.ledger].l, c->mt.id, charge,
+			    stated ? "receiver" : "bound", &err);
+	meter_note(c, "settled", stated ? "receiver" : "bound", charge, &err);
+}
+
+/* No response to read: sent, it may have been charged, and the bound stays
+ * held as unknown (--weaken release-on-timeout releases it, and lets the
+ * attempt be sent again, as LiteLLM did); never sent, it is released. */
+static void meter_end(struct mediator *m, struct conn *c, bool sent)
+{
+	struct ledger *l;
+	struct err err = {0};
+	bool release = !sent || m->cfg.release_on_timeout;
+
+	if (!c->mt.active)
+		return;
+	c->mt.active = false;
+	l = m->ledgers[c->mt.ledger].l;
+	if (release)
+		(void)ledger_release(l, c->mt.id, sent ? "timeout" : "not-sent", &err);
+	else
+		(void)ledger_unknown(l, c->mt.id, &err);
+	meter_note(c, release ? "released" : "unknown", sent ? "none" : "not-sent", 0, &err);
+	if (sent && m->cfg.release_on_timeout && c->at.op_hex[0] &&
+	    m->attempts.op[c->at.op].state == ATTEMPTS_UNKNOWN)
+		m->attempts.op[c->at.op].state = ATTEMPTS_OPEN;
 }
 
 /* HB-23: the attempt of an admitted http request (attempts.c): 0 to go
@@ -562,7 +771,7 @@ static int attempt_admit(struct mediator *m, struct conn *c, const struct http_r
 static void outcome(struct mediator *m, struct conn *c, const char *how, unsigned status,
 		    const char *detail, size_t detail_len, const char *extra)
 {
-	char f[512], hex[2 * SHA256_DIGEST_LEN + 1] = "";
+	char f[1280], hex[2 * SHA256_DIGEST_LEN + 1] = "";
 	unsigned char dg[SHA256_DIGEST_LEN];
 	size_t n;
 
@@ -584,7 +793,7 @@ static void outcome(struct mediator *m, struct conn *c, const char *how, unsigne
  * the client is told, then the connection ends. */
 static void upstream_failed(struct mediator *m, struct conn *c, bool dialled)
 {
-	char extra[256];
+	char extra[1024];
 
 	if (c->at.watch)
 		attempts_end(&m->attempts, &c->at, ATTEMPT_TRANSIENT);
@@ -609,15 +818,30 @@ static void attempt_response(struct mediator *m, struct conn *c)
 {
 	enum denial_class cls = DENIAL_UNKNOWN;
 	unsigned status = 0;
-	char extra[256];
+	char extra[1024];
 	enum attempts_verdict v;
+
+	uint64_t charge = 0;
+	int k = -ENOENT;
 
 	if (!c->at.hold)
 		return;
+	/* A metered attempt: the response is held until the charge it
+	 * states can be read (its head, or its body for a JSON member). */
+	if (c->mt.active) {
+		k = meter_charge(c->rule->meter, c->u2c.d, c->u2c.len, c->u_eof,
+				 c->u2c.len == BUF_SIZE, &charge);
+		if (k == 1)
+			return;
+	}
 	v = attempts_response(&m->attempts, &c->at, c->u2c.d, c->u2c.len, c->u_eof,
 			      c->u2c.len == BUF_SIZE, m->cfg.verbose_denial, &status, &cls);
 	if (v == ATTEMPTS_WAIT)
 		return;
+	if (status)
+		meter_settle(m, c, k == 0, charge);
+	else
+		meter_end(m, c, true); /* sent, and no response to read */
 	if (v == ATTEMPTS_PASS) {
 		outcome(m, c,
 			denial_status_class(status) < 0
@@ -631,7 +855,7 @@ static void attempt_response(struct mediator *m, struct conn *c)
 		char hex[2 * SHA256_DIGEST_LEN + 1];
 		unsigned char dg[SHA256_DIGEST_LEN];
 		size_t dn = c->u2c.len;
-		char f[512];
+		char f[1280];
 
 		sha256(c->u2c.d, dn, dg);
 		sha256_hex(dg, hex);
@@ -651,7 +875,7 @@ static void attempt_response(struct mediator *m, struct conn *c)
  * (it may be executing), transient if nothing was sent. */
 static void attempt_overdue(struct mediator *m, struct conn *c, uint64_t now)
 {
-	char extra[256];
+	char extra[1024];
 	bool sent = c->up > 0;
 
 	if (!c->at.hold || !c->at.deadline_ms || now < c->at.deadline_ms || c->state != C_RELAY)
@@ -674,6 +898,7 @@ static void attempt_abandon(struct mediator *m, struct conn *c)
 	if (!c->at.hold)
 		return;
 	attempts_end(&m->attempts, &c->at, c->up > 0 ? ATTEMPT_UNKNOWN : ATTEMPT_TRANSIENT);
+	meter_end(m, c, c->up > 0);
 	outcome(m, c, c->up > 0 ? "unknown" : "transient", 0, NULL, 0, NULL);
 }
 
@@ -691,7 +916,7 @@ static void dial(struct mediator *m, struct conn *c)
 		return;
 	}
 	{
-		char extra[64] = "";
+		char extra[1024] = "";
 
 		attempt_fields(c, extra, sizeof(extra));
 		decide_extra(m, c, MEDIATOR_ALLOWED, extra);
@@ -1165,10 +1390,21 @@ static void http_head(struct mediator *m, struct conn *c)
 		refuse(m, c, MEDIATOR_GRANT);
 		return;
 	}
+	/* A metered rule: the attempt's bound is reserved in its budget's
+	 * ledger before anything is dialled (or it is refused). */
+	r = meter_admit(m, c, &rq, path);
+	if (r != 0)
+		return;
 	/* HB-23: the operation's attempt budget (attempts.c); a request
 	 * keyed by its body waits here until the body is in. */
-	if (attempt_admit(m, c, &rq, path) != 0)
+	r = attempt_admit(m, c, &rq, path);
+	if (r != 0) {
+		if (r < 0)
+			meter_end(m, c, false);
 		return;
+	}
+	if (c->mt.active)
+		c->at.watch = c->at.hold = true; /* its charge is read from the response */
 	admit_id(m, c);
 	r = rewrite(c, &rq, path);
 	if (r >= 0 && m->cfg.cred) {
@@ -1603,5 +1839,7 @@ void mediator_free(struct mediator *m)
 		close(m->reserve_fd);
 	mediator_names_free(&m->names);
 	gate_free(m->gate);
+	for (size_t i = 0; i < m->n_ledgers; i++)
+		ledger_close(m->ledgers[i].l);
 	free(m);
 }

@@ -23,6 +23,7 @@
 #include "mediator.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ struct config {
 	struct policy *policy;
 	struct approval *approvals;
 	struct mediator_credentials cred;
+	char budget_dir[PATH_MAX];
 };
 
 /* The placeholders the supervisor made and the secrets file: read here,
@@ -119,6 +121,32 @@ static int gate_config(const cJSON *root, struct config *c, struct mediator_conf
 	return 0;
 }
 
+/* Metered rules: the ledgers' directory ("budget_dir", checked by the
+ * supervisor and again by ledger.c), how long a locked ledger is waited
+ * for ("ledger_busy_ms", default 2000) and the budgets' weakenings. */
+static int budget_config(const cJSON *root, struct config *c, struct mediator_config *mc,
+			 struct err *err)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "budget_dir");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "ledger_busy_ms");
+
+	if (d && !cJSON_IsString(d))
+		return err_set(err, EINVAL, "config: bad budget_dir");
+	if (d) {
+		snprintf(c->budget_dir, sizeof(c->budget_dir), "%s", d->valuestring);
+		mc->budget_dir = c->budget_dir;
+	}
+	mc->ledger_busy_ms = cJSON_IsNumber(b) && b->valuedouble >= 0 && b->valuedouble <= 60000
+				 ? (unsigned)b->valuedouble
+				 : 2000;
+	mc->check_then_charge =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "check_then_charge"));
+	mc->unpriced_free = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unpriced_free"));
+	mc->release_on_timeout =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "release_on_timeout"));
+	return 0;
+}
+
 /* The supervisor's control channel (paddock approve), if any. */
 static int add_control(const cJSON *root, struct mediator *m, struct err *err)
 {
@@ -189,6 +217,9 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 	mc.verbose_denial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "verbose_denial"));
 	mc.retry_unbounded =
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "retry_unbounded"));
+	r = budget_config(root, c, &mc, err);
+	if (r < 0)
+		return r;
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");
@@ -219,6 +250,8 @@ int main(int argc, char **argv)
 	int sfd, r, ready_fd = -1;
 	bool served = false;
 
+	if (argc >= 2 && strcmp(argv[1], "--budget") == 0)
+		return budget_main(argc - 1, argv + 1);
 	if (argc != 3 || strcmp(argv[1], "--config-fd") != 0) {
 		fputs("usage: paddock-mediator --config-fd N (started by paddock run)\n", stderr);
 		return EXIT_LAUNCHER;

@@ -325,6 +325,101 @@ enum attempts_verdict attempts_response(struct attempts *t, struct attempt_conn 
 					const char *buf, size_t len, bool eof, bool full,
 					bool verbose, unsigned *status, enum denial_class *cls);
 
+/* ----------------------------------------------------------- meter.c */
+
+/* Metered rules (docs/network.md, "Budgets"), the pure part. */
+#define METER_BODY_MAX 8192 /* a body a bound is read from, or a charge */
+
+/* The upper bound of an attempt priced p: 0 with *bound; 1 when the body
+ * it is read from is not all in buf[head_len..len) yet (and !eof);
+ * -ENOENT for no price (unpriced); -EINVAL for no defensible bound (the
+ * field absent, given twice, not a whole number, above its max, a body
+ * that is not a JSON object, chunked or over METER_BODY_MAX). Pure,
+ * fuzzed ('m'). */
+int meter_bound(const struct policy_net_price *p, const struct http_request *rq, const char *buf,
+		size_t len, bool eof, uint64_t *bound);
+/* The ledger key of an operation: SHA-256 (hex) over the budget, the
+ * destination and the request's Idempotency-Key (1 to 255 bytes): the same
+ * in every session of the budget. -ENOENT without a key. */
+int meter_op_key(const struct http_request *rq, const char *buf, const char *budget,
+		 const char *name, uint16_t port, char hex[65]);
+/* The actual charge the response in buf[0..len) states (m's charge
+ * header, or its top-level JSON member of the body): 0 with *charge, 1
+ * when more of the response is needed (not eof, not full), -ENOENT when it
+ * states none that can be read (the caller charges the bound). Pure,
+ * fuzzed ('M'). */
+int meter_charge(const struct policy_net_meter *m, const char *buf, size_t len, bool eof, bool full,
+		 uint64_t *charge);
+
+/* ---------------------------------------------------------- ledger.c */
+
+/* The durable ledger of a budget: DIR/BUDGET.sqlite (SQLite, WAL,
+ * synchronous=FULL, STRICT tables), shared by every process naming the
+ * budget. Rows: reserved -> settled (the receiver's charge, or the bound),
+ * released (never sent), unknown (sent, no answer: the bound stays held
+ * until the operator settles it). */
+struct ledger;
+enum {
+	LEDGER_OK = 0,
+	LEDGER_CAP = 1,	      /* the bound does not fit what is left of the cap */
+	LEDGER_UNKNOWN = 2,   /* an attempt of this op_key is unknown: not sent again */
+	LEDGER_IN_FLIGHT = 3, /* an attempt of this op_key is reserved now */
+};
+struct ledger_request {
+	const char *budget;
+	uint64_t cap;
+	const char *op_key; /* or NULL */
+	const char *session;
+	const char *route; /* "METHOD NAME:PORT/PATH", for the operator */
+	uint64_t bound;
+	bool check_then_charge; /* --weaken check-then-charge */
+};
+struct ledger_totals {
+	uint64_t reserved, unknown, settled, ops, n_unknown, cap;
+	bool has_cap;
+};
+struct ledger_op {
+	int64_t id;
+	const char *op_key, *session, *route, *state, *source;
+	uint64_t bound, charge;
+	bool has_charge;
+	int64_t created_ms, ended_ms;
+};
+typedef void (*ledger_each_fn)(const struct ledger_op *op, void *arg);
+
+/* Open (create: 0600) DIR/BUDGET.sqlite; DIR must be ours and writable
+ * by us only, the file a regular file of ours with mode 0600 (not a
+ * symlink). busy_ms: how long a locked ledger is waited for. -errno with
+ * err's one line. */
+int ledger_open(const char *dir, const char *budget, unsigned busy_ms, struct ledger **out,
+		struct err *err);
+void ledger_close(struct ledger *l);
+/* In one BEGIN IMMEDIATE transaction: refuse a replay of a reserved or
+ * unknown op_key, refuse a bound over what is left of the cap, else
+ * insert the reservation (*id). LEDGER_* >= 0, or -errno (-EBUSY: locked
+ * past busy_ms; -EIO) with err. */
+int ledger_reserve(struct ledger *l, const struct ledger_request *rq, int64_t *id, struct err *err);
+/* A reserved row's end, once: settled with charge (source "receiver" or
+ * "bound"), unknown, released. -ENOENT when it is not reserved. */
+int ledger_settle(struct ledger *l, int64_t id, uint64_t charge, const char *source,
+		  struct err *err);
+int ledger_unknown(struct ledger *l, int64_t id, struct err *err);
+int ledger_release(struct ledger *l, int64_t id, const char *source, struct err *err);
+/* Reserved rows of processes that are gone (a crash) become unknown:
+ * nothing is released. *count of them. */
+int ledger_recover(struct ledger *l, unsigned *count, struct err *err);
+/* The operator (paddock budget settle): an unknown row settled with the
+ * charge the receiver's own records show. -ENOENT when it is not unknown. */
+int ledger_operator_settle(struct ledger *l, int64_t id, uint64_t charge, struct err *err);
+int ledger_totals(struct ledger *l, struct ledger_totals *t, struct err *err);
+int ledger_each(struct ledger *l, ledger_each_fn fn, void *arg, struct err *err);
+/* PRAGMA integrity_check. */
+int ledger_check(struct ledger *l, struct err *err);
+
+/* paddock budget show|export|settle (budget.c): argv[0] "--budget",
+ * then DIR VERB BUDGET [ARGS]. Its exit status. */
+int budget_main(int argc, char **argv);
+
 /* ----------------------------------------------------- credentials.c */
 
 /* Brokered credentials (docs/network.md): the workload holds a placeholder
@@ -429,6 +524,14 @@ struct mediator_config {
 	bool verbose_denial;			 /* --weaken verbose-denial */
 	bool retry_unbounded;			 /* --weaken retry-unbounded */
 	const struct mediator_credentials *cred; /* NULL: none brokered */
+	/* Metered rules (ledger.c): the ledgers' directory (NULL: every
+	 * billable request is refused, the ledger is unavailable), how long a
+	 * locked one is waited for, and the budgets' weakenings. */
+	const char *budget_dir;
+	unsigned ledger_busy_ms;
+	bool check_then_charge;	 /* --weaken check-then-charge */
+	bool unpriced_free;	 /* --weaken unpriced-as-free */
+	bool release_on_timeout; /* --weaken release-on-timeout */
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

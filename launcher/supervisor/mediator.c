@@ -368,6 +368,7 @@ static int config(const struct run *r, int *out, struct err *err)
 	if (r->spec->opt->weaken & WEAKEN_RETRY_UNBOUNDED)
 		cJSON_AddTrueToObject(root, "retry_unbounded");
 	credentials_config(root, r->spec);
+	budget_config(root, r->spec);
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
 		cJSON *o = cJSON_CreateObject();

@@ -102,6 +102,8 @@ struct run_spec {
 		char placeholder[40]; /* "pdk_" + 32 hex digits */
 	} cred[32];
 	size_t n_cred;
+	/* Metered rules (budget.c): the ledgers' directory, "" for none. */
+	char budget_dir[PATH_MAX];
 };
 
 /* Port forwards (ports.c, relay.c): one listener per policy "ports" entry,
@@ -300,6 +302,12 @@ int credentials_prepare(struct run_spec *r, struct err *err);
 struct cJSON;
 void credentials_config(struct cJSON *root, const struct run_spec *r);
 void credentials_policy_json(struct cJSON *grant, const struct policy_net_grant *g);
+/* budget.c: with a metered rule, the ledgers' directory (made 0700,
+ * ours, not in reach of any bind of the sandbox) into r->budget_dir;
+ * the budget knobs need a metered rule. budget_config(): the mediator's
+ * part of the configuration. */
+int budget_prepare(struct run_spec *r, struct err *err);
+void budget_config(struct cJSON *root, const struct run_spec *r);
 void mediator_summary(struct run *r);
 
 /* evidence.c: the run's evidence log (docs/evidence.md): opened beside the

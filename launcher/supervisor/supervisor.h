@@ -34,8 +34,21 @@ enum weaken {
 	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
+	/* Budgets of metered rules (mediator/ledger.c, docs/network.md): */
+	WEAKEN_CHECK_THEN_CHARGE = 1u << 18,  /* read the balance, dispatch, charge afterwards */
+	WEAKEN_UNPRICED_AS_FREE = 1u << 19,   /* an unpriced operation is admitted at 0 */
+	WEAKEN_RELEASE_ON_TIMEOUT = 1u << 20, /* no answer: the bound is released, resent */
 };
-#define WEAKEN_COUNT 18
+#define WEAKEN_COUNT 21
+
+/* The budgets' ledgers' directory (supervisor/budget.c):
+ * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;
+ * made (0700) when create; it must be ours and writable by us only. */
+int budget_dir_path(char *out, size_t size, bool create, struct err *err);
+/* paddock budget VERB BUDGET [ARGS] (argv without "budget"): exec
+ * paddock-mediator --budget DIR VERB BUDGET [ARGS], which holds the only
+ * SQLite code. Returns only on failure, -errno with err. */
+int budget_exec(int argc, char **argv, struct err *err);
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

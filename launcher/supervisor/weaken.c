@@ -35,6 +35,12 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"credential-any-audience",
      "the mediator puts a brokered secret in place of its placeholder on every allowed "
      "destination, not only where a grant with the credential covers the request"},
+    {"check-then-charge", "the mediator reserves nothing before a metered request: it reads "
+			  "what was charged, dispatches, and charges afterwards (concurrent "
+			  "requests overspend the cap)"},
+    {"unpriced-as-free", "the mediator admits an unpriced metered operation at a price of 0"},
+    {"release-on-timeout", "the mediator releases the reservation of a metered request that "
+			   "got no answer, and lets it be sent again"},
 };
 
 const char *weaken_name(unsigned bit)

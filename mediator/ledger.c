@@ -1,0 +1,522 @@
+/* The budget ledger (docs/network.md, "Budgets"): one SQLite file per
+ * budget id, BUDGET.sqlite in a directory outside every sandbox, shared by
+ * every mediator (and every session) that names the budget. An attempt of
+ * a metered rule reserves its upper bound before it is dispatched, in one
+ * BEGIN IMMEDIATE transaction that also reads what the budget already
+ * holds, so two mediators can never both spend the same remainder (the
+ * check-then-charge race LiteLLM has, BerriAI/litellm#34732). Settlement
+ * replaces the bound with the receiver's charge; a request that went out
+ * without an answer keeps its bound as "unknown" until the operator
+ * settles it. Nothing here releases a reservation on a timeout, a crash
+ * or a restart: recovery turns a dead mediator's reservations into
+ * "unknown", never into "released".
+ *
+ * Durability: WAL with synchronous=FULL (in WAL mode NORMAL may lose the
+ * last commits on power loss: sqlite.org/pragma.html#pragma_synchronous),
+ * STRICT tables with CHECKs, a busy timeout, BEGIN IMMEDIATE for every
+ * read-then-write (a deferred transaction upgraded later gets SQLITE_BUSY
+ * that no timeout can wait out). The only SQLite code of paddock: it runs
+ * in paddock-mediator (and its --budget mode for `paddock budget`). */
+#include "mediator.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ledger {
+	sqlite3 *db;
+	char owner[64]; /* "PID:STARTTIME" of this process */
+};
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;"
+    "CREATE TABLE IF NOT EXISTS caps(budget TEXT PRIMARY KEY, cap INTEGER NOT NULL "
+    " CHECK (cap >= 0), session TEXT NOT NULL, updated INTEGER NOT NULL) STRICT;"
+    "CREATE TABLE IF NOT EXISTS ops("
+    " id INTEGER PRIMARY KEY,"
+    " op_key TEXT,"
+    " session TEXT NOT NULL,"
+    " owner TEXT NOT NULL,"
+    " route TEXT NOT NULL,"
+    " bound INTEGER NOT NULL CHECK (bound >= 0),"
+    " charge INTEGER CHECK (charge >= 0),"
+    " state TEXT NOT NULL CHECK (state IN ('reserved','unknown','settled','released')),"
+    " source TEXT,"
+    " created INTEGER NOT NULL,"
+    " ended INTEGER,"
+    " CHECK ((state = 'settled') = (charge IS NOT NULL))) STRICT;"
+    "CREATE INDEX IF NOT EXISTS ops_key ON ops(op_key) WHERE op_key IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS ops_state ON ops(state);";
+
+/* What the budget holds: every live bound and every settled charge. */
+static const char held_sql[] =
+    "SELECT COALESCE(SUM(CASE WHEN state IN ('reserved','unknown') THEN bound "
+    "WHEN state = 'settled' THEN charge ELSE 0 END), 0) FROM ops";
+
+static int64_t now_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A process's start time (field 22 of /proc/PID/stat), 0 if it is gone:
+ * with the pid it names one process for good (a reused pid starts later). */
+static unsigned long long start_time(long pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	p = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
+	if (!p)
+		return 0;
+	p++;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+static bool owner_alive(const char *owner)
+{
+	char *end;
+	long pid = strtol(owner, &end, 10);
+
+	if (*end != ':' || pid <= 0)
+		return false;
+	return start_time(pid) == strtoull(end + 1, NULL, 10);
+}
+
+static int sql_err(struct ledger *l, int rc, struct err *err, const char *what)
+{
+	return err_set(err, rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? EBUSY : EIO,
+		       "ledger: %s: %s", what, l->db ? sqlite3_errmsg(l->db) : sqlite3_errstr(rc));
+}
+
+static int exec(struct ledger *l, const char *sql, struct err *err)
+{
+	int rc = sqlite3_exec(l->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_err(l, rc, err, sql);
+}
+
+static void rollback(struct ledger *l)
+{
+	(void)sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* The file, made 0600 if new; refused unless it is a regular file of ours
+ * with no group or other bits, not a symlink, in a directory of ours that
+ * only we can write. */
+static int check_file(const char *dir, const char *path, struct err *err)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(dir, &st) < 0)
+		return err_sys(err, errno, "ledger: %s", dir);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return err_set(err, EPERM,
+			       "ledger: %s: must be a directory of ours (uid %u) that only we can "
+			       "write",
+			       dir, (unsigned)geteuid());
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return err_sys(err, errno, "ledger: %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		close(fd);
+		return err_set(err, EPERM,
+			       "ledger: %s: must be a regular file of ours with mode 0600", path);
+	}
+	close(fd);
+	return 0;
+}
+
+int ledger_open(const char *dir, const char *budget, unsigned busy_ms, struct ledger **out,
+		struct err *err)
+{
+	char path[PATH_MAX];
+	struct ledger *l;
+	int rc;
+
+	if (!policy_budget_id_valid(budget))
+		return err_set(err, EINVAL, "ledger: %s is not a budget id", budget);
+	if (snprintf(path, sizeof(path), "%s/%s.sqlite", dir, budget) >= (int)sizeof(path))
+		return err_set(err, ENAMETOOLONG, "ledger: %s: path too long", dir);
+	rc = check_file(dir, path, err);
+	if (rc < 0)
+		return rc;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return err_set(err, ENOMEM, "out of memory");
+	snprintf(l->owner, sizeof(l->owner), "%ld:%llu", (long)getpid(), start_time(getpid()));
+	rc = sqlite3_open_v2(path, &l->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK) {
+		rc = sql_err(l, rc, err, path);
+		ledger_close(l);
+		return rc;
+	}
+	sqlite3_busy_timeout(l->db, (int)busy_ms);
+	/* journal_mode=WAL is persistent and needs the lock briefly; the
+	 * rest holds for this connection. */
+	rc = exec(l, "PRAGMA journal_mode=WAL", err);
+	if (rc >= 0)
+		rc = exec(l, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", err);
+	if (rc >= 0)
+		rc = exec(l, "BEGIN IMMEDIATE", err);
+	if (rc >= 0) {
+		rc = exec(l, schema, err);
+		if (rc >= 0)
+			rc = exec(l, "INSERT OR IGNORE INTO meta VALUES ('version', '1')", err);
+		if (rc >= 0)
+			rc = exec(l, "COMMIT", err);
+		else
+			rollback(l);
+	}
+	if (rc < 0) {
+		ledger_close(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+void ledger_close(struct ledger *l)
+{
+	if (!l)
+		return;
+	sqlite3_close_v2(l->db);
+	free(l);
+}
+
+/* sql prepared into *st with its parameters bound to the values ('i' an
+ * int64_t, 't' a string or NULL). SQLITE_OK or the error. */
+static int vprep(struct ledger *l, sqlite3_stmt **st, const char *sql, const char *types,
+		 va_list ap)
+{
+	int rc = sqlite3_prepare_v2(l->db, sql, -1, st, NULL);
+
+	for (int i = 0; rc == SQLITE_OK && types[i]; i++) {
+		if (types[i] == 'i') {
+			rc = sqlite3_bind_int64(*st, i + 1, va_arg(ap, int64_t));
+		} else {
+			const char *s = va_arg(ap, const char *);
+
+			rc = s ? sqlite3_bind_text(*st, i + 1, s, -1, SQLITE_TRANSIENT)
+			       : sqlite3_bind_null(*st, i + 1);
+		}
+	}
+	return rc;
+}
+
+/* One statement stepped once, for its first row: SQLITE_ROW or
+ * SQLITE_DONE, or the error; *st is the caller's to finalize. */
+static int step(struct ledger *l, sqlite3_stmt **st, const char *sql, const char *types, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, types);
+	rc = vprep(l, st, sql, types, ap);
+	va_end(ap);
+	return rc == SQLITE_OK ? sqlite3_step(*st) : rc;
+}
+
+/* A statement with no row to read: SQLITE_OK or the error. */
+static int run(struct ledger *l, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, types);
+	rc = vprep(l, &st, sql, types, ap);
+	va_end(ap);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+static int held(struct ledger *l, bool settled_only, int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc =
+	    step(l, &st,
+		 settled_only ? "SELECT COALESCE(SUM(charge), 0) FROM ops WHERE state = 'settled'"
+			      : held_sql,
+		 "");
+
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int ledger_reserve(struct ledger *l, const struct ledger_request *rq, int64_t *id, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t have = 0;
+	int rc, verdict = LEDGER_OK;
+
+	rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(l, rc, err, "begin");
+	/* A replay of an operation (same key) whose earlier attempt is
+	 * still reserved (in flight, here or in another session) or unknown
+	 * is not dispatched again. */
+	if (rq->op_key) {
+		rc = step(l, &st,
+			  "SELECT state FROM ops WHERE op_key = ?1 AND state IN "
+			  "('reserved','unknown') ORDER BY state = 'unknown' DESC LIMIT 1",
+			  "t", rq->op_key);
+		if (rc == SQLITE_ROW)
+			verdict = strcmp((const char *)sqlite3_column_text(st, 0), "unknown") == 0
+				      ? LEDGER_UNKNOWN
+				      : LEDGER_IN_FLIGHT;
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			goto fail;
+		if (verdict != LEDGER_OK) {
+			rollback(l);
+			return verdict;
+		}
+	}
+	/* check_then_charge (--weaken check-then-charge): what LiteLLM's
+	 * session budget does; only settled charges are read, and nothing is
+	 * reserved, so concurrent attempts all see the same remainder. */
+	rc = held(l, rq->check_then_charge, &have);
+	if (rc != SQLITE_OK)
+		goto fail;
+	if ((uint64_t)have > rq->cap || rq->bound > rq->cap - (uint64_t)have) {
+		rollback(l);
+		return LEDGER_CAP;
+	}
+	rc = run(l, "INSERT OR REPLACE INTO caps VALUES (?1, ?2, ?3, ?4)", "titi", rq->budget,
+		 (int64_t)rq->cap, rq->session, now_wall_ms());
+	if (rc == SQLITE_OK)
+		rc = run(l,
+			 "INSERT INTO ops(op_key, session, owner, route, bound, state, created) "
+			 "VALUES (?1, ?2, ?3, ?4, ?5, 'reserved', ?6)",
+			 "ttttii", rq->op_key, rq->session, l->owner, rq->route,
+			 (int64_t)(rq->check_then_charge ? 0 : rq->bound), now_wall_ms());
+	if (rc != SQLITE_OK)
+		goto fail;
+	*id = sqlite3_last_insert_rowid(l->db);
+	rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		goto fail;
+	return LEDGER_OK;
+fail:
+	rc = sql_err(l, rc, err, "reserve");
+	rollback(l);
+	return rc;
+}
+
+/* One row's end in its own transaction: from state 'reserved' only (a row
+ * resolves at most once, as a TigerBeetle pending transfer does). */
+static int end(struct ledger *l, int64_t id, const char *state, const char *source,
+	       const int64_t *charge, struct err *err)
+{
+	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_err(l, rc, err, "begin");
+	rc = charge ? run(l,
+			  "UPDATE ops SET state = ?1, source = ?2, charge = ?3, ended = ?4 "
+			  "WHERE id = ?5 AND state = 'reserved'",
+			  "ttiii", state, source, *charge, now_wall_ms(), id)
+		    : run(l,
+			  "UPDATE ops SET state = ?1, source = ?2, ended = ?3 "
+			  "WHERE id = ?4 AND state = 'reserved'",
+			  "ttii", state, source, now_wall_ms(), id);
+	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
+		rc = SQLITE_NOTFOUND;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		rollback(l);
+		return rc == SQLITE_NOTFOUND
+			   ? err_set(err, ENOENT, "ledger: operation %lld is not reserved",
+				     (long long)id)
+			   : sql_err(l, rc, err, "settle");
+	}
+	return 0;
+}
+
+int ledger_settle(struct ledger *l, int64_t id, uint64_t charge, const char *source,
+		  struct err *err)
+{
+	int64_t c = (int64_t)charge;
+
+	return end(l, id, "settled", source, &c, err);
+}
+
+int ledger_unknown(struct ledger *l, int64_t id, struct err *err)
+{
+	return end(l, id, "unknown", "no-response", NULL, err);
+}
+
+int ledger_release(struct ledger *l, int64_t id, const char *source, struct err *err)
+{
+	return end(l, id, "released", source, NULL, err);
+}
+
+int ledger_recover(struct ledger *l, unsigned *count, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*count = 0;
+	rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(l, rc, err, "begin");
+	rc = sqlite3_prepare_v2(l->db, "SELECT id, owner FROM ops WHERE state = 'reserved'", -1,
+				&st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *owner = (const char *)sqlite3_column_text(st, 1);
+
+		if (owner_alive(owner))
+			continue;
+		/* Its mediator is gone: whether the request went out is not
+		 * known, so the bound stays held. */
+		rc = run(l,
+			 "UPDATE ops SET state = 'unknown', source = 'recovered', ended = ?1 "
+			 "WHERE id = ?2",
+			 "ii", now_wall_ms(), sqlite3_column_int64(st, 0));
+		if (rc != SQLITE_OK)
+			break;
+		(*count)++;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK && rc != SQLITE_DONE) {
+		rollback(l);
+		return sql_err(l, rc, err, "recover");
+	}
+	return 0;
+}
+
+int ledger_operator_settle(struct ledger *l, int64_t id, uint64_t charge, struct err *err)
+{
+	int64_t c = (int64_t)charge;
+	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_err(l, rc, err, "begin");
+	rc = run(l,
+		 "UPDATE ops SET state = 'settled', source = 'operator', charge = ?1, ended = ?2 "
+		 "WHERE id = ?3 AND state = 'unknown'",
+		 "iii", c, now_wall_ms(), id);
+	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
+		rc = SQLITE_NOTFOUND;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		rollback(l);
+		return rc == SQLITE_NOTFOUND
+			   ? err_set(err, ENOENT,
+				     "operation %lld is not unknown (only an unknown one is "
+				     "settled by hand)",
+				     (long long)id)
+			   : sql_err(l, rc, err, "settle");
+	}
+	return 0;
+}
+
+int ledger_totals(struct ledger *l, struct ledger_totals *t, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = step(l, &st,
+		  "SELECT COALESCE(SUM(CASE WHEN state = 'reserved' THEN bound END), 0),"
+		  " COALESCE(SUM(CASE WHEN state = 'unknown' THEN bound END), 0),"
+		  " COALESCE(SUM(CASE WHEN state = 'settled' THEN charge END), 0),"
+		  " COUNT(*), COALESCE(SUM(state = 'unknown'), 0),"
+		  " (SELECT cap FROM caps LIMIT 1) FROM ops",
+		  "");
+	if (rc == SQLITE_ROW) {
+		t->reserved = (uint64_t)sqlite3_column_int64(st, 0);
+		t->unknown = (uint64_t)sqlite3_column_int64(st, 1);
+		t->settled = (uint64_t)sqlite3_column_int64(st, 2);
+		t->ops = (uint64_t)sqlite3_column_int64(st, 3);
+		t->n_unknown = (uint64_t)sqlite3_column_int64(st, 4);
+		t->has_cap = sqlite3_column_type(st, 5) != SQLITE_NULL;
+		t->cap = (uint64_t)sqlite3_column_int64(st, 5);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : sql_err(l, rc, err, "totals");
+}
+
+int ledger_each(struct ledger *l, ledger_each_fn fn, void *arg, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(l->db,
+				    "SELECT id, COALESCE(op_key, ''), session, route, bound, "
+				    "charge, state, COALESCE(source, ''), created, ended "
+				    "FROM ops ORDER BY id",
+				    -1, &st, NULL);
+
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ledger_op op = {
+		    .id = sqlite3_column_int64(st, 0),
+		    .op_key = (const char *)sqlite3_column_text(st, 1),
+		    .session = (const char *)sqlite3_column_text(st, 2),
+		    .route = (const char *)sqlite3_column_text(st, 3),
+		    .bound = (uint64_t)sqlite3_column_int64(st, 4),
+		    .has_charge = sqlite3_column_type(st, 5) != SQLITE_NULL,
+		    .charge = (uint64_t)sqlite3_column_int64(st, 5),
+		    .state = (const char *)sqlite3_column_text(st, 6),
+		    .source = (const char *)sqlite3_column_text(st, 7),
+		    .created_ms = sqlite3_column_int64(st, 8),
+		    .ended_ms = sqlite3_column_int64(st, 9),
+		};
+
+		fn(&op, arg);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_err(l, rc, err, "read");
+}
+
+int ledger_check(struct ledger *l, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = step(l, &st, "PRAGMA integrity_check", "");
+	bool ok = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
+
+	sqlite3_finalize(st);
+	if (!ok)
+		return err_set(err, EIO, "ledger: integrity_check failed");
+	return 0;
+}
