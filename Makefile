@@ -144,6 +144,11 @@ $(B)/tests/test_gate: tests/unit/test_gate.c tests/unit/unit.h $(MEDIATOR_LIB_OB
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS)
 
+$(B)/tests/test_meter: tests/unit/test_meter.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
+		$(POLICY_OBJ) $(EVIDENCE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS) -lpthread
+
 $(B)/tests/test_attempts: tests/unit/test_attempts.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
 		$(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)

@@ -88,8 +88,9 @@ static unsigned long long start_time(long pid)
 	p = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
 	if (!p)
 		return 0;
+	/* p: the space before field 3; field 22 is 19 spaces on. */
 	p++;
-	for (int field = 2; p && field < 22; field++)
+	for (int field = 3; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
 	if (p)
 		t = strtoull(p + 1, NULL, 10);
@@ -401,6 +402,7 @@ int ledger_recover(struct ledger *l, unsigned *count, struct err *err)
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *owner = (const char *)sqlite3_column_text(st, 1);
 
+		rc = SQLITE_OK;
 		if (owner_alive(owner))
 			continue;
 		/* Its mediator is gone: whether the request went out is not
@@ -412,7 +414,6 @@ int ledger_recover(struct ledger *l, unsigned *count, struct err *err)
 		if (rc != SQLITE_OK)
 			break;
 		(*count)++;
-		rc = SQLITE_OK;
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)

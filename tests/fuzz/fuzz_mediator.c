@@ -20,6 +20,12 @@
  *       against fixed credentials; a placeholder left is a refusal
  *   'R' mediator_cred_redact(): an upstream stream in two reads, the
  *       released bytes checked to hold no secret (abort() if they do)
+ *   'm' meter_bound() and meter_op_key() of a request head and body
+ *       against fixed prices (metered rules); a bound above its price's
+ *       largest is an abort()
+ *   'M' meter_charge() of an upstream's response, in two reads, for a
+ *       charge header and a charge JSON member; a charge past the
+ *       credits limit is an abort()
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
  * Built with -DFUZZ_ONLY="'h'" (make fuzz FUZZ=mediator FUZZ_ONLY=h) every
  * input goes to that one parser: a run spent on it alone.
@@ -282,6 +288,60 @@ static const struct policy *budgeted(void)
 	return p;
 }
 
+static const struct policy *metered(void)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"m.test\","
+	    "\"ports\":[80],\"protocol\":\"http\",\"metered\":{\"budget\":\"b\",\"cap\":10,"
+	    "\"charge\":{\"header\":\"X-Charge\"},\"price\":4},\"grants\":[{\"methods\":"
+	    "[\"POST\"],\"path\":\"/c\",\"metered\":{\"price\":{\"field\":\"max_tokens\","
+	    "\"per\":3,\"base\":2,\"max\":1000}}},{\"methods\":[\"GET\",\"POST\"],\"path\":"
+	    "\"/{x}\"}]},{\"host\":\"f.test\",\"ports\":[80],\"protocol\":\"http\","
+	    "\"metered\":{\"budget\":\"b\",\"cap\":10,\"charge\":{\"field\":\"credits\"}}}]}}";
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	static struct policy *p;
+	struct err err = {0};
+
+	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
+		abort();
+	return p;
+}
+
+static void meter(const char *buf, size_t n)
+{
+	const struct policy_net_rule *r = &metered()->net_allow[0];
+	struct http_request rq;
+	const char *why;
+	char key[65];
+	uint64_t b;
+
+	if (http_parse_request(buf, n, &rq, &why) <= 0)
+		return;
+	(void)meter_op_key(&rq, buf, "b", "m.test", 80, key);
+	if (meter_bound(policy_meter_price(r, mediator_grant_find(r, rq.method, rq.target)), &rq,
+			buf, n, n & 1, &b) == 0 &&
+	    b > 2 + 3 * 1000)
+		abort();
+}
+
+static void charge(const char *buf, size_t n)
+{
+	const struct policy *p = metered();
+	size_t cut = n ? (unsigned char)buf[0] % n : 0;
+	uint64_t c = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct policy_net_meter *m = p->net_allow[k].meter;
+
+		/* The first read, then all of it (the loop's calls). */
+		if (meter_charge(m, buf, cut, false, false, &c) == 0 &&
+		    c > POLICY_METER_CREDITS_MAX)
+			abort();
+		if (meter_charge(m, buf, n, true, n & 1, &c) == 0 && c > POLICY_METER_CREDITS_MAX)
+			abort();
+	}
+}
+
 static void attempt(const char *buf, size_t n)
 {
 	static struct attempts t; /* kept across inputs: a full table too */
@@ -372,6 +432,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'K':
 		secrets(copy, size - 1);
+		break;
+	case 'm':
+		meter(copy, size - 1);
+		break;
+	case 'M':
+		charge(copy, size - 1);
 		break;
 	case 'w':
 		swap(copy, size - 1);
