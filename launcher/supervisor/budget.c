@@ -132,8 +132,10 @@ int budget_exec(int argc, char **argv, struct err *err)
 	if (argc < 2 || argc > 12)
 		return err_set(err, EINVAL,
 			       "budget: usage: paddock budget show|export|settle BUDGET");
+	/* A directory not made yet holds no ledger: paddock-mediator says
+	 * so for the budget named. */
 	rc = budget_dir_path(dir, sizeof(dir), false, err);
-	if (rc < 0)
+	if (rc < 0 && rc != -ENOENT)
 		return rc;
 	if (sandbox_find_helper("paddock-mediator", path, sizeof(path)) < 0)
 		return err_set(err, ENOENT, "cannot find paddock-mediator next to paddock");
