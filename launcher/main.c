@@ -28,6 +28,8 @@ static const char usage[] =
     "  approve [--dest HOST:PORT/PATH] ID|NAME DIGEST\n"
     "                                      release a publication held by the release gate\n"
     "                                      (paddock approve --help)\n"
+    "  budget show|export|settle BUDGET ...\n"
+    "                                      a metered budget's ledger (paddock budget --help)\n"
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence log (paddock evidence --help)\n"
     "  doctor                              check that paddock can run here\n"
