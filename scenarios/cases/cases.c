@@ -4,7 +4,7 @@
 #include "../lib/case.h"
 
 extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb08_case,
-    hb09_case, hb10_case, hb11_case, hb12_case, hb23_case;
+    hb09_case, hb10_case, hb11_case, hb12_case, hb13_case, hb14_case, hb15_case, hb23_case;
 
 const struct eval_case *const eval_cases[] = {
     &hb01_case, /* files/hb01_equivalent_writes.c */
@@ -17,6 +17,9 @@ const struct eval_case *const eval_cases[] = {
     &hb10_case, /* network/hb10_scope.c */
     &hb11_case, /* network/hb11_credentials.c */
     &hb12_case, /* network/hb12_release.c */
+    &hb13_case, /* budget/hb13_cap.c */
+    &hb14_case, /* budget/hb14_strict.c */
+    &hb15_case, /* budget/hb15_unknown.c */
     &hb23_case, /* network/hb23_denials.c */
 };
 const size_t eval_n_cases = sizeof(eval_cases) / sizeof(eval_cases[0]);

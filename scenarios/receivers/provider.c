@@ -1,0 +1,250 @@
+/* The fake metered provider (provider.h). */
+#include "provider.h"
+#include "counter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOG_MAX 512
+#define REQ_MAX 8192
+
+struct provider {
+	int fd, stop[2];
+	pthread_t thread;
+	pthread_mutex_t lock;
+	char *log[LOG_MAX];
+	size_t n;
+	unsigned charged;
+	int live; /* connection threads still running */
+};
+
+struct conn {
+	struct provider *p;
+	int c;
+};
+
+static void header(const char *head, const char *name, char *out, size_t size)
+{
+	const char *h = strcasestr(head, name);
+	size_t n;
+
+	snprintf(out, size, "-");
+	if (!h)
+		return;
+	h += strlen(name);
+	h += strspn(h, " ");
+	n = strcspn(h, "\r\n");
+	snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), h);
+}
+
+static void nap(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void *one(void *arg)
+{
+	struct conn *cn = arg;
+	struct provider *p = cn->p;
+	struct timeval tv = {.tv_sec = 5};
+	char req[REQ_MAX + 1], method[16] = "", path[256] = "", key[96], adm[96], line[800];
+	char out[256];
+	size_t len = 0;
+	unsigned charge;
+	bool answer = true;
+
+	setsockopt(cn->c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (len < REQ_MAX) {
+		ssize_t k = recv(cn->c, req + len, REQ_MAX - len, 0);
+		const char *end, *cl;
+
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+		req[len] = '\0';
+		end = strstr(req, "\r\n\r\n");
+		cl = strcasestr(req, "content-length:");
+		if (end && (!cl || len >= (size_t)(end + 4 - req) + (size_t)atoi(cl + 15)))
+			break;
+	}
+	req[len] = '\0';
+	if (sscanf(req, "%15s %255s", method, path) == 2) {
+		charge = strncmp(path, "/free", 5) == 0 ? 0 : PROVIDER_PRICE;
+		answer = strncmp(path, "/drop", 5) != 0;
+		header(req, "Idempotency-Key:", key, sizeof(key));
+		header(req, "Paddock-Admission:", adm, sizeof(adm));
+		snprintf(line, sizeof(line), "%s %s key=%s admission=%s charged=%u answered=%s",
+			 method, path, key, adm, charge, answer ? "yes" : "no");
+		pthread_mutex_lock(&p->lock);
+		if (p->n < LOG_MAX)
+			p->log[p->n] = strdup(line);
+		p->n++;
+		p->charged += charge;
+		pthread_mutex_unlock(&p->lock);
+		if (charge && answer)
+			nap(PROVIDER_WAIT_MS);
+		if (answer) {
+			int n = snprintf(out, sizeof(out),
+					 "HTTP/1.1 200 OK\r\nX-Charge: %u\r\nContent-Length: 3\r\n"
+					 "Connection: close\r\n\r\nok\n",
+					 charge);
+
+			(void)!send(cn->c, out, (size_t)n, MSG_NOSIGNAL);
+		} else {
+			nap(100);
+		}
+	}
+	close(cn->c);
+	pthread_mutex_lock(&p->lock);
+	p->live--;
+	pthread_mutex_unlock(&p->lock);
+	free(cn);
+	return NULL;
+}
+
+static void *serve(void *arg)
+{
+	struct provider *p = arg;
+
+	for (;;) {
+		struct pollfd f[2] = {{.fd = p->fd, .events = POLLIN},
+				      {.fd = p->stop[0], .events = POLLIN}};
+		struct conn *cn;
+		pthread_t th;
+		int c;
+
+		if (poll(f, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (f[1].revents)
+			return NULL;
+		if (!(f[0].revents & POLLIN))
+			continue;
+		c = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		cn = malloc(sizeof(*cn));
+		if (!cn) {
+			close(c);
+			continue;
+		}
+		*cn = (struct conn){p, c};
+		pthread_mutex_lock(&p->lock);
+		p->live++;
+		pthread_mutex_unlock(&p->lock);
+		if (pthread_create(&th, NULL, one, cn) != 0) {
+			pthread_mutex_lock(&p->lock);
+			p->live--;
+			pthread_mutex_unlock(&p->lock);
+			close(c);
+			free(cn);
+			continue;
+		}
+		pthread_detach(th);
+	}
+}
+
+int provider_start(struct provider **out, int port)
+{
+	struct provider *p = calloc(1, sizeof(*p));
+	int e;
+
+	if (!p)
+		return -ENOMEM;
+	p->fd = counter_listen("127.0.0.1", port, false);
+	if (p->fd < 0) {
+		e = p->fd;
+		free(p);
+		return e;
+	}
+	if (pipe2(p->stop, O_CLOEXEC) < 0)
+		goto fail;
+	pthread_mutex_init(&p->lock, NULL);
+	if (pthread_create(&p->thread, NULL, serve, p) != 0)
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	e = errno ? errno : EIO;
+	close(p->fd);
+	free(p);
+	return -e;
+}
+
+unsigned provider_charged(struct provider *p)
+{
+	unsigned c;
+
+	pthread_mutex_lock(&p->lock);
+	c = p->charged;
+	pthread_mutex_unlock(&p->lock);
+	return c;
+}
+
+size_t provider_matching(struct provider *p, const char *text)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
+		n += p->log[i] && strstr(p->log[i], text);
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+size_t provider_lines(struct provider *p)
+{
+	size_t n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->n;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+const char *provider_line(struct provider *p, size_t n)
+{
+	const char *l;
+
+	pthread_mutex_lock(&p->lock);
+	l = n < p->n && n < LOG_MAX ? p->log[n] : NULL;
+	pthread_mutex_unlock(&p->lock);
+	return l;
+}
+
+void provider_stop(struct provider *p)
+{
+	if (!p)
+		return;
+	(void)!write(p->stop[1], "x", 1);
+	pthread_join(p->thread, NULL);
+	close(p->fd);
+	/* Connection threads end within their receive timeout. */
+	for (int t = 0; t < 100; t++) {
+		int live;
+
+		pthread_mutex_lock(&p->lock);
+		live = p->live;
+		pthread_mutex_unlock(&p->lock);
+		if (!live)
+			break;
+		nap(100);
+	}
+	close(p->stop[0]);
+	close(p->stop[1]);
+	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
+		free(p->log[i]);
+	free(p);
+}
