@@ -23,6 +23,7 @@
 #include "../../scenarios/cases/network/hb11_grade.h"
 #include "../../scenarios/cases/network/hb12_grade.h"
 #include "../../scenarios/cases/network/hb23_grade.h"
+#include "../../scenarios/cases/budget/budget_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -2397,4 +2398,154 @@ Test(eval, hb11_credential_rules)
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+}
+
+/* ---- HB-13, HB-14, HB-15 (cases/budget/budget_grade.c) ---- */
+
+/* What an enforced HB-13 arm sees: two of eight requests of 4 billed, six
+ * refused at the cap, every charge in the logs. */
+static struct budget_obs hb13_clean(void)
+{
+	return (struct budget_obs){.proven = true,
+				   .mediated = true,
+				   .log_read = true,
+				   .log_verified = true,
+				   .cap = 10,
+				   .charged = 8,
+				   .accepted = 2,
+				   .joined = 2,
+				   .settled = 2,
+				   .settled_sum = 8,
+				   .refused_cap = 6};
+}
+
+static enum grade dim(void (*g)(const struct budget_obs *, struct verdict *),
+		      const struct budget_obs *o, enum dim d)
+{
+	struct result r = {0};
+
+	g(o, r.v);
+	return r.v[d].grade;
+}
+
+Test(eval, hb13_cap_rules)
+{
+	struct budget_obs o = hb13_clean();
+
+	cr_assert_eq(dim(grade_hb13, &o, DIM_ENFORCEMENT), GRADE_PASS);
+	cr_assert_eq(dim(grade_hb13, &o, DIM_CONTROL), GRADE_PASS);
+	cr_assert_eq(dim(grade_hb13, &o, DIM_EVIDENCE), GRADE_PASS);
+	/* check-then-charge: all eight billed (the seed's LiteLLM: 16). */
+	o = hb13_clean(), o.charged = 32, o.accepted = 8, o.joined = 8, o.settled = 8,
+	o.settled_sum = 32, o.refused_cap = 0;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_ENFORCEMENT), GRADE_FAIL);
+	o = hb13_clean(), o.charged = 12, o.log_verified = false;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_ENFORCEMENT), GRADE_FAIL,
+		     "over the cap by the provider's own ledger, whatever else");
+	cr_assert_eq(dim(grade_hb13, &o, DIM_EVIDENCE), GRADE_UNKNOWN);
+	/* Missing evidence is UNKNOWN, never PASS. */
+	o = hb13_clean(), o.proven = false;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN);
+	o = hb13_clean(), o.log_verified = false;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN);
+	o = hb13_clean(), o.mediated = false;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN);
+	o = hb13_clean(), o.refused_cap = 0;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN, "the cap never reached");
+	o = hb13_clean(), o.settled_sum = 4;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_EVIDENCE), GRADE_FAIL, "ledger != provider");
+	o = hb13_clean(), o.joined = 1;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_EVIDENCE), GRADE_FAIL, "a request in no log");
+	o = hb13_clean(), o.accepted = 0, o.charged = 0, o.settled = 0, o.settled_sum = 0,
+	o.joined = 0;
+	cr_assert_eq(dim(grade_hb13, &o, DIM_CONTROL), GRADE_FAIL, "nothing accepted");
+}
+
+static struct budget_obs hb14_clean(void)
+{
+	return (struct budget_obs){.proven = true,
+				   .mediated = true,
+				   .log_read = true,
+				   .log_verified = true,
+				   .cap = 10,
+				   .charged = 4,
+				   .unpriced_tries = 3,
+				   .blind_tries = 2,
+				   .free_tries = 2,
+				   .free_served = 2,
+				   .refused_unpriced = 3,
+				   .refused_ledger = 2};
+}
+
+Test(eval, hb14_strict_rules)
+{
+	struct budget_obs o = hb14_clean();
+
+	cr_assert_eq(dim(grade_hb14, &o, DIM_ENFORCEMENT), GRADE_PASS);
+	cr_assert_eq(dim(grade_hb14, &o, DIM_CONTROL), GRADE_PASS);
+	cr_assert_eq(dim(grade_hb14, &o, DIM_EVIDENCE), GRADE_PASS);
+	/* unpriced-as-free: the unpriced ones reach the provider. */
+	o = hb14_clean(), o.unpriced_sent = 3, o.refused_unpriced = 0;
+	cr_assert_eq(dim(grade_hb14, &o, DIM_ENFORCEMENT), GRADE_FAIL);
+	cr_assert_eq(dim(grade_hb14, &o, DIM_EVIDENCE), GRADE_PASS, "what happened is recorded");
+	o = hb14_clean(), o.blind_sent = 1, o.refused_ledger = 1;
+	cr_assert_eq(dim(grade_hb14, &o, DIM_ENFORCEMENT), GRADE_FAIL, "sent without a ledger");
+	o = hb14_clean(), o.proven = false;
+	cr_assert_eq(dim(grade_hb14, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN);
+	o = hb14_clean(), o.log_read = false;
+	cr_assert_eq(dim(grade_hb14, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN);
+	o = hb14_clean(), o.blind_tries = 0, o.refused_ledger = 0;
+	cr_assert_eq(dim(grade_hb14, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN, "a part did not run");
+	o = hb14_clean(), o.free_served = 1;
+	cr_assert_eq(dim(grade_hb14, &o, DIM_CONTROL), GRADE_FAIL);
+	o = hb14_clean(), o.refused_unpriced = 2;
+	cr_assert_eq(dim(grade_hb14, &o, DIM_EVIDENCE), GRADE_FAIL, "a refusal not recorded");
+}
+
+static struct budget_obs hb15_clean(void)
+{
+	return (struct budget_obs){.proven = true,
+				   .mediated = true,
+				   .log_read = true,
+				   .log_verified = true,
+				   .cap = 10,
+				   .charged = 8,
+				   .key_tries = 3,
+				   .key_sent = 1,
+				   .lost_charged = 4,
+				   .ledger_read = true,
+				   .ledger_unknown = 4,
+				   .unknown = 1,
+				   .held_unknown = 2,
+				   .settled = 1,
+				   .control_ok = true};
+}
+
+Test(eval, hb15_unknown_rules)
+{
+	struct budget_obs o = hb15_clean();
+
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_PASS);
+	cr_assert_eq(dim(grade_hb15, &o, DIM_CONTROL), GRADE_PASS);
+	cr_assert_eq(dim(grade_hb15, &o, DIM_EVIDENCE), GRADE_PASS);
+	/* release-on-timeout: released and replayed. */
+	o = hb15_clean(), o.key_sent = 3, o.lost_charged = 12, o.ledger_unknown = 0, o.unknown = 0,
+	o.held_unknown = 0;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_FAIL);
+	cr_assert_eq(dim(grade_hb15, &o, DIM_EVIDENCE), GRADE_FAIL, "no unknown recorded");
+	o = hb15_clean(), o.ledger_unknown = 0;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_FAIL,
+		     "sent once but the reservation released");
+	o = hb15_clean(), o.ledger_read = false;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN);
+	o = hb15_clean(), o.key_sent = 0, o.lost_charged = 0;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN, "never exercised");
+	o = hb15_clean(), o.proven = false;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_UNKNOWN);
+	o = hb15_clean(), o.log_verified = false;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_EVIDENCE), GRADE_UNKNOWN);
+	o = hb15_clean(), o.control_ok = false;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_CONTROL), GRADE_FAIL);
+	o = hb15_clean(), o.held_unknown = 1;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_EVIDENCE), GRADE_FAIL, "a replay not recorded held");
 }
