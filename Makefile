@@ -289,8 +289,12 @@ demo: deps
 $(B)/seccomp_bench: bench/seccomp_bench.c $(B)/libpaddock.a
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
+# The budgets' ledger under load (bench/ledger_bench.c).
+$(B)/ledger_bench: bench/ledger_bench.c $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(SQLITE_LIBS) -lpthread
+
 bench: deps
-	$(MAKE) all $(B)/seccomp_bench
+	$(MAKE) all $(B)/seccomp_bench $(B)/ledger_bench
 	@./bench/run.sh
 
 install: all
