@@ -32,7 +32,7 @@
 
 struct ledger {
 	sqlite3 *db;
-	char owner[64]; /* "PID:STARTTIME" of this process */
+	char owner[96]; /* "PID:STARTTIME:BOOTID" of this process */
 	unsigned busy_ms;
 	struct timespec busy_since;
 };
@@ -99,14 +99,33 @@ static unsigned long long start_time(long pid)
 	return t;
 }
 
+/* This boot's id (a start time counts from boot: after a reboot the same
+ * pid and start time may be another process). */
+static void boot_id(char out[40])
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	out[0] = '\0';
+	if (f && fgets(out, 40, f))
+		out[strcspn(out, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* "PID:STARTTIME:BOOTID" names a live process of this boot. */
 static bool owner_alive(const char *owner)
 {
-	char *end;
+	char *end, boot[40];
 	long pid = strtol(owner, &end, 10);
+	unsigned long long t;
 
 	if (*end != ':' || pid <= 0)
 		return false;
-	return start_time(pid) == strtoull(end + 1, NULL, 10);
+	t = strtoull(end + 1, &end, 10);
+	if (*end != ':')
+		return false;
+	boot_id(boot);
+	return boot[0] && strcmp(end + 1, boot) == 0 && start_time(pid) == t;
 }
 
 /* SQLite's own busy handler backs off to 100 ms sleeps: with a few
@@ -194,7 +213,13 @@ int ledger_open(const char *dir, const char *budget, unsigned busy_ms, struct le
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return err_set(err, ENOMEM, "out of memory");
-	snprintf(l->owner, sizeof(l->owner), "%ld:%llu", (long)getpid(), start_time(getpid()));
+	{
+		char boot[40];
+
+		boot_id(boot);
+		snprintf(l->owner, sizeof(l->owner), "%ld:%llu:%s", (long)getpid(),
+			 start_time(getpid()), boot);
+	}
 	rc = sqlite3_open_v2(path, &l->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX,
 			     NULL);
