@@ -67,6 +67,11 @@ struct options {
 	 * only), nor into argv where other users would see them in ps. */
 	char **env_pass;
 	size_t n_env_pass;
+	/* The per-user defaults file applied (launcher/config.c), or "". */
+	bool no_config;
+	char config_path[4096];
+	char config_sha256[65];
+	char *config_policy; /* owned: the file's "policy", when it gave it */
 	const char *cwd;
 	const char *secrets_path; /* --secrets FILE: overrides network.secrets */
 	const char **ports;	  /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */

@@ -537,3 +537,55 @@ Test(run, workspace_clash_is_explained)
 		cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
 	}
 }
+
+/* The per-user defaults file: its ttl, binds and env names come before the
+ * command line's (which wins); --no-config ignores it; one writable by
+ * others is refused (it could grant binds), the same file 0644 is used. */
+Test(run, defaults_file_applies_and_is_checked)
+{
+	struct h_world w = h_world();
+	char *conf = h_mkdir(w.base, "conf", 0755), *data = h_mkdir(w.base, "data", 0755);
+	const char *file = h_join(h_mkdir(conf, "paddock", 0755), "config.json");
+	struct h_proc p;
+
+	h_write_file(h_join(data, "f"), "from-defaults\n", 0644);
+	h_write_file(
+	    file,
+	    h_fmt("{\"ttl\": \"2h\", \"ro_binds\": [\"%s:/data\"], \"env\": [\"MY_TOKEN\", "
+		  "\"PADDOCK_SURELY_UNSET\"]}",
+		  data),
+	    0644);
+	cr_assert_eq(setenv("XDG_CONFIG_HOME", conf, 1), 0);
+	cr_assert_eq(setenv("MY_TOKEN", "t0k", 1), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "sh", "-c",
+		  "cat /data/f; echo $MY_TOKEN");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "from-defaults\nt0k\n", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ttl_ms']"), "7200000");
+	cr_assert_str_eq(h_json(w.record, "d['user_config']['path']"), h_fmt("\"%s\"", file));
+	cr_assert_str_eq(h_json(w.record, "d['env_passed']"), "[\"MY_TOKEN\"]");
+	/* The command line wins; --no-config ignores it all. */
+	H_PADDOCK(&p, w.ws, "run", "--ttl", "5m", "--record", w.record, "--", "true");
+	cr_assert_str_eq(h_json(w.record, "d['ttl_ms']"), "300000");
+	H_PADDOCK(&p, w.ws, "run", "--no-config", "--record", w.record, "--", "sh", "-c",
+		  "test -e /data || echo none");
+	cr_assert_str_eq(p.out_text, "none\n", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['user_config']"), "null");
+	H_PADDOCK(&p, w.ws, "run", "--explain");
+	cr_assert(h_contains(p.out_text, h_fmt("defaults: %s\n", file)), H_SHOW(&p));
+	/* Writable by others: refused, one line. */
+	cr_assert_eq(chmod(file, 0666), 0);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "writable by nobody else"), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert_eq(chmod(file, 0644), 0);
+	h_write_file(file, "{\"tll\": \"1h\"}", 0644);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "unknown key \"tll\""), H_SHOW(&p));
+	cr_assert_eq(setenv("PADDOCK_CONFIG", h_join(w.base, "missing.json"), 1), 0);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "No such file"), H_SHOW(&p));
+}
