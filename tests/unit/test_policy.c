@@ -1741,8 +1741,8 @@ Test(policy, user_config_parse)
 	cr_assert_eq(c.n_env, 1);
 	policy_user_config_free(&c);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cr_assert_lt(policy_user_config_parse(bad[i].text, strlen(bad[i].text), &c, &err), 0,
-			     "%s", bad[i].text);
+		cr_assert_lt(policy_user_config_parse(bad[i].text, strlen(bad[i].text), &c, &err),
+			     0, "%s", bad[i].text);
 		cr_assert(strstr(err.msg, bad[i].msg), "%s: \"%s\" lacks \"%s\"", bad[i].text,
 			  err.msg, bad[i].msg);
 	}
