@@ -349,6 +349,7 @@ static cJSON *build(const struct run *r)
 		cJSON_AddNullToObject(o, "user_config");
 	}
 	/* --env and --env-file: the names, never the values. */
+	denials_json(r, o);
 	x = cJSON_AddArrayToObject(o, "env_passed");
 	for (size_t i = 0; x && i < r->spec->opt->n_env_pass; i++) {
 		const char *e = r->spec->opt->env_pass[i];

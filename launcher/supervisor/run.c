@@ -91,6 +91,9 @@ static void live_free(struct run_live *l)
 	if (l->evidence.fd >= 0)
 		close(l->evidence.fd);
 	l->evidence.fd = -1;
+	if (l->denials.fd >= 0)
+		close(l->denials.fd);
+	l->denials.fd = -1;
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
 	if (l->box.pidfd >= 0)
@@ -267,6 +270,7 @@ int supervisor_run(const struct options *o)
 		     .report_fd = -1,
 		     .caller_err = -1,
 		     .record_fd = -1,
+		     .denials = {.fd = -1},
 		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 		     .ports = {.relay_pidfd = -1},
 		     .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1},

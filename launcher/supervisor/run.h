@@ -161,8 +161,25 @@ struct output {
 	struct output_report rep;
 };
 
+struct cJSON;
+
+/* denials.c: --trace-denials, the seccomp listener and what it saw. */
+#define DENIALS_MAX 64 /* distinct system calls counted; the rest in other */
+struct denial_count {
+	int nr;
+	unsigned long count;
+	pid_t first_pid;
+};
+struct denials {
+	int fd; /* the listener, -1 without */
+	struct denial_count c[DENIALS_MAX];
+	size_t n;
+	unsigned long other, lines, suppressed;
+};
+
 struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
+	struct denials denials;
 	struct protect_state protect;
 	struct session *session; /* NULL with --explain */
 	struct ports ports;
@@ -190,6 +207,11 @@ struct run {
 	struct run_live live;
 	struct outcome out;
 };
+
+int denials_prepare(struct run_spec *r, struct err *err);
+/* One notification of the listener: answered with the errno, counted. */
+void denials_serve(struct run *r);
+void denials_json(const struct run *r, struct cJSON *o);
 
 /* output.c. output_start(): the pipes (detached runs, after
  * session_open_output() made fds 1 and 2 the session's files).

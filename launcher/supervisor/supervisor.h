@@ -69,6 +69,7 @@ struct options {
 	size_t n_env_pass;
 	/* The per-user defaults file applied (launcher/config.c), or "". */
 	bool no_config;
+	bool trace_denials; /* --trace-denials */
 	char config_path[4096];
 	char config_sha256[65];
 	char *config_policy; /* owned: the file's "policy", when it gave it */

@@ -589,3 +589,43 @@ Test(run, defaults_file_applies_and_is_checked)
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "No such file"), H_SHOW(&p));
 }
+
+/* --trace-denials: every call the seccomp filter refuses is said on
+ * stderr (at most 50 lines) and counted in the record, and refused exactly
+ * as without it (the same errno, the same statuses). The twin runs the
+ * same script without the flag: the same output, no line, nothing counted. */
+static void trace_run(bool trace, struct h_proc *p, struct h_world *w)
+{
+	const char *script = "perl -e 'for (1..60) { syscall(272, 0x10000000) == -1 or exit 9; "
+			     "$! == 1 or exit 8 }'; echo unshare=$?";
+
+	if (trace)
+		H_PADDOCK(p, w->ws, "run", "--trace-denials", "--record", w->record, "--", "sh",
+			  "-c", script);
+	else
+		H_PADDOCK(p, w->ws, "run", "--record", w->record, "--", "sh", "-c", script);
+	cr_assert_eq(p->status, 0, H_SHOW(p));
+	cr_assert_str_eq(p->out_text, "unshare=0\n", H_SHOW(p));
+}
+
+Test(run, trace_denials_says_and_counts_and_refuses_the_same)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	trace_run(true, &p, &w);
+	cr_assert(h_contains(p.err_text, "paddock: denied: unshare by pid "), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 50, H_SHOW(&p));
+	cr_assert_str_eq(
+	    h_json(w.record, "[(e['syscall'], e['count']) for e in d['denials']['seccomp']]"),
+	    "[[\"unshare\", 60]]");
+	cr_assert_str_eq(h_json(w.record, "d['denials']['lines_suppressed']"), "10");
+	trace_run(false, &p, &w);
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['denials']"), "{\"traced\": false}");
+	/* Nothing to trace: one line, 125. */
+	H_PADDOCK(&p, w.ws, "run", "--trace-denials", "--weaken", "no-seccomp", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "--trace-denials: no seccomp filter to trace"),
+		  H_SHOW(&p));
+}
