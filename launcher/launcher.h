@@ -23,8 +23,6 @@ int cmd_wait(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
-/* config.c: the per-user defaults file folded into o (docs/usage.md). */
-int config_apply(struct options *o, struct err *err);
 int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* cmd_approve.c: paddock approve (the release gate, docs/network.md). */

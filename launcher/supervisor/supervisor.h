@@ -119,5 +119,8 @@ int supervisor_policy_text(const struct options *o, char **out, size_t *len, cha
  * additions of o applied): its effective digest into sha. */
 int supervisor_policy_check(const struct options *o, char sha[65], char *label, size_t label_size,
 			    struct err *err);
+/* The per-user defaults file folded into o (supervisor/config.c,
+ * docs/usage.md "Defaults"): before the command line's options. */
+int config_apply(struct options *o, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);

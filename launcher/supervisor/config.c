@@ -5,7 +5,7 @@
  * like --env NAME (skipped when unset). It grants authority (binds), so
  * only a regular file of the caller's (or root's) that nobody else may
  * write is read; anything else is an error, never silently skipped. */
-#include "launcher.h"
+#include "run.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../include/cleanup.h"
-#include "../include/io.h"
-#include "../policy/sha256.h"
+#include "../../include/cleanup.h"
+#include "../../include/io.h"
+#include "../../policy/sha256.h"
 
 #define CONFIG_MAX (64 * 1024)
 
