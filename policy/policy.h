@@ -239,6 +239,11 @@ struct policy {
 	uint64_t grace_ms; /* default 2000 */
 	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];
 	uint64_t output_max; /* limits.output: bytes kept per detached stream; default 64 MiB */
+	/* limits.memory, .cpu, .pids: cgroup v2 memory.max, cpu.max (quota in
+	 * us per 100 ms), pids.max; 0 = not set. */
+	uint64_t memory_max;
+	uint64_t cpu_quota_us;
+	uint64_t pids_max;
 	/* "seccomp" */
 	enum policy_seccomp_profile seccomp_profile;	   /* default POLICY_SECCOMP_DEFAULT */
 	enum policy_seccomp_action seccomp_default_action; /* for calls not allowed */

@@ -577,6 +577,12 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 	peer = sv[1];
 	args.flags = sandbox_ns_flags(s->namespaces) | CLONE_PIDFD;
 	args.pidfd = (uintptr_t)&pidfd;
+	/* limits.memory, .cpu, .pids (supervisor/cgroup.c): born in its own
+	 * cgroup, so no process of the sandbox ever runs outside it. */
+	if (sb->cgroup_fd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)sb->cgroup_fd;
+	}
 	args.exit_signal = SIGCHLD;
 	pid = sys_clone3(&args);
 	if (pid < 0 && (pid == -ENOSPC || pid == -EPERM || pid == -EUSERS) &&

@@ -193,6 +193,9 @@ struct sandbox {
 	/* Set before sandbox_start(): the services' stdout and stderr (the
 	 * session's output files), -1: /dev/null. Closed by the caller. */
 	int svc_out[2];
+	/* Set before sandbox_start(): a cgroup (v2) directory to clone the
+	 * child into (CLONE_INTO_CGROUP), -1: ours. Not closed here. */
+	int cgroup_fd;
 	int pidfd;
 	pid_t pid;
 	dev_t ns_dev;

@@ -177,8 +177,26 @@ struct denials {
 	unsigned long other, lines, suppressed;
 };
 
+/* cgroup.c: limits.memory, .cpu, .pids through cgroup v2. */
+struct cgroup_state {
+	bool asked, enforced;
+	int fd, dirfd, parent; /* the sandbox's cgroup, its parent; -1 */
+	char name[80];
+	char path[PATH_MAX + 80];
+	char why[3 * PATH_MAX]; /* not enforced: the reason */
+	uint64_t memory_peak, pids_peak, cpu_usec, oom_kills;
+};
+/* Make the sandbox's cgroup, when the policy asks for a limit and one can
+ * be had; else cg->why. Always 0: a limit that cannot be had is said,
+ * never fatal. */
+int cgroup_prepare(struct run_spec *r, struct cgroup_state *cg, const char *session);
+void cgroup_collect(struct cgroup_state *cg);
+void cgroup_remove(struct cgroup_state *cg);
+void cgroup_json(const struct cgroup_state *cg, const struct policy *p, struct cJSON *o);
+
 struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
+	struct cgroup_state cgroup;
 	struct denials denials;
 	struct protect_state protect;
 	struct session *session; /* NULL with --explain */

@@ -629,3 +629,39 @@ Test(run, trace_denials_says_and_counts_and_refuses_the_same)
 	cr_assert(h_contains(p.err_text, "--trace-denials: no seccomp filter to trace"),
 		  H_SHOW(&p));
 }
+
+/* limits.memory and limits.pids: through cgroup v2 where a delegated
+ * cgroup has the controllers (then 200 MB against a 64 MiB limit is an
+ * OOM kill, and the record has the peak), else one warning line and the
+ * record says "not enforced" with the reason: never claimed unapplied.
+ * This machine decides which branch runs; each asserts what it saw. */
+Test(run, resource_limits_enforced_or_said_not_to_be)
+{
+	struct h_world w = h_world();
+	const char *pol = h_join(w.base, "limits.json");
+	struct h_proc p;
+
+	h_write_file(pol,
+		     "{\"version\": 1, \"extends\": \"agent\", \"limits\": {\"memory\": \"64m\", "
+		     "\"pids\": 50}}",
+		     0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", pol, "--record", w.record, "--", "python3", "-c",
+		  "b = bytearray(200 << 20); b[::4096] = b'x' * len(b[::4096]); print('alloc')");
+	if (strcmp(h_json(w.record, "d['resources']['enforced']"), "true") == 0) {
+		cr_assert_eq(p.status, 137, H_SHOW(&p));
+		cr_assert_neq(strcmp(h_json(w.record, "d['resources']['oom_kills']"), "0"), 0);
+		cr_assert_str_eq(h_json(w.record, "d['resources']['memory_max']"), "67108864");
+	} else {
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+		cr_assert(h_contains(p.err_text,
+				     "limits.memory, limits.cpu and limits.pids are not "
+				     "enforced: "),
+			  H_SHOW(&p));
+		cr_assert_neq(strcmp(h_json(w.record, "d['resources']['reason']"), "\"\""), 0);
+	}
+	cr_assert_str_eq(h_json(w.record, "d['resources']['asked']"), "true");
+	/* Without limits: nothing asked, nothing said. */
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "true");
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['resources']"), "{\"asked\": false}");
+}
