@@ -49,7 +49,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
+.PHONY: report-html-check deb deb-check faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
 
@@ -249,12 +249,21 @@ fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 deps:
 	@./tests/deps.sh
 
-unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
+unit: all $(UNIT_BIN) $(B)/tests/html_fixture $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
 		$(B)/tests/fuzz_git_replay $(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
 		$(B)/tests/fuzz_eval_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 	/usr/bin/python3 tests/check_schema.py .
+	$(MAKE) -s report-html-check
+
+# report.html as Chromium renders it against its JSON records, on the
+# sample run (tests/unit/eval_sample.h), and the check's self-test (planted
+# drifts must be caught). Without chromium: SKIPPED, unless MUST_WORK=1.
+report-html-check: $(B)/tests/html_fixture
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && $(B)/tests/html_fixture $$d/run && \
+	{ /usr/bin/python3 tests/check_report_html.py --self-test $$d/run; rc=$$?; } ; \
+	[ $$rc = 0 ] || { [ $$rc = 77 ] && [ "$${MUST_WORK:-}" != 1 ]; }
 
 integration: all $(INTEG_BIN) $(HELPER_BIN)
 	@./tests/integration/run.sh $(INTEG_BIN)
@@ -349,7 +358,8 @@ EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 # that a refused vector never runs), the observer's identity matching and
 # every case's own grade part.
 EVAL_GRADE_SRC := $(wildcard scenarios/cases/*/*_grade.c)
-EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o args.o argv.o proc.o) \
+EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o report_html.o args.o \
+		argv.o proc.o) \
 		$(B)/scenarios/observers/fan_ident.o $(B)/scenarios/observers/selftest.o \
 		$(EVAL_GRADE_SRC:%.c=$(B)/%.o)
 
@@ -365,6 +375,17 @@ $(B)/paddock-eval: $(EVAL_OBJ) $(B)/policy/sha256.o
 $(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+$(B)/tests/test_eval_html: tests/unit/test_eval_html.c tests/unit/unit.h tests/unit/eval_sample.h \
+		$(EVAL_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+# The sample run of tests/unit/eval_sample.h written out as paddock-eval
+# would, for tests/check_report_html.py (make unit renders it in Chromium).
+$(B)/tests/html_fixture: tests/unit/html_fixture.c tests/unit/eval_sample.h $(EVAL_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS)
 
 # The fanotify observer under load and with a slowed reader (as root):
 # tests/integration/fan_stress.c, built with its test hooks.
