@@ -178,7 +178,12 @@ static int context(struct eval_ctx *ctx, struct subject *subj, const struct eval
 		snprintf(ctx->paddock, sizeof(ctx->paddock), "%s", o->paddock);
 	else
 		snprintf(ctx->paddock, sizeof(ctx->paddock), "%s/paddock", dir);
+	/* The case policies: the source tree's scenarios/ beside build/, or
+	 * where make install put them (PREFIX/share/paddock/scenarios). */
 	snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir), "%s/../scenarios", dir);
+	if (access(ctx->scenarios_dir, F_OK) < 0)
+		snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir),
+			 "%s/../share/paddock/scenarios", dir);
 	if (realpath(ctx->scenarios_dir, self))
 		snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir), "%s", self);
 	snprintf(ctx->docker_image, sizeof(ctx->docker_image), "%s",
