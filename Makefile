@@ -281,6 +281,7 @@ test: deps
 	$(MAKE) check-deps
 	$(MAKE) install-check
 	$(MAKE) deb-check
+	$(MAKE) check-docs
 	$(MAKE) unit
 	$(MAKE) integration
 
@@ -402,6 +403,12 @@ format-check:
 check-deps:
 	@python3 tests/check_deps.py --self-test
 	@python3 tests/check_deps.py .
+
+# The numbers and lists the docs quote against the ones the code produces
+# (tests/check_docs.py: syscall count, knobs, verbs, decisions, policy
+# keys); its self-test first shows that planted drifts are caught.
+check-docs: $(B)/paddock
+	@python3 tests/check_docs.py --self-test .
 
 clean:
 	rm -rf $(B)
