@@ -73,6 +73,7 @@ static const char style[] =
     "table{border-collapse:collapse;margin:.5em 0 1.5em}"
     "th,td{border:1px solid #999;padding:.25em .6em;text-align:left;vertical-align:top}"
     "th{background:#eee}"
+    "#matrix td:nth-child(-n+2),#reasons td:nth-child(-n+4){white-space:nowrap}"
     "td.g-pass{background:#b7e4b0}"
     "td.g-fail{background:#f4a3a3}"
     "td.g-unknown{background:#ffe08a}"
@@ -131,8 +132,10 @@ static void matrix_row(FILE *f, const struct result *r, const char *base)
 	esc(f, r->case_id);
 	fputs("\" data-arm=\"", f);
 	esc(f, r->arm);
-	fprintf(f, "\" data-outcome=\"%s\"%s><td>", outcome_name(result_outcome(r)),
+	fprintf(f, "\" data-outcome=\"%s\"%s><td title=\"", outcome_name(result_outcome(r)),
 		r->alarm[0] ? " class=\"alarm\"" : "");
+	esc(f, r->title);
+	fputs("\">", f);
 	esc(f, r->case_id);
 	fputs("</td><td class=\"arm\">", f);
 	esc(f, r->arm);
