@@ -407,8 +407,8 @@ check-deps:
 
 # The numbers and lists the docs quote against the ones the code produces
 # (tests/check_docs.py: syscall count, knobs, verbs, decisions, policy
-# keys); its self-test first shows that planted drifts are caught.
-check-docs: $(B)/paddock
+# keys, eval cases); its self-test first shows that planted drifts are caught.
+check-docs: $(B)/paddock $(B)/paddock-eval
 	@python3 tests/check_docs.py --self-test .
 
 clean:

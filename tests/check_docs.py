@@ -15,7 +15,10 @@ where that can be computed (make check-docs, run by make test).
   docs/network.md names;
 - the policy's top-level keys: policy/parse.c's list (and "extends")
   against paddock-policy(5)'s SYNOPSIS and FIELDS and docs/policy.md's
-  field sections and their table of contents.
+  field sections and their table of contents;
+- the eval cases and their arms: `paddock-eval --list` against
+  docs/scenarios.md's "Cases" table, and the cases against the README's
+  list of implemented scenarios.
 --self-test first plants one drift of each kind in a copy of the files
 (and of the help texts) and fails unless every one is caught.
 Exit: 0 ok, 1 a drift (one line each), 2 usage or the tree cannot be read.
@@ -45,7 +48,8 @@ def outputs(top):
     paddock = os.path.join(top, "build", "paddock")
     ws = tempfile.mkdtemp(prefix="paddock-docs-")
     try:
-        return {"help": run([paddock, "--help"]),
+        return {"eval_list": run([os.path.join(top, "build", "paddock-eval"), "--list"]),
+                "help": run([paddock, "--help"]),
                 "run_help": run([paddock, "run", "--help"]),
                 "explain": run([paddock, "run", "--explain", "--workspace", ws, "--", "true"],
                                cwd=ws)}
@@ -164,7 +168,31 @@ def check_policy_keys(top, out):
     return errs
 
 
-CHECKS = [check_syscalls, check_knobs, check_verbs, check_decisions, check_policy_keys]
+def check_cases(top, out):
+    cases = {}
+    for m in re.finditer(r"^(HB-\d+)  .*\n +arms:(.*)$", out["eval_list"], re.M):
+        cases[m.group(1)] = m.group(2).split()
+    if not cases:
+        return ["paddock-eval --list: no cases"]
+    md = read(top, "docs/scenarios.md")
+    i = md.find("\n## Cases\n")
+    table = md[i:md.find("\n\n**", i)] if i >= 0 else ""
+    rows = {}
+    for m in re.finditer(r"^\| (HB-\d+) \| [^|]* \| (.*) \|$", table, re.M):
+        col = re.sub(r"\([^)]*\)", "", m.group(2))  # "(an adapter, ...)" notes go
+        rows[m.group(1)] = [a.split()[0] for a in col.split(",") if a.strip()]
+    errs = diff("eval case", cases, rows, "paddock-eval --list", "docs/scenarios.md's Cases table")
+    for c in sorted(set(cases) & set(rows)):
+        errs += diff("%s arm" % c, cases[c], rows[c], "paddock-eval --list",
+                     "docs/scenarios.md's Cases table")
+    m = re.search(r"boundary scenarios \((HB-[^)]*)\)", read(top, "README.md"))
+    listed = re.findall(r"HB-\d+", m.group(1)) if m else []
+    errs += diff("eval case", cases, listed, "paddock-eval --list", "README's Scenario harness")
+    return errs
+
+
+CHECKS = [check_syscalls, check_knobs, check_verbs, check_decisions, check_policy_keys,
+          check_cases]
 
 
 def check(top, out):
@@ -197,6 +225,13 @@ DRIFTS = [
      re.compile(r"`refused-in-flight`"), "`refused-inflight`"),
     ("services missing from paddock-policy(5)'s synopsis", "docs/man/paddock-policy.5",
      re.compile(r'^  "services": .*\n', re.M), ""),
+    ("a case missing from scenarios.md", "docs/scenarios.md",
+     re.compile(r"^\| HB-10 \|.*\n", re.M), ""),
+    ("an arm missing from scenarios.md", "docs/scenarios.md",
+     re.compile(r"weakened:gate-off, "), ""),
+    ("a case missing from README", "README.md", re.compile(r"HB-11,\s*"), ""),
+    ("a case added to --list", "eval_list", re.compile(r"^HB-01 ", re.M),
+     "HB-99  new\n   arms: enforced\nHB-01 "),
     ("a field missing from policy.md's contents", "docs/policy.md",
      re.compile(r"\[services\]\(#services\),\s*"), ""),
 ]
@@ -250,7 +285,8 @@ def main(argv):
         print("check_docs: %s" % e, file=sys.stderr)
     if errs:
         return 1
-    print("check_docs: syscall count, %d knobs, verbs, decisions and policy keys agree%s" % (
+    print("check_docs: syscall count, %d knobs, verbs, decisions, policy keys and eval cases "
+          "agree%s" % (
         len(re.findall(r'^\s*\{"([a-z-]+)",', read(top, "launcher/supervisor/weaken.c"), re.M)),
         "; %d planted drifts caught" % len(DRIFTS) if st else ""))
     return 0
