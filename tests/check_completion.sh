@@ -38,6 +38,8 @@ comp() { # comp FUNC WORD...: the completions of the last word
 	shift
 	COMP_WORDS=("$@")
 	COMP_CWORD=$(($# - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
 	COMPREPLY=()
 	"$f"
 	printf '%s\n' "${COMPREPLY[@]}" | sort -u | grep -v '^$'
@@ -71,6 +73,11 @@ comp _paddock paddock help '' | grep -qx exec || bad "paddock help: no exec"
 cases=$(paddock-eval --list | awk '/^HB-/ { print $1 }')
 same "paddock-eval --case" "$cases" "$(comp _paddock_eval paddock-eval --case '')"
 comp _paddock_eval paddock-eval -- | grep -qx -- --version || bad "paddock-eval: no --version"
+# "weakened:rw" as bash splits it at the colon: the reply is what follows it.
+got=$(COMP_WORDBREAKS=":" comp _paddock_eval paddock-eval --case HB-01 --arm weakened:rw)
+[ "$got" = rw-binds ] || bad "paddock-eval --arm weakened:rw: offered '$got', not rw-binds"
+same "paddock-eval --arm" "$(paddock-eval --list | awk '/arms:/ { for (i = 2; i <= NF; i++) print $i }')" \
+	"$(comp _paddock_eval paddock-eval --arm '')"
 
 ws=$(mktemp -d)
 chmod 755 "$ws"

@@ -120,10 +120,18 @@ _paddock()
 	esac
 }
 
+# Arms have a colon (weakened:rw-binds), which bash splits words at
+# (COMP_WORDBREAKS): the words are read from COMP_LINE instead, and each
+# reply loses what precedes the last colon, which bash keeps.
 _paddock_eval()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local bin=${COMP_WORDS[0]}
+	local line=${COMP_LINE:0:COMP_POINT} cur prev bin=${COMP_WORDS[0]} w
+	read -ra w <<<"$line"
+	if [[ $line == *[[:space:]] ]]; then
+		cur= prev=${w[${#w[@]}-1]}
+	else
+		cur=${w[${#w[@]}-1]} prev=${w[${#w[@]}-2]}
+	fi
 	command -v "$bin" >/dev/null 2>&1 || bin=paddock-eval
 	case $prev in
 	--case)
@@ -132,6 +140,10 @@ _paddock_eval()
 	--arm)
 		COMPREPLY=($(compgen -W "$("$bin" --list 2>/dev/null |
 			awk '/^ *arms:/ { for (i = 2; i <= NF; i++) print $i }' | sort -u)" -- "$cur"))
+		if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
+			local p=${cur%"${cur##*:}"}
+			COMPREPLY=("${COMPREPLY[@]#"$p"}")
+		fi
 		return ;;
 	--out) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--paddock) COMPREPLY=($(compgen -f -- "$cur")); return ;;
