@@ -79,6 +79,10 @@ print("   command: %s" % (cmd if len(cmd) <= 72 else cmd[:69] + "..."))
 print("   ended: %s, status %s, %s -> %s; survivors %d, placeholders left %d" % (
     r["ended"], r["status"], r["start"], r["end"], len(r["survivors"]),
     r["placeholders_left"]))
+res = r.get("resources") or {}
+if res.get("asked"):
+    print("   resources: %s" % ", ".join("%s %s" % (k, v) for k, v in sorted(res.items())
+                                        if k != "asked"))
 e = r.get("evidence") or {}
 if e.get("log"):
     print("   evidence: %d entries, head %s..." % (e["seq"], e["head"][:16]))
