@@ -81,8 +81,12 @@ int config_apply(struct options *o, struct err *err)
 		o->config_path[0] = '\0';
 		return 0;
 	}
-	fd = open(o->config_path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && !named) {
+	/* A symlink is followed (dotfiles are often links): what counts is
+	 * the file's owner and mode, checked below. A default path this user
+	 * cannot reach (HOME another user's, as under setpriv or sudo -u) is
+	 * no file of theirs: as absent. */
+	fd = open(o->config_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == EACCES || errno == ENOTDIR) && !named) {
 		o->config_path[0] = '\0';
 		return 0;
 	}

@@ -584,6 +584,19 @@ Test(run, defaults_file_applies_and_is_checked)
 	H_PADDOCK(&p, w.ws, "run", "--", "true");
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "unknown key \"tll\""), H_SHOW(&p));
+	/* A symlinked file is followed (its target's owner and mode count); a
+	 * default location this user cannot reach is no file of theirs. */
+	h_write_file(h_join(data, "real.json"), "{\"ttl\": \"3h\"}", 0644);
+	cr_assert_eq(unlink(file), 0);
+	cr_assert_eq(symlink(h_join(data, "real.json"), file), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ttl_ms']"), "10800000");
+	cr_assert_eq(chmod(conf, 0), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "true");
+	cr_assert_eq(chmod(conf, 0755), 0);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['user_config']"), "null");
 	cr_assert_eq(setenv("PADDOCK_CONFIG", h_join(w.base, "missing.json"), 1), 0);
 	H_PADDOCK(&p, w.ws, "run", "--", "true");
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
