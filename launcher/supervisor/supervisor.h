@@ -122,5 +122,9 @@ int supervisor_policy_check(const struct options *o, char sha[65], char *label, 
 /* The per-user defaults file folded into o (supervisor/config.c,
  * docs/usage.md "Defaults"): before the command line's options. */
 int config_apply(struct options *o, struct err *err);
+/* The policy o names, loaded as paddock run would (into *out, freed with
+ * policy_free()), and its label. */
+int supervisor_policy_load(const struct options *o, struct policy **out, char *label,
+			   size_t label_size, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);

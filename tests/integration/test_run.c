@@ -701,3 +701,26 @@ Test(run, agent_var_tmp_is_private_and_opt_read_only)
 	cr_assert(!h_exists(h_fmt("/var/tmp/%s", m)), "the sandbox's /var/tmp is the host's");
 	cr_assert(!h_exists(h_fmt("/opt/%s", m)), "written into the host's /opt");
 }
+
+/* paddock doctor's rlimits row: a hard nofile below the policy's 4096 is
+ * a FAIL (a run would fail raising it), exit 1; as the caller is, ok. */
+Test(run, doctor_checks_hard_limits_against_the_policy)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_CMD(&p, w.ws, "/bin/sh", "-c",
+	      h_fmt("ulimit -Sn 1024 && ulimit -Hn 2048 && exec %s doctor", h_paddock()));
+	cr_assert_eq(p.status, 1, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "rlimits             FAIL  hard nofile 2048 is below "
+					 "(built-in agent policy)'s 4096"),
+		  H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "doctor");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "rlimits             ok    hard nofile"), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "doctor", "--policy", "nosuchprofile");
+	cr_assert_eq(p.status, 1, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "policy profile nosuchprofile: not found"), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "doctor", "--bogus");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+}
