@@ -75,13 +75,16 @@ static void add_endpoints(cJSON *o, const struct session_info *i)
 		cJSON_AddNumberToObject(e, "generation", i->generation);
 		cJSON_AddStringToObject(e, "protocol", i->endpoints[k].http ? "http" : "tcp");
 		add_str_or_null(e, "service", i->endpoints[k].service);
-		if (i->endpoints[k].http) {
+		/* The lease host only with a nonce: without one (--weaken
+		 * lease-port-only) the relay checks no host name. */
+		if (i->endpoints[k].http && i->endpoints[k].nonce[0]) {
 			char name[96];
 
 			session_lease_host(name, sizeof(name), i->id, i->generation);
 			cJSON_AddStringToObject(e, "lease_host", name);
-			add_str_or_null(e, "nonce", i->endpoints[k].nonce);
 		}
+		if (i->endpoints[k].http)
+			add_str_or_null(e, "nonce", i->endpoints[k].nonce);
 		cJSON_AddItemToArray(a, e);
 	}
 }
