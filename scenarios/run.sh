@@ -3,7 +3,7 @@
 # As root: create the unprivileged workload user (paddock is rootless; the
 # harness keeps root only for its fanotify observer and drops to this user
 # for every paddock invocation), install docker.io and busybox-static when
-# missing, start an offline Docker engine only if none answers, build the
+# missing, and chromium (scenarios/chromium.sh), start an offline Docker engine only if none answers, build the
 # local image, and stop afterwards only the engine this script started.
 # Without an engine the docker arms are NOT EXECUTED with the reason.
 # Exit status: paddock-eval's (docs/scenarios.md "Exit status": 0 ok,
@@ -27,6 +27,9 @@ if [ "$(id -u)" = 0 ]; then
 		fi
 		docker info >/dev/null 2>&1 && timeout 300 "$engine" image || true
 	fi
+	# HB-07's browser: Debian's chromium, installed once (nothing when
+	# present); without it HB-07 is NOT EXECUTED with the reason.
+	timeout 900 scenarios/chromium.sh deps || true
 fi
 stop_engine() { [ "$started" = 1 ] && "$engine" down >/dev/null; started=0; }
 trap stop_engine EXIT INT TERM
