@@ -168,8 +168,25 @@ static void request_host(const char *in, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *rest = (const char *)data + 1;
+	const char *rest;
 
+#ifdef FUZZ_ONLY
+	{
+		/* make fuzz FUZZ=proto FUZZ_ONLY=h: every input goes to that
+		 * one parser (a seed of it keeps its own selector byte). */
+		static uint8_t buf[SESSION_EXEC_MAX + 1];
+
+		if (size > SESSION_EXEC_MAX)
+			return 0;
+		if (size == 0 || data[0] != FUZZ_ONLY) {
+			buf[0] = FUZZ_ONLY;
+			memcpy(buf + 1, data, size);
+			data = buf;
+			size++;
+		}
+	}
+#endif
+	rest = (const char *)data + 1;
 	if (size < 1 || size > SESSION_EXEC_MAX + 1)
 		return 0;
 	switch (data[0]) {
