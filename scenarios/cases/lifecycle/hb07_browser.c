@@ -108,6 +108,7 @@ struct hb07_sess {
 	struct hb07_expect e;
 	char host[128]; /* the lease host name, "" when paddock gave none */
 	bool up;
+	char rec[PATH_MAX]; /* its completion record (paddock arms), read at its stop */
 };
 
 struct hb07 {
@@ -118,6 +119,7 @@ struct hb07 {
 	bool port_only, docker;
 	struct hb07_sess s[2];
 	char gone_a1[96]; /* A's first generation's URL host (its old origin) */
+	bool recorded;	  /* the arm's one completion record was asked for */
 	unsigned long long rnd;
 };
 
@@ -197,7 +199,13 @@ static int start(struct case_run *cr, struct hb07 *x, struct hb07_sess *s, const
 			return -1;
 	} else {
 		snprintf(spec, sizeof(spec), "127.0.0.1:%d:" SERVE_PORT "/http", s->port);
-		argv_paddock_run(&a, cr->ctx, cr->r, cr->r->policy_path, knob(cr), NULL, NULL);
+		/* One record per arm shows the weakenings in effect (each
+		 * session's --port makes its effective policy its own, so
+		 * their digests are not comparable). */
+		if (!x->recorded)
+			snprintf(s->rec, sizeof(s->rec), "%s/%s.json", cr->records, s->name);
+		x->recorded = true;
+		argv_paddock_run(&a, cr->ctx, cr->r, cr->r->policy_path, knob(cr), NULL, s->rec);
 		argv_words(&a, "--detach", "--name", s->name, "--port", spec, "--", "python3", "-c",
 			   server_py, SERVE_PORT, mode, s->e.marker, NULL);
 		if (run_vec(cr->ctx, cr->ctx->drop, &a, log, 30000, &st) < 0 || st != 0)
@@ -251,6 +259,10 @@ static void stop(struct case_run *cr, struct hb07 *x, struct hb07_sess *s)
 
 		(void)run_argv(cr->ctx, cr->ctx->drop, sp, NULL, 15000, &st);
 		(void)run_argv(cr->ctx, cr->ctx->drop, rm, NULL, 15000, &st);
+		/* Its weakenings as the arm meant them (none, or the knob). */
+		if (s->rec[0])
+			case_record(cr, s->rec, NULL);
+		s->rec[0] = '\0';
 	}
 	s->up = false;
 }
@@ -502,7 +514,7 @@ const struct eval_case hb07_case = {
     .title = "Results are attributed to the session and generation that produced them",
     .policy = "cases/lifecycle/hb07_policy.json",
     .arms = arms,
-    .fixture = CASE_DIR,
+    .fixture = CASE_DIR | CASE_RECORDS,
     .priv_size = sizeof(struct hb07),
     .probe = probe,
     .run = run,

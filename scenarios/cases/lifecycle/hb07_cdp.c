@@ -244,6 +244,9 @@ int cdp_start(struct cdp *c, const char *bin, const char *profile, const char *r
 		if (r3 < 0 || w4 < 0 || nul < 0 || dup2(r3, 3) < 0 || dup2(w4, 4) < 0 ||
 		    dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
 			_exit(127);
+		/* A process group of its own: its zygote and renderers
+		 * are ended with it (cdp_stop). */
+		(void)setpgid(0, 0);
 		if (uid > 0 && (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0))
 			_exit(126);
 		setenv("HOME", profile, 1);
@@ -387,15 +390,18 @@ void cdp_stop(struct cdp *c)
 {
 	if (c->pid > 0) {
 		long deadline = now_ms() + 3000;
-		int st;
+		siginfo_t si = {0};
 
 		(void)send_msg(c, "Browser.close", NULL, false);
-		while (now_ms() < deadline && waitpid(c->pid, &st, WNOHANG) == 0)
+		/* Seen ended but not reaped (WNOWAIT): its pid, and so its
+		 * process group's id, cannot be anybody else's yet. */
+		while (now_ms() < deadline &&
+		       waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		       si.si_pid == 0)
 			usleep(50 * 1000);
-		if (waitpid(c->pid, &st, WNOHANG) == 0) {
-			kill(c->pid, SIGKILL);
-			waitpid(c->pid, &st, 0);
-		}
+		/* Its zygote and renderers, and itself if it did not close. */
+		kill(-c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
 	}
 	c->pid = -1;
 	if (c->to > 0)
