@@ -6,7 +6,7 @@
  *
  * The sandbox side is the probe's "http:PORT:MODE:MARKER" mode; its "f"
  * letter makes the server send a forged Paddock-Lease of its own. Fixed
- * loopback ports 19000-19005, one per test (they run at the same time); each test has its
+ * loopback ports 19000-19006, one per test (they run at the same time); each test has its
  * own registry. */
 #include "harness.h"
 
@@ -282,4 +282,49 @@ Test(lease_id, paddock_endpoint_gives_the_current_endpoint_and_its_nonce)
 Test(lease_id, weakened_lease_port_only_endpoint_has_no_nonce)
 {
 	query(true);
+}
+
+/* A port that names a service: the stamp says which, and paddock endpoint
+ * ID SERVICE selects it. The server is the policy's service "web". */
+Test(lease_id, a_services_port_carries_the_service_in_its_lease)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker(), *policy = h_join(s.w.base, "p.json"), *id, *r;
+	struct h_proc p;
+	int count;
+
+	h_write_file(
+	    policy,
+	    h_fmt("{\"version\": 1, \"mounts\": ["
+		  "{\"type\": \"bind\", \"source\": \"/usr\", \"mode\": \"ro\"},"
+		  "{\"type\": \"bind\", \"source\": \"/bin\", \"mode\": \"ro\", \"symlink\": "
+		  "\"copy\"},"
+		  "{\"type\": \"bind\", \"source\": \"/lib\", \"mode\": \"ro\", \"symlink\": "
+		  "\"copy\"},"
+		  "{\"type\": \"bind\", \"source\": \"/lib64\", \"mode\": \"ro\", \"symlink\": "
+		  "\"copy\", \"optional\": true},"
+		  "{\"type\": \"bind\", \"source\": \"%s\", \"target\": \"/probe\", \"mode\": "
+		  "\"ro\"},"
+		  "{\"type\": \"proc\", \"target\": \"/proc\"}],"
+		  " \"services\": [{\"name\": \"web\", \"argv\": [\"/probe/probe\", "
+		  "\"http:8080:p:%s\"]}],"
+		  " \"ports\": [{\"host\": \"127.0.0.1:19006\", \"sandbox\": 8080, \"protocol\": "
+		  "\"http\", \"service\": \"web\"}]}\n",
+		  h_helpers_dir(), m),
+	    0644);
+	H_PADDOCK(&p, s.w.ws, "run", "--detach", "--name", "svc", "--policy", policy, "--", "sleep",
+		  "60");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.*s", (int)strcspn(p.out_text, "\n"), p.out_text);
+	r = await_page(19006, "127.0.0.1", m);
+	cr_assert_not_null(r, "the service does not answer");
+	cr_assert_str_eq(header(r, "Paddock-Lease", &count),
+			 h_fmt("session=%s; service=web; gen=1; nonce=%s", id, nonce(&s, id)));
+	H_PADDOCK(&p, s.w.ws, "endpoint", "svc", "web");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.out_text), 1, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, " service=web gen=1 nonce="), H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "endpoint", "svc", "db");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	stop(&s, id);
 }
