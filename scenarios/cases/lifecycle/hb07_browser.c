@@ -372,8 +372,8 @@ static void secure_list(const struct hb07 *x, char *buf, size_t n)
 static int browser(struct case_run *cr, struct hb07 *x, struct cdp *c, const char *profile)
 {
 	char sec[1024];
-	uid_t uid = cr->ctx->drop ? cr->ctx->subj->workload_uid : 0;
-	gid_t gid = cr->ctx->drop ? cr->ctx->subj->workload_gid : 0;
+	uid_t uid = cr->ctx->drop ? cr->ctx->subj->workload_uid : getuid();
+	gid_t gid = cr->ctx->drop ? cr->ctx->subj->workload_gid : getgid();
 
 	secure_list(x, sec, sizeof(sec));
 	if (cdp_start(c, CHROMIUM, profile, RESOLVER, sec, uid, gid) < 0) {

@@ -226,8 +226,9 @@ int cdp_start(struct cdp *c, const char *bin, const char *profile, const char *r
 	argv[n++] = "--no-default-browser-check";
 	argv[n++] = "--disable-gpu";
 	argv[n++] = "--window-size=800,500";
-	/* As root (no workload user) Chromium refuses to start with its
-	 * sandbox; as the workload user it keeps it. */
+	/* Only as root (no workload user to drop to) does Chromium need
+	 * --no-sandbox: it refuses to start as root with its sandbox. As
+	 * the workload user it keeps it. */
 	if (uid == 0)
 		argv[n++] = "--no-sandbox";
 	argv[n++] = "about:blank";
@@ -247,7 +248,8 @@ int cdp_start(struct cdp *c, const char *bin, const char *profile, const char *r
 		/* A process group of its own: its zygote and renderers
 		 * are ended with it (cdp_stop). */
 		(void)setpgid(0, 0);
-		if (uid > 0 && (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0))
+		if (uid != getuid() &&
+		    (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0))
 			_exit(126);
 		setenv("HOME", profile, 1);
 		execv(bin, (char *const *)argv);

@@ -23,7 +23,7 @@ struct cdp {
 
 /* Start chromium (bin) headless with a fresh profile dir, the given
  * --host-resolver-rules and --unsafely-treat-insecure-origin-as-secure
- * (NULL: none), as uid/gid (when uid > 0), attached to one page with the
+ * (NULL: none), as uid/gid (dropped to when not ours), attached to one page with the
  * Network, Page and Runtime domains on. 0, or -1 with c->why. */
 int cdp_start(struct cdp *c, const char *bin, const char *profile, const char *rules,
 	      const char *secure, uid_t uid, gid_t gid);
