@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenarios/chromium.sh: make Debian's chromium available for the eval cases
 # that drive a real headless browser (HB-07, the report.html check).
-#   chromium.sh deps   install the chromium package when it is missing (as
+#   chromium.sh [deps] install the chromium package when it is missing (as
 #                      root; apt-get update once, only if the first install
 #                      fails); prints nothing and exits 0 when present
 #   chromium.sh path   print the browser's path, or exit 1 if there is none
@@ -31,7 +31,7 @@ deps() {
 	fi
 	return 0
 }
-case "${1:-}" in
+case "${1:-deps}" in
 deps) deps ;;
 path) find_bin ;;
 *)
