@@ -22,6 +22,7 @@ void options_free(struct options *o)
 	for (size_t i = 0; i < o->n_env_pass; i++)
 		free(o->env_pass[i]);
 	free(o->env_pass);
+	free(o->config_policy);
 	free(o->ports);
 	free(o->allow_net);
 	memset(o, 0, sizeof(*o));
@@ -98,6 +99,8 @@ enum {
 	OPT_ENV_FILE,
 	OPT_RM,
 	OPT_SECRETS,
+	OPT_NO_CONFIG,
+	OPT_TRACE_DENIALS,
 };
 
 /* --env NAME: the value from our environment, never from argv (other
@@ -195,6 +198,8 @@ static const struct option long_opts[] = {
     {"explain", no_argument, NULL, 'E'},
     {"detach", no_argument, NULL, OPT_DETACH},
     {"rm", no_argument, NULL, OPT_RM},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
+    {"trace-denials", no_argument, NULL, OPT_TRACE_DENIALS},
     {"name", required_argument, NULL, OPT_NAME},
     {"port", required_argument, NULL, 'p'},
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
@@ -223,8 +228,9 @@ static const char run_usage[] =
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
     "                         host-root, direct-stdio, proxy-env-only,\n"
     "                         dns-open, gate-off, verbose-denial, retry-unbounded,\n"
-    "                         credential-any-audience, check-then-charge,\n"
-    "                         unpriced-as-free, release-on-timeout\n"
+    "                         credential-any-audience, lease-port-only,\n"
+    "                         check-then-charge, unpriced-as-free,\n"
+    "                         release-on-timeout\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
@@ -263,6 +269,10 @@ static const char run_usage[] =
     "      --detach           print the session id once the workload started and\n"
     "                         exit 0; the sandbox runs on (see paddock ps, stop, wait)\n"
     "      --rm               remove the session's entry and output when it ends\n"
+    "      --trace-denials    say on stderr (and count in the record) each system\n"
+    "                         call the seccomp filter refuses, as it happens\n"
+    "      --no-config        ignore the defaults file ($XDG_CONFIG_HOME/paddock/\n"
+    "                         config.json; PADDOCK_CONFIG=FILE names another)\n"
     "      --name NAME        name the session ([A-Za-z0-9_.-], at most 64); one\n"
     "                         live session per name\n"
     "  -h, --help             show this help\n"
@@ -316,7 +326,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
 				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
 				    "verbose-denial, retry-unbounded, credential-any-audience, "
-				    "check-then-charge, unpriced-as-free, release-on-timeout)",
+				    "lease-port-only, check-then-charge, unpriced-as-free, "
+				    "release-on-timeout)",
 				    optarg);
 			o->weaken |= bit;
 			break;
@@ -376,6 +387,12 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_RM:
 			o->rm = true;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = true;
+			break;
+		case OPT_TRACE_DENIALS:
+			o->trace_denials = true;
 			break;
 		case OPT_RECORD_REQUIRED:
 			o->record_required = true;

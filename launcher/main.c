@@ -28,6 +28,8 @@ static const char usage[] =
     "  approve [--dest HOST:PORT/PATH] ID|NAME DIGEST\n"
     "                                      release a publication held by the release gate\n"
     "                                      (paddock approve --help)\n"
+    "  endpoint [--json] ID|NAME [SERVICE]\n"
+    "                                      a session's endpoints with their leases and nonces\n"
     "  budget show|export|settle BUDGET ...\n"
     "                                      a metered budget's ledger (paddock budget --help)\n"
     "  evidence verify LOG [--key F] [--record F]\n"
@@ -49,6 +51,8 @@ static int run_main(int argc, char **argv)
 	int rc;
 
 	rc = options_parse(argc, argv, &o, &err);
+	if (rc == 0)
+		rc = config_apply(&o, &err);
 	if (rc != 0) {
 		if (rc < 0)
 			fprintf(stderr, "paddock: %s\n", err.msg);
@@ -95,6 +99,8 @@ int main(int argc, char **argv)
 		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(argv[1], "approve") == 0)
 		return cmd_approve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "endpoint") == 0)
+		return cmd_endpoint(argc - 1, argv + 1);
 	if (strcmp(argv[1], "budget") == 0)
 		return cmd_budget(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */

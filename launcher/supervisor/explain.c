@@ -103,8 +103,11 @@ static void ports_lines(const struct policy *p, FILE *f)
 	for (size_t i = 0; i < p->n_ports; i++) {
 		policy_port_host_format(host, sizeof(host), p->ports[i].host_addr,
 					p->ports[i].host_port);
-		fprintf(f, "  %s -> %u%s\n", host, p->ports[i].sandbox_port,
-			p->ports[i].host_port ? "" : " (auto: the sandbox port if free, else any)");
+		fprintf(f, "  %s -> %u%s%s%s%s\n", host, p->ports[i].sandbox_port,
+			p->ports[i].host_port ? "" : " (auto: the sandbox port if free, else any)",
+			p->ports[i].http ? " http, stamped with Paddock-Lease" : "",
+			p->ports[i].service ? " service " : "",
+			p->ports[i].service ? p->ports[i].service : "");
 	}
 }
 
@@ -140,6 +143,13 @@ void explain_print(const struct run_spec *r, FILE *f)
 	fputs(r->n_widenings ? "\n" : " none\n", f);
 	fprintf(f, "policy: %s\n  sha256 %s\n  effective %s\n", r->policy_label, r->file_sha256,
 		r->policy->sha256);
+	if (r->opt->config_path[0])
+		fprintf(f,
+			"defaults: %s\n  sha256 %s (its policy, ttl, binds and env names come "
+			"before the command line's)\n",
+			r->opt->config_path, r->opt->config_sha256);
+	else
+		fputs("defaults: none\n", f);
 	fputs("namespaces:", f);
 	for (unsigned bit = 1; bit <= POLICY_NS_CGROUP; bit <<= 1)
 		if (r->sb.namespaces & bit)

@@ -34,12 +34,13 @@ enum weaken {
 	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
+	WEAKEN_LEASE_PORT_ONLY = 1u << 18, /* HTTP forwards unstamped: a port is all a client has */
 	/* Budgets of metered rules (mediator/ledger.c, docs/network.md): */
-	WEAKEN_CHECK_THEN_CHARGE = 1u << 18,  /* read the balance, dispatch, charge afterwards */
-	WEAKEN_UNPRICED_AS_FREE = 1u << 19,   /* an unpriced operation is admitted at 0 */
-	WEAKEN_RELEASE_ON_TIMEOUT = 1u << 20, /* no answer: the bound is released, resent */
+	WEAKEN_CHECK_THEN_CHARGE = 1u << 19,  /* read the balance, dispatch, charge afterwards */
+	WEAKEN_UNPRICED_AS_FREE = 1u << 20,   /* an unpriced operation is admitted at 0 */
+	WEAKEN_RELEASE_ON_TIMEOUT = 1u << 21, /* no answer: the bound is released, resent */
 };
-#define WEAKEN_COUNT 21
+#define WEAKEN_COUNT 22
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
  * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;
@@ -80,6 +81,12 @@ struct options {
 	 * only), nor into argv where other users would see them in ps. */
 	char **env_pass;
 	size_t n_env_pass;
+	/* The per-user defaults file applied (launcher/config.c), or "". */
+	bool no_config;
+	bool trace_denials; /* --trace-denials */
+	char config_path[4096];
+	char config_sha256[65];
+	char *config_policy; /* owned: the file's "policy", when it gave it */
 	const char *cwd;
 	const char *secrets_path; /* --secrets FILE: overrides network.secrets */
 	const char **ports;	  /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
@@ -126,5 +133,12 @@ int supervisor_policy_text(const struct options *o, char **out, size_t *len, cha
  * additions of o applied): its effective digest into sha. */
 int supervisor_policy_check(const struct options *o, char sha[65], char *label, size_t label_size,
 			    struct err *err);
+/* The per-user defaults file folded into o (supervisor/config.c,
+ * docs/usage.md "Defaults"): before the command line's options. */
+int config_apply(struct options *o, struct err *err);
+/* The policy o names, loaded as paddock run would (into *out, freed with
+ * policy_free()), and its label. */
+int supervisor_policy_load(const struct options *o, struct policy **out, char *label,
+			   size_t label_size, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);
