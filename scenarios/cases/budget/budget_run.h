@@ -13,17 +13,17 @@
 #define BUDGET_CAP 10
 /* The seed's reference runs of LiteLLM 1.106.2 (with Postgres and virtual
  * keys), as issue 17 records them. */
-#define LITELLM_HB13                                                                            \
-	"LiteLLM 1.106.2 (seed reference run): FAILED: concurrent pricier fallbacks billed 16 " \
+#define LITELLM_HB13                                                       \
+	"LiteLLM 1.106.2: FAILED, concurrent pricier fallbacks billed 16 " \
 	"credits against a 10-credit cap"
-#define LITELLM_HB14 \
-	"LiteLLM 1.106.2 (seed reference run): FAILED: an unpriced model escaped reservation"
-#define LITELLM_HB15                                                                              \
-	"LiteLLM 1.106.2 (seed reference run): FAILED: a timeout released the reservation while " \
+#define LITELLM_HB14 "LiteLLM 1.106.2: FAILED, an unpriced model escaped reservation"
+#define LITELLM_HB15                                                         \
+	"LiteLLM 1.106.2: FAILED, a timeout released the reservation while " \
 	"the provider kept its charge, and the request was replayed"
-#define BUDGET_NA_REASON                                                                           \
-	"a Docker container has no mediator and no ledger: nothing reserves, refuses or settles, " \
-	"so the reference would measure only the fake provider"
+/* The docker arm's reason, with the case's reference (in report.md). */
+#define BUDGET_NA_REASON(ref)                                                               \
+	"a container has no mediator or ledger: nothing reserves, refuses or settles; the " \
+	"reference is the seed's run of " ref
 #define BUDGET_NA_SCOPE \
 	"HB-13..15 (the mediator's budget ledger); harness rule: --network none/host only"
 

@@ -31,7 +31,8 @@ static const struct case_arm arms[] = {
     {.name = "enforced"},
     {.name = "weakened:check-then-charge"},
     {.name = "docker",
-     .na_reason = {BUDGET_NA_REASON, BUDGET_NA_REASON, BUDGET_NA_REASON},
+     .na_reason = {BUDGET_NA_REASON(LITELLM_HB13), BUDGET_NA_REASON(LITELLM_HB13),
+		   BUDGET_NA_REASON(LITELLM_HB13)},
      .na_scope = {BUDGET_NA_SCOPE, BUDGET_NA_SCOPE, BUDGET_NA_SCOPE}},
     {.name = NULL},
 };
@@ -104,7 +105,7 @@ static void run(struct case_run *cr)
 	result_evidence(r, "mediator",
 			"settled %zu attempt(s) for %u credits, %zu refused-budget-cap",
 			h->o.settled, h->o.settled_sum, h->o.refused_cap);
-	result_evidence(r, "reference", LITELLM_HB13);
+	result_evidence(r, "reference", "the seed's run of %s", LITELLM_HB13);
 	result_evidence(r, "exit", "workload status %d and %d (not evidence)", status,
 			WEXITSTATUS(st2));
 	grade_hb13(&h->o, r->v);

@@ -29,7 +29,8 @@ static const struct case_arm arms[] = {
     {.name = "enforced"},
     {.name = "weakened:unpriced-as-free"},
     {.name = "docker",
-     .na_reason = {BUDGET_NA_REASON, BUDGET_NA_REASON, BUDGET_NA_REASON},
+     .na_reason = {BUDGET_NA_REASON(LITELLM_HB14), BUDGET_NA_REASON(LITELLM_HB14),
+		   BUDGET_NA_REASON(LITELLM_HB14)},
      .na_scope = {BUDGET_NA_SCOPE, BUDGET_NA_SCOPE, BUDGET_NA_SCOPE}},
     {.name = NULL},
 };
@@ -112,7 +113,7 @@ static void run(struct case_run *cr)
 			h->o.charged, h->o.proven ? "logged" : "NOT logged");
 	result_evidence(r, "mediator", "%zu refused-unpriced, %zu refused-ledger",
 			h->o.refused_unpriced, h->o.refused_ledger);
-	result_evidence(r, "reference", LITELLM_HB14);
+	result_evidence(r, "reference", "the seed's run of %s", LITELLM_HB14);
 	result_evidence(r, "exit", "workload status %d and %d (not evidence)", s1, s2);
 	grade_hb14(&h->o, r->v);
 }

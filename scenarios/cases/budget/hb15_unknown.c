@@ -28,7 +28,8 @@ static const struct case_arm arms[] = {
     {.name = "enforced"},
     {.name = "weakened:release-on-timeout"},
     {.name = "docker",
-     .na_reason = {BUDGET_NA_REASON, BUDGET_NA_REASON, BUDGET_NA_REASON},
+     .na_reason = {BUDGET_NA_REASON(LITELLM_HB15), BUDGET_NA_REASON(LITELLM_HB15),
+		   BUDGET_NA_REASON(LITELLM_HB15)},
      .na_scope = {BUDGET_NA_SCOPE, BUDGET_NA_SCOPE, BUDGET_NA_SCOPE}},
     {.name = NULL},
 };
@@ -96,7 +97,7 @@ static void run(struct case_run *cr)
 			"ledger holds %u credits as unknown%s",
 			h->o.unknown, h->o.held_unknown, h->o.settled, h->o.ledger_unknown,
 			h->o.ledger_read ? "" : " (NOT read back)");
-	result_evidence(r, "reference", LITELLM_HB15);
+	result_evidence(r, "reference", "the seed's run of %s", LITELLM_HB15);
 	result_evidence(r, "exit", "workload status %d and %d (not evidence)", s1, s2);
 	grade_hb15(&h->o, r->v);
 }
