@@ -12,6 +12,8 @@
 #include "harness.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -487,4 +489,76 @@ Test(budget, bad_input_is_one_line)
 	H_PADDOCK(&r, w.ws, "run", "--policy", pol, "--", "true");
 	cr_assert_eq(r.status, 125, H_SHOW(&r));
 	cr_assert(h_contains(r.err_text, "the sandbox could reach the ledgers"), H_SHOW(&r));
+}
+
+/* The parent pid and command name of pid from /proc/PID/stat, or -1. */
+static pid_t parent_of(pid_t pid, char *comm, size_t size)
+{
+	char *s = h_read_file(h_fmt("/proc/%d/stat", (int)pid), NULL), *l, *r;
+	int ppid;
+
+	if (!s || !(l = strchr(s, '(')) || !(r = strrchr(s, ')')))
+		return -1;
+	snprintf(comm, size, "%.*s", (int)(r - l - 1), l + 1);
+	return sscanf(r + 2, "%*c %d", &ppid) == 1 ? (pid_t)ppid : -1;
+}
+
+/* Our run's paddock-mediator: a descendant of root named so, or -1. */
+static pid_t mediator_of(pid_t root)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = -1;
+
+	cr_assert_not_null(d);
+	while (found < 0 && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name), p = pid;
+		char comm[64] = "", c2[64];
+
+		if (pid <= 0 || parent_of(pid, comm, sizeof(comm)) < 0 ||
+		    strncmp(comm, "paddock-media", 13) != 0)
+			continue;
+		for (int depth = 0; p > 1 && depth < 16; depth++) {
+			p = parent_of(p, c2, sizeof(c2));
+			if (p == root) {
+				found = pid;
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* The gateway SIGKILLed while a metered request is in flight (the
+ * provider has billed it, no answer yet): the row is not lost and not
+ * released; whoever opens the ledger next finds it unknown, its bound held,
+ * and the operator settles it from the provider's record. No knob weakens
+ * recovery; its twin was checked by hand: recovery made to release the
+ * row fails this test (["released", "recovered", 4]). */
+Test(budget, a_killed_mediator_leaves_the_reservation_unknown)
+{
+	static const char *const reqs[] = {"llm.test,POST,/gen", NULL};
+	char *pol;
+	struct provider *p = setup(&pol);
+	struct session s;
+	struct h_proc st;
+	pid_t med = -1;
+
+	start(&s, pol, p->port, NULL, reqs);
+	for (int t = 0; t < 200 && atomic_load(&p->ok) == 0; t++)
+		h_sleep_ms(20);
+	cr_assert_eq(atomic_load(&p->ok), 1, "the request never reached the provider");
+	med = mediator_of(s.pr.pid);
+	cr_assert_gt(med, 0, "no paddock-mediator under our paddock run");
+	/* Ours: a descendant of the paddock run this test started. */
+	cr_assert_eq(kill(med, SIGKILL), 0);
+	h_wait(&s.pr, 120000);
+	cr_assert_str_eq(ledger("[(o['state'], o['source'], o['bound']) for o in d['ops']]"),
+			 "[[\"unknown\", \"recovered\", 4]]");
+	cr_assert_str_eq(ledger("d['unknown']"), h_fmt("%d", atomic_load(&p->charged)));
+	H_PADDOCK(&st, NULL, "budget", "settle", "team", "1", "4");
+	cr_assert_eq(st.status, 0, H_SHOW(&st));
+	cr_assert_str_eq(ledger("(d['unknown'], d['settled'])"), "[0, 4]",
+			 "counted once, as the provider billed it");
 }
