@@ -27,6 +27,8 @@ int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* cmd_approve.c: paddock approve (the release gate, docs/network.md). */
 int cmd_approve(int argc, char **argv);
+/* cmd_trust.c: paddock trust (project policies, docs/security.md). */
+int cmd_trust(int argc, char **argv);
 /* cmd_evidence.c: paddock evidence verify (docs/evidence.md). */
 int cmd_evidence(int argc, char **argv);
 

@@ -28,6 +28,9 @@ static const char usage[] =
     "  approve [--dest HOST:PORT/PATH] ID|NAME DIGEST\n"
     "                                      release a publication held by the release gate\n"
     "                                      (paddock approve --help)\n"
+    "  trust [--allow-widen] [FILE] | --list | --revoke FILE\n"
+    "                                      approve a project policy's bytes (paddock trust "
+    "--help)\n"
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence log (paddock evidence --help)\n"
     "  doctor                              check that paddock can run here\n"
@@ -93,6 +96,8 @@ int main(int argc, char **argv)
 		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(argv[1], "approve") == 0)
 		return cmd_approve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "trust") == 0)
+		return cmd_trust(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */
 	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
 		char *again[] = {argv[0], argv[2], "--help", NULL};

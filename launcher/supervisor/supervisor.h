@@ -34,8 +34,9 @@ enum weaken {
 	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
+	WEAKEN_TRUST_PATH_ONLY = 1u << 18, /* a project policy trusted by its path, any bytes */
 };
-#define WEAKEN_COUNT 18
+#define WEAKEN_COUNT 19
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {
@@ -47,6 +48,9 @@ enum opt_tty {
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
 	const char *policy_path; /* NULL: the built-in policy below */
+	/* --project-policy FILE; NULL: ${WORKSPACE}/.paddock/policy.json
+	 * when there is one (project.c) */
+	const char *project_policy;
 	const char *builtin_policy;
 	size_t builtin_policy_len;
 	const char *workspace;	 /* NULL: the current directory */
@@ -113,5 +117,14 @@ int supervisor_policy_text(const struct options *o, char **out, size_t *len, cha
  * additions of o applied): its effective digest into sha. */
 int supervisor_policy_check(const struct options *o, char sha[65], char *label, size_t label_size,
 			    struct err *err);
+/* paddock trust (launcher/cmd_trust.c, supervisor/trust_cmd.c): approve
+ * the project policy at path (NULL: .paddock/policy.json of o's workspace)
+ * against o's policy, its widenings shown on out and refused unless
+ * allow_widen; list the approvals; revoke the approval of path. 0 or
+ * -errno with err. */
+int supervisor_trust(const struct options *o, const char *path, bool allow_widen, FILE *out,
+		     struct err *err);
+int supervisor_trust_list(FILE *out, struct err *err);
+int supervisor_trust_revoke(const char *path, FILE *out, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);

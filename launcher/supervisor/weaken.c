@@ -35,6 +35,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"credential-any-audience",
      "the mediator puts a brokered secret in place of its placeholder on every allowed "
      "destination, not only where a grant with the credential covers the request"},
+    {"trust-path-only", "a project policy is trusted by its path alone: whatever bytes are "
+			"there now are applied, not only the approved ones"},
 };
 
 const char *weaken_name(unsigned bit)
