@@ -1,6 +1,7 @@
 /* libFuzzer target for the policy parser and amend step, the --env-file
- * parser and "extends" (every input goes through all three; a base named
- * "self" is the input again):
+ * parser, "extends" and the trust store of project policies (every input
+ * goes through all four; a base named "self" is the input again; a trust
+ * store read is written and read back to the same entries):
  *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I/usr/include/cjson \
  *         tests/fuzz/fuzz_policy.c policy/\*.c -lcjson -o build/fuzz_policy
  *   build/fuzz_policy tests/data/valid tests/data/invalid contrib/policies
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "../../policy/policy.h"
+#include "../../policy/trust.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -79,6 +81,37 @@ static void env_file(const char *text, size_t len)
 	free(out);
 }
 
+static void trust(const char *text, size_t len)
+{
+	struct trust_store s, again;
+	struct err err = {0};
+	char *out;
+
+	if (trust_store_parse(text, len, &s, &err) < 0) {
+		if (!err.msg[0])
+			abort(); /* a refusal says why */
+		return;
+	}
+	out = trust_store_format(&s);
+	if (out) {
+		if (trust_store_parse(out, strlen(out), &again, &err) < 0 || again.n != s.n)
+			abort();
+		for (size_t i = 0; i < s.n; i++)
+			if (strcmp(again.e[i].path, s.e[i].path) != 0 ||
+			    strcmp(again.e[i].sha256, s.e[i].sha256) != 0 ||
+			    again.e[i].uid != s.e[i].uid || again.e[i].time != s.e[i].time ||
+			    again.e[i].n_widenings != s.e[i].n_widenings)
+				abort();
+		trust_store_free(&again);
+		free(out);
+	}
+	if (s.n && trust_store_put(&s, &s.e[0]) < 0)
+		abort(); /* an entry it read is one it takes */
+	if (s.n && !trust_store_remove(&s, s.e[0].path))
+		abort();
+	trust_store_free(&s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct policy_vars vars = {.workspace = "/ws", .home = "/h", .pwd = "/p"};
@@ -93,6 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > POLICY_MAX_BYTES + 16)
 		return 0;
 	env_file((const char *)data, size);
+	trust((const char *)data, size);
 	extends((const char *)data, size);
 	if (policy_load_buffer((const char *)data, size, &vars, &p, &err) == 0)
 		policy_free(p);
