@@ -1,6 +1,6 @@
 /* libFuzzer target for the policy parser and amend step, the --env-file
- * parser, "extends" and the trust store of project policies (every input
- * goes through all four; a base named "self" is the input again; a trust
+ * parser, "extends", the trust store of project policies and plugin
+ * manifests (every input goes through all five; a base named "self" is the input again; a trust
  * store read is written and read back to the same entries):
  *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I/usr/include/cjson \
  *         tests/fuzz/fuzz_policy.c policy/\*.c -lcjson -o build/fuzz_policy
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../../policy/policy.h"
+#include "../../policy/manifest.h"
 #include "../../policy/trust.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -112,6 +113,34 @@ static void trust(const char *text, size_t len)
 	trust_store_free(&s);
 }
 
+/* A manifest read diffs to nothing against itself, and both ways
+ * against a fixed one without crashing. */
+static void manifest(const char *text, size_t len)
+{
+	static const char base[] =
+	    "{\"version\": 1, \"name\": \"p\", \"artifact\": {\"path\": \"p.sh\", \"sha256\": "
+	    "\"0000000000000000000000000000000000000000000000000000000000000000\"}, \"files\": "
+	    "[{\"path\": \"notes\", \"mode\": \"rw\"}], \"network\": [\"a.test:443\"], \"tools\": "
+	    "[{\"name\": \"t\", \"description\": \"d\"}]}";
+	static struct manifest_change c[MANIFEST_CHANGES_MAX];
+	struct manifest *m = NULL, *b = NULL;
+	struct err err = {0};
+
+	if (manifest_parse(text, len, &m, &err) < 0) {
+		if (!err.msg[0])
+			abort();
+		return;
+	}
+	if (manifest_diff(m, m, c, MANIFEST_CHANGES_MAX) != 0)
+		abort();
+	if (manifest_parse(base, sizeof(base) - 1, &b, &err) < 0)
+		abort();
+	(void)manifest_diff(b, m, c, MANIFEST_CHANGES_MAX);
+	(void)manifest_diff(m, b, c, MANIFEST_CHANGES_MAX);
+	manifest_free(b);
+	manifest_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct policy_vars vars = {.workspace = "/ws", .home = "/h", .pwd = "/p"};
@@ -127,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	env_file((const char *)data, size);
 	trust((const char *)data, size);
+	manifest((const char *)data, size);
 	extends((const char *)data, size);
 	if (policy_load_buffer((const char *)data, size, &vars, &p, &err) == 0)
 		policy_free(p);
