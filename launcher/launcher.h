@@ -29,6 +29,8 @@ int cmd_exec(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 /* cmd_trust.c: paddock trust (project policies, docs/security.md). */
 int cmd_trust(int argc, char **argv);
+/* cmd_plugin.c: paddock plugin review|approve|run (HB-22). */
+int cmd_plugin(int argc, char **argv);
 /* cmd_evidence.c: paddock evidence verify (docs/evidence.md). */
 int cmd_evidence(int argc, char **argv);
 

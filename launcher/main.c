@@ -31,6 +31,8 @@ static const char usage[] =
     "  trust [--allow-widen] [FILE] | --list | --revoke FILE\n"
     "                                      approve a project policy's bytes (paddock trust "
     "--help)\n"
+    "  plugin review|approve|run MANIFEST   plugins under a reviewed manifest\n"
+    "                                      (paddock plugin --help)\n"
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence log (paddock evidence --help)\n"
     "  doctor                              check that paddock can run here\n"
@@ -98,6 +100,8 @@ int main(int argc, char **argv)
 		return cmd_approve(argc - 1, argv + 1);
 	if (strcmp(argv[1], "trust") == 0)
 		return cmd_trust(argc - 1, argv + 1);
+	if (strcmp(argv[1], "plugin") == 0)
+		return cmd_plugin(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */
 	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
 		char *again[] = {argv[0], argv[2], "--help", NULL};

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "../../include/err.h"
@@ -35,8 +36,9 @@ enum weaken {
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
 	WEAKEN_TRUST_PATH_ONLY = 1u << 18, /* a project policy trusted by its path, any bytes */
+	WEAKEN_SIGNATURE_ONLY = 1u << 19,  /* a plugin update signed by its signer is granted */
 };
-#define WEAKEN_COUNT 19
+#define WEAKEN_COUNT 20
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {
@@ -126,5 +128,24 @@ int supervisor_trust(const struct options *o, const char *path, bool allow_widen
 		     struct err *err);
 int supervisor_trust_list(FILE *out, struct err *err);
 int supervisor_trust_revoke(const char *path, FILE *out, struct err *err);
+/* paddock plugin (launcher/cmd_plugin.c, supervisor/plugin.c; HB-22):
+ * review a manifest against the approved one (the capability diff on
+ * out), approve it (its artifact must match), or plan a run: the
+ * additions of paddock run for the scope it gets (the approved one when
+ * the update widens: held), with a private copy of the artifact's hashed
+ * bytes bound at target. 0 or -errno with err. */
+#define PLUGIN_ARGS_MAX 300
+struct plugin_plan {
+	char name[72];
+	bool held;
+	char dir[PATH_MAX], artifact_copy[PATH_MAX + 16], target[128];
+	char *args[PLUGIN_ARGS_MAX]; /* paddock run options, malloc'd */
+	size_t n_args;
+};
+int supervisor_plugin_review(const char *manifest, FILE *out, struct err *err);
+int supervisor_plugin_approve(const char *manifest, FILE *out, struct err *err);
+int supervisor_plugin_plan(const char *manifest, const char *workspace, bool signature_only,
+			   struct plugin_plan *p, FILE *out, struct err *err);
+void supervisor_plugin_plan_free(struct plugin_plan *p);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);

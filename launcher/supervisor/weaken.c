@@ -37,6 +37,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
      "destination, not only where a grant with the credential covers the request"},
     {"trust-path-only", "a project policy is trusted by its path alone: whatever bytes are "
 			"there now are applied, not only the approved ones"},
+    {"signature-only", "a plugin update signed by the approved signer gets what it asks for, "
+		       "without a review of what it widens"},
 };
 
 const char *weaken_name(unsigned bit)
