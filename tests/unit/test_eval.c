@@ -14,6 +14,7 @@
 #include "../../scenarios/lib/harness.h"
 #include "../../scenarios/observers/fan_ident.h"
 #include "../../scenarios/cases/files/hb03_grade.h"
+#include "../../scenarios/cases/change/hb22_grade.h"
 #include "../../scenarios/cases/files/hb02_grade.h"
 #include "../../scenarios/cases/files/hb04_grade.h"
 #include "../../scenarios/cases/lifecycle/hb05_grade.h"
@@ -2486,4 +2487,81 @@ Test(eval, hb02_project_policy_rules)
 	hb02(&o, &r);
 	cr_assert_neq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
 	cr_assert_neq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+}
+
+static struct hb22_obs hb22_clean(void)
+{
+	return (struct hb22_obs){.approved = true,
+				 .review_read = true,
+				 .surfaced = 3,
+				 .expected = 3,
+				 .review_held = true,
+				 .v2_ran = true,
+				 .v2_record = true,
+				 .probe_ok = true,
+				 .v2_kept = true,
+				 .v3_ran = true,
+				 .v3_record = true,
+				 .v3_kept = true};
+}
+
+static void hb22(const struct hb22_obs *o, struct result *r)
+{
+	*r = (struct result){0};
+	grade_plugin_update(o, r->v);
+}
+
+Test(eval, hb22_plugin_update_rules)
+{
+	struct hb22_obs o = hb22_clean();
+	struct result r;
+
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS, "%s", r.v[DIM_ENFORCEMENT].reason);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* signature-only: the update got its new scope and tools. */
+	o = hb22_clean(), o.v2_new_scope = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb22_clean(), o.v2_changed_tool = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the rug pull served");
+	o = hb22_clean(), o.v2_new_tool = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	/* A review that hides a change, or does not hold. */
+	o = hb22_clean(), o.surfaced = 2;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb22_clean(), o.review_held = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	/* Missing evidence: UNKNOWN, and a FAIL still wins. */
+	o = hb22_clean(), o.v2_record = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o.v2_new_scope = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb22_clean(), o.probe_ok = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind probe is no PASS");
+	o = hb22_clean(), o.approved = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = hb22_clean(), o.review_read = false, o.surfaced = 0;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	/* Control: the unchanged capability, and the grants kept. */
+	o = hb22_clean(), o.v2_kept = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = hb22_clean(), o.v3_kept = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = hb22_clean(), o.v3_ran = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
 }
