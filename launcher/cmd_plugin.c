@@ -108,6 +108,8 @@ static int run(int argc, char **argv)
 	v[n++] = plan.target;
 	while (optind < argc)
 		v[n++] = argv[optind++];
+	/* No defaults file: a plugin's scope is its manifest's (the
+	 * defaults' binds and variables are the caller's own runs'). */
 	rc = options_parse((int)n, v, &o, &err);
 	if (rc == 0) {
 		o.builtin_policy = paddock_default_policy;

@@ -92,6 +92,12 @@ int cmd_trust(int argc, char **argv)
 	    (argc > optind || allow_widen || o.policy_path || o.workspace || (list && revoke)))
 		return cli_fail("trust: --list and --revoke FILE go alone (see paddock trust "
 				"--help)");
+	/* The caller's policy is the one paddock run would use: the
+	 * defaults file's when --policy is not given. */
+	if (!list && !revoke && (rc = config_apply(&o, &err)) < 0) {
+		options_free(&o);
+		return cli_fail("%s", err.msg);
+	}
 	if (list)
 		rc = supervisor_trust_list(stdout, &err);
 	else if (revoke)
@@ -100,5 +106,6 @@ int cmd_trust(int argc, char **argv)
 		rc = supervisor_trust(&o, argc > optind ? argv[optind] : NULL, allow_widen, stdout,
 				      &err);
 	fflush(stdout);
+	options_free(&o);
 	return rc < 0 ? cli_fail("%s", err.msg) : 0;
 }

@@ -426,8 +426,9 @@ struct mediator_config {
 	bool gate_off;
 	const struct approval *approvals;
 	size_t n_approvals;
-	bool verbose_denial;			 /* --weaken verbose-denial */
-	bool retry_unbounded;			 /* --weaken retry-unbounded */
+	bool verbose_denial;  /* --weaken verbose-denial */
+	bool trace_denials;   /* paddock run --trace-denials: refusals also on stderr */
+	bool retry_unbounded; /* --weaken retry-unbounded */
 	const struct mediator_credentials *cred; /* NULL: none brokered */
 };
 

@@ -144,6 +144,13 @@ void explain_print(const struct run_spec *r, FILE *f)
 		fprintf(f, "project policy: %s %s%s%s%s\n", project_state_name(r->project.state),
 			r->project.path, r->project.sha256[0] ? " sha256 " : "", r->project.sha256,
 			r->project.state == PROJECT_UNTRUSTED ? " (not applied)" : "");
+	if (r->opt->config_path[0])
+		fprintf(f,
+			"defaults: %s\n  sha256 %s (its policy, ttl, binds and env names come "
+			"before the command line's)\n",
+			r->opt->config_path, r->opt->config_sha256);
+	else
+		fputs("defaults: none\n", f);
 	fputs("namespaces:", f);
 	for (unsigned bit = 1; bit <= POLICY_NS_CGROUP; bit <<= 1)
 		if (r->sb.namespaces & bit)

@@ -73,6 +73,12 @@ struct options {
 	 * only), nor into argv where other users would see them in ps. */
 	char **env_pass;
 	size_t n_env_pass;
+	/* The per-user defaults file applied (launcher/config.c), or "". */
+	bool no_config;
+	bool trace_denials; /* --trace-denials */
+	char config_path[4096];
+	char config_sha256[65];
+	char *config_policy; /* owned: the file's "policy", when it gave it */
 	const char *cwd;
 	const char *secrets_path; /* --secrets FILE: overrides network.secrets */
 	const char **ports;	  /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
@@ -147,5 +153,8 @@ int supervisor_plugin_approve(const char *manifest, FILE *out, struct err *err);
 int supervisor_plugin_plan(const char *manifest, const char *workspace, bool signature_only,
 			   struct plugin_plan *p, FILE *out, struct err *err);
 void supervisor_plugin_plan_free(struct plugin_plan *p);
+/* The per-user defaults file folded into o (supervisor/config.c,
+ * docs/usage.md "Defaults"): before the command line's options. */
+int config_apply(struct options *o, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);

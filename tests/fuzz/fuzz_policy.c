@@ -1,7 +1,8 @@
 /* libFuzzer target for the policy parser and amend step, the --env-file
- * parser, "extends", the trust store of project policies and plugin
- * manifests (every input goes through all five; a base named "self" is the input again; a trust
- * store read is written and read back to the same entries):
+ * parser, "extends", the per-user defaults file, the trust store of
+ * project policies and plugin manifests (every input goes through all six;
+ * a base named "self" is the input again; a trust store read is written
+ * and read back to the same entries):
  *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I/usr/include/cjson \
  *         tests/fuzz/fuzz_policy.c policy/\*.c -lcjson -o build/fuzz_policy
  *   build/fuzz_policy tests/data/valid tests/data/invalid contrib/policies
@@ -158,6 +159,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	trust((const char *)data, size);
 	manifest((const char *)data, size);
 	extends((const char *)data, size);
+	{
+		struct policy_user_config c;
+		struct err e = {0};
+
+		if (policy_user_config_parse((const char *)data, size, &c, &e) == 0)
+			policy_user_config_free(&c);
+	}
 	if (policy_load_buffer((const char *)data, size, &vars, &p, &err) == 0)
 		policy_free(p);
 	if (policy_amend((const char *)data, size, &add, &out, &len, &err) == 0) {
