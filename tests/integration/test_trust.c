@@ -468,3 +468,50 @@ Test(trust, toctou_twin_weakened_sees_b)
 	cr_assert_gt(b, 0, "the race never put B in front of paddock (%u A, %u none)", a, none);
 	cr_log_info("weakened: %u A, %u B, %u untrusted of 24", a, b, none);
 }
+
+/* ------------------------------------------------------------ bad input */
+
+/* A damaged store: paddock trust refuses to rewrite it (one line), paddock
+ * run applies nothing and says why. */
+Test(trust, a_damaged_store_is_refused_in_one_line)
+{
+	struct tw t = tw();
+	char *dir = h_mkdir(t.cfg, "paddock", 0700);
+	struct h_proc p;
+
+	h_write_file(h_join(dir, "trust.json"), "{\"version\": 1, \"trusted\": [1]}", 0600);
+	h_write_file(t.file, POLICY_A, 0644);
+	H_PADDOCK(&p, t.w.ws, "trust");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "trusted[0]: must be an object"), H_SHOW(&p));
+	assert_not_applied(run(&t));
+	cr_assert(h_contains(h_json(t.w.record, "d['project_policy']['reason']"), "trusted[0]"));
+}
+
+/* paddock trust of a symlink, of a missing file, of a FIFO: refused. */
+Test(trust, trust_refuses_what_run_would_not_read)
+{
+	struct tw t = tw();
+	struct h_proc p;
+
+	h_write_file(t.other_file, POLICY_A, 0644);
+	cr_assert_eq(symlink(t.other_file, t.file), 0);
+	H_PADDOCK(&p, t.w.ws, "trust");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "is a symlink"), H_SHOW(&p));
+	cr_assert_eq(unlink(t.file), 0);
+	H_PADDOCK(&p, t.w.ws, "trust");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "no project policy"), H_SHOW(&p));
+	cr_assert_eq(mkfifo(t.file, 0644), 0);
+	H_PADDOCK(&p, t.w.ws, "trust");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "not a regular file"), H_SHOW(&p));
+	/* And run, with a FIFO there, neither hangs nor applies it. */
+	assert_not_applied(run(&t));
+	H_PADDOCK(&p, t.w.ws, "run", "--project-policy", h_join(t.w.base, "missing.json"), "--",
+		  "/bin/true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+}
