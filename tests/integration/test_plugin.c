@@ -191,3 +191,29 @@ Test(plugin, bad_manifests_are_one_line)
 	cr_assert_eq(h_count_lines(r.err_text), 1, H_SHOW(&r));
 	cr_assert(h_contains(r.err_text, "artifact: missing"), H_SHOW(&r));
 }
+
+/* The network scope: an endpoint the update adds is not given while it is
+ * held (no mediated network at all), and is with signature-only (twin).
+ * Nothing is sent: the record says which network the sandbox had. */
+Test(plugin, an_added_endpoint_is_held)
+{
+	struct pw p = pw();
+	const char *v1 = version(&p, "v1", NOTES_RW, LIST);
+	const char *v2 = h_fmt("%s", version(&p, "v2", NOTES_RW, LIST));
+	char *rec = h_join(p.w.base, "rec.json");
+	char *text = h_read_file(v2, NULL);
+	struct h_proc r;
+
+	/* v2: v1 plus one endpoint. */
+	text[strlen(text) - 1] = '\0';
+	h_write_file(v2, h_fmt("%s, \"network\": [\"api.example.test:443\"]}", text), 0644);
+	approve(&p, v1);
+	H_PADDOCK(&r, p.w.ws, "plugin", "review", v2);
+	cr_assert(h_contains(r.out_text, "+ new endpoint api.example.test:443"), H_SHOW(&r));
+	H_PADDOCK(&r, p.w.ws, "plugin", "run", "-w", p.w.ws, "-r", rec, v2);
+	cr_assert_eq(r.status, 0, H_SHOW(&r));
+	cr_assert_str_eq(h_json(rec, "d['network']['mode']"), "\"none\"");
+	H_PADDOCK(&r, p.w.ws, "plugin", "run", "-w", p.w.ws, "-r", rec, "-W", "signature-only", v2);
+	cr_assert_eq(r.status, 0, H_SHOW(&r));
+	cr_assert_str_eq(h_json(rec, "d['network']['mode']"), "\"mediated\"", H_SHOW(&r));
+}
