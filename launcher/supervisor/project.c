@@ -481,6 +481,13 @@ static int decide(struct run_spec *r, const struct policy_vars *vars, struct pro
 		snprintf(pp->reason, sizeof(pp->reason), "not approved");
 		goto out;
 	}
+	/* The store is the caller's; an entry of another uid was not made by
+	 * paddock trust of this caller. */
+	if (e->uid != getuid()) {
+		snprintf(pp->reason, sizeof(pp->reason), "approved by uid %u, not by you (%u)",
+			 (unsigned)e->uid, (unsigned)getuid());
+		goto out;
+	}
 	/* --weaken trust-path-only (evaluation: HB-02's loader-trust-path):
 	 * an approved path is trusted whatever its bytes are now. */
 	if (!(r->opt->weaken & WEAKEN_TRUST_PATH_ONLY) && strcmp(e->sha256, f->sha256) != 0) {

@@ -515,3 +515,26 @@ Test(trust, trust_refuses_what_run_would_not_read)
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
 }
+
+/* An entry of another uid in the caller's store is not the caller's
+ * approval (twin: the same entry with the caller's uid applies). */
+Test(trust, an_approval_of_another_uid_is_not_believed)
+{
+	struct tw t = tw();
+	char *store = h_join(t.cfg, "paddock/trust.json");
+	char *text;
+
+	h_write_file(t.file, POLICY_A, 0644);
+	trust(t.w.ws, NULL);
+	text = h_read_file(store, NULL);
+	cr_assert_not_null(text);
+	h_write_file(store,
+		     h_fmt("%.*s\"uid\": %u%s", (int)(strstr(text, "\"uid\":") - text), text,
+			   (unsigned)getuid() + 1, strchr(strstr(text, "\"uid\":"), ',')),
+		     0600);
+	assert_not_applied(run(&t));
+	cr_assert(
+	    h_contains(h_json(t.w.record, "d['project_policy']['reason']"), "approved by uid"));
+	h_write_file(store, text, 0600);
+	assert_applied(run(&t), "A");
+}
