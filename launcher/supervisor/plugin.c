@@ -275,6 +275,40 @@ static int plan_scope(struct plugin_plan *p, const struct manifest *scope, const
 	return rc;
 }
 
+/* The inventory must be out of the plugin's reach: a writable file scope
+ * over it would let the plugin approve its own next update. */
+static int inventory_reachable(const struct manifest *scope, const char *name, const char *ws,
+			       struct err *err)
+{
+	char inv[PATH_MAX], real[PATH_MAX], src[2 * PATH_MAX];
+	char *slash;
+	int rc = inventory_path(name, inv, err);
+
+	if (rc < 0)
+		return rc;
+	while (!realpath(inv, real)) {
+		if (!(slash = strrchr(inv, '/')) || slash == inv)
+			return 0;
+		*slash = '\0';
+	}
+	for (size_t i = 0; i < scope->n_files; i++) {
+		size_t n;
+
+		if (!scope->files[i].rw)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", ws, scope->files[i].path);
+		if (strcmp(scope->files[i].path, ".") == 0)
+			snprintf(src, sizeof(src), "%s", ws);
+		n = strlen(src);
+		if (strncmp(real, src, n) == 0 && (real[n] == '\0' || real[n] == '/'))
+			return err_set(err, EPERM,
+				       "plugin %s: the file scope %s (rw) would show its own "
+				       "inventory %s",
+				       name, scope->files[i].path, real);
+	}
+	return 0;
+}
+
 /* The bytes hashed, in a directory of ours (0711: a root caller's
  * workload, uid 65534, must reach the file), mode 0555. */
 static int private_copy(struct plugin_plan *p, const char *bytes, size_t len, struct err *err)
@@ -344,7 +378,9 @@ int supervisor_plugin_plan(const char *path, const char *workspace, bool signatu
 			"approved tools only\n",
 			u->name, path);
 	}
-	rc = private_copy(p, bytes, blen, err);
+	rc = inventory_reachable(p->held ? a : u, u->name, ws, err);
+	if (rc >= 0)
+		rc = private_copy(p, bytes, blen, err);
 	if (rc >= 0)
 		rc = plan_scope(p, p->held ? a : u, u, a, p->held, ws);
 	if (rc == -E2BIG || rc == -ENOMEM)

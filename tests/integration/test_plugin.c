@@ -217,3 +217,24 @@ Test(plugin, an_added_endpoint_is_held)
 	cr_assert_eq(r.status, 0, H_SHOW(&r));
 	cr_assert_str_eq(h_json(rec, "d['network']['mode']"), "\"mediated\"", H_SHOW(&r));
 }
+
+/* A plugin whose writable scope shows its own inventory could approve its
+ * next update: refused (twin: read-only, it runs). */
+Test(plugin, a_scope_over_its_inventory_is_refused)
+{
+	struct pw p = pw();
+	char *cfg = h_mkdir(p.w.ws, "cfg", 0700);
+	const char *rw, *ro;
+	struct h_proc r;
+
+	cr_assert_eq(setenv("XDG_CONFIG_HOME", cfg, 1), 0);
+	rw = version(&p, "rw", NOTES_RW ", {\"path\": \"cfg\", \"mode\": \"rw\"}", LIST);
+	ro = version(&p, "ro", NOTES_RW ", {\"path\": \"cfg\", \"mode\": \"ro\"}", LIST);
+	approve(&p, rw);
+	r = run(&p, rw, NULL);
+	cr_assert_eq(r.status, 125, H_SHOW(&r));
+	cr_assert(h_contains(r.err_text, "would show its own inventory"), H_SHOW(&r));
+	approve(&p, ro);
+	r = run(&p, ro, NULL);
+	cr_assert_eq(r.status, 0, H_SHOW(&r));
+}
