@@ -235,8 +235,8 @@ static const char run_usage[] =
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
     "                         host-root, direct-stdio, proxy-env-only,\n"
     "                         dns-open, gate-off, verbose-denial, retry-unbounded,\n"
-    "                         credential-any-audience, trust-path-only,\n"
-    "                         signature-only\n"
+    "                         credential-any-audience, lease-port-only,\n"
+    "                         trust-path-only, signature-only\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
@@ -335,7 +335,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
 				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
 				    "verbose-denial, retry-unbounded, credential-any-audience, "
-				    "trust-path-only)",
+				    "lease-port-only, trust-path-only, signature-only)",
 				    optarg);
 			o->weaken |= bit;
 			break;

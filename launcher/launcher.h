@@ -31,6 +31,8 @@ int cmd_approve(int argc, char **argv);
 int cmd_trust(int argc, char **argv);
 /* cmd_plugin.c: paddock plugin review|approve|run (HB-22). */
 int cmd_plugin(int argc, char **argv);
+/* cmd_endpoint.c: paddock endpoint (docs/sessions.md, "Endpoint identity"). */
+int cmd_endpoint(int argc, char **argv);
 /* cmd_evidence.c: paddock evidence verify (docs/evidence.md). */
 int cmd_evidence(int argc, char **argv);
 

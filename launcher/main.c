@@ -33,6 +33,8 @@ static const char usage[] =
     "--help)\n"
     "  plugin review|approve|run MANIFEST   plugins under a reviewed manifest\n"
     "                                      (paddock plugin --help)\n"
+    "  endpoint [--json] ID|NAME [SERVICE]\n"
+    "                                      a session's endpoints with their leases and nonces\n"
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence log (paddock evidence --help)\n"
     "  doctor                              check that paddock can run here\n"
@@ -104,6 +106,8 @@ int main(int argc, char **argv)
 		return cmd_trust(argc - 1, argv + 1);
 	if (strcmp(argv[1], "plugin") == 0)
 		return cmd_plugin(argc - 1, argv + 1);
+	if (strcmp(argv[1], "endpoint") == 0)
+		return cmd_endpoint(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */
 	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
 		char *again[] = {argv[0], argv[2], "--help", NULL};

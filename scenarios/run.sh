@@ -3,7 +3,7 @@
 # As root: create the unprivileged workload user (paddock is rootless; the
 # harness keeps root only for its fanotify observer and drops to this user
 # for every paddock invocation), install docker.io and busybox-static when
-# missing, start an offline Docker engine only if none answers, build the
+# missing, and chromium (scenarios/chromium.sh), start an offline Docker engine only if none answers, build the
 # local image, and stop afterwards only the engine this script started.
 # Without an engine the docker arms are NOT EXECUTED with the reason.
 # Exit status: paddock-eval's (docs/scenarios.md "Exit status": 0 ok,
@@ -28,16 +28,10 @@ if [ "$(id -u)" = 0 ]; then
 		fi
 		docker info >/dev/null 2>&1 && timeout 300 "$engine" image || true
 	fi
-	# Debian's chromium renders report.html for its check (below); the
-	# browser helper's scenarios/chromium.sh installs it when it exists.
-	if ! command -v chromium >/dev/null 2>&1; then
-		if [ -x scenarios/chromium.sh ]; then
-			timeout 900 scenarios/chromium.sh >/dev/null || true
-		else
-			DEBIAN_FRONTEND=noninteractive timeout 900 apt-get -o DPkg::Lock::Timeout=300 \
-				install -y -qq --no-install-recommends chromium >/dev/null || true
-		fi
-	fi
+	# Debian's chromium: HB-07's browser, and report.html's check
+	# (below); installed once, nothing when present. Without it HB-07 is
+	# NOT EXECUTED with the reason.
+	timeout 900 scenarios/chromium.sh deps || true
 fi
 stop_engine() { [ "$started" = 1 ] && "$engine" down >/dev/null; started=0; }
 trap stop_engine EXIT INT TERM

@@ -6,7 +6,7 @@
 # `paddock ps --all --json`, policy names from `paddock policy list`, so
 # the completion follows the binary instead of a copy of its lists.
 
-_paddock_verbs="run ps stop wait rm logs exec evidence doctor policy approve trust plugin help"
+_paddock_verbs="run ps stop wait rm logs endpoint exec evidence doctor policy approve trust plugin help"
 
 # Top-level "id" and "name" of paddock ps --all --json (one tab of indent:
 # leases and endpoints are deeper).
@@ -86,7 +86,7 @@ _paddock()
 			COMPREPLY=($(compgen -c -- "$cur"))
 		fi ;;
 	ps) COMPREPLY=($(compgen -W "--all --json --help" -- "$cur")) ;;
-	stop | wait | logs | exec | approve | rm)
+	stop | wait | logs | endpoint | exec | approve | rm)
 		case $verb:$prev in
 		stop:-g | stop:--grace | exec:--setenv | approve:-d | approve:--dest) return ;;
 		exec:--cwd) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -94,6 +94,7 @@ _paddock()
 		case $verb:$cur in
 		stop:-*) COMPREPLY=($(compgen -W "--grace --help" -- "$cur")) ;;
 		logs:-*) COMPREPLY=($(compgen -W "--follow --help" -- "$cur")) ;;
+		endpoint:-*) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
 		exec:-*) COMPREPLY=($(compgen -W "--tty --no-tty --cwd --setenv --help" -- "$cur")) ;;
 		approve:-*) COMPREPLY=($(compgen -W "--dest --help" -- "$cur")) ;;
 		*:-*) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;

@@ -35,10 +35,11 @@ enum weaken {
 	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
-	WEAKEN_TRUST_PATH_ONLY = 1u << 18, /* a project policy trusted by its path, any bytes */
-	WEAKEN_SIGNATURE_ONLY = 1u << 19,  /* a plugin update signed by its signer is granted */
+	WEAKEN_LEASE_PORT_ONLY = 1u << 18, /* HTTP forwards unstamped: a port is all a client has */
+	WEAKEN_TRUST_PATH_ONLY = 1u << 19, /* a project policy trusted by its path, any bytes */
+	WEAKEN_SIGNATURE_ONLY = 1u << 20,  /* a plugin update signed by its signer is granted */
 };
-#define WEAKEN_COUNT 20
+#define WEAKEN_COUNT 21
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {
@@ -156,5 +157,9 @@ void supervisor_plugin_plan_free(struct plugin_plan *p);
 /* The per-user defaults file folded into o (supervisor/config.c,
  * docs/usage.md "Defaults"): before the command line's options. */
 int config_apply(struct options *o, struct err *err);
+/* The policy o names, loaded as paddock run would (into *out, freed with
+ * policy_free()), and its label. */
+int supervisor_policy_load(const struct options *o, struct policy **out, char *label,
+			   size_t label_size, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);
