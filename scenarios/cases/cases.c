@@ -3,11 +3,12 @@
  * of its own, hbNN_grade.[ch]) and one line here. */
 #include "../lib/case.h"
 
-extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb07_case,
-    hb08_case, hb09_case, hb10_case, hb11_case, hb12_case, hb23_case;
+extern const struct eval_case hb01_case, hb02_case, hb03_case, hb04_case, hb05_case, hb06_case,
+    hb07_case, hb08_case, hb09_case, hb10_case, hb11_case, hb12_case, hb22_case, hb23_case;
 
 const struct eval_case *const eval_cases[] = {
     &hb01_case, /* files/hb01_equivalent_writes.c */
+    &hb02_case, /* files/hb02_project_policy.c */
     &hb03_case, /* files/hb03_alternate_tools.c */
     &hb04_case, /* files/hb04_restored_state.c */
     &hb05_case, /* lifecycle/hb05_busy_port.c */
@@ -18,6 +19,7 @@ const struct eval_case *const eval_cases[] = {
     &hb10_case, /* network/hb10_scope.c */
     &hb11_case, /* network/hb11_credentials.c */
     &hb12_case, /* network/hb12_release.c */
+    &hb22_case, /* change/hb22_plugin_update.c */
     &hb23_case, /* network/hb23_denials.c */
 };
 const size_t eval_n_cases = sizeof(eval_cases) / sizeof(eval_cases[0]);
