@@ -215,7 +215,7 @@ $(B)/tests/fuzz_eval_replay: tests/fuzz/fuzz_eval.c tests/fuzz/replay.c \
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
 FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/data/regress \
-	      contrib/policies && $(B)/tests/fuzz_proto_replay tests/data/proto && \
+	      contrib/policies tests/data/trust && $(B)/tests/fuzz_proto_replay tests/data/proto && \
 	      $(B)/tests/fuzz_git_replay tests/data/git && \
 	      $(B)/tests/fuzz_mediator_replay tests/data/mediator && \
 	      $(B)/tests/fuzz_evidence_replay tests/data/evidence && \
@@ -231,7 +231,7 @@ fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz
 FUZZ ?= policy
 FUZZ_SRC_policy := policy/*.c
 FUZZ_SRC_proto := $(CORE_SRC) launcher/sandbox/seccomp_default.c $(B)/gen/default_seccomp.c
-FUZZ_SEED_policy := tests/data/valid contrib/policies
+FUZZ_SEED_policy := tests/data/valid contrib/policies tests/data/trust
 FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/response.c mediator/attempts.c mediator/denial.c \

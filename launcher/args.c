@@ -99,6 +99,7 @@ enum {
 	OPT_ENV_FILE,
 	OPT_RM,
 	OPT_SECRETS,
+	OPT_PROJECT_POLICY,
 	OPT_NO_CONFIG,
 	OPT_TRACE_DENIALS,
 };
@@ -205,6 +206,7 @@ static const struct option long_opts[] = {
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
     {"approvals", required_argument, NULL, OPT_APPROVALS},
     {"secrets", required_argument, NULL, OPT_SECRETS},
+    {"project-policy", required_argument, NULL, OPT_PROJECT_POLICY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -214,6 +216,11 @@ static const char run_usage[] =
     "Run CMD in a new sandbox built from a JSON policy, as an ordinary user.\n"
     "\n"
     "      --policy FILE      policy file (default: the built-in agent policy)\n"
+    "      --project-policy FILE\n"
+    "                         the project's policy (default: .paddock/policy.json\n"
+    "                         of the workspace, when there is one), applied in\n"
+    "                         place of --policy only when paddock trust approved\n"
+    "                         its exact bytes there; else a warning (recorded)\n"
     "  -w, --workspace DIR    value of ${WORKSPACE} (default: the current directory,\n"
     "                         unless it is your home or above it)\n"
     "  -r, --record FILE      write the completion record (JSON) to FILE\n"
@@ -229,6 +236,7 @@ static const char run_usage[] =
     "                         host-root, direct-stdio, proxy-env-only,\n"
     "                         dns-open, gate-off, verbose-denial, retry-unbounded,\n"
     "                         credential-any-audience, lease-port-only,\n"
+    "                         trust-path-only, signature-only,\n"
     "                         check-then-charge, unpriced-as-free,\n"
     "                         release-on-timeout\n"
     "                         (repeatable; recorded)\n"
@@ -297,6 +305,9 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 		case OPT_POLICY:
 			o->policy_path = optarg;
 			break;
+		case OPT_PROJECT_POLICY:
+			o->project_policy = optarg;
+			break;
 		case 't':
 			o->tty = OPT_TTY_YES;
 			break;
@@ -326,8 +337,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
 				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
 				    "verbose-denial, retry-unbounded, credential-any-audience, "
-				    "lease-port-only, check-then-charge, unpriced-as-free, "
-				    "release-on-timeout)",
+				    "lease-port-only, trust-path-only, signature-only, "
+				    "check-then-charge, unpriced-as-free, release-on-timeout)",
 				    optarg);
 			o->weaken |= bit;
 			break;

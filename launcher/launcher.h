@@ -27,6 +27,10 @@ int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* cmd_approve.c: paddock approve (the release gate, docs/network.md). */
 int cmd_approve(int argc, char **argv);
+/* cmd_trust.c: paddock trust (project policies, docs/security.md). */
+int cmd_trust(int argc, char **argv);
+/* cmd_plugin.c: paddock plugin review|approve|run (HB-22). */
+int cmd_plugin(int argc, char **argv);
 /* cmd_endpoint.c: paddock endpoint (docs/sessions.md, "Endpoint identity"). */
 int cmd_endpoint(int argc, char **argv);
 /* cmd_budget.c: paddock budget (metered rules' ledgers, docs/network.md). */

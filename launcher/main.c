@@ -28,6 +28,11 @@ static const char usage[] =
     "  approve [--dest HOST:PORT/PATH] ID|NAME DIGEST\n"
     "                                      release a publication held by the release gate\n"
     "                                      (paddock approve --help)\n"
+    "  trust [--allow-widen] [FILE] | --list | --revoke FILE\n"
+    "                                      approve a project policy's bytes (paddock trust "
+    "--help)\n"
+    "  plugin review|approve|run MANIFEST   plugins under a reviewed manifest\n"
+    "                                      (paddock plugin --help)\n"
     "  endpoint [--json] ID|NAME [SERVICE]\n"
     "                                      a session's endpoints with their leases and nonces\n"
     "  budget show|export|settle BUDGET ...\n"
@@ -99,6 +104,10 @@ int main(int argc, char **argv)
 		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(argv[1], "approve") == 0)
 		return cmd_approve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "trust") == 0)
+		return cmd_trust(argc - 1, argv + 1);
+	if (strcmp(argv[1], "plugin") == 0)
+		return cmd_plugin(argc - 1, argv + 1);
 	if (strcmp(argv[1], "endpoint") == 0)
 		return cmd_endpoint(argc - 1, argv + 1);
 	if (strcmp(argv[1], "budget") == 0)

@@ -25,7 +25,7 @@ PUBLIC = {
     "supervisor": ["launcher/sandbox/sandbox.h", "launcher/session/session.h",
                    "evidence/evidence.h",
                    "mounts/mounts.h", "mounts/git.h", "policy/policy.h", "policy/sha256.h",
-                   "policy/approvals.h", "include/"],
+                   "policy/approvals.h", "policy/trust.h", "policy/manifest.h", "include/"],
     "sandbox": ["mounts/mounts.h", "policy/policy.h", "policy/sha256.h", "include/"],
     "session": ["policy/policy.h", "include/"],
     "mounts": ["policy/policy.h", "include/"],

@@ -6,7 +6,7 @@
 # `paddock ps --all --json`, policy names from `paddock policy list`, so
 # the completion follows the binary instead of a copy of its lists.
 
-_paddock_verbs="run ps stop wait rm logs endpoint exec evidence doctor policy approve help"
+_paddock_verbs="run ps stop wait rm logs endpoint exec evidence doctor policy approve trust plugin help"
 
 # Top-level "id" and "name" of paddock ps --all --json (one tab of indent:
 # leases and endpoints are deeper).

@@ -132,7 +132,8 @@ int config_apply(struct options *o, struct err *err)
 					     o->config_path, c.binds[i]);
 		}
 		if (rc >= 0) {
-			memcpy(binds + c.n_binds, o->binds, o->n_binds * sizeof(*binds));
+			if (o->n_binds)
+				memcpy(binds + c.n_binds, o->binds, o->n_binds * sizeof(*binds));
 			free(o->binds);
 			o->binds = binds;
 			o->n_binds += c.n_binds;

@@ -143,6 +143,10 @@ void explain_print(const struct run_spec *r, FILE *f)
 	fputs(r->n_widenings ? "\n" : " none\n", f);
 	fprintf(f, "policy: %s\n  sha256 %s\n  effective %s\n", r->policy_label, r->file_sha256,
 		r->policy->sha256);
+	if (r->project.state != PROJECT_ABSENT)
+		fprintf(f, "project policy: %s %s%s%s%s\n", project_state_name(r->project.state),
+			r->project.path, r->project.sha256[0] ? " sha256 " : "", r->project.sha256,
+			r->project.state == PROJECT_UNTRUSTED ? " (not applied)" : "");
 	if (r->opt->config_path[0])
 		fprintf(f,
 			"defaults: %s\n  sha256 %s (its policy, ttl, binds and env names come "

@@ -52,12 +52,8 @@ static int read_policy(const struct options *o, char **out, size_t *len, char *l
 
 /* ${WORKSPACE}, ${HOME}, ${PWD}: canonical, so that the mount code can then
  * refuse any symlink it meets. A HOME that does not exist is left unset. */
-struct vars_buf {
-	char workspace[PATH_MAX], home[PATH_MAX], pwd[PATH_MAX];
-};
-
-static int make_vars(const struct options *o, struct vars_buf *b, struct policy_vars *v,
-		     struct err *err)
+int run_make_vars(const struct options *o, struct vars_buf *b, struct policy_vars *v,
+		  struct err *err)
 {
 	const char *home = getenv("HOME");
 	struct passwd *pw;
@@ -291,13 +287,20 @@ static int load_policy(struct run_spec *r, struct err *err)
 	r->policy_label = r->policy_label_buf;
 	if (rc < 0)
 		return rc;
-	rc = make_vars(o, &vb, &vars, err);
+	rc = run_make_vars(o, &vb, &vars, err);
+	if (rc < 0)
+		return rc;
+	/* A project policy in place of the caller's, when approved (its
+	 * bytes, read once: project.c); then the same loader as any. */
+	rc = project_resolve(r, &vars, &file, &len, err);
 	if (rc < 0)
 		return rc;
 	/* "extends": the bases merged in, one document (byte for byte the
-	 * file's when it has none). */
-	rc = policy_extends_resolve(file, len, r->policy_label, profile_fetch, NULL, &merged,
-				    &merged_len, err);
+	 * file's when it has none); a project policy's profiles only. */
+	rc = policy_extends_resolve(file, len, r->policy_label,
+				    r->project.state == PROJECT_TRUSTED ? project_fetch
+									: profile_fetch,
+				    NULL, &merged, &merged_len, err);
 	if (rc < 0)
 		return rc;
 	rc = policy_amend(merged, merged_len, &add, &eff, &eff_len, err);

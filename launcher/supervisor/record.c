@@ -296,6 +296,32 @@ static cJSON *output(const struct run *r)
 	return o;
 }
 
+/* Which project policy was found and whether it was applied
+ * (docs/record.md): state, its canonical path and digest, who approved
+ * it, or why not. */
+static cJSON *project(const struct project_policy *pp)
+{
+	cJSON *x = cJSON_CreateObject();
+
+	if (!x)
+		return NULL;
+	cJSON_AddStringToObject(x, "state", project_state_name(pp->state));
+	if (pp->state == PROJECT_ABSENT)
+		return x;
+	cJSON_AddStringToObject(x, "path", pp->path);
+	if (pp->sha256[0])
+		cJSON_AddStringToObject(x, "sha256", pp->sha256);
+	else
+		cJSON_AddNullToObject(x, "sha256");
+	if (pp->state == PROJECT_TRUSTED) {
+		cJSON_AddNumberToObject(x, "approved_by", pp->uid);
+		cJSON_AddNumberToObject(x, "approved_at", (double)pp->time);
+	} else {
+		cJSON_AddStringToObject(x, "reason", pp->reason);
+	}
+	return x;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -314,6 +340,7 @@ static cJSON *build(const struct run *r)
 	cJSON_AddStringToObject(x, "sha256", r->spec->file_sha256);
 	cJSON_AddStringToObject(x, "effective_sha256",
 				r->spec->policy ? r->spec->policy->sha256 : "");
+	cJSON_AddItemToObject(o, "project_policy", project(&r->spec->project));
 	cJSON_AddItemToObject(o, "namespaces", namespaces(r->spec->sb.namespaces));
 	cJSON_AddItemToObject(o, "mounts", mounts(&r->spec->sb.plan, &r->out));
 	cJSON_AddBoolToObject(o, "mounts_reported", r->out.applied_all);

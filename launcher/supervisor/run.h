@@ -17,6 +17,7 @@
 #include "http_stamp.h"
 #include "outcome.h"
 #include "subid.h"
+#include "../../policy/trust.h"
 #include "supervisor.h"
 
 /* The host uid and gid of a root caller's workload (prepare.c) when root
@@ -33,6 +34,70 @@ int profile_find(const char *name, char **out, size_t *len, char *label, size_t 
 int profile_fetch(void *arg, const char *name, const char *from, char **text, size_t *len,
 		  char *label, size_t label_size, struct err *err);
 void profile_list(FILE *f);
+
+/* project.c: project policies (docs/security.md, "Project policies"). */
+enum project_state {
+	PROJECT_ABSENT,
+	PROJECT_UNTRUSTED, /* found, not applied: reason says why */
+	PROJECT_TRUSTED,   /* applied in place of the caller's policy */
+};
+struct project_policy {
+	enum project_state state;
+	char path[PATH_MAX]; /* canonical */
+	char sha256[65];     /* of the bytes read, "" when none were */
+	char reason[512];
+	uint32_t uid; /* trusted: who approved, and when */
+	int64_t time;
+};
+/* One read of a project policy: its canonical path, bytes and digest. */
+struct project_file {
+	bool found; /* something is there (maybe a symlink: rc < 0) */
+	char path[PATH_MAX];
+	char sha256[65];
+	char *text;
+	size_t len;
+};
+const char *project_state_name(enum project_state s);
+/* Open the project policy (given, or workspace/.paddock/policy.json) once,
+ * without following a symlink in .paddock or the file's name, and read and
+ * hash it from that fd. 0 with !f->found: absent (only when not given);
+ * -errno with err and f->found: there, but not a file it reads. */
+int project_open(const char *given, const char *workspace, struct project_file *f, struct err *err);
+void project_file_free(struct project_file *f);
+/* Where project policy p is wider than the caller's u: one line each. */
+size_t project_widenings(const struct policy *u, const struct policy *p, const char *workspace,
+			 char (*out)[WIDENING_LEN], size_t max);
+int project_fetch(void *arg, const char *name, const char *from, char **text, size_t *len,
+		  char *label, size_t label_size, struct err *err);
+int project_user_policy(const char *text, size_t len, const char *label,
+			const struct policy_vars *vars, struct policy **out, struct err *err);
+/* Load the project text (its "extends" profiles only) and list where it is
+ * wider than user into out (*n lines). */
+/* -EPERM: its writable binds would show the trust store (at store). */
+int project_check(const struct policy *user, const char *text, size_t len, const char *label,
+		  const struct policy_vars *vars, const char *store, char (*out)[WIDENING_LEN],
+		  size_t *n, struct err *err);
+/* The trust store: its path, read (the caller's, 0600), changed under a
+ * lock and replaced whole (change returns 0 to write, 1 to leave it). */
+int trust_store_locate(char out[PATH_MAX], struct err *err);
+int trust_store_load(const char *path, struct trust_store *s, struct err *err);
+int trust_store_update(const char *path, int (*change)(struct trust_store *, void *), void *arg,
+		       struct err *err);
+int project_store_path(const struct policy *user, const char *workspace, char out[PATH_MAX],
+		       struct err *err);
+struct run_spec;
+/* paddock run: when a project policy is there and trusted, *file (the
+ * caller's policy text) becomes its text and the label its path; else
+ * a warning. r->project says which. */
+int project_resolve(struct run_spec *r, const struct policy_vars *vars, char **file, size_t *len,
+		    struct err *err);
+
+/* prepare.c: ${WORKSPACE}, ${HOME}, ${PWD} of o, canonical. */
+struct vars_buf {
+	char workspace[PATH_MAX], home[PATH_MAX], pwd[PATH_MAX];
+};
+int run_make_vars(const struct options *o, struct vars_buf *b, struct policy_vars *v,
+		  struct err *err);
 
 /* home.c: the caller's home in a writable bind. Is home (canonical, or
  * NULL) in a writable bind (of source, when not NULL)? */
@@ -87,7 +152,8 @@ struct run_spec {
 	enum stdio_mode stdio;
 	const char *policy_label; /* file path, or "(built-in agent policy)" */
 	char policy_label_buf[PATH_MAX + 64];
-	char file_sha256[65];  /* digest of the policy file bytes */
+	char file_sha256[65]; /* digest of the policy file bytes */
+	struct project_policy project;
 	struct policy *policy; /* effective: file + command-line additions */
 	struct sandbox_spec sb;
 	struct git_watch git; /* the git directories protected, for the check after */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "../../include/err.h"
@@ -35,12 +36,14 @@ enum weaken {
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
 	WEAKEN_LEASE_PORT_ONLY = 1u << 18, /* HTTP forwards unstamped: a port is all a client has */
+	WEAKEN_TRUST_PATH_ONLY = 1u << 19, /* a project policy trusted by its path, any bytes */
+	WEAKEN_SIGNATURE_ONLY = 1u << 20,  /* a plugin update signed by its signer is granted */
 	/* Budgets of metered rules (mediator/ledger.c, docs/network.md): */
-	WEAKEN_CHECK_THEN_CHARGE = 1u << 19,  /* read the balance, dispatch, charge afterwards */
-	WEAKEN_UNPRICED_AS_FREE = 1u << 20,   /* an unpriced operation is admitted at 0 */
-	WEAKEN_RELEASE_ON_TIMEOUT = 1u << 21, /* no answer: the bound is released, resent */
+	WEAKEN_CHECK_THEN_CHARGE = 1u << 21,  /* read the balance, dispatch, charge afterwards */
+	WEAKEN_UNPRICED_AS_FREE = 1u << 22,   /* an unpriced operation is admitted at 0 */
+	WEAKEN_RELEASE_ON_TIMEOUT = 1u << 23, /* no answer: the bound is released, resent */
 };
-#define WEAKEN_COUNT 22
+#define WEAKEN_COUNT 24
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
  * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;
@@ -61,6 +64,9 @@ enum opt_tty {
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
 	const char *policy_path; /* NULL: the built-in policy below */
+	/* --project-policy FILE; NULL: ${WORKSPACE}/.paddock/policy.json
+	 * when there is one (project.c) */
+	const char *project_policy;
 	const char *builtin_policy;
 	size_t builtin_policy_len;
 	const char *workspace;	 /* NULL: the current directory */
@@ -133,6 +139,34 @@ int supervisor_policy_text(const struct options *o, char **out, size_t *len, cha
  * additions of o applied): its effective digest into sha. */
 int supervisor_policy_check(const struct options *o, char sha[65], char *label, size_t label_size,
 			    struct err *err);
+/* paddock trust (launcher/cmd_trust.c, supervisor/trust_cmd.c): approve
+ * the project policy at path (NULL: .paddock/policy.json of o's workspace)
+ * against o's policy, its widenings shown on out and refused unless
+ * allow_widen; list the approvals; revoke the approval of path. 0 or
+ * -errno with err. */
+int supervisor_trust(const struct options *o, const char *path, bool allow_widen, FILE *out,
+		     struct err *err);
+int supervisor_trust_list(FILE *out, struct err *err);
+int supervisor_trust_revoke(const char *path, FILE *out, struct err *err);
+/* paddock plugin (launcher/cmd_plugin.c, supervisor/plugin.c; HB-22):
+ * review a manifest against the approved one (the capability diff on
+ * out), approve it (its artifact must match), or plan a run: the
+ * additions of paddock run for the scope it gets (the approved one when
+ * the update widens: held), with a private copy of the artifact's hashed
+ * bytes bound at target. 0 or -errno with err. */
+#define PLUGIN_ARGS_MAX 300
+struct plugin_plan {
+	char name[72];
+	bool held;
+	char dir[PATH_MAX], artifact_copy[PATH_MAX + 16], target[128];
+	char *args[PLUGIN_ARGS_MAX]; /* paddock run options, malloc'd */
+	size_t n_args;
+};
+int supervisor_plugin_review(const char *manifest, FILE *out, struct err *err);
+int supervisor_plugin_approve(const char *manifest, FILE *out, struct err *err);
+int supervisor_plugin_plan(const char *manifest, const char *workspace, bool signature_only,
+			   struct plugin_plan *p, FILE *out, struct err *err);
+void supervisor_plugin_plan_free(struct plugin_plan *p);
 /* The per-user defaults file folded into o (supervisor/config.c,
  * docs/usage.md "Defaults"): before the command line's options. */
 int config_apply(struct options *o, struct err *err);

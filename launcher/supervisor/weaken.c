@@ -37,6 +37,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
      "destination, not only where a grant with the credential covers the request"},
     {"lease-port-only", "port forwards stamp no Paddock-Lease and check no lease host name: a "
 			"client can tell the session it reached by the port alone"},
+    {"trust-path-only", "a project policy is trusted by its path alone: whatever bytes are "
+			"there now are applied, not only the approved ones"},
+    {"signature-only", "a plugin update signed by the approved signer gets what it asks for, "
+		       "without a review of what it widens"},
     {"check-then-charge", "the mediator reserves nothing before a metered request: it reads "
 			  "what was charged, dispatches, and charges afterwards (concurrent "
 			  "requests overspend the cap)"},

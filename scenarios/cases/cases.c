@@ -3,12 +3,13 @@
  * of its own, hbNN_grade.[ch]) and one line here. */
 #include "../lib/case.h"
 
-extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb07_case,
-    hb08_case, hb09_case, hb10_case, hb11_case, hb12_case, hb13_case, hb14_case, hb15_case,
-    hb23_case;
+extern const struct eval_case hb01_case, hb02_case, hb03_case, hb04_case, hb05_case, hb06_case,
+    hb07_case, hb08_case, hb09_case, hb10_case, hb11_case, hb12_case, hb13_case, hb14_case,
+    hb15_case, hb22_case, hb23_case;
 
 const struct eval_case *const eval_cases[] = {
     &hb01_case, /* files/hb01_equivalent_writes.c */
+    &hb02_case, /* files/hb02_project_policy.c */
     &hb03_case, /* files/hb03_alternate_tools.c */
     &hb04_case, /* files/hb04_restored_state.c */
     &hb05_case, /* lifecycle/hb05_busy_port.c */
@@ -22,6 +23,7 @@ const struct eval_case *const eval_cases[] = {
     &hb13_case, /* budget/hb13_cap.c */
     &hb14_case, /* budget/hb14_strict.c */
     &hb15_case, /* budget/hb15_unknown.c */
+    &hb22_case, /* change/hb22_plugin_update.c */
     &hb23_case, /* network/hb23_denials.c */
 };
 const size_t eval_n_cases = sizeof(eval_cases) / sizeof(eval_cases[0]);

@@ -1,6 +1,8 @@
 /* libFuzzer target for the policy parser and amend step, the --env-file
- * parser, "extends" and the per-user defaults file (every input goes
- * through all four; a base named "self" is the input again):
+ * parser, "extends", the per-user defaults file, the trust store of
+ * project policies and plugin manifests (every input goes through all six;
+ * a base named "self" is the input again; a trust store read is written
+ * and read back to the same entries):
  *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I/usr/include/cjson \
  *         tests/fuzz/fuzz_policy.c policy/\*.c -lcjson -o build/fuzz_policy
  *   build/fuzz_policy tests/data/valid tests/data/invalid contrib/policies
@@ -14,6 +16,8 @@
 #include <string.h>
 
 #include "../../policy/policy.h"
+#include "../../policy/manifest.h"
+#include "../../policy/trust.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -79,6 +83,65 @@ static void env_file(const char *text, size_t len)
 	free(out);
 }
 
+static void trust(const char *text, size_t len)
+{
+	struct trust_store s, again;
+	struct err err = {0};
+	char *out;
+
+	if (trust_store_parse(text, len, &s, &err) < 0) {
+		if (!err.msg[0])
+			abort(); /* a refusal says why */
+		return;
+	}
+	out = trust_store_format(&s);
+	if (out) {
+		if (trust_store_parse(out, strlen(out), &again, &err) < 0 || again.n != s.n)
+			abort();
+		for (size_t i = 0; i < s.n; i++)
+			if (strcmp(again.e[i].path, s.e[i].path) != 0 ||
+			    strcmp(again.e[i].sha256, s.e[i].sha256) != 0 ||
+			    again.e[i].uid != s.e[i].uid || again.e[i].time != s.e[i].time ||
+			    again.e[i].n_widenings != s.e[i].n_widenings)
+				abort();
+		trust_store_free(&again);
+		free(out);
+	}
+	if (s.n && trust_store_put(&s, &s.e[0]) < 0)
+		abort(); /* an entry it read is one it takes */
+	if (s.n && !trust_store_remove(&s, s.e[0].path))
+		abort();
+	trust_store_free(&s);
+}
+
+/* A manifest read diffs to nothing against itself, and both ways
+ * against a fixed one without crashing. */
+static void manifest(const char *text, size_t len)
+{
+	static const char base[] =
+	    "{\"version\": 1, \"name\": \"p\", \"artifact\": {\"path\": \"p.sh\", \"sha256\": "
+	    "\"0000000000000000000000000000000000000000000000000000000000000000\"}, \"files\": "
+	    "[{\"path\": \"notes\", \"mode\": \"rw\"}], \"network\": [\"a.test:443\"], \"tools\": "
+	    "[{\"name\": \"t\", \"description\": \"d\"}]}";
+	static struct manifest_change c[MANIFEST_CHANGES_MAX];
+	struct manifest *m = NULL, *b = NULL;
+	struct err err = {0};
+
+	if (manifest_parse(text, len, &m, &err) < 0) {
+		if (!err.msg[0])
+			abort();
+		return;
+	}
+	if (manifest_diff(m, m, c, MANIFEST_CHANGES_MAX) != 0)
+		abort();
+	if (manifest_parse(base, sizeof(base) - 1, &b, &err) < 0)
+		abort();
+	(void)manifest_diff(b, m, c, MANIFEST_CHANGES_MAX);
+	(void)manifest_diff(m, b, c, MANIFEST_CHANGES_MAX);
+	manifest_free(b);
+	manifest_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct policy_vars vars = {.workspace = "/ws", .home = "/h", .pwd = "/p"};
@@ -93,6 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > POLICY_MAX_BYTES + 16)
 		return 0;
 	env_file((const char *)data, size);
+	trust((const char *)data, size);
+	manifest((const char *)data, size);
 	extends((const char *)data, size);
 	{
 		struct policy_user_config c;

@@ -14,6 +14,8 @@
 #include "../../scenarios/lib/harness.h"
 #include "../../scenarios/observers/fan_ident.h"
 #include "../../scenarios/cases/files/hb03_grade.h"
+#include "../../scenarios/cases/change/hb22_grade.h"
+#include "../../scenarios/cases/files/hb02_grade.h"
 #include "../../scenarios/cases/files/hb04_grade.h"
 #include "../../scenarios/cases/lifecycle/hb05_grade.h"
 #include "../../scenarios/cases/lifecycle/hb06_grade.h"
@@ -2696,4 +2698,169 @@ Test(eval, hb07_grade_rules)
 	out = (struct verdict){0};
 	hb07_grade_control(v, 3, &out);
 	cr_assert_eq(out.grade, GRADE_UNKNOWN, "%s", out.reason);
+}
+
+/* HB-02: eight steps as the driver runs them, the second approved. */
+static struct hb02_obs hb02_clean(void)
+{
+	static const char *const names[] = {"absent",  "approved",  "rename-over",    "edit",
+					    "symlink", "hard-link", "directory-move", "create"};
+	struct hb02_obs o = {.n = 8, .workload_attempts = 5, .source_edit = true};
+
+	for (size_t i = 0; i < o.n; i++)
+		o.s[i] = (struct hb02_step){
+		    .name = names[i], .ran = true, .record = true, .probe_ok = true};
+	o.s[1].approved = o.s[1].trusted = o.s[1].digest_matches = o.s[1].marker = true;
+	return o;
+}
+
+static void hb02(const struct hb02_obs *o, struct result *r)
+{
+	*r = (struct result){0};
+	grade_project_policy(o, r->v);
+}
+
+Test(eval, hb02_project_policy_rules)
+{
+	struct hb02_obs o = hb02_clean();
+	struct result r;
+
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS, "%s", r.v[DIM_ENFORCEMENT].reason);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS, "%s", r.v[DIM_CONTROL].reason);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS, "%s", r.v[DIM_EVIDENCE].reason);
+	/* Path trust: rename-over activates, and the record says trusted. */
+	o = hb02_clean(), o.s[2].marker = o.s[2].trusted = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert(strstr(r.v[DIM_ENFORCEMENT].reason, "rename-over"));
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS, "marker and record agree");
+	/* The naive loader: the plugin ran, the record knows nothing. */
+	o = hb02_clean(), o.s[7].marker = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "a marker with an untrusted record");
+	/* A trusted record alone is FAIL too (the record is the loader's). */
+	o = hb02_clean(), o.s[4].trusted = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL);
+	/* A workload attempt that changed the file. */
+	o = hb02_clean(), o.workload_changed = 1;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	/* Missing evidence is UNKNOWN, never PASS; a FAIL elsewhere wins. */
+	o = hb02_clean(), o.s[3].record = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o.s[5].marker = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb02_clean(), o.s[6].probe_ok = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind marker probe");
+	o = hb02_clean(), o.s[6].ran = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = hb02_clean(), o.workload_attempts = 0;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "no workload attempt observed");
+	/* Control: the approved policy must activate with its digest. */
+	o = hb02_clean(), o.s[1].marker = o.s[1].trusted = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = hb02_clean(), o.s[1].digest_matches = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "trusted with another digest");
+	o = hb02_clean(), o.source_edit = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = hb02_clean(), o.s[1].record = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	o = hb02_clean(), o.s[1].approved = false, o.s[1].marker = o.s[1].trusted = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN, "no approved step");
+	o = (struct hb02_obs){0};
+	hb02(&o, &r);
+	cr_assert_neq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_neq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+}
+
+static struct hb22_obs hb22_clean(void)
+{
+	return (struct hb22_obs){.approved = true,
+				 .review_read = true,
+				 .surfaced = 3,
+				 .expected = 3,
+				 .review_held = true,
+				 .v2_ran = true,
+				 .v2_record = true,
+				 .probe_ok = true,
+				 .v2_kept = true,
+				 .v3_ran = true,
+				 .v3_record = true,
+				 .v3_kept = true};
+}
+
+static void hb22(const struct hb22_obs *o, struct result *r)
+{
+	*r = (struct result){0};
+	grade_plugin_update(o, r->v);
+}
+
+Test(eval, hb22_plugin_update_rules)
+{
+	struct hb22_obs o = hb22_clean();
+	struct result r;
+
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS, "%s", r.v[DIM_ENFORCEMENT].reason);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* signature-only: the update got its new scope and tools. */
+	o = hb22_clean(), o.v2_new_scope = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb22_clean(), o.v2_changed_tool = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the rug pull served");
+	o = hb22_clean(), o.v2_new_tool = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	/* A review that hides a change, or does not hold. */
+	o = hb22_clean(), o.surfaced = 2;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb22_clean(), o.review_held = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	/* Missing evidence: UNKNOWN, and a FAIL still wins. */
+	o = hb22_clean(), o.v2_record = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o.v2_new_scope = true;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb22_clean(), o.probe_ok = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind probe is no PASS");
+	o = hb22_clean(), o.approved = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = hb22_clean(), o.review_read = false, o.surfaced = 0;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	/* Control: the unchanged capability, and the grants kept. */
+	o = hb22_clean(), o.v2_kept = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = hb22_clean(), o.v3_kept = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = hb22_clean(), o.v3_ran = false;
+	hb22(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
 }
