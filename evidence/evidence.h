@@ -28,10 +28,12 @@ struct evidence_log {
 	unsigned char key[EVIDENCE_KEY_LEN];
 	char session[64];
 	char source[16];
-	char epoch[33];	     /* 16 random bytes in hex: a new one at every start */
-	uint64_t seq;	     /* of the last line written; 0 before the first */
-	char head[65];	     /* SHA-256 of the last line written (hex) */
-	unsigned long drops; /* lines that could not be written */
+	char epoch[33];		   /* 16 random bytes in hex: a new one at every start */
+	uint64_t seq;		   /* of the last line written; 0 before the first */
+	char head[65];		   /* SHA-256 of the last line written (hex) */
+	unsigned long drops;	   /* lines that could not be written since the last one written */
+	unsigned long drops_total; /* of the whole log */
+	bool unsequenced;	   /* --weaken no-seq: no seq, no prev (each line MAC'd alone) */
 };
 
 /* A log for session, on fd, with key; the first line's prev is the
@@ -54,10 +56,20 @@ enum evidence_verdict {
 };
 
 #define EVIDENCE_REASONS_MAX 8
+#define EVIDENCE_GAPS_MAX    8
 struct evidence_report {
 	enum evidence_verdict verdict;
 	uint64_t lines, last_seq;
 	char head[65];
+	char source[16]; /* of the first line */
+	char epoch[40];	 /* of the last line */
+	bool sequenced;	 /* the lines carry seq and prev (not --weaken no-seq) */
+	struct {
+		uint64_t from, to;
+	} gaps[EVIDENCE_GAPS_MAX]; /* missing sequence numbers, from-to inclusive */
+	size_t n_gaps;
+	uint64_t missing;			 /* sequence numbers missing in all */
+	uint64_t dropped;			 /* events the writer reported it could not write */
 	char reasons[EVIDENCE_REASONS_MAX][160]; /* "line 7: the MAC does not match", ... */
 	size_t n_reasons;
 	size_t more_reasons; /* past EVIDENCE_REASONS_MAX */
@@ -65,8 +77,42 @@ struct evidence_report {
 
 /* Check a log's text: every line parses, its MAC under key holds, its prev
  * is the SHA-256 of the line before (the genesis for the first), sequence
- * numbers go 1, 2, 3 ... without a gap, every line names session, no drop
- * was reported, and, with a checkpoint (want_seq > 0), the log ends at
- * want_seq with head want_head. Pure. */
+ * numbers go 1, 2, 3 ... without a gap (the missing ones go to gaps), one
+ * source and one epoch (a new epoch: the source restarted, what happened
+ * in between is unknown), every line names session, no drop was reported,
+ * and, with a checkpoint, the log ends at want_seq (when > 0) with head
+ * want_head (when not NULL). A log without sequence numbers (--weaken
+ * no-seq) is checked line by line only: a missing line cannot be seen.
+ * Pure. */
 void evidence_verify(const char *text, size_t len, const unsigned char *key, const char *session,
 		     uint64_t want_seq, const char *want_head, struct evidence_report *out);
+
+/* The witness: the checkpoints of every source's log, as the completion
+ * record holds them ("evidence": {"sources": [...]}), or as the
+ * supervisor's log's "checkpoint" events name them. */
+#define EVIDENCE_SOURCES_MAX 8
+struct evidence_checkpoint {
+	char source[16];
+	char log[4096];
+	char epoch[40];
+	uint64_t seq;
+	char head[65];
+	uint64_t drops;
+};
+
+struct evidence_witness {
+	char session[64];
+	bool sequenced; /* false: --weaken no-seq was in effect */
+	struct evidence_checkpoint cp[EVIDENCE_SOURCES_MAX];
+	size_t n;
+};
+
+/* The witness from a completion record's text (a record without
+ * "sources" gives the supervisor's alone). -EINVAL when it has no session
+ * or no well-formed checkpoint. Pure (fuzzed). */
+int evidence_witness_parse(const char *text, size_t len, struct evidence_witness *out);
+/* The checkpoint events of a log's text (lines whose type is
+ * "checkpoint"), as checkpoints of the sources they name; the caller
+ * verified the log first. The count found (at most max). Pure (fuzzed). */
+size_t evidence_checkpoint_events(const char *text, size_t len, struct evidence_checkpoint *out,
+				  size_t max);

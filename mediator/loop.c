@@ -189,6 +189,15 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 		free(m);
 		return -EIO;
 	}
+	m->log.unsequenced = cfg->log_unsequenced;
+	/* The first line of the source's epoch: the log is never empty, and
+	 * what the checkpoint names began here. */
+	{
+		char f[64];
+
+		snprintf(f, sizeof(f), "\"generation\":%u", cfg->generation);
+		evidence_append(&m->log, "started", f);
+	}
 	m->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (m->ep < 0) {
 		int e = errno;

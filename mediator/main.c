@@ -189,6 +189,8 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 	mc.verbose_denial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "verbose_denial"));
 	mc.retry_unbounded =
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "retry_unbounded"));
+	mc.log_unsequenced =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "log_unsequenced"));
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");

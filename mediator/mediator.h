@@ -428,6 +428,7 @@ struct mediator_config {
 	size_t n_approvals;
 	bool verbose_denial;			 /* --weaken verbose-denial */
 	bool retry_unbounded;			 /* --weaken retry-unbounded */
+	bool log_unsequenced;			 /* --weaken no-seq */
 	const struct mediator_credentials *cred; /* NULL: none brokered */
 };
 

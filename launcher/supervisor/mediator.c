@@ -327,6 +327,9 @@ static int config(const struct run *r, int *out, struct err *err)
 		cJSON_AddTrueToObject(root, "verbose_denial");
 	if (r->spec->opt->weaken & WEAKEN_RETRY_UNBOUNDED)
 		cJSON_AddTrueToObject(root, "retry_unbounded");
+	/* --weaken no-seq: the admissions log like the supervisor's. */
+	if (r->spec->opt->weaken & WEAKEN_NO_SEQ)
+		cJSON_AddTrueToObject(root, "log_unsequenced");
 	credentials_config(root, r->spec);
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
@@ -555,6 +558,12 @@ void mediator_summary(struct run *r)
 		 * client's names are in. */
 		evidence_verify(text, (size_t)n, r->live.evidence.key, sid, 0, NULL, &rep);
 		r->out.net.verified = rep.verdict == EVIDENCE_COMPLETE;
+		r->out.net.seq = rep.last_seq;
+		r->out.net.sequenced = rep.sequenced;
+		r->out.net.missing = rep.missing;
+		r->out.net.dropped = rep.dropped;
+		snprintf(r->out.net.head, sizeof(r->out.net.head), "%s", rep.head);
+		snprintf(r->out.net.epoch, sizeof(r->out.net.epoch), "%s", rep.epoch);
 		snprintf(r->out.net.verify_reason, sizeof(r->out.net.verify_reason), "%s",
 			 rep.n_reasons ? rep.reasons[0] : "");
 		for (char *line = text; *line;) {

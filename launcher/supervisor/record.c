@@ -289,6 +289,35 @@ static cJSON *output(const struct run *r)
 	return o;
 }
 
+/* Every source's checkpoint (docs/evidence.md): one log per source, each
+ * checked against its own entry here, and the other sources' also against
+ * the checkpoint event the supervisor's log ends with. */
+static cJSON *evidence_sources(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray(), *x = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(x, "source", "supervisor");
+	cJSON_AddStringToObject(x, "log", r->live.evidence_path);
+	cJSON_AddStringToObject(x, "epoch", r->live.evidence.epoch);
+	cJSON_AddNumberToObject(x, "seq", (double)r->live.evidence.seq);
+	cJSON_AddStringToObject(x, "head", r->live.evidence.head);
+	cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops_total);
+	cJSON_AddItemToArray(a, x);
+	if (r->out.net.reported) {
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "source", "mediator");
+		cJSON_AddStringToObject(x, "log", r->out.net.log_path);
+		cJSON_AddStringToObject(x, "epoch", r->out.net.epoch);
+		cJSON_AddNumberToObject(x, "seq", (double)r->out.net.seq);
+		cJSON_AddStringToObject(x, "head", r->out.net.head);
+		cJSON_AddNumberToObject(x, "drops", (double)r->out.net.dropped);
+		cJSON_AddNumberToObject(x, "missing", (double)r->out.net.missing);
+		cJSON_AddBoolToObject(x, "verified", r->out.net.verified);
+		cJSON_AddItemToArray(a, x);
+	}
+	return a;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -338,7 +367,9 @@ static cJSON *build(const struct run *r)
 		cJSON_AddStringToObject(x, "log", r->live.evidence_path);
 		cJSON_AddNumberToObject(x, "seq", (double)r->live.evidence.seq);
 		cJSON_AddStringToObject(x, "head", r->live.evidence.head);
-		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops);
+		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops_total);
+		cJSON_AddBoolToObject(x, "sequenced", !r->live.evidence.unsequenced);
+		cJSON_AddItemToObject(x, "sources", evidence_sources(r));
 	}
 	/* --env and --env-file: the names, never the values. */
 	x = cJSON_AddArrayToObject(o, "env_passed");

@@ -208,6 +208,19 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	if (r->out.n_tampering < 0)
 		r->out.n_tampering = 0;
 	r->out.over = true;
+	/* The other sources' logs are tied to this one by their checkpoints
+	 * (docs/evidence.md): where each ended when paddock read it. */
+	if (r->out.net.reported) {
+		char q[PATH_MAX + 16];
+
+		evidence_json_string(r->out.net.log_path, q, sizeof(q));
+		evidence_event(
+		    r, "checkpoint",
+		    "\"of\":\"mediator\",\"log\":%s,\"of_epoch\":\"%s\",\"last_seq\":%llu,"
+		    "\"head\":\"%s\",\"verified\":%s",
+		    q, r->out.net.epoch, (unsigned long long)r->out.net.seq, r->out.net.head,
+		    r->out.net.verified ? "true" : "false");
+	}
 	/* The last event before the record, which holds the checkpoint. */
 	evidence_event(r, "end", "\"ended\":\"%s\",\"status\":%d,\"survivors\":%zu",
 		       ending_name(r->out.ending), r->out.status, r->out.n_survivors);

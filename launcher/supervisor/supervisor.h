@@ -34,8 +34,9 @@ enum weaken {
 	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
+	WEAKEN_NO_SEQ = 1u << 18, /* evidence lines without seq or chain: a lost line is unseen */
 };
-#define WEAKEN_COUNT 18
+#define WEAKEN_COUNT 19
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

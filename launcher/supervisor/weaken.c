@@ -35,6 +35,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"credential-any-audience",
      "the mediator puts a brokered secret in place of its placeholder on every allowed "
      "destination, not only where a grant with the credential covers the request"},
+    {"no-seq", "the evidence logs carry no sequence numbers and no chain (each line is MAC'd "
+	       "alone): a line lost or removed leaves a clean-looking log"},
 };
 
 const char *weaken_name(unsigned bit)

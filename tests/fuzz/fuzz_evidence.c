@@ -1,7 +1,10 @@
 /* libFuzzer target for the evidence log's reader (evidence_verify(), used
  * by paddock evidence verify on a file anyone may have edited). The key and
  * session are fixed (tests/data/evidence holds logs written under them);
- * the first 8 bytes, when present, are a checkpoint sequence number.
+ * the first 8 bytes, when present, are a checkpoint sequence number. The
+ * same bytes go to the witness's readers (evidence_witness_parse(), the
+ * record's checkpoints, and evidence_checkpoint_events(), the supervisor
+ * log's).
  *   make fuzz FUZZ=evidence */
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,6 +37,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	evidence_verify(copy, size, fuzz_evidence_key, "fuzz", seq,
 			"0000000000000000000000000000000000000000000000000000000000000000", &r);
+	{
+		struct evidence_witness *w = malloc(sizeof(*w));
+		struct evidence_checkpoint *cp = malloc(4 * sizeof(*cp));
+
+		if (w)
+			evidence_witness_parse(copy, size, w);
+		if (cp)
+			evidence_checkpoint_events(copy, size, cp, 4);
+		free(w);
+		free(cp);
+	}
 	free(copy);
 	return 0;
 }
