@@ -28,6 +28,8 @@ enum mediator_decision {
 	MEDIATOR_IN_FLIGHT,    /* an attempt of it is still waiting for its response */
 	/* Brokered credentials (mediator/credentials.c): */
 	MEDIATOR_CREDENTIAL, /* a credential's placeholder where no grant with it covers */
+	/* network.on_capture_loss (docs/evidence.md): */
+	MEDIATOR_CAPTURE, /* the admissions log cannot be written, and the policy refuses */
 	MEDIATOR_DECISIONS,
 };
 
@@ -53,6 +55,7 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "held-unknown",
     "refused-in-flight",
     "refused-credential",
+    "refused-capture-loss",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

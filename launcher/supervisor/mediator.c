@@ -285,6 +285,8 @@ static cJSON *network_policy(const struct policy *p)
 		snprintf(hold, sizeof(hold), "%llums", (unsigned long long)p->net_hold_ms);
 		cJSON_AddStringToObject(net, "hold", hold);
 	}
+	cJSON_AddStringToObject(net, "on_capture_loss",
+				policy_capture_loss_name(p->net_on_capture_loss));
 	res = cJSON_AddObjectToObject(net, "resolve");
 	for (size_t i = 0; res && i < p->n_net_resolve; i++)
 		cJSON_AddStringToObject(res, p->net_resolve[i].host, p->net_resolve[i].addr);
@@ -572,6 +574,19 @@ void mediator_summary(struct run *r)
 			    cJSON_ParseWithLength(line, end ? (size_t)(end - line) : strlen(line));
 			const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
 			const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "decision");
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+
+			if (cJSON_IsString(t) && strcmp(t->valuestring, "capture-restored") == 0) {
+				const cJSON *rf = cJSON_GetObjectItemCaseSensitive(o, "refused");
+				const cJSON *ad = cJSON_GetObjectItemCaseSensitive(o, "admitted");
+
+				if (cJSON_IsNumber(rf) && rf->valuedouble >= 0 &&
+				    rf->valuedouble < 1e12)
+					r->out.net.blind_refused += (unsigned long)rf->valuedouble;
+				if (cJSON_IsNumber(ad) && ad->valuedouble >= 0 &&
+				    ad->valuedouble < 1e12)
+					r->out.net.blind_admitted += (unsigned long)ad->valuedouble;
+			}
 
 			for (int k = 0;
 			     cJSON_IsString(ev) && cJSON_IsString(d) &&

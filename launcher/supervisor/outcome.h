@@ -57,6 +57,7 @@ struct outcome_net {
 	char head[65], epoch[40];
 	bool sequenced;
 	uint64_t missing, dropped;
+	unsigned long blind_refused, blind_admitted; /* its capture-restored lines */
 	unsigned long counts[MEDIATOR_DECISIONS];
 	char log_sha256[65];
 	char log_path[PATH_MAX];

@@ -264,6 +264,17 @@ static cJSON *network(const struct run *r)
 				r->out.net.verified ? "complete" : "incomplete");
 	if (!r->out.net.verified)
 		cJSON_AddStringToObject(o, "admissions_log_problem", r->out.net.verify_reason);
+	/* network.on_capture_loss, and what it decided while the log could
+	 * not be written (docs/evidence.md). */
+	c = cJSON_AddObjectToObject(o, "capture");
+	cJSON_AddStringToObject(c, "on_capture_loss",
+				policy_capture_loss_name(p ? p->net_on_capture_loss : 0));
+	cJSON_AddBoolToObject(c, "impaired",
+			      r->out.net.dropped > 0 || r->out.net.blind_refused ||
+				  r->out.net.blind_admitted);
+	cJSON_AddNumberToObject(c, "lines_lost", (double)r->out.net.dropped);
+	cJSON_AddNumberToObject(c, "refused_while_impaired", (double)r->out.net.blind_refused);
+	cJSON_AddNumberToObject(c, "admitted_while_impaired", (double)r->out.net.blind_admitted);
 	return o;
 }
 
