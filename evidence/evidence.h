@@ -116,3 +116,38 @@ int evidence_witness_parse(const char *text, size_t len, struct evidence_witness
  * verified the log first. The count found (at most max). Pure (fuzzed). */
 size_t evidence_checkpoint_events(const char *text, size_t len, struct evidence_checkpoint *out,
 				  size_t max);
+
+/* The review packet (paddock evidence export, docs/evidence.md): what may
+ * leave the owner's hands. evidence_export_json() rewrites one JSON value
+ * (a log line, or the record) by an allowlist of field names: a listed
+ * field keeps a number, a truth value, or a short string of plain
+ * characters (ids, digests, decisions, times); every other value, and any
+ * field not listed (those go, in order, into an array "unlisted"), becomes {"hmac": HMAC-SHA-256
+ * under key of its bytes, "len": their count} (keyed: who has the packet but not the key cannot
+ * test guesses of a short secret against it). *out is malloc'd, one line.
+ * -EINVAL when text is not a JSON object, -ENOMEM. Pure (fuzzed). */
+int evidence_export_json(const char *text, size_t len, const unsigned char *key, char **out);
+
+/* The deny list of the export's self-scan: byte strings that must not be
+ * in any file of the packet. Markers shorter than EVIDENCE_MARKER_MIN
+ * bytes are counted in skipped, not scanned (they would match anything). */
+#define EVIDENCE_MARKER_MIN 4
+struct evidence_markers {
+	char **v;
+	size_t *len;
+	size_t n, skipped;
+};
+
+/* Add one marker (copied). -ENOMEM. */
+int evidence_markers_add(struct evidence_markers *m, const char *s, size_t len);
+/* Add the markers of a file's text: with values, the VALUE of each
+ * NAME=VALUE line (a secrets file, an env file; blank lines and # comments
+ * skipped), and of a NAME alone lookup(NAME) when lookup is given and
+ * finds it (an env file's NAME from the environment); without values,
+ * each non-empty line. -ENOMEM. */
+int evidence_markers_add_text(struct evidence_markers *m, const char *text, size_t len, bool values,
+			      const char *(*lookup)(const char *name));
+/* The index of the first marker found in buf (as is, or as a JSON string
+ * escapes it), or -1. */
+long evidence_markers_scan(const struct evidence_markers *m, const char *buf, size_t len);
+void evidence_markers_free(struct evidence_markers *m);

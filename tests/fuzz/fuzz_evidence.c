@@ -4,7 +4,8 @@
  * the first 8 bytes, when present, are a checkpoint sequence number. The
  * same bytes go to the witness's readers (evidence_witness_parse(), the
  * record's checkpoints, and evidence_checkpoint_events(), the supervisor
- * log's).
+ * log's), and to the export's (evidence_export_json() and the deny list's
+ * markers and scan).
  *   make fuzz FUZZ=evidence */
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,6 +48,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			evidence_checkpoint_events(copy, size, cp, 4);
 		free(w);
 		free(cp);
+	}
+	{
+		/* The export's rewrite and its deny list, on the same bytes. */
+		struct evidence_markers m = {0};
+		char *out = NULL;
+
+		if (evidence_export_json(copy, size, fuzz_evidence_key, &out) == 0) {
+			evidence_markers_add_text(&m, copy, size, true, NULL);
+			evidence_markers_add_text(&m, copy, size, false, NULL);
+			evidence_markers_scan(&m, out, strlen(out));
+		}
+		free(out);
+		evidence_markers_free(&m);
 	}
 	free(copy);
 	return 0;

@@ -366,3 +366,71 @@ Test(evidence, the_witness)
 	cr_assert_eq(ev[0].seq, 7);
 	free(log);
 }
+
+/* The packet's allowlist: listed fields keep plain values; free text,
+ * unlisted fields and nested values of unlisted fields become keyed
+ * digests. */
+Test(evidence, export_allowlist)
+{
+	static const char line[] =
+	    "{\"seq\":3,\"type\":\"admission\",\"decision\":\"refused-no-rule\",\"rule\":-1,"
+	    "\"name\":\"secret-marker.exfil.test\",\"admission\":\"a1b2\","
+	    "\"message\":\"Jane Roe\",\"time\":\"2026-12-01T08:34:42.618Z\","
+	    "\"session\":\"has space\",\"x-chosen\":{\"deep\":\"secret-marker\"}}";
+	char *out = NULL;
+
+	cr_assert_eq(evidence_export_json(line, strlen(line), key, &out), 0);
+	cr_assert(strstr(out, "\"seq\":3"), "%s", out);
+	cr_assert(strstr(out, "\"decision\":\"refused-no-rule\""), "%s", out);
+	cr_assert(strstr(out, "\"rule\":-1"), "%s", out);
+	cr_assert(strstr(out, "\"admission\":\"a1b2\""), "%s", out);
+	cr_assert(strstr(out, "\"time\":\"2026-12-01T08:34:42.618Z\""), "%s", out);
+	cr_assert_null(strstr(out, "secret-marker"), "%s", out);
+	cr_assert_null(strstr(out, "Jane"), "%s", out);
+	cr_assert_null(strstr(out, "x-chosen"), "an unlisted field's name is dropped: %s", out);
+	cr_assert_null(strstr(out, "has space"), "a listed field with free text: %s", out);
+	cr_assert(strstr(out, "\"unlisted\":[{\"hmac\":\""), "%s", out);
+	cr_assert(strstr(out, "\"len\":24"), "the name's length: %s", out);
+	free(out);
+	cr_assert_eq(evidence_export_json("[1]", 3, key, &out), -EINVAL);
+	cr_assert_eq(evidence_export_json("nope", 4, key, &out), -EINVAL);
+	/* the same value, the same digest: a reviewer can link without
+	 * reading it */
+	{
+		char *a = NULL, *b = NULL;
+
+		cr_assert_eq(evidence_export_json("{\"name\":\"x.test\"}", 17, key, &a), 0);
+		cr_assert_eq(evidence_export_json("{\"name\":\"x.test\"}", 17, key, &b), 0);
+		cr_assert_str_eq(a, b);
+		free(a);
+		free(b);
+	}
+}
+
+static const char *fake_env(const char *name)
+{
+	return strcmp(name, "FROM_ENV") == 0 ? "env-value-1234" : NULL;
+}
+
+Test(evidence, export_markers)
+{
+	struct evidence_markers m = {0};
+	static const char secrets[] = "# comment\nTOKEN=tok-abcdef\nSHORT=ab\n\nFROM_ENV\n";
+	static const char deny[] = "Jane Roe\r\nid\n";
+
+	cr_assert_eq(evidence_markers_add_text(&m, secrets, strlen(secrets), true, fake_env), 0);
+	cr_assert_eq(evidence_markers_add_text(&m, deny, strlen(deny), false, NULL), 0);
+	cr_assert_eq(evidence_markers_add(&m, "quo\"te", 6), 0);
+	cr_assert_eq(m.n, 4, "tok-abcdef, env-value-1234, Jane Roe, quo\"te");
+	cr_assert_eq(m.skipped, 2, "ab and id are too short to scan");
+	cr_assert_eq(evidence_markers_scan(&m, "xx tok-abcdef", 13), 0);
+	cr_assert_eq(evidence_markers_scan(&m, "env-value-1234", 14), 1);
+	cr_assert_eq(evidence_markers_scan(&m, "{\"m\":\"Jane Roe\"}", 16), 2);
+	cr_assert_eq(evidence_markers_scan(&m, "{\"m\":\"quo\\\"te\"}", 15), 3, "escaped");
+	cr_assert_eq(evidence_markers_scan(&m, "clean", 5), -1);
+	evidence_markers_free(&m);
+	/* without lookup, a NAME alone is nothing */
+	cr_assert_eq(evidence_markers_add_text(&m, secrets, strlen(secrets), true, NULL), 0);
+	cr_assert_eq(m.n, 1);
+	evidence_markers_free(&m);
+}
