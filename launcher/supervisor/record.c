@@ -371,6 +371,7 @@ static cJSON *build(const struct run *r)
 	}
 	cJSON_AddItemToObject(o, "endpoints", endpoints(r));
 	cJSON_AddItemToObject(o, "network", network(r));
+	cJSON_AddItemToObject(o, "controls", record_controls(r));
 	if (r->live.evidence.fd >= 0) {
 		/* The checkpoint: the witness outside the log that says where it
 		 * ends (paddock evidence verify --record). */

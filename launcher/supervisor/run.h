@@ -310,6 +310,11 @@ int run_evidence_open(struct run *r, struct err *err);
 void evidence_event(struct run *r, const char *type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* controls.c: the record's "controls" (HB-20): each control paddock
+ * reports, labelled prevention, detection or response, with its hook. */
+struct cJSON;
+struct cJSON *record_controls(const struct run *r);
+
 /* record.c: the completion record (docs/record.md) from spec and outcome. */
 int record_write(const struct run *r, int fd, struct err *err);
 /* The record's text, malloc'd, newline-terminated and not NUL-terminated

@@ -78,6 +78,15 @@ Test(evidence_gaps, two_sources_verify_complete_and_each_gap_is_named)
 	cr_assert_str_eq(h_json(w.record, "[s['source'] for s in d['evidence']['sources']]"),
 			 "[\"supervisor\", \"mediator\"]");
 	cr_assert_str_eq(h_json(w.record, "d['evidence']['sources'][1]['seq'] >= 3"), "true");
+	/* HB-20: the controls, labelled; the mediator refused nothing here
+	 * (both requests were allowed, then failed to connect). */
+	cr_assert_str_eq(h_json(w.record, "[(c['control'], c['kind']) for c in d['controls'] "
+					  "if c['control'] in ('mediator', 'tampering-check', "
+					  "'expiry')]"),
+			 "[[\"mediator\", \"prevention\"], [\"tampering-check\", \"detection\"], "
+			 "[\"expiry\", \"response\"]]");
+	cr_assert_str_eq(h_json(w.record, "[c['effect_observed'] for c in d['controls']]"),
+			 "[null, null, null, null, null, null, null, null]");
 	stext = h_read_file(slog, &slen);
 	mtext = h_read_file(mlog, &mlen);
 	rtext = h_read_file(w.record, &rlen);
