@@ -223,7 +223,7 @@ static const char run_usage[] =
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
     "                         host-root, direct-stdio, proxy-env-only,\n"
     "                         dns-open, gate-off, verbose-denial, retry-unbounded,\n"
-    "                         credential-any-audience\n"
+    "                         credential-any-audience, no-seq, raw-export\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
@@ -314,7 +314,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
 				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
-				    "verbose-denial, retry-unbounded, credential-any-audience)",
+				    "verbose-denial, retry-unbounded, credential-any-audience, "
+				    "no-seq, raw-export)",
 				    optarg);
 			o->weaken |= bit;
 			break;

@@ -235,7 +235,8 @@ static const char export_usage[] =
     "--env-file (as paddock run takes them), --deny and the lines of --deny-file;\n"
     "one found, nothing is written.\n"
     "  --key FILE  the run's key (default: the supervisor's log with .jsonl as .key)\n"
-    "  --weaken raw-export  copy the files as they are, unscanned (evaluation only)\n"
+    "  --weaken raw-export  copy the files as they are, unscanned (evaluation only;\n"
+    "                       also when the run had --weaken raw-export)\n"
     "\n"
     "Exit status: 0 written; 1 refused (a marker is in it: the file and the marker's\n"
     "source are named, never the marker); 125 bad arguments or unreadable files.\n";
@@ -394,6 +395,20 @@ static int export_write(const char *dir, const struct packet *p)
 	return 0;
 }
 
+static bool recorded_raw(const char *text, size_t len)
+{
+	cJSON *o = cJSON_ParseWithLength(text, len);
+	const cJSON *x, *w = cJSON_GetObjectItemCaseSensitive(o, "weakenings");
+	bool raw = false;
+
+	cJSON_ArrayForEach(x, w)
+	{
+		raw = raw || (cJSON_IsString(x) && strcmp(x->valuestring, "raw-export") == 0);
+	}
+	cJSON_Delete(o);
+	return raw;
+}
+
 static int export(int argc, char **argv)
 {
 	static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
@@ -480,6 +495,9 @@ static int export(int argc, char **argv)
 		return cli_fail("evidence export: record %s: %s", rec,
 				r < 0 ? strerror(-r) : "no session or evidence checkpoint in it");
 	}
+	/* paddock run --weaken raw-export (HB-24's weakened arm): the run's
+	 * record asks for it. */
+	raw = raw || recorded_raw(rtext, rlen);
 	if (!key_path) {
 		size_t n = strlen(w.cp[0].log);
 

@@ -35,8 +35,9 @@ enum weaken {
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
 	WEAKEN_NO_SEQ = 1u << 18, /* evidence lines without seq or chain: a lost line is unseen */
+	WEAKEN_RAW_EXPORT = 1u << 19, /* paddock evidence export copies this run's files raw */
 };
-#define WEAKEN_COUNT 19
+#define WEAKEN_COUNT 20
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

@@ -37,6 +37,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
      "destination, not only where a grant with the credential covers the request"},
     {"no-seq", "the evidence logs carry no sequence numbers and no chain (each line is MAC'd "
 	       "alone): a line lost or removed leaves a clean-looking log"},
+    {"raw-export", "paddock evidence export copies this run's record and logs as they are, "
+		   "unscanned: a secret or a name in them goes into the review packet"},
 };
 
 const char *weaken_name(unsigned bit)
