@@ -73,6 +73,13 @@ static void first_session(const char *text, size_t len, char *session, size_t ss
 /* One log's findings, under the name of its source. */
 static void show(FILE *o, const char *source, const struct evidence_report *rep)
 {
+	if (rep->verdict == EVIDENCE_COMPLETE && !rep->sequenced) {
+		fprintf(o,
+			"  %s: complete as far as it can tell, %llu events (unsequenced, epoch "
+			"%.8s), head %.16s\n",
+			source, (unsigned long long)rep->lines, rep->epoch, rep->head);
+		return;
+	}
 	if (rep->verdict == EVIDENCE_COMPLETE) {
 		fprintf(o, "  %s: complete, %llu events (seq 1-%llu, epoch %.8s), head %.16s\n",
 			source, (unsigned long long)rep->lines, (unsigned long long)rep->last_seq,
@@ -401,8 +408,7 @@ static bool recorded_raw(const char *text, size_t len)
 	const cJSON *x, *w = cJSON_GetObjectItemCaseSensitive(o, "weakenings");
 	bool raw = false;
 
-	cJSON_ArrayForEach(x, w)
-	{
+	cJSON_ArrayForEach(x, w) {
 		raw = raw || (cJSON_IsString(x) && strcmp(x->valuestring, "raw-export") == 0);
 	}
 	cJSON_Delete(o);

@@ -4,7 +4,7 @@
 #include "../lib/case.h"
 
 extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb08_case,
-    hb09_case, hb10_case, hb11_case, hb12_case, hb23_case;
+    hb09_case, hb10_case, hb11_case, hb12_case, hb18_case, hb23_case;
 
 const struct eval_case *const eval_cases[] = {
     &hb01_case, /* files/hb01_equivalent_writes.c */
@@ -17,6 +17,7 @@ const struct eval_case *const eval_cases[] = {
     &hb10_case, /* network/hb10_scope.c */
     &hb11_case, /* network/hb11_credentials.c */
     &hb12_case, /* network/hb12_release.c */
+    &hb18_case, /* evidence/hb18_gaps.c */
     &hb23_case, /* network/hb23_denials.c */
 };
 const size_t eval_n_cases = sizeof(eval_cases) / sizeof(eval_cases[0]);

@@ -23,6 +23,7 @@
 #include "../../scenarios/cases/network/hb11_grade.h"
 #include "../../scenarios/cases/network/hb12_grade.h"
 #include "../../scenarios/cases/network/hb23_grade.h"
+#include "../../scenarios/cases/evidence/hb18_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -2397,4 +2398,69 @@ Test(eval, hb11_credential_rules)
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+}
+
+static struct gap_obs gap_clean(void)
+{
+	return (struct gap_obs){.baseline_read = true,
+				.baseline_complete = true,
+				.dropped = true,
+				.sequenced = true,
+				.dropped_seq = 4,
+				.after_read = true,
+				.after_complete = false,
+				.after_named = true,
+				.received = 3,
+				.expect_received = 3};
+}
+
+Test(eval, hb18_gap_rules)
+{
+	struct gap_obs o = gap_clean();
+	struct result r = {0};
+
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* no-seq: the removal unseen */
+	o = gap_clean(), o.sequenced = false, o.after_complete = true, o.after_named = false;
+	r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a clean trace with a hole");
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	o = gap_clean(), o.after_named = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "INCOMPLETE without the range");
+	o = gap_clean(), o.baseline_complete = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "nothing to compare with");
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = gap_clean(), o.dropped = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = gap_clean(), o.after_read = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "verify did not run");
+	o = gap_clean(), o.baseline_read = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	o = gap_clean(), o.received = 2, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+Test(eval, hb18_names_gap)
+{
+	static const char out[] = "  mediator: line 4: sequence numbers 4-5 are missing\n"
+				  "  mediator: missing seq 4-5\n  supervisor: missing seq 9-9\n";
+
+	cr_assert(hb18_names_gap(out, "mediator", 4));
+	cr_assert(hb18_names_gap(out, "mediator", 5));
+	cr_assert(!hb18_names_gap(out, "mediator", 6));
+	cr_assert(!hb18_names_gap(out, "mediator", 9), "another source's range");
+	cr_assert(hb18_names_gap(out, "supervisor", 9));
+	cr_assert(!hb18_names_gap("COMPLETE\n", "mediator", 1));
+	cr_assert(!hb18_names_gap("  mediator: missing seq x-y\n", "mediator", 1));
 }
