@@ -24,6 +24,7 @@
 #include "../../scenarios/cases/network/hb12_grade.h"
 #include "../../scenarios/cases/network/hb23_grade.h"
 #include "../../scenarios/cases/evidence/hb18_grade.h"
+#include "../../scenarios/cases/evidence/hb24_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -2463,4 +2464,63 @@ Test(eval, hb18_names_gap)
 	cr_assert(hb18_names_gap(out, "supervisor", 9));
 	cr_assert(!hb18_names_gap("COMPLETE\n", "mediator", 1));
 	cr_assert(!hb18_names_gap("  mediator: missing seq x-y\n", "mediator", 1));
+}
+
+static struct packet_obs packet_clean(void)
+{
+	return (struct packet_obs){.exported = true,
+				   .files = 4,
+				   .markers_present = true,
+				   .scanned_self = true,
+				   .refusal_checked = true,
+				   .linked_policy = true,
+				   .linked_admission = true,
+				   .received = true};
+}
+
+Test(eval, hb24_packet_rules)
+{
+	struct packet_obs o = packet_clean();
+	struct result r = {0};
+
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* raw-export: the markers in the packet; no self-scan to check */
+	o = packet_clean(), o.leaks = 2, o.refusal_checked = o.scanned_self = false;
+	r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* a leak is a FAIL whatever else is missing */
+	o = packet_clean(), o.leaks = 1, o.unread = 1, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = packet_clean(), o.markers_present = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "nothing was there to keep out");
+	o = packet_clean(), o.exported = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	o = packet_clean(), o.unread = 1, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = packet_clean(), o.files = 0, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "an empty packet proves nothing");
+	o = packet_clean(), o.scanned_self = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN, "a self-scan that refuses nothing");
+	o = packet_clean(), o.linked_admission = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "not reviewable");
+	o = packet_clean(), o.linked_policy = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = packet_clean(), o.received = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 }
