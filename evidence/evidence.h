@@ -19,6 +19,9 @@
 #define EVIDENCE_KEY_LEN  32
 #define EVIDENCE_LINE_MAX 4096
 
+/* SHA-256 of data as lower-case hex (the packet's manifest). */
+void evidence_sha256_hex(const void *data, size_t len, char out[65]);
+
 /* HMAC-SHA-256 (RFC 2104) of data under key. */
 void evidence_hmac(const unsigned char *key, size_t key_len, const void *data, size_t len,
 		   unsigned char out[32]);

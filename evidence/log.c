@@ -28,6 +28,14 @@ static void hex(const unsigned char *b, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
+void evidence_sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char dg[32];
+
+	sha256(data, len, dg);
+	hex(dg, 32, out);
+}
+
 static void genesis(const char *session, char out[65])
 {
 	char text[96];

@@ -17,7 +17,6 @@
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
 #include "../include/io.h"
-#include "../policy/sha256.h"
 
 #define EVIDENCE_LOG_MAX (256u << 20)
 
@@ -336,11 +335,9 @@ static int manifest(struct packet *p, const struct evidence_witness *w, const ch
 	files = cJSON_AddArrayToObject(o, "files");
 	for (size_t i = 0; i < p->n; i++) {
 		cJSON *f = cJSON_CreateObject();
-		unsigned char dg[32];
 		char hex[65];
 
-		sha256(p->data[i], p->len[i], dg);
-		sha256_hex(dg, hex);
+		evidence_sha256_hex(p->data[i], p->len[i], hex);
 		cJSON_AddStringToObject(f, "name", p->name[i]);
 		cJSON_AddStringToObject(f, "sha256", hex);
 		cJSON_AddNumberToObject(f, "bytes", (double)p->len[i]);
