@@ -36,8 +36,10 @@ enum weaken {
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
 	WEAKEN_NO_SEQ = 1u << 18, /* evidence lines without seq or chain: a lost line is unseen */
 	WEAKEN_RAW_EXPORT = 1u << 19, /* paddock evidence export copies this run's files raw */
+	WEAKEN_EVIDENCE_IN_SANDBOX = 1u
+				     << 20, /* the record's directory bound rw into the sandbox */
 };
-#define WEAKEN_COUNT 20
+#define WEAKEN_COUNT 21
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

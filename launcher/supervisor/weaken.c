@@ -39,6 +39,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 	       "alone): a line lost or removed leaves a clean-looking log"},
     {"raw-export", "paddock evidence export copies this run's record and logs as they are, "
 		   "unscanned: a secret or a name in them goes into the review packet"},
+    {"evidence-in-sandbox", "the record's directory, with the evidence logs and their key, is "
+			    "writable in the sandbox: the workload can rewrite its own evidence"},
 };
 
 const char *weaken_name(unsigned bit)
