@@ -175,12 +175,15 @@ if eg:
           "inside `paddock run` with agent-net.json and rules for bench.test, through the "
           "proxy (127.0.0.1:3128) and, transparent, straight to the name (the DNS stub's "
           "synthetic address, the transparent listener); paddock-grant: through the proxy "
-          "to a rule with grants (the request matched against them); tinyproxy: Debian's, on "
+          "to a rule with grants (the request matched against them); paddock-credential: the "
+          "same with a brokered credential (its placeholder swapped for the secret, the "
+          "response scanned for it); tinyproxy: Debian's, on "
           "loopback; direct: no proxy. The mediator forwards one request per "
           "connection (nothing pipelined passes unparsed), so there is no keep-alive row.",
           "", "| | p50 (us) | p99 (us) | added p50 vs direct (us) |", "|---|---|---|---|"]
     d50 = med(eg["direct"], "p50_us") if "direct" in eg else None
-    for name in ("direct", "tinyproxy", "paddock", "paddock-grant", "paddock-transparent"):
+    for name in ("direct", "tinyproxy", "paddock", "paddock-grant", "paddock-credential",
+                 "paddock-transparent"):
         if name in eg:
             p50 = med(eg[name], "p50_us")
             add = f"{p50 - d50:+.0f}" if d50 is not None else "-"
@@ -272,6 +275,10 @@ if eg and tu and all(k in eg for k in ("direct", "tinyproxy", "paddock")) and \
         g = med(eg["paddock-grant"], "p50_us") - med(eg["paddock"], "p50_us")
         T.append(f"| mediator: a request with a grant vs a plain allowed one | reported | "
                  f"{g:+.0f} us | - |")
+    if "paddock-credential" in eg:
+        g = med(eg["paddock-credential"], "p50_us") - med(eg["paddock"], "p50_us")
+        T.append(f"| mediator: a request with a grant and a credential swap vs a plain "
+                 f"allowed one | reported | {g:+.0f} us | - |")
 L += ["## Targets", "",
       "| target | aim | this run | |", "|---|---|---|---|"] + T + [
       "", "What bounds the ones not met, with a profile: bench/profile.md. Single runs "

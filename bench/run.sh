@@ -204,19 +204,29 @@ echo "bench: egress through the mediator, tinyproxy and direct ($reps runs each)
 # tinyproxy (Debian's) on 127.0.0.1:18973 as the test user; direct: no
 # proxy. The mediator forwards one request per connection, so there is no
 # keep-alive row.
-python3 - "$top/contrib/policies/agent-net.json" "$work/net.json" <<'PY'
+python3 - "$top/contrib/policies/agent-net.json" "$work/net.json" "$work/secrets" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["network"] = {"mode": "mediated",
-                "resolve": {"bench.test": "127.0.0.1", "granted.test": "127.0.0.1"},
+                "secrets": sys.argv[3],
+                "resolve": {"bench.test": "127.0.0.1", "granted.test": "127.0.0.1",
+                            "cred.test": "127.0.0.1"},
                 "allow": [{"host": "bench.test", "ports": [18971], "protocol": "http"},
                           {"host": "bench.test", "ports": [18972], "protocol": "tcp"},
                           {"host": "granted.test", "ports": [18971], "protocol": "http",
                            "grants": [{"methods": ["POST"], "path": "/t/{tenant}",
                                        "values": {"tenant": ["a", "b", "c"]}},
-                                      {"methods": ["GET"], "path": "/"}]}]}
+                                      {"methods": ["GET"], "path": "/"}]},
+                          {"host": "cred.test", "ports": [18971], "protocol": "http",
+                           "grants": [{"methods": ["GET"], "path": "/",
+                                       "credential": {"secret": "bench", "env": "BENCH_TOKEN",
+                                                      "header": "Authorization",
+                                                      "prefix": "Bearer "}}]}]}
 json.dump(d, open(sys.argv[2], "w"))
 PY
+# The brokered credential's secrets file (the caller's, 0600).
+echo "bench=bench-secret-0123456789" >"$work/secrets"
+chmod 600 "$work/secrets"
 mkdir -p "$work/mb"
 cp "$top/bench/mediator.py" "$work/mb/mediator.py"
 printf 'Port 18973\nListen 127.0.0.1\nTimeout 60\nMaxClients 200\nAllow 127.0.0.1\nConnectPort 18972\nLogLevel Critical\nLogFile "%s/tinyproxy.log"\nDisableViaHeader Yes\n' \
@@ -236,6 +246,9 @@ for i in $(seq "$reps"); do
 		$M latency proxy 300 bench.test 18971 127.0.0.1 3128)" >>"$work/out/egress.txt"
 	echo "paddock-grant $($as $top/build/paddock run --policy "$work/net.json" --ro-bind "$work/mb" -- \
 		$M latency proxy 300 granted.test 18971 127.0.0.1 3128)" >>"$work/out/egress.txt"
+	echo "paddock-credential $($as $top/build/paddock run --policy "$work/net.json" --ro-bind "$work/mb" -- \
+		env BENCH_AUTH_ENV=BENCH_TOKEN $M latency proxy 300 cred.test 18971 127.0.0.1 3128)" \
+		>>"$work/out/egress.txt"
 	echo "paddock-transparent $($as $top/build/paddock run --policy "$work/net.json" \
 		--ro-bind "$work/mb" -- $M latency direct 300 bench.test 18971)" >>"$work/out/egress.txt"
 	echo "direct $($as $M connect direct 1024 127.0.0.1 18972)" >>"$work/out/tunnel.txt"

@@ -22,6 +22,7 @@ void options_free(struct options *o)
 	for (size_t i = 0; i < o->n_env_pass; i++)
 		free(o->env_pass[i]);
 	free(o->env_pass);
+	free(o->config_policy);
 	free(o->ports);
 	free(o->allow_net);
 	memset(o, 0, sizeof(*o));
@@ -98,6 +99,8 @@ enum {
 	OPT_ENV_FILE,
 	OPT_RM,
 	OPT_SECRETS,
+	OPT_NO_CONFIG,
+	OPT_TRACE_DENIALS,
 };
 
 /* --env NAME: the value from our environment, never from argv (other
@@ -195,6 +198,8 @@ static const struct option long_opts[] = {
     {"explain", no_argument, NULL, 'E'},
     {"detach", no_argument, NULL, OPT_DETACH},
     {"rm", no_argument, NULL, OPT_RM},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
+    {"trace-denials", no_argument, NULL, OPT_TRACE_DENIALS},
     {"name", required_argument, NULL, OPT_NAME},
     {"port", required_argument, NULL, 'p'},
     {"allow-net", required_argument, NULL, OPT_ALLOW_NET},
@@ -263,6 +268,10 @@ static const char run_usage[] =
     "      --detach           print the session id once the workload started and\n"
     "                         exit 0; the sandbox runs on (see paddock ps, stop, wait)\n"
     "      --rm               remove the session's entry and output when it ends\n"
+    "      --trace-denials    say on stderr (and count in the record) each system\n"
+    "                         call the seccomp filter refuses, as it happens\n"
+    "      --no-config        ignore the defaults file ($XDG_CONFIG_HOME/paddock/\n"
+    "                         config.json; PADDOCK_CONFIG=FILE names another)\n"
     "      --name NAME        name the session ([A-Za-z0-9_.-], at most 64); one\n"
     "                         live session per name\n"
     "  -h, --help             show this help\n"
@@ -376,6 +385,12 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			break;
 		case OPT_RM:
 			o->rm = true;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = true;
+			break;
+		case OPT_TRACE_DENIALS:
+			o->trace_denials = true;
 			break;
 		case OPT_RECORD_REQUIRED:
 			o->record_required = true;

@@ -239,10 +239,22 @@ static void check_cgroup(void)
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", roots[i]);
 		if (access(path, R_OK) != 0)
 			continue;
-		snprintf(path, sizeof(path), "%s%s", roots[i],
-			 strncmp(line, "0::", 3) == 0 ? line + 3 : "");
-		row("cgroup v2", INFO, "at %s; this user's cgroup %s is %s", roots[i], path,
-		    access(path, W_OK) == 0 ? "writable (delegated)" : "not writable");
+		{
+			char ctl[256] = "";
+			FILE *c = fopen(path, "re");
+
+			if (c && fgets(ctl, sizeof(ctl), c))
+				ctl[strcspn(ctl, "\n")] = '\0';
+			if (c)
+				fclose(c);
+			snprintf(path, sizeof(path), "%s%s", roots[i],
+				 strncmp(line, "0::", 3) == 0 ? line + 3 : "");
+			row("cgroup v2", INFO,
+			    "at %s (controllers: %s); this user's cgroup %s is %s; limits.memory, "
+			    "cpu and pids need memory, cpu and pids there",
+			    roots[i], ctl[0] ? ctl : "none", path,
+			    access(path, W_OK) == 0 ? "writable (delegated)" : "not writable");
+		}
 		return;
 	}
 	row("cgroup v2", INFO, "not mounted");

@@ -49,6 +49,8 @@ static int run_main(int argc, char **argv)
 	int rc;
 
 	rc = options_parse(argc, argv, &o, &err);
+	if (rc == 0)
+		rc = config_apply(&o, &err);
 	if (rc != 0) {
 		if (rc < 0)
 			fprintf(stderr, "paddock: %s\n", err.msg);

@@ -294,6 +294,20 @@ static const char *hold_extra(const struct mediator *m, const struct conn *c, ch
 static void hold_free(struct mediator *m, struct conn *c);
 static void hold_refill(struct conn *c);
 
+/* --trace-denials: a refusal said on stderr as it happens (the caller's:
+ * the operator's, never the workload's), at most 50 lines. */
+static void trace_denial(struct mediator *m, const struct conn *c, enum mediator_decision d)
+{
+	static unsigned lines;
+	const char *name = mediator_decision_name(d);
+
+	if (!m->cfg.trace_denials || strncmp(name, "refused-", 8) != 0 || lines >= 50)
+		return;
+	lines++;
+	fprintf(stderr, "paddock: denied: %s:%u (mediator: %s, rule %ld)\n",
+		c->name[0] ? c->name : "?", c->port, name, c->rule ? (long)c->rule->index : -1L);
+}
+
 /* The credential's fields (credentials.c) after first's, or either. */
 static const char *cred_extra(const struct conn *c, const char *first, char *buf, size_t size)
 {
@@ -316,6 +330,7 @@ static void decide_extra(struct mediator *m, struct conn *c, enum mediator_decis
 
 	admit_id(m, c);
 	m->counts[d]++;
+	trace_denial(m, c, d);
 	if (gate && more)
 		snprintf(both, sizeof(both), "%s%s", gate, more);
 	log_line(m, c, "decision", d, c->name, c->port,

@@ -187,6 +187,7 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 		return r;
 	/* --weaken verbose-denial, retry-unbounded (HB-23). */
 	mc.verbose_denial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "verbose_denial"));
+	mc.trace_denials = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "trace_denials"));
 	mc.retry_unbounded =
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "retry_unbounded"));
 	mc.log_unsequenced =

@@ -426,9 +426,10 @@ struct mediator_config {
 	bool gate_off;
 	const struct approval *approvals;
 	size_t n_approvals;
-	bool verbose_denial;			 /* --weaken verbose-denial */
-	bool retry_unbounded;			 /* --weaken retry-unbounded */
-	bool log_unsequenced;			 /* --weaken no-seq */
+	bool verbose_denial;  /* --weaken verbose-denial */
+	bool trace_denials;   /* paddock run --trace-denials: refusals also on stderr */
+	bool retry_unbounded; /* --weaken retry-unbounded */
+	bool log_unsequenced; /* --weaken no-seq */
 	const struct mediator_credentials *cred; /* NULL: none brokered */
 };
 

@@ -294,31 +294,45 @@ static int parse_rlimits(const cJSON *obj, struct policy *p, struct err *err)
 	return r < 0 ? r : 0;
 }
 
-/* limits.output: bytes as an integer or a size string, greater than 0. */
-static int parse_output(const cJSON *it, uint64_t *out, struct err *err)
+/* limits.output, limits.memory: bytes as an integer or a size string,
+ * greater than 0. */
+static int parse_bytes(const cJSON *it, const char *path, uint64_t *out, struct err *err)
 {
 	int r;
 
 	if (cJSON_IsString(it)) {
 		r = policy_parse_size(it->valuestring, out);
 		if (r < 0)
-			return policy_size_error(r, "limits.output", it->valuestring, "", err);
+			return policy_size_error(r, path, it->valuestring, "", err);
 	} else if (cJSON_IsNumber(it) && it->valuedouble >= 1 && it->valuedouble <= 9.0e15 &&
 		   it->valuedouble == (double)(uint64_t)it->valuedouble) {
 		*out = (uint64_t)it->valuedouble;
 	} else {
 		return err_set(err, EINVAL,
-			       "limits.output: must be a positive integer or a size string such as "
-			       "\"64m\"");
+			       "%s: must be a positive integer or a size string such as \"64m\"",
+			       path);
 	}
 	if (*out == 0)
-		return err_set(err, EINVAL, "limits.output: must be greater than 0");
+		return err_set(err, EINVAL, "%s: must be greater than 0", path);
+	return 0;
+}
+
+/* limits.cpu: CPUs as a number (0.01 to 1024; 0.5 is half of one), kept
+ * as a quota in microseconds per 100 ms period (cgroup v2 cpu.max). */
+static int parse_cpu(const cJSON *it, uint64_t *quota_us, struct err *err)
+{
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0.01 && it->valuedouble <= 1024))
+		return err_set(err, EINVAL,
+			       "limits.cpu: must be a number of CPUs from 0.01 to 1024 (0.5: half "
+			       "of one)");
+	*quota_us = (uint64_t)(it->valuedouble * 100000.0 + 0.5);
 	return 0;
 }
 
 static int parse_limits(const cJSON *obj, struct policy *p, struct err *err)
 {
-	static const char *const keys[] = {"ttl", "grace", "rlimits", "output", NULL};
+	static const char *const keys[] = {"ttl",    "grace", "rlimits", "output",
+					   "memory", "cpu",   "pids",	 NULL};
 	const cJSON *it;
 	int r;
 
@@ -332,7 +346,18 @@ static int parse_limits(const cJSON *obj, struct policy *p, struct err *err)
 	if (r >= 0 && (it = member(obj, "rlimits")))
 		r = parse_rlimits(it, p, err);
 	if (r >= 0 && (it = member(obj, "output")))
-		r = parse_output(it, &p->output_max, err);
+		r = parse_bytes(it, "limits.output", &p->output_max, err);
+	/* Through cgroup v2 where a delegated cgroup has the controllers
+	 * (launcher/supervisor/cgroup.c); else said, and recorded. */
+	if (r >= 0 && (it = member(obj, "memory")))
+		r = parse_bytes(it, "limits.memory", &p->memory_max, err);
+	if (r >= 0 && (it = member(obj, "cpu")))
+		r = parse_cpu(it, &p->cpu_quota_us, err);
+	if (r >= 0 && (it = member(obj, "pids"))) {
+		r = policy_json_uint(it, "limits.pids", 4194304, &p->pids_max, err);
+		if (r >= 0 && p->pids_max == 0)
+			r = err_set(err, EINVAL, "limits.pids: must be from 1 to 4194304");
+	}
 	return r < 0 ? r : 0;
 }
 

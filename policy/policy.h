@@ -250,6 +250,11 @@ struct policy {
 	uint64_t grace_ms; /* default 2000 */
 	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];
 	uint64_t output_max; /* limits.output: bytes kept per detached stream; default 64 MiB */
+	/* limits.memory, .cpu, .pids: cgroup v2 memory.max, cpu.max (quota in
+	 * us per 100 ms), pids.max; 0 = not set. */
+	uint64_t memory_max;
+	uint64_t cpu_quota_us;
+	uint64_t pids_max;
 	/* "seccomp" */
 	enum policy_seccomp_profile seccomp_profile;	   /* default POLICY_SECCOMP_DEFAULT */
 	enum policy_seccomp_action seccomp_default_action; /* for calls not allowed */
@@ -300,6 +305,26 @@ int policy_extends_resolve(const char *text, size_t len, const char *label, poli
 /* over merged onto base by the rules of docs/policy.md (objects key by key,
  * the adding lists appended, anything else replaced). -ENOMEM. */
 int policy_merge(struct cJSON *base, const struct cJSON *over, struct err *err);
+
+/* The per-user defaults file (policy/user_config.c, docs/usage.md
+ * "Defaults"): "policy" (a file or profile), "ttl" (a duration), "binds"
+ * and "ro_binds" ("SRC" or "SRC:/DST", SRC absolute or "~/..."), "env"
+ * (variable names passed as --env NAME, skipped when unset). */
+struct policy_user_config {
+	char *policy;
+	bool has_ttl;
+	uint64_t ttl_ms;
+	char **binds; /* in file order, ro[i] for each */
+	bool *ro;
+	size_t n_binds;
+	char **env;
+	size_t n_env;
+};
+/* 0, or -EINVAL/-E2BIG/-ENOMEM with err "PATH: problem". Pure, fuzzed
+ * (tests/fuzz/fuzz_policy.c: every input goes through it too). */
+int policy_user_config_parse(const char *text, size_t len, struct policy_user_config *out,
+			     struct err *err);
+void policy_user_config_free(struct policy_user_config *c);
 
 /* An --env-file's text: one NAME=VALUE per line (VALUE literal up to the
  * line's end, no quoting), or NAME alone (its value from lookup, skipped

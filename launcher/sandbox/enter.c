@@ -293,7 +293,7 @@ int sandbox_recv(int ctl, char *buf, size_t size, int *fd)
 /* Step 9, and the same for every paddock exec command (supervisor/exec.c):
  * an ordered checklist, each step with its reason. */
 int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, size_t n_keep,
-		   size_t n_inherit, bool apply_landlock, struct err *err)
+		   size_t n_inherit, bool apply_landlock, bool notify, struct err *err)
 {
 	sigset_t mask;
 	int rc;
@@ -366,7 +366,9 @@ int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, siz
 		return err_sys(err, errno, "sigprocmask");
 	/* seccomp last: the filter would refuse the mount, namespace and
 	 * capability calls above. It allows execve and execveat, the next
-	 * call. */
+	 * call (and sendmsg and close, for the listener below). */
+	if (notify && s->seccomp.bpf_notify)
+		return seccomp_apply_notify(&s->seccomp, keep[0], err);
 	return seccomp_apply_bpf(&s->seccomp, err);
 }
 
@@ -471,7 +473,7 @@ static int child_setup(const struct sandbox_spec *s, const struct sandbox *sb, i
 	/* Only 0-2, the fds of enum initproto_fd (inherited by init) and
 	 * init's memfd (close-on-exec) survive. */
 	keep[n++] = s->init_fd;
-	rc = sandbox_harden(s, p->cwd, keep, n, n - 1, false, err);
+	rc = sandbox_harden(s, p->cwd, keep, n, n - 1, false, true, err);
 	*ctl = keep[0];
 	*init_fd = keep[n - 1];
 	if (rc < 0)
@@ -575,6 +577,12 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 	peer = sv[1];
 	args.flags = sandbox_ns_flags(s->namespaces) | CLONE_PIDFD;
 	args.pidfd = (uintptr_t)&pidfd;
+	/* limits.memory, .cpu, .pids (supervisor/cgroup.c): born in its own
+	 * cgroup, so no process of the sandbox ever runs outside it. */
+	if (sb->cgroup_fd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)sb->cgroup_fd;
+	}
 	args.exit_signal = SIGCHLD;
 	pid = sys_clone3(&args);
 	if (pid < 0 && (pid == -ENOSPC || pid == -EPERM || pid == -EUSERS) &&

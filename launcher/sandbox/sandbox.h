@@ -74,7 +74,16 @@ struct seccomp_info {
 	char bpf_sha256[65]; /* SHA-256 of the exported BPF program, for the record */
 	void *bpf;	     /* the exported program (struct sock_filter[]) */
 	size_t bpf_len;	     /* its length in bytes */
+	/* --trace-denials: the same program with the default action's
+	 * errno return turned into SECCOMP_RET_USER_NOTIF (the supervisor
+	 * answers with that errno and says what was denied); NULL without. */
+	void *bpf_notify;
+	char bpf_notify_sha256[65];
+	int notify_errno; /* what the supervisor answers (the default action's) */
 };
+/* The notify program of info (its default action must be errno): 0, or
+ * -EINVAL when it has none to turn, -ENOMEM. */
+int seccomp_notify_program(struct seccomp_info *info, int errno_value);
 int seccomp_build(const struct policy *p, scmp_filter_ctx *out, struct seccomp_info *info,
 		  struct err *err);
 void seccomp_info_free(struct seccomp_info *info);
@@ -84,6 +93,9 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err);
  * makes one system call instead of having libseccomp generate the program
  * again (about 2 ms of every start). Nothing to do when !info->enabled. */
 int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err);
+/* --trace-denials: load info->bpf_notify with a new listener and send the
+ * listener to the supervisor over ctl ("seccomp-notify" + SCM_RIGHTS). */
+int seccomp_apply_notify(const struct seccomp_info *info, int ctl, struct err *err);
 
 /* seccomp_default.c: the default profile, compiled at build time and
  * embedded. */
@@ -181,6 +193,9 @@ struct sandbox {
 	/* Set before sandbox_start(): the services' stdout and stderr (the
 	 * session's output files), -1: /dev/null. Closed by the caller. */
 	int svc_out[2];
+	/* Set before sandbox_start(): a cgroup (v2) directory to clone the
+	 * child into (CLONE_INTO_CGROUP), -1: ours. Not closed here. */
+	int cgroup_fd;
 	int pidfd;
 	pid_t pid;
 	dev_t ns_dev;
@@ -230,8 +245,11 @@ unsigned long sandbox_ns_flags(unsigned ns);
  * applies it to what it starts), an empty signal mask, seccomp. -errno
  * with err set; the process is then half-hardened and must only report and
  * _exit(). */
+/* notify: load the notify program (seccomp_info.bpf_notify) with a new
+ * listener and send it as "seccomp-notify" + fd over keep[0] (the
+ * workload's child only; paddock exec's commands get the plain one). */
 int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, size_t n_keep,
-		   size_t n_inherit, bool apply_landlock, struct err *err);
+		   size_t n_inherit, bool apply_landlock, bool notify, struct err *err);
 
 /* join.c: the one way into a running sandbox from outside (the paddock exec
  * helper, the port relay), and the fd and process steps of every helper

@@ -682,10 +682,85 @@ int seccomp_build(const struct policy *p, scmp_filter_ctx *out, struct seccomp_i
 	return 0;
 }
 
+int seccomp_notify_program(struct seccomp_info *info, int errno_value)
+{
+	const struct sock_filter *in = info->bpf;
+	size_t n = info->bpf_len / sizeof(struct sock_filter), turned = 0;
+	uint32_t errno_ret = SECCOMP_RET_ERRNO | ((uint32_t)errno_value & SECCOMP_RET_DATA);
+	struct sock_filter *out;
+	unsigned char digest[SHA256_DIGEST_LEN];
+
+	if (!info->enabled || !in || !n)
+		return -EINVAL;
+	out = malloc(info->bpf_len);
+	if (!out)
+		return -ENOMEM;
+	memcpy(out, in, info->bpf_len);
+	/* Every "return errno_value" of the program (the default action's,
+	 * and a deny rule's of the same errno: both are denials) becomes a
+	 * notification; the supervisor answers with errno_value. */
+	for (size_t i = 0; i < n; i++)
+		if (out[i].code == (BPF_RET | BPF_K) && out[i].k == errno_ret) {
+			out[i].k = SECCOMP_RET_USER_NOTIF;
+			turned++;
+		}
+	if (!turned) {
+		free(out);
+		return -EINVAL;
+	}
+	free(info->bpf_notify);
+	info->bpf_notify = out;
+	info->notify_errno = errno_value;
+	sha256(out, info->bpf_len, digest);
+	sha256_hex(digest, info->bpf_notify_sha256);
+	return 0;
+}
+
+int seccomp_apply_notify(const struct seccomp_info *info, int ctl, struct err *err)
+{
+	struct sock_fprog prog = {
+	    .len = (unsigned short)(info->bpf_len / sizeof(struct sock_filter)),
+	    .filter = info->bpf_notify,
+	};
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char word[] = "seccomp-notify";
+	struct iovec iov = {.iov_base = word, .iov_len = sizeof(word) - 1};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b)};
+	struct cmsghdr *c;
+	int fd;
+
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			  &prog);
+	if (fd < 0)
+		return err_sys(err, errno, "seccomp: load the filter with a listener");
+	memset(u.b, 0, sizeof(u.b));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	/* The filter is on: sendmsg and close are allowed calls. Were the
+	 * send to fail, every denied call would fail with ENOSYS (no
+	 * listener): still refused, and the run says so. */
+	if (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0) {
+		int e = errno;
+
+		close(fd);
+		return err_sys(err, e, "seccomp: send the listener");
+	}
+	close(fd);
+	return 0;
+}
+
 void seccomp_info_free(struct seccomp_info *info)
 {
 	if (!info)
 		return;
+	free(info->bpf_notify);
 	for (size_t i = 0; i < info->n_denied; i++)
 		free(info->denied[i]);
 	free(info->denied);

@@ -120,7 +120,7 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 	if (!env) {
 		err_set(&err, ENOMEM, "out of memory");
 	} else if (sandbox_harden(&r->spec->sb, x->cwd ? x->cwd : r->spec->policy->cwd, keep, 1, 0,
-				  true, &err) >= 0) {
+				  true, false, &err) >= 0) {
 		/* execvp(3) searches the PATH of the environment it runs in:
 		 * the command's, as paddock-init's execvp does for the
 		 * workload. */

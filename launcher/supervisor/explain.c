@@ -140,6 +140,13 @@ void explain_print(const struct run_spec *r, FILE *f)
 	fputs(r->n_widenings ? "\n" : " none\n", f);
 	fprintf(f, "policy: %s\n  sha256 %s\n  effective %s\n", r->policy_label, r->file_sha256,
 		r->policy->sha256);
+	if (r->opt->config_path[0])
+		fprintf(f,
+			"defaults: %s\n  sha256 %s (its policy, ttl, binds and env names come "
+			"before the command line's)\n",
+			r->opt->config_path, r->opt->config_sha256);
+	else
+		fputs("defaults: none\n", f);
 	fputs("namespaces:", f);
 	for (unsigned bit = 1; bit <= POLICY_NS_CGROUP; bit <<= 1)
 		if (r->sb.namespaces & bit)

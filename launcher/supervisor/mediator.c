@@ -327,6 +327,8 @@ static int config(const struct run *r, int *out, struct err *err)
 	/* --weaken verbose-denial, retry-unbounded: the mediator's (HB-23). */
 	if (r->spec->opt->weaken & WEAKEN_VERBOSE_DENIAL)
 		cJSON_AddTrueToObject(root, "verbose_denial");
+	if (r->spec->opt->trace_denials)
+		cJSON_AddTrueToObject(root, "trace_denials");
 	if (r->spec->opt->weaken & WEAKEN_RETRY_UNBOUNDED)
 		cJSON_AddTrueToObject(root, "retry_unbounded");
 	/* --weaken no-seq: the admissions log like the supervisor's. */

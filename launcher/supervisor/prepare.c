@@ -598,6 +598,9 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		if (ctx)
 			seccomp_release(ctx);
 	}
+	rc = denials_prepare(r, err);
+	if (rc < 0)
+		return rc;
 	if (!(r->opt->weaken & WEAKEN_NO_LANDLOCK)) {
 		rc = landlock_prepare(r->policy, &sb->plan, &sb->landlock, err);
 		if (rc < 0)

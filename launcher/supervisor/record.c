@@ -383,7 +383,17 @@ static cJSON *build(const struct run *r)
 		cJSON_AddBoolToObject(x, "sequenced", !r->live.evidence.unsequenced);
 		cJSON_AddItemToObject(x, "sources", evidence_sources(r));
 	}
+	/* The per-user defaults file that shaped the run, if any. */
+	if (r->spec->opt->config_path[0]) {
+		x = cJSON_AddObjectToObject(o, "user_config");
+		cJSON_AddStringToObject(x, "path", r->spec->opt->config_path);
+		cJSON_AddStringToObject(x, "sha256", r->spec->opt->config_sha256);
+	} else {
+		cJSON_AddNullToObject(o, "user_config");
+	}
 	/* --env and --env-file: the names, never the values. */
+	denials_json(r, o);
+	cgroup_json(&r->live.cgroup, r->spec->policy, o);
 	x = cJSON_AddArrayToObject(o, "env_passed");
 	for (size_t i = 0; x && i < r->spec->opt->n_env_pass; i++) {
 		const char *e = r->spec->opt->env_pass[i];

@@ -91,6 +91,9 @@ static void live_free(struct run_live *l)
 	if (l->evidence.fd >= 0)
 		close(l->evidence.fd);
 	l->evidence.fd = -1;
+	if (l->denials.fd >= 0)
+		close(l->denials.fd);
+	l->denials.fd = -1;
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
 	if (l->box.pidfd >= 0)
@@ -202,6 +205,9 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
 	output_finish(r);
+	/* The cgroup's peaks, then the cgroup itself (empty now). */
+	cgroup_collect(&r->live.cgroup);
+	cgroup_remove(&r->live.cgroup);
 	/* From outside, after the sandbox is gone: what the host's git would
 	 * now run that it did not before (mounts/git.c; never runs git). */
 	r->out.n_tampering = git_check_after(&r->spec->git, &r->out.tampering);
@@ -272,18 +278,23 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 int supervisor_run(const struct options *o)
 {
 	struct run_spec spec = {.sb = {.init_fd = -1}};
-	struct run r = {
-	    .spec = &spec,
-	    .live = {.box = {.ctl = -1, .pidfd = -1, .stdio = {-1, -1, -1}, .svc_out = {-1, -1}},
-		     .stdio = {.master = -1, .tty_fd = -1},
-		     .svc_out = {-1, -1},
-		     .report_fd = -1,
-		     .caller_err = -1,
-		     .record_fd = -1,
-		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
-		     .ports = {.relay_pidfd = -1},
-		     .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1},
-		     .evidence = {.fd = -1}}};
+	struct run r = {.spec = &spec,
+			.live = {.box = {.ctl = -1,
+					 .pidfd = -1,
+					 .stdio = {-1, -1, -1},
+					 .svc_out = {-1, -1},
+					 .cgroup_fd = -1},
+				 .cgroup = {.fd = -1, .dirfd = -1, .parent = -1},
+				 .stdio = {.master = -1, .tty_fd = -1},
+				 .svc_out = {-1, -1},
+				 .report_fd = -1,
+				 .caller_err = -1,
+				 .record_fd = -1,
+				 .denials = {.fd = -1},
+				 .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
+				 .ports = {.relay_pidfd = -1},
+				 .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1},
+				 .evidence = {.fd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .gate_fd = -1, .reg = {.fd = -1}};
 	struct err err = {0}, eerr = {0};
 	cleanup_close int record_fd = -1;
@@ -351,6 +362,17 @@ int supervisor_run(const struct options *o)
 	if (rc >= 0) {
 		warn_widenings(&r);
 		tell_auto_ports(&r);
+		/* limits.memory, .cpu, .pids: a cgroup of the sandbox's own, or
+		 * a line that says they are not enforced, and why. */
+		cgroup_prepare(&spec, &r.live.cgroup,
+			       r.live.session ? r.live.session->info.id : "explain");
+		r.live.box.cgroup_fd = r.live.cgroup.fd;
+		if (r.live.cgroup.asked && !r.live.cgroup.enforced)
+			fprintf(
+			    stderr,
+			    "paddock: warning: limits.memory, limits.cpu and limits.pids are not "
+			    "enforced: %s\n",
+			    r.live.cgroup.why);
 	}
 	/* An evidence log that cannot be made does not stop the run (the
 	 * record says so, like a record that cannot be written). */

@@ -161,8 +161,43 @@ struct output {
 	struct output_report rep;
 };
 
+struct cJSON;
+
+/* denials.c: --trace-denials, the seccomp listener and what it saw. */
+#define DENIALS_MAX 64 /* distinct system calls counted; the rest in other */
+struct denial_count {
+	int nr;
+	unsigned long count;
+	pid_t first_pid;
+};
+struct denials {
+	int fd; /* the listener, -1 without */
+	struct denial_count c[DENIALS_MAX];
+	size_t n;
+	unsigned long other, lines, suppressed;
+};
+
+/* cgroup.c: limits.memory, .cpu, .pids through cgroup v2. */
+struct cgroup_state {
+	bool asked, enforced;
+	int fd, dirfd, parent; /* the sandbox's cgroup, its parent; -1 */
+	char name[80];
+	char path[PATH_MAX + 80];
+	char why[3 * PATH_MAX]; /* not enforced: the reason */
+	uint64_t memory_peak, pids_peak, cpu_usec, oom_kills;
+};
+/* Make the sandbox's cgroup, when the policy asks for a limit and one can
+ * be had; else cg->why. Always 0: a limit that cannot be had is said,
+ * never fatal. */
+int cgroup_prepare(struct run_spec *r, struct cgroup_state *cg, const char *session);
+void cgroup_collect(struct cgroup_state *cg);
+void cgroup_remove(struct cgroup_state *cg);
+void cgroup_json(const struct cgroup_state *cg, const struct policy *p, struct cJSON *o);
+
 struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
+	struct cgroup_state cgroup;
+	struct denials denials;
 	struct protect_state protect;
 	struct session *session; /* NULL with --explain */
 	struct ports ports;
@@ -190,6 +225,11 @@ struct run {
 	struct run_live live;
 	struct outcome out;
 };
+
+int denials_prepare(struct run_spec *r, struct err *err);
+/* One notification of the listener: answered with the errno, counted. */
+void denials_serve(struct run *r);
+void denials_json(const struct run *r, struct cJSON *o);
 
 /* output.c. output_start(): the pipes (detached runs, after
  * session_open_output() made fds 1 and 2 the session's files).

@@ -138,6 +138,8 @@ static void drain(struct run *r, bool *open)
 		 * other message is closed unused. */
 		if (fd >= 0 && strcmp(buf, "pty") == 0)
 			stdio_master(r, fd);
+		else if (fd >= 0 && strcmp(buf, "seccomp-notify") == 0 && r->live.denials.fd < 0)
+			r->live.denials.fd = fd;
 		else if (fd >= 0)
 			close(fd);
 		else
@@ -223,7 +225,7 @@ int supervise(struct run *r, struct err *err)
 		session_expires(r->live.session, r->spec->policy->ttl_ms);
 
 	for (;;) {
-		struct pollfd pfd[5 + STDIO_PFDS + 1 + SESSION_CLIENTS_MAX + 2] = {
+		struct pollfd pfd[5 + STDIO_PFDS + 1 + SESSION_CLIENTS_MAX + 2 + 1] = {
 		    {.fd = r->live.box.pidfd, .events = POLLIN},
 		    {.fd = ctl_open ? r->live.box.ctl : -1, .events = POLLIN},
 		    {.fd = sfd, .events = POLLIN},
@@ -239,10 +241,13 @@ int supervise(struct run *r, struct err *err)
 			       : 0;
 		/* Then a detached run's output pipes (output.c). */
 		size_t n_out = output_pollfds(r, spfd + n);
+		/* And the seccomp listener of --trace-denials (denials.c). */
+		struct pollfd *dpfd = spfd + n + n_out;
 		struct session_request req;
 		uint64_t ticks;
 
-		if (poll(pfd, 5 + ns + n + n_out, stdio_poll_timeout(r)) < 0) {
+		*dpfd = (struct pollfd){.fd = r->live.denials.fd, .events = POLLIN};
+		if (poll(pfd, 5 + ns + n + n_out + 1, stdio_poll_timeout(r)) < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_sys(err, errno, "poll");
@@ -267,6 +272,13 @@ int supervise(struct run *r, struct err *err)
 			pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
 		if (n_out)
 			output_serve(r, spfd + n);
+		if (dpfd->revents & POLLIN) {
+			denials_serve(r);
+		} else if (dpfd->revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			/* Nothing left that the filter can stop. */
+			close(r->live.denials.fd);
+			r->live.denials.fd = -1;
+		}
 		if (n) {
 			session_serve(r->live.session, spfd, n, &req);
 			if (req.stop)

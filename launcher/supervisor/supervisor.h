@@ -71,6 +71,12 @@ struct options {
 	 * only), nor into argv where other users would see them in ps. */
 	char **env_pass;
 	size_t n_env_pass;
+	/* The per-user defaults file applied (launcher/config.c), or "". */
+	bool no_config;
+	bool trace_denials; /* --trace-denials */
+	char config_path[4096];
+	char config_sha256[65];
+	char *config_policy; /* owned: the file's "policy", when it gave it */
 	const char *cwd;
 	const char *secrets_path; /* --secrets FILE: overrides network.secrets */
 	const char **ports;	  /* --port HOST:PORT:SANDBOXPORT, checked by policy_amend() */
@@ -117,5 +123,8 @@ int supervisor_policy_text(const struct options *o, char **out, size_t *len, cha
  * additions of o applied): its effective digest into sha. */
 int supervisor_policy_check(const struct options *o, char sha[65], char *label, size_t label_size,
 			    struct err *err);
+/* The per-user defaults file folded into o (supervisor/config.c,
+ * docs/usage.md "Defaults"): before the command line's options. */
+int config_apply(struct options *o, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);

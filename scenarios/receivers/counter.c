@@ -10,21 +10,18 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define HEADS_MAX 256
-#define HEAD_MAX  2048
+#define HEAD_MAX 2048
 
 struct counter_rx {
 	int fd, stop[2];
 	bool udp;
 	pthread_t thread;
-	pthread_mutex_t lock;
-	size_t n;
-	char *heads[HEADS_MAX];
-	size_t lens[HEADS_MAX]; /* a datagram has NULs: lengths, not strlen() */
+	struct rlog heads; /* each connection's request head, or datagram */
 };
 
 static void keep(struct counter_rx *rx, const char *buf, size_t n)
@@ -33,17 +30,7 @@ static void keep(struct counter_rx *rx, const char *buf, size_t n)
 	 * case UNKNOWN (its probes go unseen), never PASS. */
 	if (selftest_on("receivers-blind"))
 		return;
-	pthread_mutex_lock(&rx->lock);
-	if (rx->n < HEADS_MAX) {
-		rx->heads[rx->n] = malloc(n + 1);
-		if (rx->heads[rx->n]) {
-			memcpy(rx->heads[rx->n], buf, n);
-			rx->heads[rx->n][n] = '\0';
-			rx->lens[rx->n] = n;
-		}
-	}
-	rx->n++;
-	pthread_mutex_unlock(&rx->lock);
+	rlog_add(&rx->heads, buf, n);
 }
 
 static void *serve(void *arg)
@@ -139,7 +126,7 @@ int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)
 	}
 	if (pipe2(rx->stop, O_CLOEXEC) < 0)
 		goto fail;
-	pthread_mutex_init(&rx->lock, NULL);
+	rlog_init(&rx->heads);
 	if (pthread_create(&rx->thread, NULL, serve, rx) != 0)
 		goto fail;
 	*out = rx;
@@ -154,33 +141,17 @@ fail:
 
 size_t counter_count(struct counter_rx *rx)
 {
-	size_t n;
-
-	pthread_mutex_lock(&rx->lock);
-	n = rx->n;
-	pthread_mutex_unlock(&rx->lock);
-	return n;
+	return rlog_count(&rx->heads);
 }
 
 size_t counter_matching(struct counter_rx *rx, const char *text)
 {
-	size_t n = 0;
-
-	pthread_mutex_lock(&rx->lock);
-	for (size_t i = 0; i < rx->n && i < HEADS_MAX; i++)
-		n += rx->heads[i] && memmem(rx->heads[i], rx->lens[i], text, strlen(text));
-	pthread_mutex_unlock(&rx->lock);
-	return n;
+	return rlog_matching(&rx->heads, text);
 }
 
 const char *counter_head(struct counter_rx *rx, size_t n)
 {
-	const char *h;
-
-	pthread_mutex_lock(&rx->lock);
-	h = n < rx->n && n < HEADS_MAX ? rx->heads[n] : NULL;
-	pthread_mutex_unlock(&rx->lock);
-	return h;
+	return rlog_entry(&rx->heads, n);
 }
 
 void counter_stop(struct counter_rx *rx)
@@ -192,7 +163,80 @@ void counter_stop(struct counter_rx *rx)
 	close(rx->fd);
 	close(rx->stop[0]);
 	close(rx->stop[1]);
-	for (size_t i = 0; i < rx->n && i < HEADS_MAX; i++)
-		free(rx->heads[i]);
+	rlog_free(&rx->heads);
 	free(rx);
+}
+
+void rlog_init(struct rlog *l)
+{
+	memset(l, 0, sizeof(*l));
+	pthread_mutex_init(&l->lock, NULL);
+}
+
+void rlog_add(struct rlog *l, const void *buf, size_t n)
+{
+	pthread_mutex_lock(&l->lock);
+	if (l->n < RLOG_MAX) {
+		l->entry[l->n] = malloc(n + 1);
+		if (l->entry[l->n]) {
+			memcpy(l->entry[l->n], buf, n);
+			l->entry[l->n][n] = '\0';
+			l->len[l->n] = n;
+		}
+	}
+	l->n++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+size_t rlog_count(struct rlog *l)
+{
+	size_t n;
+
+	pthread_mutex_lock(&l->lock);
+	n = l->n;
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+size_t rlog_matching(struct rlog *l, const char *text)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	for (size_t i = 0; i < l->n && i < RLOG_MAX; i++)
+		n += l->entry[i] && memmem(l->entry[i], l->len[i], text, strlen(text));
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+const char *rlog_entry(struct rlog *l, size_t i)
+{
+	const char *e;
+
+	pthread_mutex_lock(&l->lock);
+	e = i < l->n && i < RLOG_MAX ? l->entry[i] : NULL;
+	pthread_mutex_unlock(&l->lock);
+	return e;
+}
+
+void rlog_free(struct rlog *l)
+{
+	for (size_t i = 0; i < l->n && i < RLOG_MAX; i++)
+		free(l->entry[i]);
+	pthread_mutex_destroy(&l->lock);
+	memset(l, 0, sizeof(*l));
+}
+
+void receiver_header(const char *head, const char *name, char *out, size_t size)
+{
+	const char *h = strcasestr(head, name);
+	size_t n;
+
+	out[0] = '\0';
+	if (!h)
+		return;
+	h += strlen(name);
+	h += strspn(h, " ");
+	n = strcspn(h, "\r\n");
+	snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), h);
 }

@@ -7,6 +7,7 @@
  * point (README). */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,3 +32,27 @@ size_t counter_matching(struct counter_rx *rx, const char *text);
 /* The n-th request head (TCP) kept, or NULL. */
 const char *counter_head(struct counter_rx *rx, size_t n);
 void counter_stop(struct counter_rx *rx);
+
+/* What a receiver saw, for every receiver of the harness: the first
+ * RLOG_MAX entries kept whole (with their lengths: a datagram may hold
+ * NULs), every entry counted. Thread-safe (its own lock). */
+#define RLOG_MAX 256
+struct rlog {
+	pthread_mutex_t lock;
+	char *entry[RLOG_MAX];
+	size_t len[RLOG_MAX];
+	size_t n;
+};
+void rlog_init(struct rlog *l);
+/* A copy of buf[0..n). */
+void rlog_add(struct rlog *l, const void *buf, size_t n);
+size_t rlog_count(struct rlog *l);
+/* Entries that hold text. */
+size_t rlog_matching(struct rlog *l, const char *text);
+/* The i-th entry kept (NUL-terminated), or NULL. */
+const char *rlog_entry(struct rlog *l, size_t i);
+void rlog_free(struct rlog *l);
+
+/* The value of the request head's header name (with its ':', any case)
+ * into out, cut to size; "" when it has none. */
+void receiver_header(const char *head, const char *name, char *out, size_t size);

@@ -26,20 +26,6 @@ struct publish_rx {
 	size_t n;
 };
 
-static void header(const char *head, const char *name, char *out, size_t size)
-{
-	const char *h = strcasestr(head, name);
-	size_t n;
-
-	out[0] = '\0';
-	if (!h)
-		return;
-	h += strlen(name);
-	h += strspn(h, " ");
-	n = strcspn(h, "\r\n");
-	snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), h);
-}
-
 /* One request: the head, then Content-Length bytes of body (or what
  * comes before the peer's end). */
 static void serve_one(struct publish_rx *rx, int c)
@@ -60,7 +46,7 @@ static void serve_one(struct publish_rx *rx, int c)
 		len += (size_t)n;
 		buf[len] = '\0';
 		if (!end && (end = strstr(buf, "\r\n\r\n"))) {
-			header(buf, "Content-Length:", clen, sizeof(clen));
+			receiver_header(buf, "Content-Length:", clen, sizeof(clen));
 			want = (size_t)(end + 4 - buf) + (size_t)strtoul(clen, NULL, 10);
 		}
 		if (end && clen[0] && len >= want)
@@ -68,7 +54,7 @@ static void serve_one(struct publish_rx *rx, int c)
 	}
 	buf[len] = '\0';
 	if (sscanf(buf, "%15s %255s", q.method, q.path) == 2) {
-		header(buf, "Paddock-Admission:", q.admission, sizeof(q.admission));
+		receiver_header(buf, "Paddock-Admission:", q.admission, sizeof(q.admission));
 		end = strstr(buf, "\r\n\r\n");
 		q.len = end ? len - (size_t)(end + 4 - buf) : 0;
 		if (end && clen[0] && q.len > strtoul(clen, NULL, 10))

@@ -15,7 +15,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define LOG_MAX	    256
 #define OBJECTS_MAX 8
 #define REQ_MAX	    4096
 
@@ -27,9 +26,8 @@ struct object {
 struct saas {
 	int fd, stop[2];
 	pthread_t thread;
-	pthread_mutex_t lock;
-	char *log[LOG_MAX];
-	size_t n;
+	pthread_mutex_t lock; /* the objects */
+	struct rlog log;      /* what it authorized or refused */
 	struct object obj[OBJECTS_MAX];
 	size_t n_obj;
 };
@@ -40,11 +38,7 @@ static void note(struct saas *s, const char *method, const char *path, const cha
 
 	snprintf(line, sizeof(line), "%s %s admission=%s", method, path,
 		 admission[0] ? admission : "-");
-	pthread_mutex_lock(&s->lock);
-	if (s->n < LOG_MAX)
-		s->log[s->n] = strdup(line);
-	s->n++;
-	pthread_mutex_unlock(&s->lock);
+	rlog_add(&s->log, line, strlen(line));
 }
 
 static struct object *find(struct saas *s, const char *tenant, const char *id)
@@ -56,19 +50,6 @@ static struct object *find(struct saas *s, const char *tenant, const char *id)
 }
 
 /* The request's own header value (name with ':'), or "". */
-static void header(const char *head, const char *name, char *out, size_t size)
-{
-	const char *h = strcasestr(head, name);
-	size_t n;
-
-	out[0] = '\0';
-	if (!h)
-		return;
-	h += strlen(name);
-	h += strspn(h, " ");
-	n = strcspn(h, "\r\n");
-	snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), h);
-}
 
 static const char *handle(struct saas *s, char *req, size_t len, int *status, char *body,
 			  size_t bsize)
@@ -85,9 +66,9 @@ static const char *handle(struct saas *s, char *req, size_t len, int *status, ch
 		*status = 400;
 		return "Bad Request";
 	}
-	header(req, "Paddock-Admission:", admission, sizeof(admission));
+	receiver_header(req, "Paddock-Admission:", admission, sizeof(admission));
 	note(s, method, path, admission);
-	header(req, "Content-Length:", clen, sizeof(clen));
+	receiver_header(req, "Content-Length:", clen, sizeof(clen));
 	payload = payload ? payload + 4 : "";
 	k = sscanf(path, "/tenants/%15[^/]/objects/%15[^/?]%7s", tenant, id, rest);
 	pthread_mutex_lock(&s->lock);
@@ -154,7 +135,7 @@ static void *serve(void *arg)
 			end = strstr(req, "\r\n\r\n");
 			if (!end)
 				continue;
-			header(req, "Content-Length:", clen, sizeof(clen));
+			receiver_header(req, "Content-Length:", clen, sizeof(clen));
 			if ((size_t)(end + 4 - req) + (size_t)atoi(clen) <= len)
 				break;
 		}
@@ -187,6 +168,7 @@ int saas_start(struct saas **out, int port)
 	if (pipe2(s->stop, O_CLOEXEC) < 0)
 		goto fail;
 	pthread_mutex_init(&s->lock, NULL);
+	rlog_init(&s->log);
 	if (pthread_create(&s->thread, NULL, serve, s) != 0)
 		goto fail;
 	*out = s;
@@ -201,33 +183,17 @@ fail:
 
 size_t saas_served(struct saas *s)
 {
-	size_t n;
-
-	pthread_mutex_lock(&s->lock);
-	n = s->n;
-	pthread_mutex_unlock(&s->lock);
-	return n;
+	return rlog_count(&s->log);
 }
 
 size_t saas_matching(struct saas *s, const char *text)
 {
-	size_t n = 0;
-
-	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->n && i < LOG_MAX; i++)
-		n += s->log[i] && strstr(s->log[i], text);
-	pthread_mutex_unlock(&s->lock);
-	return n;
+	return rlog_matching(&s->log, text);
 }
 
 const char *saas_line(struct saas *s, size_t n)
 {
-	const char *l;
-
-	pthread_mutex_lock(&s->lock);
-	l = n < s->n && n < LOG_MAX ? s->log[n] : NULL;
-	pthread_mutex_unlock(&s->lock);
-	return l;
+	return rlog_entry(&s->log, n);
 }
 
 bool saas_object(struct saas *s, const char *tenant, const char *id, char *buf, size_t size)
@@ -253,7 +219,7 @@ void saas_stop(struct saas *s)
 	close(s->fd);
 	close(s->stop[0]);
 	close(s->stop[1]);
-	for (size_t i = 0; i < s->n && i < LOG_MAX; i++)
-		free(s->log[i]);
+	rlog_free(&s->log);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

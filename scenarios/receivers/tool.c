@@ -15,30 +15,20 @@
 
 #include "../../policy/sha256.h"
 
-#define LOG_MAX 256
 #define REQ_MAX 4096
 
 struct tool {
 	int fd, stop[2];
 	pthread_t thread;
-	pthread_mutex_t lock;
-	char *log[LOG_MAX];
-	size_t n;
+	struct rlog log; /* each request read, as a line */
 };
 
 /* The request's own header value (name with ':'), or "-". */
 static void header(const char *head, const char *name, char *out, size_t size)
 {
-	const char *h = strcasestr(head, name);
-	size_t n;
-
-	snprintf(out, size, "-");
-	if (!h)
-		return;
-	h += strlen(name);
-	h += strspn(h, " ");
-	n = strcspn(h, "\r\n");
-	snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), h);
+	receiver_header(head, name, out, size);
+	if (!out[0])
+		snprintf(out, size, "-");
 }
 
 static void note(struct tool *t, const char *req, const char *sent, size_t n)
@@ -56,11 +46,7 @@ static void note(struct tool *t, const char *req, const char *sent, size_t n)
 	}
 	snprintf(line, sizeof(line), "%s %s key=%s admission=%s sent=%s", method, path, key, adm,
 		 hex);
-	pthread_mutex_lock(&t->lock);
-	if (t->n < LOG_MAX)
-		t->log[t->n] = strdup(line);
-	t->n++;
-	pthread_mutex_unlock(&t->lock);
+	rlog_add(&t->log, line, strlen(line));
 }
 
 static int reply(char *out, size_t size, const char *path)
@@ -140,7 +126,7 @@ int tool_start(struct tool **out, int port)
 	}
 	if (pipe2(t->stop, O_CLOEXEC) < 0)
 		goto fail;
-	pthread_mutex_init(&t->lock, NULL);
+	rlog_init(&t->log);
 	if (pthread_create(&t->thread, NULL, serve, t) != 0)
 		goto fail;
 	*out = t;
@@ -154,33 +140,17 @@ fail:
 
 size_t tool_served(struct tool *t)
 {
-	size_t n;
-
-	pthread_mutex_lock(&t->lock);
-	n = t->n;
-	pthread_mutex_unlock(&t->lock);
-	return n;
+	return rlog_count(&t->log);
 }
 
 size_t tool_matching(struct tool *t, const char *text)
 {
-	size_t n = 0;
-
-	pthread_mutex_lock(&t->lock);
-	for (size_t i = 0; i < t->n && i < LOG_MAX; i++)
-		n += t->log[i] && strstr(t->log[i], text);
-	pthread_mutex_unlock(&t->lock);
-	return n;
+	return rlog_matching(&t->log, text);
 }
 
 const char *tool_line(struct tool *t, size_t n)
 {
-	const char *l;
-
-	pthread_mutex_lock(&t->lock);
-	l = n < t->n && n < LOG_MAX ? t->log[n] : NULL;
-	pthread_mutex_unlock(&t->lock);
-	return l;
+	return rlog_entry(&t->log, n);
 }
 
 void tool_stop(struct tool *t)
@@ -192,7 +162,6 @@ void tool_stop(struct tool *t)
 	close(t->fd);
 	close(t->stop[0]);
 	close(t->stop[1]);
-	for (size_t i = 0; i < t->n && i < LOG_MAX; i++)
-		free(t->log[i]);
+	rlog_free(&t->log);
 	free(t);
 }

@@ -1,6 +1,6 @@
 /* libFuzzer target for the policy parser and amend step, the --env-file
- * parser and "extends" (every input goes through all three; a base named
- * "self" is the input again):
+ * parser, "extends" and the per-user defaults file (every input goes
+ * through all four; a base named "self" is the input again):
  *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I/usr/include/cjson \
  *         tests/fuzz/fuzz_policy.c policy/\*.c -lcjson -o build/fuzz_policy
  *   build/fuzz_policy tests/data/valid tests/data/invalid contrib/policies
@@ -94,6 +94,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	env_file((const char *)data, size);
 	extends((const char *)data, size);
+	{
+		struct policy_user_config c;
+		struct err e = {0};
+
+		if (policy_user_config_parse((const char *)data, size, &c, &e) == 0)
+			policy_user_config_free(&c);
+	}
 	if (policy_load_buffer((const char *)data, size, &vars, &p, &err) == 0)
 		policy_free(p);
 	if (policy_amend((const char *)data, size, &add, &out, &len, &err) == 0) {

@@ -668,3 +668,23 @@ Test(network, a_thousand_concurrent_clients)
 	cr_assert_eq(atomic_load(&ok->count), 1000);
 	cr_assert_str_eq(rec(&w, "d['network']['admissions']['allowed']"), "1000");
 }
+
+/* --trace-denials says the mediator's refusals on stderr as they happen
+ * (the twin without it: no line; the workload's view is the same). */
+Test(network, trace_denials_says_the_mediators_refusals)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+	const char *script = "curl -s -m 3 http://denied.test/x >/dev/null; echo rc=$?";
+
+	H_PADDOCK(&p, w.ws, "run", "--trace-denials", "--allow-net", "allowed.test:80", "--", "sh",
+		  "-c", script);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(
+	    h_contains(p.err_text,
+		       "paddock: denied: denied.test:80 (mediator: refused-no-rule, rule -1)\n"),
+	    H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "run", "--allow-net", "allowed.test:80", "--", "sh", "-c", script);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(!h_contains(p.err_text, "denied:"), H_SHOW(&p));
+}

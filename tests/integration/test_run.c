@@ -537,3 +537,144 @@ Test(run, workspace_clash_is_explained)
 		cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
 	}
 }
+
+/* The per-user defaults file: its ttl, binds and env names come before the
+ * command line's (which wins); --no-config ignores it; one writable by
+ * others is refused (it could grant binds), the same file 0644 is used. */
+Test(run, defaults_file_applies_and_is_checked)
+{
+	struct h_world w = h_world();
+	char *conf = h_mkdir(w.base, "conf", 0755), *data = h_mkdir(w.base, "data", 0755);
+	const char *file = h_join(h_mkdir(conf, "paddock", 0755), "config.json");
+	struct h_proc p;
+
+	h_write_file(h_join(data, "f"), "from-defaults\n", 0644);
+	h_write_file(
+	    file,
+	    h_fmt("{\"ttl\": \"2h\", \"ro_binds\": [\"%s:/data\"], \"env\": [\"MY_TOKEN\", "
+		  "\"PADDOCK_SURELY_UNSET\"]}",
+		  data),
+	    0644);
+	cr_assert_eq(setenv("XDG_CONFIG_HOME", conf, 1), 0);
+	cr_assert_eq(setenv("MY_TOKEN", "t0k", 1), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "sh", "-c",
+		  "cat /data/f; echo $MY_TOKEN");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "from-defaults\nt0k\n", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ttl_ms']"), "7200000");
+	cr_assert_str_eq(h_json(w.record, "d['user_config']['path']"), h_fmt("\"%s\"", file));
+	cr_assert_str_eq(h_json(w.record, "d['env_passed']"), "[\"MY_TOKEN\"]");
+	/* The command line wins; --no-config ignores it all. */
+	H_PADDOCK(&p, w.ws, "run", "--ttl", "5m", "--record", w.record, "--", "true");
+	cr_assert_str_eq(h_json(w.record, "d['ttl_ms']"), "300000");
+	H_PADDOCK(&p, w.ws, "run", "--no-config", "--record", w.record, "--", "sh", "-c",
+		  "test -e /data || echo none");
+	cr_assert_str_eq(p.out_text, "none\n", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['user_config']"), "null");
+	H_PADDOCK(&p, w.ws, "run", "--explain");
+	cr_assert(h_contains(p.out_text, h_fmt("defaults: %s\n", file)), H_SHOW(&p));
+	/* Writable by others: refused, one line. */
+	cr_assert_eq(chmod(file, 0666), 0);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "writable by nobody else"), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	cr_assert_eq(chmod(file, 0644), 0);
+	h_write_file(file, "{\"tll\": \"1h\"}", 0644);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "unknown key \"tll\""), H_SHOW(&p));
+	/* A symlinked file is followed (its target's owner and mode count); a
+	 * default location this user cannot reach is no file of theirs. */
+	h_write_file(h_join(data, "real.json"), "{\"ttl\": \"3h\"}", 0644);
+	cr_assert_eq(unlink(file), 0);
+	cr_assert_eq(symlink(h_join(data, "real.json"), file), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['ttl_ms']"), "10800000");
+	cr_assert_eq(chmod(conf, 0), 0);
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "true");
+	cr_assert_eq(chmod(conf, 0755), 0);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['user_config']"), "null");
+	cr_assert_eq(setenv("PADDOCK_CONFIG", h_join(w.base, "missing.json"), 1), 0);
+	H_PADDOCK(&p, w.ws, "run", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "No such file"), H_SHOW(&p));
+}
+
+/* --trace-denials: every call the seccomp filter refuses is said on
+ * stderr (at most 50 lines) and counted in the record, and refused exactly
+ * as without it (the same errno, the same statuses). The twin runs the
+ * same script without the flag: the same output, no line, nothing counted. */
+static void trace_run(bool trace, struct h_proc *p, struct h_world *w)
+{
+	const char *script = "perl -e 'for (1..60) { syscall(272, 0x10000000) == -1 or exit 9; "
+			     "$! == 1 or exit 8 }'; echo unshare=$?";
+
+	if (trace)
+		H_PADDOCK(p, w->ws, "run", "--trace-denials", "--record", w->record, "--", "sh",
+			  "-c", script);
+	else
+		H_PADDOCK(p, w->ws, "run", "--record", w->record, "--", "sh", "-c", script);
+	cr_assert_eq(p->status, 0, H_SHOW(p));
+	cr_assert_str_eq(p->out_text, "unshare=0\n", H_SHOW(p));
+}
+
+Test(run, trace_denials_says_and_counts_and_refuses_the_same)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	trace_run(true, &p, &w);
+	cr_assert(h_contains(p.err_text, "paddock: denied: unshare by pid "), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 50, H_SHOW(&p));
+	cr_assert_str_eq(
+	    h_json(w.record, "[(e['syscall'], e['count']) for e in d['denials']['seccomp']]"),
+	    "[[\"unshare\", 60]]");
+	cr_assert_str_eq(h_json(w.record, "d['denials']['lines_suppressed']"), "10");
+	trace_run(false, &p, &w);
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['denials']"), "{\"traced\": false}");
+	/* Nothing to trace: one line, 125. */
+	H_PADDOCK(&p, w.ws, "run", "--trace-denials", "--weaken", "no-seccomp", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "--trace-denials: no seccomp filter to trace"),
+		  H_SHOW(&p));
+}
+
+/* limits.memory and limits.pids: through cgroup v2 where a delegated
+ * cgroup has the controllers (then 200 MB against a 64 MiB limit is an
+ * OOM kill, and the record has the peak), else one warning line and the
+ * record says "not enforced" with the reason: never claimed unapplied.
+ * This machine decides which branch runs; each asserts what it saw. */
+Test(run, resource_limits_enforced_or_said_not_to_be)
+{
+	struct h_world w = h_world();
+	const char *pol = h_join(w.base, "limits.json");
+	struct h_proc p;
+
+	h_write_file(pol,
+		     "{\"version\": 1, \"extends\": \"agent\", \"limits\": {\"memory\": \"64m\", "
+		     "\"pids\": 50}}",
+		     0644);
+	H_PADDOCK(&p, w.ws, "run", "--policy", pol, "--record", w.record, "--", "python3", "-c",
+		  "b = bytearray(200 << 20); b[::4096] = b'x' * len(b[::4096]); print('alloc')");
+	if (strcmp(h_json(w.record, "d['resources']['enforced']"), "true") == 0) {
+		cr_assert_eq(p.status, 137, H_SHOW(&p));
+		cr_assert_neq(strcmp(h_json(w.record, "d['resources']['oom_kills']"), "0"), 0);
+		cr_assert_str_eq(h_json(w.record, "d['resources']['memory_max']"), "67108864");
+	} else {
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+		cr_assert(h_contains(p.err_text,
+				     "limits.memory, limits.cpu and limits.pids are not "
+				     "enforced: "),
+			  H_SHOW(&p));
+		cr_assert_neq(strcmp(h_json(w.record, "d['resources']['reason']"), "\"\""), 0);
+	}
+	cr_assert_str_eq(h_json(w.record, "d['resources']['asked']"), "true");
+	/* Without limits: nothing asked, nothing said. */
+	H_PADDOCK(&p, w.ws, "run", "--record", w.record, "--", "true");
+	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
+	cr_assert_str_eq(h_json(w.record, "d['resources']"), "{\"asked\": false}");
+}

@@ -1710,3 +1710,40 @@ Test(policy, extends_refusals)
 				   "extends: must be a profile name or a file"));
 	cr_assert_null(ext_resolve("{\"version\":1,\"extends\":\"\"}", -EINVAL, "extends: must"));
 }
+
+/* The per-user defaults file. */
+Test(policy, user_config_parse)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+	    {"[]", "(root): must be an object"},
+	    {"{\"tll\": \"1h\"}", "unknown key \"tll\""},
+	    {"{\"ttl\": \"5\"}", "ttl: \"5\": invalid duration"},
+	    {"{\"ttl\": 5}", "ttl: must be"},
+	    {"{\"policy\": \"\"}", "policy: must not be empty"},
+	    {"{\"binds\": [\"rel/dir\"]}", "a bind's source must be absolute or start with ~/"},
+	    {"{\"binds\": [\"/a:rel\"]}", "expected SRC or SRC:/DST"},
+	    {"{\"env\": [\"1X\"]}", "not a variable name"},
+	    {"{\"env\": \"X\"}", "env: must be"},
+	};
+	const char *good = "{\"policy\": \"build\", \"ttl\": \"2h\", \"binds\": [\"~/a:/a\"], "
+			   "\"ro_binds\": [\"/b\"], \"env\": [\"K\"]}";
+	struct policy_user_config c;
+	struct err err = {0};
+
+	cr_assert_eq(policy_user_config_parse(good, strlen(good), &c, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(c.policy, "build");
+	cr_assert(c.has_ttl && c.ttl_ms == 7200000);
+	cr_assert_eq(c.n_binds, 2);
+	cr_assert(!c.ro[0] && c.ro[1]);
+	cr_assert_str_eq(c.binds[1], "/b");
+	cr_assert_eq(c.n_env, 1);
+	policy_user_config_free(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_lt(policy_user_config_parse(bad[i].text, strlen(bad[i].text), &c, &err),
+			     0, "%s", bad[i].text);
+		cr_assert(strstr(err.msg, bad[i].msg), "%s: \"%s\" lacks \"%s\"", bad[i].text,
+			  err.msg, bad[i].msg);
+	}
+}

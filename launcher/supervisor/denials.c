@@ -1,0 +1,131 @@
+/* --trace-denials (docs/usage.md, "Denials explained"): the seccomp
+ * filter's default action, under this flag, is a user notification; the
+ * supervisor answers every one at once with the errno the policy gives
+ * (never "continue", so there is nothing to race: the call is refused as
+ * it would have been) and says what was refused: one line on stderr per
+ * call, at most DENIAL_LINES of them, and per system call a count in the
+ * record. Only refused calls pay for it. */
+#include "run.h"
+
+#include <cjson/cJSON.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/seccomp.h>
+
+#define DENIAL_LINES 50
+
+int denials_prepare(struct run_spec *r, struct err *err)
+{
+	struct sandbox_spec *sb = &r->sb;
+	int rc;
+
+	if (!r->opt->trace_denials)
+		return 0;
+	if (!sb->seccomp.enabled)
+		return err_set(err, EINVAL, "--trace-denials: no seccomp filter to trace (%s)",
+			       r->opt->weaken & WEAKEN_NO_SECCOMP ? "--weaken no-seccomp"
+								  : "seccomp profile none");
+	if (r->policy->seccomp_default_action != POLICY_SECCOMP_ERRNO)
+		return err_set(err, EINVAL,
+			       "--trace-denials: the policy's seccomp.default_action must be errno "
+			       "(kill and log are their own report)");
+	rc = seccomp_notify_program(&sb->seccomp, r->policy->seccomp_errno);
+	if (rc < 0)
+		return err_sys(err, rc, "--trace-denials: the seccomp program");
+	return 0;
+}
+
+static struct denial_count *slot(struct denials *d, int nr)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->c[i].nr == nr)
+			return &d->c[i];
+	if (d->n == DENIALS_MAX)
+		return NULL;
+	d->c[d->n] = (struct denial_count){.nr = nr};
+	return &d->c[d->n++];
+}
+
+void denials_serve(struct run *r)
+{
+	struct denials *d = &r->live.denials;
+	struct seccomp_notif_sizes sizes;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+
+	if (d->fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		return;
+	req = calloc(1, sizes.seccomp_notif);
+	resp = calloc(1, sizes.seccomp_notif_resp);
+	if (!req || !resp)
+		goto out;
+	if (ioctl(d->fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+		/* ENOENT: the caller died first; anything else ends it. */
+		if (errno != ENOENT && errno != EINTR) {
+			close(d->fd);
+			d->fd = -1;
+		}
+		goto out;
+	}
+	resp->id = req->id;
+	resp->error = -r->spec->sb.seccomp.notify_errno;
+	resp->val = 0;
+	resp->flags = 0;
+	(void)ioctl(d->fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	{
+		struct denial_count *c = slot(d, req->data.nr);
+		char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+
+		if (c) {
+			if (!c->count++)
+				c->first_pid = (pid_t)req->pid;
+		} else {
+			d->other++;
+		}
+		if (d->lines < DENIAL_LINES)
+			fprintf(stderr,
+				"paddock: denied: %s by pid %u (seccomp: not allowed by the "
+				"policy; %s returned)\n",
+				name ? name : "?", (unsigned)req->pid,
+				strerror(r->spec->sb.seccomp.notify_errno));
+		else
+			d->suppressed++;
+		d->lines++;
+		free(name);
+	}
+out:
+	free(req);
+	free(resp);
+}
+
+void denials_json(const struct run *r, cJSON *o)
+{
+	const struct denials *d = &r->live.denials;
+	cJSON *x = cJSON_AddObjectToObject(o, "denials"), *a;
+
+	if (!x)
+		return;
+	cJSON_AddBoolToObject(x, "traced", r->spec->opt->trace_denials);
+	if (!r->spec->opt->trace_denials)
+		return;
+	cJSON_AddStringToObject(x, "program_sha256", r->spec->sb.seccomp.bpf_notify_sha256);
+	a = cJSON_AddArrayToObject(x, "seccomp");
+	for (size_t i = 0; a && i < d->n; i++) {
+		cJSON *e = cJSON_CreateObject();
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, d->c[i].nr);
+
+		cJSON_AddStringToObject(e, "syscall", name ? name : "?");
+		cJSON_AddNumberToObject(e, "nr", d->c[i].nr);
+		cJSON_AddNumberToObject(e, "count", (double)d->c[i].count);
+		cJSON_AddNumberToObject(e, "first_pid", d->c[i].first_pid);
+		cJSON_AddItemToArray(a, e);
+		free(name);
+	}
+	cJSON_AddNumberToObject(x, "other_calls", (double)d->other);
+	cJSON_AddNumberToObject(x, "lines_suppressed", (double)d->suppressed);
+}
