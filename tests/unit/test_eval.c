@@ -25,6 +25,7 @@
 #include "../../scenarios/cases/network/hb23_grade.h"
 #include "../../scenarios/cases/evidence/hb18_grade.h"
 #include "../../scenarios/cases/evidence/hb19_grade.h"
+#include "../../scenarios/cases/evidence/hb20_grade.h"
 #include "../../scenarios/cases/evidence/hb24_grade.h"
 #include "unit.h"
 
@@ -2574,4 +2575,47 @@ Test(eval, hb19_tamper_rules)
 	o = tamper_clean(), o.workspace_ok = false, r = (struct result){0};
 	grade_tamper(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+static struct control_obs control_clean(void)
+{
+	return (struct control_obs){
+	    .digest_ok = true, .control_ok = true, .record_read = true, .labels_ok = true};
+}
+
+Test(eval, hb20_control_rules)
+{
+	struct control_obs o = control_clean();
+	struct result r = {0};
+
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS, "prevention");
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* detection-only: a correct alert and a kill, after the write */
+	o = control_clean(), o.detection_arm = true, o.committed = true, o.alerted = true;
+	o.alert_correct = o.killed = o.fan_ok = true, o.kill_us = 800, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a kill after the write");
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS, "the alert was right, graded apart");
+	/* detection-only with no alert: the evidence is missing */
+	o.alerted = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = control_clean(), o.detection_arm = true, o.fan_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN, "a blind observer");
+	o = control_clean(), o.digest_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "an unproven digest is no PASS");
+	o = control_clean(), o.labels_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN, "the record mislabels the mount");
+	o = control_clean(), o.control_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = control_clean(), o.committed = true, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 }
