@@ -134,6 +134,16 @@ static int verify_sources(FILE *o, const char *log, const char *text, size_t len
 			snprintf(rep.reasons[rep.n_reasons++], sizeof(rep.reasons[0]),
 				 "the log %s is of source \"%s\"", sup ? log : cp->log, rep.source);
 		}
+		/* The drop counter of the checkpoint: lines its writer lost
+		 * that no line of the log reports (its last ones). */
+		if (cp->drops > rep.dropped && rep.n_reasons < EVIDENCE_REASONS_MAX) {
+			rep.verdict = EVIDENCE_INCOMPLETE;
+			snprintf(rep.reasons[rep.n_reasons++], sizeof(rep.reasons[0]),
+				 "its checkpoint counts %llu event(s) its writer could not write, "
+				 "%llu of them after its last line",
+				 (unsigned long long)cp->drops,
+				 (unsigned long long)(cp->drops - rep.dropped));
+		}
 		if (!sup && rep.n_reasons < EVIDENCE_REASONS_MAX && !events_agree(ev, n_ev, cp)) {
 			rep.verdict = EVIDENCE_INCOMPLETE;
 			snprintf(rep.reasons[rep.n_reasons++], sizeof(rep.reasons[0]),

@@ -227,6 +227,11 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 	return 0;
 }
 
+unsigned long mediator_log_lost(const struct mediator *m)
+{
+	return m ? m->log.drops : 0;
+}
+
 void mediator_set_dial(struct mediator *m, mediator_dial_fn dial)
 {
 	m->dial = dial;

@@ -503,8 +503,29 @@ int mediator_start(struct run *r, struct err *err)
 		ms->l[i].fd = -1;
 	}
 	rc = wait_ready(ready[0], err);
-	close(ready[0]);
+	/* Kept: the mediator's last word comes on it at its end. */
+	ms->ready_fd = ready[0];
 	return rc;
+}
+
+/* After its end: "end N" on the ready pipe, the log lines it lost after
+ * its last one (nothing: killed, or older; the record says unreported). */
+static void last_word(struct mediator_state *ms)
+{
+	char buf[128];
+	ssize_t n;
+	unsigned long lost;
+
+	if (ms->ready_fd < 0)
+		return;
+	n = read(ms->ready_fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (sscanf(buf, "end %lu", &lost) == 1) {
+		ms->end_reported = true;
+		ms->end_lost = lost;
+	}
+	close(ms->ready_fd);
+	ms->ready_fd = -1;
 }
 
 void mediator_stop(struct mediator_state *ms)
@@ -520,8 +541,12 @@ void mediator_stop(struct mediator_state *ms)
 		close(ms->ctl_fd);
 		ms->ctl_fd = -1;
 	}
-	if (ms->pid <= 0)
+	if (ms->pid <= 0) {
+		if (ms->ready_fd >= 0)
+			close(ms->ready_fd);
+		ms->ready_fd = -1;
 		return;
+	}
 	/* SIGTERM: it logs the close of every open connection; SIGKILL one
 	 * second later at the latest. By pidfd, reaping exactly it. */
 	pidfd_send_signal(ms->pidfd, SIGTERM, NULL, 0);
@@ -530,6 +555,7 @@ void mediator_stop(struct mediator_state *ms)
 		pidfd_send_signal(ms->pidfd, SIGKILL, NULL, 0);
 	while (waitid(P_PIDFD, (id_t)ms->pidfd, &(siginfo_t){0}, WEXITED) < 0 && errno == EINTR)
 		;
+	last_word(ms);
 	close(ms->pidfd);
 	ms->pidfd = -1;
 	ms->pid = 0;
@@ -565,7 +591,9 @@ void mediator_summary(struct run *r)
 		r->out.net.seq = rep.last_seq;
 		r->out.net.sequenced = rep.sequenced;
 		r->out.net.missing = rep.missing;
-		r->out.net.dropped = rep.dropped;
+		/* The lines no line reports: its last word, at its end. */
+		r->out.net.dropped = rep.dropped + ms->end_lost;
+		r->out.net.end_reported = ms->end_reported;
 		snprintf(r->out.net.head, sizeof(r->out.net.head), "%s", rep.head);
 		snprintf(r->out.net.epoch, sizeof(r->out.net.epoch), "%s", rep.epoch);
 		snprintf(r->out.net.verify_reason, sizeof(r->out.net.verify_reason), "%s",

@@ -58,6 +58,7 @@ struct outcome_net {
 	bool sequenced;
 	uint64_t missing, dropped;
 	unsigned long blind_refused, blind_admitted; /* its capture-restored lines */
+	bool end_reported; /* the mediator told its lost lines at its end */
 	unsigned long counts[MEDIATOR_DECISIONS];
 	char log_sha256[65];
 	char log_path[PATH_MAX];

@@ -323,6 +323,7 @@ static cJSON *evidence_sources(const struct run *r)
 		cJSON_AddStringToObject(x, "head", r->out.net.head);
 		cJSON_AddNumberToObject(x, "drops", (double)r->out.net.dropped);
 		cJSON_AddNumberToObject(x, "missing", (double)r->out.net.missing);
+		cJSON_AddBoolToObject(x, "end_reported", r->out.net.end_reported);
 		cJSON_AddBoolToObject(x, "verified", r->out.net.verified);
 		cJSON_AddItemToArray(a, x);
 	}

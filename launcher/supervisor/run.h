@@ -141,7 +141,10 @@ struct mediator_state {
 	int pidfd;
 	int log_fd; /* the admissions log: beside the record, or in the session's directory */
 	char log_path[PATH_MAX];
-	int ctl_fd; /* the release gate's control channel (paddock approve); -1: none */
+	int ctl_fd;		/* the release gate's control channel (paddock approve); -1: none */
+	int ready_fd;		/* the ready pipe, kept for the mediator's last word; -1: none */
+	bool end_reported;	/* it said "end N" */
+	unsigned long end_lost; /* N: log lines lost after its last line */
 };
 
 /* What is open and running. */

@@ -5,10 +5,20 @@
  * A line removed from either, a cut-off tail or a checkpoint that does not
  * match makes it INCOMPLETE with the missing sequence numbers. The twin:
  * with --weaken no-seq the same removal leaves a clean-looking log
- * (COMPLETE), which is what the sequence numbers and the chain are for. */
+ * (COMPLETE), which is what the sequence numbers and the chain are for.
+ * network.on_capture_loss under a file size limit the admissions log
+ * reaches: deny lets nothing more out, its twin allow lets everything out;
+ * both runs' evidence says INCOMPLETE (the mediator's last word, the lines
+ * it lost, is in the checkpoint). */
 #include "harness.h"
 
-TestSuite(evidence_gaps, .init = h_init, .fini = h_fini, .timeout = 90);
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+TestSuite(evidence_gaps, .init = h_init, .fini = h_fini, .timeout = 150);
 
 /* The agent policy with a mediated network allowing gap.test on port
  * 19021 (nothing listens there: the mediator admits, then fails to dial). */
@@ -168,4 +178,106 @@ Test(evidence_gaps, weakened_no_seq_hides_a_removed_line)
 	h_write_file(mlog, without_line(mtext, 2), 0600);
 	cr_assert_eq(verify(&w, &p), 0, "the removal should go unseen: " H_FMT, H_ARGS(&p));
 	cr_assert(strstr(p.out_text, "unsequenced"), H_SHOW(&p));
+}
+
+/* ------------------------------------------------ on_capture_loss */
+
+struct counter {
+	int fd, port;
+	atomic_int count;
+	pthread_t thread;
+};
+
+static void *serve(void *arg)
+{
+	struct counter *c = arg;
+
+	for (;;) {
+		char buf[2048];
+		int s = accept(c->fd, NULL, NULL);
+
+		if (s < 0)
+			return NULL;
+		atomic_fetch_add(&c->count, 1);
+		(void)!recv(s, buf, sizeof(buf), 0);
+		(void)!send(s,
+			    "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n",
+			    61, MSG_NOSIGNAL);
+		close(s);
+	}
+}
+
+static struct counter *counter(void)
+{
+	struct counter *c = calloc(1, sizeof(*c));
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+
+	cr_assert_not_null(c);
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(bind(c->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(c->fd, 64), 0);
+	cr_assert_eq(getsockname(c->fd, (struct sockaddr *)&a, &len), 0);
+	c->port = ntohs(a.sin_port);
+	cr_assert_eq(pthread_create(&c->thread, NULL, serve, c), 0);
+	return c;
+}
+
+/* 160 requests under a file size limit (100 kB: above paddock-init's copy
+ * in a memfd, 88 kB) the admissions log reaches after about 110 of them;
+ * the record and the supervisor's log stay below it. */
+static int capture_run(const struct h_world *w, const char *mode, struct counter *c,
+		       struct h_proc *p)
+{
+	char *path = h_join(w->base, "cap.json");
+	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
+	const char *at = strstr(src, "\"network\": \"none\",");
+
+	h_write_file(path,
+		     h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": [{\"host\": "
+			   "\"cap.test\", \"ports\": [%d], \"protocol\": \"http\"}], "
+			   "\"resolve\": {\"cap.test\": \"127.0.0.1\"}, \"on_capture_loss\": "
+			   "\"%s\"},%s",
+			   (int)(at - src), src, c->port, mode,
+			   at + strlen("\"network\": \"none\",")),
+		     0644);
+	return H_CMD(p, w->ws, "/usr/bin/prlimit", "--fsize=100000", h_paddock(), "run", "--policy",
+		     path, "--record", w->record, "--", "sh", "-c",
+		     h_fmt("i=0; while [ $i -lt 160 ]; do i=$((i+1)); "
+			   "curl -s -m 3 -o /dev/null http://cap.test:%d/$i; done; exit 0",
+			   c->port));
+}
+
+/* deny: once the log is full nothing more goes out, and the record and
+ * verify say the capture was impaired. The twin, allow: all 160 go out. */
+Test(evidence_gaps, on_capture_loss_deny_stops_what_cannot_be_recorded)
+{
+	struct h_world w = h_world();
+	struct counter *c = counter();
+	struct h_proc p;
+	int n;
+
+	cr_assert_eq(capture_run(&w, "deny", c, &p), 0, H_SHOW(&p));
+	n = atomic_load(&c->count);
+	cr_assert(n >= 5 && n < 160, "deny: %d of 160 requests went out", n);
+	cr_assert_str_eq(h_json(w.record, "d['network']['capture']['on_capture_loss']"),
+			 "\"deny\"");
+	cr_assert_str_eq(h_json(w.record, "d['network']['capture']['impaired']"), "true");
+	cr_assert_str_eq(h_json(w.record, "d['evidence']['sources'][1]['drops'] > 0"), "true");
+	cr_assert_str_eq(h_json(w.record, "d['evidence']['sources'][1]['end_reported']"), "true");
+	cr_assert_eq(verify(&w, &p), 1, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "mediator: its checkpoint counts"), H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "supervisor: complete"), H_SHOW(&p));
+}
+
+Test(evidence_gaps, on_capture_loss_allow_lets_everything_out_unrecorded)
+{
+	struct h_world w = h_world();
+	struct counter *c = counter();
+	struct h_proc p;
+
+	cr_assert_eq(capture_run(&w, "allow", c, &p), 0, H_SHOW(&p));
+	cr_assert_eq(atomic_load(&c->count), 160, "allow: every request goes out");
+	cr_assert_str_eq(h_json(w.record, "d['network']['capture']['impaired']"), "true");
+	cr_assert_eq(verify(&w, &p), 1, "unrecorded is still INCOMPLETE: " H_FMT, H_ARGS(&p));
 }
