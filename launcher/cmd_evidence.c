@@ -250,6 +250,8 @@ static const char export_usage[] =
     "marker of the deny list: the values of the secrets file, of --env and\n"
     "--env-file (as paddock run takes them), --deny and the lines of --deny-file;\n"
     "one found, nothing is written.\n"
+    "  --deny TEXT is on the command line, which other users see: a secret goes in\n"
+    "  --deny-file or --secrets\n"
     "  --key FILE  the run's key (default: the supervisor's log with .jsonl as .key)\n"
     "  --weaken raw-export  copy the files as they are, unscanned (evaluation only;\n"
     "                       also when the run had --weaken raw-export)\n"
