@@ -154,3 +154,42 @@ int evidence_markers_add_text(struct evidence_markers *m, const char *text, size
  * escapes it), or -1. */
 long evidence_markers_scan(const struct evidence_markers *m, const char *buf, size_t len);
 void evidence_markers_free(struct evidence_markers *m);
+
+/* Reconciliation (paddock evidence reconcile, HB-17): the tool's claim of
+ * each admitted operation (the mediator's "outcome" line: the upstream's
+ * status, below 400 a success) joined by admission id with a receiver's
+ * ledger of effects (JSON lines {"admission": ID, "effect": true|false}).
+ * The task state and the effect state stay apart; the disposition is
+ * their join. */
+enum evidence_disposition {
+	EVIDENCE_MATCHED,		    /* the claim and the effect agree */
+	EVIDENCE_CLAIMED_SUCCESS_NO_EFFECT, /* success reported, nothing happened */
+	EVIDENCE_CLAIMED_FAILURE_EFFECT,    /* failure reported, the effect happened */
+	EVIDENCE_EFFECT_UNKNOWN,	    /* the ledger is unavailable or silent on it */
+	EVIDENCE_DISPOSITIONS,
+};
+
+const char *evidence_disposition_name(enum evidence_disposition d);
+
+#define EVIDENCE_OPS_MAX 64
+struct evidence_op {
+	char admission[96];
+	unsigned status;   /* the upstream's, as the mediator saw it */
+	bool claimed_ok;   /* status below 400 */
+	bool effect_known; /* the ledger has it */
+	bool effect;	   /* what the ledger says happened */
+	enum evidence_disposition d;
+};
+
+struct evidence_reconciled {
+	struct evidence_op ops[EVIDENCE_OPS_MAX];
+	size_t n, more; /* more: operations past EVIDENCE_OPS_MAX */
+	size_t counts[EVIDENCE_DISPOSITIONS];
+};
+
+/* Join log (a mediator log's text) with ledger (llen bytes; NULL: the
+ * receiver is unavailable, every effect unknown). trust_claim (--weaken
+ * trust-tool-claim): the claim is taken for the effect, the ledger
+ * unread. Pure (fuzzed). */
+void evidence_reconcile(const char *log, size_t len, const char *ledger, size_t llen,
+			bool trust_claim, struct evidence_reconciled *out);

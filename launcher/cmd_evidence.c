@@ -35,7 +35,7 @@ static const char usage[] =
     "Exit status: 0 COMPLETE; 1 INCOMPLETE (the reasons on standard output);\n"
     "125 the log could not be checked.\n";
 
-static int slurp(const char *path, size_t max, char **out, size_t *len)
+int evidence_slurp(const char *path, size_t max, char **out, size_t *len)
 {
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	cleanup_free char *buf = NULL;
@@ -122,7 +122,7 @@ static int verify_sources(FILE *o, const char *log, const char *text, size_t len
 		bool sup = strcmp(cp->source, "supervisor") == 0;
 		int r = 0;
 
-		if (!sup && (r = slurp(cp->log, EVIDENCE_LOG_MAX, &other, &olen)) < 0) {
+		if (!sup && (r = evidence_slurp(cp->log, EVIDENCE_LOG_MAX, &other, &olen)) < 0) {
 			fprintf(o, "  %s: its log %s: %s\n", cp->source, cp->log, strerror(-r));
 			complete = false;
 			continue;
@@ -207,15 +207,15 @@ static int verify(int argc, char **argv)
 		else
 			return cli_fail("evidence verify: %s: name the key with --key", log);
 	}
-	r = slurp(log, EVIDENCE_LOG_MAX, &text, &len);
+	r = evidence_slurp(log, EVIDENCE_LOG_MAX, &text, &len);
 	if (r < 0)
 		return cli_fail("evidence verify: %s: %s", log, strerror(-r));
-	r = slurp(key_path, 64, &key, &klen);
+	r = evidence_slurp(key_path, 64, &key, &klen);
 	if (r < 0 || klen != EVIDENCE_KEY_LEN)
 		return cli_fail("evidence verify: key %s: %s", key_path,
 				r < 0 ? strerror(-r) : "not a 32-byte key");
 	if (rec) {
-		r = slurp(rec, 1u << 20, &rtext, &rlen);
+		r = evidence_slurp(rec, 1u << 20, &rtext, &rlen);
 		if (r < 0)
 			return cli_fail("evidence verify: record %s: %s", rec, strerror(-r));
 		if (evidence_witness_parse(rtext, rlen, &w) < 0)
@@ -385,7 +385,7 @@ static int markers_file(struct evidence_markers *m, const char *path, int c)
 {
 	cleanup_free char *text = NULL;
 	size_t len;
-	int r = slurp(path, 1u << 20, &text, &len);
+	int r = evidence_slurp(path, 1u << 20, &text, &len);
 
 	return r < 0 ? r
 		     : evidence_markers_add_text(m, text, len, c != 'D',
@@ -411,14 +411,14 @@ static int export_write(const char *dir, const struct packet *p)
 	return 0;
 }
 
-static bool recorded_raw(const char *text, size_t len)
+bool evidence_recorded_knob(const char *text, size_t len, const char *knob)
 {
 	cJSON *o = cJSON_ParseWithLength(text, len);
 	const cJSON *x, *w = cJSON_GetObjectItemCaseSensitive(o, "weakenings");
 	bool raw = false;
 
 	cJSON_ArrayForEach(x, w) {
-		raw = raw || (cJSON_IsString(x) && strcmp(x->valuestring, "raw-export") == 0);
+		raw = raw || (cJSON_IsString(x) && strcmp(x->valuestring, knob) == 0);
 	}
 	cJSON_Delete(o);
 	return raw;
@@ -504,7 +504,7 @@ static int export(int argc, char **argv)
 				      "evidence export --help)");
 	}
 	rec = argv[optind];
-	r = slurp(rec, 1u << 20, &rtext, &rlen);
+	r = evidence_slurp(rec, 1u << 20, &rtext, &rlen);
 	if (r < 0 || evidence_witness_parse(rtext, rlen, &w) < 0) {
 		evidence_markers_free(&m);
 		return cli_fail("evidence export: record %s: %s", rec,
@@ -512,7 +512,7 @@ static int export(int argc, char **argv)
 	}
 	/* paddock run --weaken raw-export (HB-24's weakened arm): the run's
 	 * record asks for it. */
-	raw = raw || recorded_raw(rtext, rlen);
+	raw = raw || evidence_recorded_knob(rtext, rlen, "raw-export");
 	if (!key_path) {
 		size_t n = strlen(w.cp[0].log);
 
@@ -520,7 +520,7 @@ static int export(int argc, char **argv)
 		    asprintf(&kdefault, "%.*s.key", (int)(n - 6), w.cp[0].log) > 0)
 			key_path = kdefault;
 	}
-	r = key_path ? slurp(key_path, 64, &key, &klen) : -ENOENT;
+	r = key_path ? evidence_slurp(key_path, 64, &key, &klen) : -ENOENT;
 	if (r < 0 || klen != EVIDENCE_KEY_LEN) {
 		evidence_markers_free(&m);
 		return cli_fail("evidence export: key %s: %s", key_path ? key_path : "(none)",
@@ -528,7 +528,7 @@ static int export(int argc, char **argv)
 	}
 	/* The verdict goes into the manifest: a packet of an incomplete log
 	 * says so. */
-	r = slurp(w.cp[0].log, EVIDENCE_LOG_MAX, &stext, &slen);
+	r = evidence_slurp(w.cp[0].log, EVIDENCE_LOG_MAX, &stext, &slen);
 	if (r >= 0) {
 		cleanup_fclose FILE *quiet = fopen("/dev/null", "we");
 
@@ -540,7 +540,7 @@ static int export(int argc, char **argv)
 		char *data = NULL, name[32];
 		size_t len, dlen;
 
-		r = slurp(w.cp[i].log, EVIDENCE_LOG_MAX, &text, &len);
+		r = evidence_slurp(w.cp[i].log, EVIDENCE_LOG_MAX, &text, &len);
 		if (r < 0) {
 			packet_free(&p);
 			evidence_markers_free(&m);
@@ -611,12 +611,14 @@ int cmd_evidence(int argc, char **argv)
 		return verify(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "export") == 0)
 		return export(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "reconcile") == 0)
+		return cmd_evidence_reconcile(argc - 1, argv + 1);
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		fputs(usage, stdout);
 		fputs("\n", stdout);
 		fputs(export_usage, stdout);
 		return 0;
 	}
-	return cli_fail("evidence: expected \"verify\" or \"export\" (see paddock evidence "
-			"--help)");
+	return cli_fail("evidence: expected \"verify\", \"export\" or \"reconcile\" (see "
+			"paddock evidence --help)");
 }

@@ -38,8 +38,9 @@ enum weaken {
 	WEAKEN_RAW_EXPORT = 1u << 19, /* paddock evidence export copies this run's files raw */
 	WEAKEN_EVIDENCE_IN_SANDBOX = 1u
 				     << 20, /* the record's directory bound rw into the sandbox */
+	WEAKEN_TRUST_TOOL_CLAIM = 1u << 21, /* evidence reconcile takes the claim for the effect */
 };
-#define WEAKEN_COUNT 21
+#define WEAKEN_COUNT 22
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {

@@ -41,6 +41,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 		   "unscanned: a secret or a name in them goes into the review packet"},
     {"evidence-in-sandbox", "the record's directory, with the evidence logs and their key, is "
 			    "writable in the sandbox: the workload can rewrite its own evidence"},
+    {"trust-tool-claim", "paddock evidence reconcile takes a tool's claim for its effect: a "
+			 "success without effect, or an effect reported as failure, goes unseen"},
 };
 
 const char *weaken_name(unsigned bit)

@@ -5,7 +5,7 @@
  * same bytes go to the witness's readers (evidence_witness_parse(), the
  * record's checkpoints, and evidence_checkpoint_events(), the supervisor
  * log's), and to the export's (evidence_export_json() and the deny list's
- * markers and scan).
+ * markers and scan), and to evidence_reconcile() as log and ledger.
  *   make fuzz FUZZ=evidence */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +61,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(out);
 		evidence_markers_free(&m);
+	}
+	{
+		/* The reconciliation: the bytes as the log and as the ledger. */
+		struct evidence_reconciled *rc = malloc(sizeof(*rc));
+
+		if (rc) {
+			evidence_reconcile(copy, size, copy, size, false, rc);
+			evidence_reconcile(copy, size, NULL, 0, true, rc);
+		}
+		free(rc);
 	}
 	free(copy);
 	return 0;

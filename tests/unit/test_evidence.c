@@ -434,3 +434,43 @@ Test(evidence, export_markers)
 	cr_assert_eq(m.n, 1);
 	evidence_markers_free(&m);
 }
+
+/* HB-17's join: the claim from the mediator's outcome lines, the effect
+ * from the receiver's ledger, apart; the weakened way takes the claim. */
+Test(evidence, reconcile_claims_with_effects)
+{
+	static const char log[] =
+	    "{\"event\":\"decision\",\"admission\":\"s-1-1\",\"decision\":\"allowed\"}\n"
+	    "{\"event\":\"outcome\",\"admission\":\"s-1-1\",\"status\":200}\n"
+	    "{\"event\":\"outcome\",\"admission\":\"s-1-2\",\"status\":200}\n"
+	    "{\"event\":\"outcome\",\"admission\":\"s-1-3\",\"status\":500}\n"
+	    "{\"event\":\"outcome\",\"admission\":\"s-1-4\",\"status\":500}\n"
+	    "{\"event\":\"outcome\",\"admission\":\"s-1-5\",\"status\":0}\n"
+	    "not json\n{\"event\":\"outcome\",\"admission\":\"s-1-6\",\"status\":\"x\"}\n";
+	static const char ledger[] = "{\"admission\":\"s-1-1\",\"effect\":true}\n"
+				     "{\"admission\":\"s-1-2\",\"effect\":false}\n"
+				     "{\"admission\":\"s-1-3\",\"effect\":true}\n"
+				     "{\"admission\":\"s-1-4\",\"effect\":false}\n"
+				     "{\"admission\":\"nope\",\"effect\":true}\n";
+	struct evidence_reconciled *r = malloc(sizeof(*r));
+
+	evidence_reconcile(log, strlen(log), ledger, strlen(ledger), false, r);
+	cr_assert_eq(r->n, 5, "the status must be a number");
+	cr_assert_eq(r->ops[0].d, EVIDENCE_MATCHED);
+	cr_assert_eq(r->ops[1].d, EVIDENCE_CLAIMED_SUCCESS_NO_EFFECT);
+	cr_assert_eq(r->ops[2].d, EVIDENCE_CLAIMED_FAILURE_EFFECT);
+	cr_assert_eq(r->ops[3].d, EVIDENCE_MATCHED);
+	cr_assert_eq(r->ops[4].d, EVIDENCE_EFFECT_UNKNOWN, "the ledger is silent on it");
+	cr_assert(!r->ops[4].claimed_ok, "no response is no success");
+	/* the receiver down: every effect unknown */
+	evidence_reconcile(log, strlen(log), NULL, 0, false, r);
+	cr_assert_eq(r->counts[EVIDENCE_EFFECT_UNKNOWN], 5);
+	/* trust-tool-claim: both mismatches unseen, even without a ledger */
+	evidence_reconcile(log, strlen(log), ledger, strlen(ledger), true, r);
+	cr_assert_eq(r->counts[EVIDENCE_MATCHED], 5);
+	evidence_reconcile(log, strlen(log), NULL, 0, true, r);
+	cr_assert_eq(r->counts[EVIDENCE_MATCHED], 5);
+	cr_assert_str_eq(evidence_disposition_name(EVIDENCE_CLAIMED_FAILURE_EFFECT),
+			 "claimed-failure-effect");
+	free(r);
+}
