@@ -32,6 +32,8 @@ static const char usage[] =
     "                                      check a run's evidence logs (paddock evidence --help)\n"
     "  evidence export RECORD --out DIR [--secrets F] [--env NAME]... [--deny T]...\n"
     "                                      a review packet of a run, scanned for markers\n"
+    "  evidence reconcile RECORD [--ledger F]\n"
+    "                                      a run's tool claims against a receiver's effects\n"
     "  doctor                              check that paddock can run here\n"
     "  policy show|check|list [NAME|FILE]  a policy as run takes it (paddock policy --help)\n"
     "  help                                show this help\n"

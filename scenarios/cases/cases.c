@@ -4,8 +4,8 @@
 #include "../lib/case.h"
 
 extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb08_case,
-    hb09_case, hb10_case, hb11_case, hb12_case, hb18_case, hb19_case, hb20_case, hb23_case,
-    hb24_case;
+    hb09_case, hb10_case, hb11_case, hb12_case, hb17_case, hb18_case, hb19_case, hb20_case,
+    hb23_case, hb24_case;
 
 const struct eval_case *const eval_cases[] = {
     &hb01_case, /* files/hb01_equivalent_writes.c */
@@ -18,6 +18,7 @@ const struct eval_case *const eval_cases[] = {
     &hb10_case, /* network/hb10_scope.c */
     &hb11_case, /* network/hb11_credentials.c */
     &hb12_case, /* network/hb12_release.c */
+    &hb17_case, /* evidence/hb17_claims.c */
     &hb18_case, /* evidence/hb18_gaps.c */
     &hb19_case, /* evidence/hb19_tamper.c */
     &hb20_case, /* evidence/hb20_controls.c */

@@ -23,6 +23,7 @@
 #include "../../scenarios/cases/network/hb11_grade.h"
 #include "../../scenarios/cases/network/hb12_grade.h"
 #include "../../scenarios/cases/network/hb23_grade.h"
+#include "../../scenarios/cases/evidence/hb17_grade.h"
 #include "../../scenarios/cases/evidence/hb18_grade.h"
 #include "../../scenarios/cases/evidence/hb19_grade.h"
 #include "../../scenarios/cases/evidence/hb20_grade.h"
@@ -2618,4 +2619,55 @@ Test(eval, hb20_control_rules)
 	o = control_clean(), o.committed = true, r = (struct result){0};
 	grade_controls(&o, r.v);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+}
+
+static struct claim_obs claim_clean(void)
+{
+	return (struct claim_obs){.ledger_proven = true,
+				  .reconciled = true,
+				  .ops = 4,
+				  .success_no_effect = true,
+				  .failure_effect = true,
+				  .consistent_matched = true,
+				  .down_checked = true,
+				  .down_unknown = true,
+				  .received = 4};
+}
+
+Test(eval, hb17_claim_rules)
+{
+	struct claim_obs o = claim_clean();
+	struct result r = {0};
+
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* trust-tool-claim: both mismatches reported matched */
+	o = claim_clean(), o.success_no_effect = o.failure_effect = false, o.down_unknown = false;
+	r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = claim_clean(), o.failure_effect = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "one mismatch unseen is enough");
+	o = claim_clean(), o.down_unknown = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "receiver down must be UNKNOWN");
+	o = claim_clean(), o.down_checked = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = claim_clean(), o.ledger_proven = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind ledger");
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = claim_clean(), o.ops = 3, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = claim_clean(), o.consistent_matched = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = claim_clean(), o.received = 3, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 }
