@@ -186,4 +186,17 @@ Test(export, bad_arguments)
 		  "--weaken", "frobnicate");
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert(!h_exists(h_join(w.base, "x")));
+	/* reconcile (HB-17): without a ledger every effect is unknown (2);
+	 * a record without a mediated network or an unreadable ledger 125 */
+	H_PADDOCK(&p, w.ws, "evidence", "reconcile", w.record);
+	cr_assert_eq(p.status, 2, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "\nUNKNOWN\n"), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "evidence", "reconcile", w.record, "--ledger", "/nonexistent");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "run", "--record", h_join(w.base, "plain.json"), "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "evidence", "reconcile", h_join(w.base, "plain.json"));
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(strstr(p.err_text, "no mediator's log"), H_SHOW(&p));
 }
