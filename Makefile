@@ -49,7 +49,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
+.PHONY: report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
 
@@ -249,12 +249,22 @@ fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 deps:
 	@./tests/deps.sh
 
-unit: all $(UNIT_BIN) $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
+unit: all $(UNIT_BIN) $(B)/tests/html_fixture $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
 		$(B)/tests/fuzz_git_replay $(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
 		$(B)/tests/fuzz_eval_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 	/usr/bin/python3 tests/check_schema.py .
+	$(MAKE) -s report-html-check
+
+# report.html as Chromium renders it against its JSON records, on the
+# sample run (tests/unit/eval_sample.h), and the check's self-test (planted
+# drifts must be caught). Without chromium it says SKIPPED: make eval's
+# set-up installs it (scenarios/run.sh) and checks every run's page.
+report-html-check: $(B)/tests/html_fixture
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && $(B)/tests/html_fixture $$d/run && \
+	{ /usr/bin/python3 tests/check_report_html.py --self-test $$d/run; rc=$$?; } ; \
+	[ $$rc = 0 ] || [ $$rc = 77 ]
 
 integration: all $(INTEG_BIN) $(HELPER_BIN)
 	@./tests/integration/run.sh $(INTEG_BIN)
@@ -271,6 +281,8 @@ faults: all $(B)/tests/test_faults $(HELPER_BIN)
 test: deps
 	$(MAKE) check-deps
 	$(MAKE) install-check
+	$(MAKE) deb-check
+	$(MAKE) check-docs
 	$(MAKE) unit
 	$(MAKE) integration
 
@@ -285,41 +297,101 @@ bench: deps
 	$(MAKE) all $(B)/seccomp_bench
 	@./bench/run.sh
 
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+# The case policies paddock-eval reads (PREFIX/share/paddock/scenarios).
+EVAL_POLICIES := $(wildcard scenarios/cases/*/*.json)
+EVAL_AREAS := $(sort $(patsubst scenarios/cases/%/,%,$(dir $(EVAL_POLICIES))))
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/libexec/paddock $(DESTDIR)$(PREFIX)/share/paddock/policies
+		$(DESTDIR)$(PREFIX)/libexec/paddock $(DESTDIR)$(PREFIX)/share/paddock/policies \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/paddock/scenarios/cases/,$(EVAL_AREAS))
 	install -m 755 $(B)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
+	install -m 755 $(B)/paddock-eval $(DESTDIR)$(PREFIX)/bin/paddock-eval
 	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
 	install -m 755 $(B)/paddock-mediator $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator
-	install -m 644 docs/man/paddock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/paddock.1 docs/man/paddock-eval.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/paddock-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 docs/man/paddock-init.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 contrib/policies/*.json $(DESTDIR)$(PREFIX)/share/paddock/policies/
+	install -m 644 contrib/completion/paddock.bash $(DESTDIR)$(BASHCOMPDIR)/paddock
+	ln -sf paddock $(DESTDIR)$(BASHCOMPDIR)/paddock-eval
+	install -m 644 contrib/completion/_paddock $(DESTDIR)$(ZSHCOMPDIR)/_paddock
+	for f in $(EVAL_POLICIES); do \
+		install -m 644 $$f $(DESTDIR)$(PREFIX)/share/paddock/$$f || exit 1; done
 
 # Everything install put there, and the directories of paddock's own.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/paddock \
+	rm -f $(DESTDIR)$(PREFIX)/bin/paddock $(DESTDIR)$(PREFIX)/bin/paddock-eval \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator \
 		$(DESTDIR)$(PREFIX)/share/man/man1/paddock.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/paddock-eval.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5/paddock-policy.5 \
-		$(DESTDIR)$(PREFIX)/share/man/man8/paddock-init.8
+		$(DESTDIR)$(PREFIX)/share/man/man8/paddock-init.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/paddock $(DESTDIR)$(BASHCOMPDIR)/paddock-eval \
+		$(DESTDIR)$(ZSHCOMPDIR)/_paddock
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/paddock/policies/,$(notdir $(wildcard contrib/policies/*.json)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/paddock/,$(EVAL_POLICIES))
 	-rmdir $(DESTDIR)$(PREFIX)/libexec/paddock $(DESTDIR)$(PREFIX)/share/paddock/policies \
-		$(DESTDIR)$(PREFIX)/share/paddock 2>/dev/null
+		$(addprefix $(DESTDIR)$(PREFIX)/share/paddock/scenarios/cases/,$(EVAL_AREAS)) \
+		$(DESTDIR)$(PREFIX)/share/paddock/scenarios/cases \
+		$(DESTDIR)$(PREFIX)/share/paddock/scenarios $(DESTDIR)$(PREFIX)/share/paddock 2>/dev/null
 
-# install into a scratch DESTDIR, run the installed binary (it must find
-# its paddock-init), uninstall: nothing of paddock's may be left.
+# install into a scratch DESTDIR, run the installed binaries (paddock must
+# find its paddock-init), check the man pages and the completions as
+# installed (tests/check_completion.sh), uninstall: nothing of paddock's
+# may be left, not even a symlink.
 install-check: all
-	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && u=$$d/usr/local && \
 	$(MAKE) -s install DESTDIR=$$d PREFIX=/usr/local >/dev/null && \
-	$$d/usr/local/bin/paddock --version && \
-	(cd $$d && $$d/usr/local/bin/paddock run -- true) && \
+	$$u/bin/paddock --version && $$u/bin/paddock-eval --version && \
+	(cd $$d && $$u/bin/paddock run -- true) && \
+	for m in $$u/share/man/man*/*; do \
+		w=$$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -l "$$m" 2>&1 >/dev/null) && \
+		[ -z "$$w" ] || { echo "install-check: $$m: $$w" >&2; exit 1; }; done && \
+	[ -f $$u/share/paddock/scenarios/cases/files/hb01_policy.json ] && \
+	BASH_COMP=$$u/share/bash-completion/completions/paddock \
+		ZSH_COMP_DIR=$$u/share/zsh/site-functions tests/check_completion.sh $$u/bin && \
 	$(MAKE) -s uninstall DESTDIR=$$d PREFIX=/usr/local && \
-	left=$$(find $$d -type f) && [ -z "$$left" ] && \
+	left=$$(find $$d ! -type d) && [ -z "$$left" ] && \
 	echo "install-check: installed, ran, uninstalled; nothing left" || \
 	{ echo "install-check: FAILED; left: $$left" >&2; exit 1; }
+
+# A Debian package from a DESTDIR install under /usr (dpkg-deb, no
+# debhelper): stripped binaries, compressed man pages, the changelog and
+# copyright, md5sums, a control file whose Depends are the runtime
+# libraries. make deb-check (run by make test) checks it without
+# installing it into this system (tests/check_deb.sh).
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB := $(B)/paddock_$(VERSION)_$(DEB_ARCH).deb
+DEB_DEPENDS := libc6, libseccomp2, libcap2, libmnl0, libcjson1
+deb: all
+	@rm -rf $(B)/deb && mkdir -p $(B)/deb/DEBIAN
+	$(MAKE) -s install DESTDIR=$(abspath $(B)/deb) PREFIX=/usr \
+		ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+		$(B)/deb/usr/bin/paddock $(B)/deb/usr/bin/paddock-eval \
+		$(B)/deb/usr/libexec/paddock/paddock-mediator
+	gzip -9n $(B)/deb/usr/share/man/man*/*
+	install -d $(B)/deb/usr/share/doc/paddock
+	gzip -9nc CHANGELOG.md > $(B)/deb/usr/share/doc/paddock/changelog.gz
+	install -m 644 contrib/debian/copyright $(B)/deb/usr/share/doc/paddock/copyright
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+		-e 's/@DEPENDS@/$(DEB_DEPENDS)/' \
+		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(B)/deb | cut -f1)/" \
+		contrib/debian/control.in > $(B)/deb/DEBIAN/control
+	cd $(B)/deb && find usr -type f -exec md5sum {} + | sort -k2 > DEBIAN/md5sums
+	find $(B)/deb -type d -exec chmod 755 {} +
+	chmod 644 $(B)/deb/DEBIAN/control $(B)/deb/DEBIAN/md5sums
+	dpkg-deb --root-owner-group -Zxz --build $(B)/deb $(DEB) >/dev/null
+	@echo "deb: $(DEB)"
+
+deb-check: deb
+	@tests/check_deb.sh $(DEB) "$(DEB_DEPENDS)"
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
@@ -332,6 +404,12 @@ format-check:
 check-deps:
 	@python3 tests/check_deps.py --self-test
 	@python3 tests/check_deps.py .
+
+# The numbers and lists the docs quote against the ones the code produces
+# (tests/check_docs.py: syscall count, knobs, verbs, decisions, policy
+# keys, eval cases); its self-test first shows that planted drifts are caught.
+check-docs: $(B)/paddock $(B)/paddock-eval
+	@python3 tests/check_docs.py --self-test .
 
 clean:
 	rm -rf $(B)
@@ -349,7 +427,8 @@ EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 # that a refused vector never runs), the observer's identity matching and
 # every case's own grade part.
 EVAL_GRADE_SRC := $(wildcard scenarios/cases/*/*_grade.c)
-EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o args.o argv.o proc.o) \
+EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o report_html.o args.o \
+		argv.o proc.o) \
 		$(B)/scenarios/observers/fan_ident.o $(B)/scenarios/observers/selftest.o \
 		$(EVAL_GRADE_SRC:%.c=$(B)/%.o)
 
@@ -365,6 +444,17 @@ $(B)/paddock-eval: $(EVAL_OBJ) $(B)/policy/sha256.o
 $(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+$(B)/tests/test_eval_html: tests/unit/test_eval_html.c tests/unit/unit.h tests/unit/eval_sample.h \
+		$(EVAL_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+# The sample run of tests/unit/eval_sample.h written out as paddock-eval
+# would, for tests/check_report_html.py (make unit renders it in Chromium).
+$(B)/tests/html_fixture: tests/unit/html_fixture.c tests/unit/eval_sample.h $(EVAL_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS)
 
 # The fanotify observer under load and with a slowed reader (as root):
 # tests/integration/fan_stress.c, built with its test hooks.

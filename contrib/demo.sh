@@ -1,7 +1,8 @@
 #!/bin/sh
 # make demo: a workload under contrib/policies/agent.json, as an
 # unprivileged user. It tries to write outside its workspace (refused) and
-# inside it (kept), and the completion record is printed at the end.
+# inside it (kept); a summary of its completion record is printed, and the
+# record itself is kept in build/demo/ (its path is printed).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 paddock="$top/build/paddock"
@@ -55,8 +56,39 @@ echo "== after the run, on the host:"
 [ -e /usr/paddock-demo ] && echo "   /usr/paddock-demo EXISTS (should not)" || echo "   /usr/paddock-demo: absent (refused)"
 echo "   workspace/output.txt: $(cat "$work/workspace/output.txt" 2>/dev/null || echo MISSING)"
 [ -e "$work/workspace/.git" ] && echo "   .git: left behind (should not)" || echo "   .git: absent (protected path placeholder removed)"
-echo "== completion record:"
-cat "$work/record.json"
+keep="$top/build/demo"
+mkdir -p "$keep"
+cp "$work/record.json" "$work/record.json.evidence.jsonl" "$keep/" 2>/dev/null || true
+echo "== completion record (summary; the whole record: $keep/record.json):"
+python3 - "$keep/record.json" <<'EOT'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p, s, l = r["policy"], r["seccomp"], r["landlock"]
+mounts = r.get("mounts", [])
+print("   paddock %s (commit %s), kernel %s" % (r["paddock"]["version"], r["paddock"]["commit"],
+                                              r["kernel"]))
+print("   policy %s (sha256 %s...)" % (p["path"], p["sha256"][:16]))
+print("   namespaces: %s" % " ".join(r["namespaces"]))
+print("   mounts: %d, %d applied; seccomp: %s allowed, %s rules; landlock: ABI %s, %s" % (
+    len(mounts), sum(m.get("state") == "applied" for m in mounts), s.get("allowed"),
+    s.get("rules"), l.get("abi"), l.get("mode") if l.get("enabled") else "off"))
+print("   network: %s; weakenings: %s" % (r["network"]["mode"],
+                                          ", ".join(r["weakenings"]) or "none"))
+cmd = " ".join(" ".join(r["command"]).split())
+print("   command: %s" % (cmd if len(cmd) <= 72 else cmd[:69] + "..."))
+print("   ended: %s, status %s, %s -> %s; survivors %d, placeholders left %d" % (
+    r["ended"], r["status"], r["start"], r["end"], len(r["survivors"]),
+    r["placeholders_left"]))
+res = r.get("resources") or {}
+if res.get("asked"):
+    print("   resources: %s" % ", ".join("%s %s" % (k, v) for k, v in sorted(res.items())
+                                        if k != "asked"))
+e = r.get("evidence") or {}
+if e.get("log"):
+    print("   evidence: %d entries, head %s..." % (e["seq"], e["head"][:16]))
+for w in r.get("warnings", []) + r.get("errors", []):
+    print("   note: %s" % w)
+EOT
 [ "$status" = 0 ] || exit "$status"
 
 # Part 2: a session with a leased service and a port forward, paddock exec

@@ -228,8 +228,8 @@ static const char run_usage[] =
     "                         no-owner-check, exec-host-mounts, no-protect,\n"
     "                         host-root, direct-stdio, proxy-env-only,\n"
     "                         dns-open, gate-off, verbose-denial, retry-unbounded,\n"
-    "                         credential-any-audience, no-seq, raw-export,\n"
-    "                         evidence-in-sandbox, trust-tool-claim\n"
+    "                         credential-any-audience, lease-port-only, no-seq,\n"
+    "                         raw-export, evidence-in-sandbox, trust-tool-claim\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
@@ -325,7 +325,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
 				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
 				    "verbose-denial, retry-unbounded, credential-any-audience, "
-				    "no-seq, raw-export, evidence-in-sandbox, trust-tool-claim)",
+				    "lease-port-only, no-seq, raw-export, evidence-in-sandbox, "
+				    "trust-tool-claim)",
 				    optarg);
 			o->weaken |= bit;
 			break;

@@ -24,6 +24,9 @@
 
 #include "../include/landlock.h"
 
+extern const char paddock_default_policy[];
+extern const char paddock_default_policy_end[];
+
 enum verdict {
 	OK,
 	WARN,
@@ -260,27 +263,51 @@ static void check_cgroup(void)
 	row("cgroup v2", INFO, "not mounted");
 }
 
-static void check_rlimits(void)
+/* The hard limits against the policy's limits.rlimits (the agent
+ * policy's, or --policy's): a hard limit below the policy's cannot be
+ * raised by an ordinary user, and the run fails. */
+static void check_rlimits(const char *policy_path)
 {
 	static const struct {
-		int resource;
+		int resource, which;
 		const char *name;
-	} limits[] = {{RLIMIT_NOFILE, "nofile"}, {RLIMIT_NPROC, "nproc"}};
+	} limits[] = {{RLIMIT_NPROC, POLICY_RLIMIT_NPROC, "nproc"},
+		      {RLIMIT_NOFILE, POLICY_RLIMIT_NOFILE, "nofile"},
+		      {RLIMIT_FSIZE, POLICY_RLIMIT_FSIZE, "fsize"},
+		      {RLIMIT_AS, POLICY_RLIMIT_AS, "as"},
+		      {RLIMIT_CORE, POLICY_RLIMIT_CORE, "core"}};
+	struct options o = {.policy_path = policy_path, .no_config = true};
+	struct policy *p = NULL;
+	struct err err = {0};
+	char label[4200];
 
-	/* The agent policy's limits.rlimits: a hard limit below them cannot
-	 * be raised by an ordinary user, and the run fails. */
-	for (size_t i = 0; i < 2; i++) {
+	o.builtin_policy = paddock_default_policy;
+	o.builtin_policy_len = (size_t)(paddock_default_policy_end - paddock_default_policy);
+	if (supervisor_policy_load(&o, &p, label, sizeof(label), &err) < 0) {
+		row("rlimits", FAIL, "%s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		const struct policy_rlimit_value *v = &p->rlimits[limits[i].which];
 		struct rlimit rl;
 
-		if (getrlimit(limits[i].resource, &rl) < 0)
+		if (!v->set || getrlimit(limits[i].resource, &rl) < 0)
 			continue;
-		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 4096)
-			row("rlimits", WARN, "hard %s %llu is below the agent policy's 4096",
-			    limits[i].name, (unsigned long long)rl.rlim_max);
-		else
-			row("rlimits", OK, "hard %s %s", limits[i].name,
-			    rl.rlim_max == RLIM_INFINITY ? "unlimited" : "at least 4096");
+		if (rl.rlim_max != RLIM_INFINITY &&
+		    (v->value == POLICY_UNLIMITED || v->value > (uint64_t)rl.rlim_max)) {
+			char want[32];
+
+			if (v->value == POLICY_UNLIMITED)
+				snprintf(want, sizeof(want), "unlimited");
+			else
+				snprintf(want, sizeof(want), "%llu", (unsigned long long)v->value);
+			row("rlimits", FAIL, "hard %s %llu is below %s's %s: a run would fail",
+			    limits[i].name, (unsigned long long)rl.rlim_max, label, want);
+		} else
+			row("rlimits", OK, "hard %s %s: enough for %s", limits[i].name,
+			    rl.rlim_max == RLIM_INFINITY ? "unlimited" : "limited", label);
 	}
+	policy_free(p);
 }
 
 static void check_registry(void)
@@ -304,17 +331,26 @@ int cmd_doctor(int argc, char **argv)
 {
 	struct utsname u;
 
+	const char *policy_path = NULL;
+
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		fputs("Usage: paddock doctor\n"
+		fputs("Usage: paddock doctor [--policy FILE|NAME]\n"
 		      "Check that paddock can run here: user namespaces (and the sysctls and\n"
 		      "AppArmor setting that govern them), seccomp, Landlock, pidfd, cgroup v2,\n"
-		      "hard rlimits against the agent policy's, the registry. One row each.\n"
+		      "hard rlimits against the policy's (the agent policy's, or --policy's),\n"
+		      "the registry. One row each.\n"
 		      "Exit 0 when paddock can run, 1 when a required check fails.\n",
 		      stdout);
 		return 0;
 	}
+	if (argc > 2 && strcmp(argv[1], "--policy") == 0) {
+		policy_path = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc > 1)
-		return cli_fail("doctor: unexpected argument '%s'", argv[1]);
+		return cli_fail("doctor: unexpected argument '%s' (see paddock doctor --help)",
+				argv[1]);
 	if (uname(&u) == 0)
 		row("kernel", INFO, "%s %s, uid %u", u.sysname, u.release, (unsigned)getuid());
 	check_namespaces();
@@ -322,7 +358,7 @@ int cmd_doctor(int argc, char **argv)
 	check_landlock();
 	check_pidfd();
 	check_cgroup();
-	check_rlimits();
+	check_rlimits(policy_path);
 	check_registry();
 	printf("%s\n",
 	       failed ? "paddock cannot run here: see the FAIL rows" : "paddock can run here");

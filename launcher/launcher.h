@@ -27,6 +27,8 @@ int cmd_rm(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* cmd_approve.c: paddock approve (the release gate, docs/network.md). */
 int cmd_approve(int argc, char **argv);
+/* cmd_endpoint.c: paddock endpoint (docs/sessions.md, "Endpoint identity"). */
+int cmd_endpoint(int argc, char **argv);
 /* cmd_evidence.c: paddock evidence verify|export (docs/evidence.md).
  * evidence_slurp(): a whole file of at most max bytes, NUL-terminated,
  * into *out (malloc'd). evidence_recorded_knob(): the record's text lists

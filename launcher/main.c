@@ -28,6 +28,8 @@ static const char usage[] =
     "  approve [--dest HOST:PORT/PATH] ID|NAME DIGEST\n"
     "                                      release a publication held by the release gate\n"
     "                                      (paddock approve --help)\n"
+    "  endpoint [--json] ID|NAME [SERVICE]\n"
+    "                                      a session's endpoints with their leases and nonces\n"
     "  evidence verify LOG [--key F] [--record F]\n"
     "                                      check a run's evidence logs (paddock evidence --help)\n"
     "  evidence export RECORD --out DIR [--secrets F] [--env NAME]... [--deny T]...\n"
@@ -99,6 +101,8 @@ int main(int argc, char **argv)
 		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(argv[1], "approve") == 0)
 		return cmd_approve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "endpoint") == 0)
+		return cmd_endpoint(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */
 	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
 		char *again[] = {argv[0], argv[2], "--help", NULL};

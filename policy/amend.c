@@ -48,8 +48,13 @@ static int check_port(const char *s, struct err *err)
 		return err_set(err, EINVAL, "--port %s: %s", shown(s, buf), why);
 	errno = 0;
 	v = strtoul(colon + 1, &end, 10);
+	/* "/http": the forward stamps its responses ("protocol": "http"). */
+	if (strcmp(end, "/http") == 0 || strcmp(end, "/tcp") == 0)
+		end += strlen(end);
 	if (colon[1] < '0' || colon[1] > '9' || *end || errno || v == 0 || v > 65535)
-		return err_set(err, EINVAL, "--port %s: the sandbox port must be 1 to 65535",
+		return err_set(err, EINVAL,
+			       "--port %s: the sandbox port must be 1 to 65535 (with /http or "
+			       "/tcp after it, or nothing)",
 			       shown(s, buf));
 	return 0;
 }
@@ -227,8 +232,12 @@ static cJSON *port_item(const char *spec)
 	cleanup_free char *host = strndup(spec, (size_t)(colon - spec));
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 
+	char *end;
+	double port = (double)strtoul(colon + 1, &end, 10);
+
 	if (!host || !o || !cJSON_AddStringToObject(o, "host", host) ||
-	    !cJSON_AddNumberToObject(o, "sandbox", (double)strtoul(colon + 1, NULL, 10)))
+	    !cJSON_AddNumberToObject(o, "sandbox", port) ||
+	    (strcmp(end, "/http") == 0 && !cJSON_AddStringToObject(o, "protocol", "http")))
 		return NULL;
 	return take_ptr(&o);
 }

@@ -493,8 +493,10 @@ void policy_free(struct policy *p)
 		free_strv(p->services[i].argv, p->services[i].argc);
 	}
 	free(p->services);
-	for (size_t i = 0; i < p->n_ports; i++)
+	for (size_t i = 0; i < p->n_ports; i++) {
 		free(p->ports[i].host_addr);
+		free(p->ports[i].service);
+	}
 	free(p->ports);
 	for (size_t i = 0; i < p->n_net_allow; i++) {
 		struct policy_net_rule *r = &p->net_allow[i];

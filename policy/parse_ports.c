@@ -87,10 +87,46 @@ int policy_port_host_format(char *buf, size_t size, const char *addr, uint16_t p
 	return snprintf(buf, size, "%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "", port);
 }
 
-static int parse_entry(const cJSON *obj, size_t index, struct policy_port *out, struct err *err)
+/* "protocol" and "service": what the relay stamps on an HTTP forward
+ * (docs/sessions.md, "Endpoint identity"). services are parsed before
+ * ports, whatever their order in the file. */
+static int parse_lease(const cJSON *obj, size_t index, const struct policy *p,
+		       struct policy_port *out, struct err *err)
+{
+	const cJSON *proto = member(obj, "protocol"), *svc = member(obj, "service");
+	char sub[JPATH_MAX];
+	const char *s;
+	int r;
+
+	if (proto) {
+		snprintf(sub, sizeof(sub), "ports[%zu].protocol", index);
+		r = policy_json_string(proto, sub, &s, err);
+		if (r < 0)
+			return r;
+		if (strcmp(s, "http") != 0 && strcmp(s, "tcp") != 0)
+			return err_set(err, EINVAL, "%s: expected \"tcp\" or \"http\" (got %s)",
+				       sub, QUOTE(s));
+		out->http = strcmp(s, "http") == 0;
+	}
+	if (!svc)
+		return 0;
+	snprintf(sub, sizeof(sub), "ports[%zu].service", index);
+	r = policy_json_string(svc, sub, &s, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < p->n_services; i++)
+		if (strcmp(p->services[i].name, s) == 0) {
+			out->service = strdup(s);
+			return out->service ? 0 : err_set(err, ENOMEM, "out of memory");
+		}
+	return err_set(err, EINVAL, "%s: no service named %s in \"services\"", sub, QUOTE(s));
+}
+
+static int parse_entry(const cJSON *obj, size_t index, const struct policy *p,
+		       struct policy_port *out, struct err *err)
 {
 	char path[JPATH_MAX];
-	static const char *const keys[] = {"host", "sandbox", NULL};
+	static const char *const keys[] = {"host", "sandbox", "protocol", "service", NULL};
 	char sub[JPATH_MAX];
 	const cJSON *host = member(obj, "host"), *sandbox = member(obj, "sandbox");
 	const char *s, *addr, *why;
@@ -100,7 +136,8 @@ static int parse_entry(const cJSON *obj, size_t index, struct policy_port *out, 
 	snprintf(path, sizeof(path), "ports[%zu]", index);
 	r = policy_json_object(obj, path, err);
 	if (r >= 0)
-		r = policy_json_check_keys(obj, keys, path, " (known: host, sandbox)", err);
+		r = policy_json_check_keys(obj, keys, path,
+					   " (known: host, sandbox, protocol, service)", err);
 	if (r < 0)
 		return r;
 	if (!host || !sandbox)
@@ -122,7 +159,7 @@ static int parse_entry(const cJSON *obj, size_t index, struct policy_port *out, 
 	out->host_addr = strdup(addr);
 	if (!out->host_addr)
 		return err_set(err, ENOMEM, "out of memory");
-	return 0;
+	return parse_lease(obj, index, p, out, err);
 }
 
 int policy_parse_ports(const cJSON *arr, struct policy *p, struct err *err)
@@ -143,7 +180,7 @@ int policy_parse_ports(const cJSON *arr, struct policy *p, struct err *err)
 		struct policy_port *e = &p->ports[p->n_ports];
 
 		e->index = p->n_ports;
-		r = parse_entry(it, e->index, e, err);
+		r = parse_entry(it, e->index, p, e, err);
 		if (e->host_addr)
 			p->n_ports++; /* owned by p from here on, freed by policy_free() */
 		if (r < 0)

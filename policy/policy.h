@@ -205,6 +205,8 @@ struct policy_port {
 	char *host_addr;       /* "127.0.0.1" or "::1" (loopback only) */
 	uint16_t host_port;    /* 0 = "auto": the sandbox port if free, else any free port */
 	uint16_t sandbox_port; /* 1-65535, inside the sandbox, on its loopback */
+	bool http;	       /* "protocol": "http": the relay stamps every response */
+	char *service;	       /* "service": a name of "services", or NULL */
 	size_t index;	       /* position in "ports", for error messages */
 };
 

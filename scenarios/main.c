@@ -1,5 +1,6 @@
 /* paddock-eval: run the scenario cases over their arms, write one JSON
- * record per case and arm, report.md and junit.xml, print the matrix.
+ * record per case and arm, report.md, report.html and junit.xml, print
+ * the matrix (and a progress line per arm on stderr as it goes).
  * Errors are printed here only. Exit status (enum eval_exit, run_verdict()):
  * 0 every enforced arm PASSed enforcement, control and evidence, every
  * weakened arm FAILed enforcement, every broken-collector arm was UNKNOWN,
@@ -12,6 +13,7 @@
  * are cases/cases.c's table; each arm goes through lib/case.c. */
 #include "lib/args.h"
 #include "lib/case.h"
+#include "lib/report_html.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -28,7 +30,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: paddock-eval [--case ID]... [--arm ARM]... [--out DIR] [--paddock PATH]\n"
-	      "                    [--user NAME] [--no-docker] [--list] [--help]\n"
+	      "                    [--user NAME] [--no-docker] [--list] [--help] [--version]\n"
 	      "Runs the harness boundary scenarios (docs/scenarios.md) and grades each case\n"
 	      "and arm on enforcement, control and evidence, never summed.\n"
 	      "  --case ID     only this case (repeatable; default: all)\n"
@@ -40,6 +42,9 @@ static void usage(FILE *f)
 	      "                (default paddock-test)\n"
 	      "  --no-docker   docker arms NOT EXECUTED\n"
 	      "  --list        print cases and arms and exit\n"
+	      "  --version     print the version and exit\n"
+	      "Writes DIR/report.html (the matrix in colour), report.md, junit.xml and one\n"
+	      "JSON record per case and arm; prints [n/N] CASE ARM GRADE (TIME) on stderr.\n"
 	      "exit: 0 ok, 1 boundary failed, 2 usage, 3 harness error, 4 harness could not\n"
 	      "      tell (UNKNOWN, a weakened arm not FAIL, an alarm), 5 not executed\n",
 	      f);
@@ -110,6 +115,11 @@ static int write_outputs(const struct eval_ctx *ctx, const struct result *rs, si
 		return -errno;
 	report_write_md(f, rs, n, ctx->subj);
 	fclose(f);
+	snprintf(p, sizeof(p), "%s/report.html", ctx->outdir);
+	if (!(f = fopen(p, "we")))
+		return -errno;
+	report_write_html(f, rs, n, ctx->subj, ctx->outdir);
+	fclose(f);
 	snprintf(p, sizeof(p), "%s/junit.xml", ctx->outdir);
 	if (!(f = fopen(p, "we")))
 		return -errno;
@@ -120,14 +130,12 @@ static int write_outputs(const struct eval_ctx *ctx, const struct result *rs, si
 
 static int write_record(const struct eval_ctx *ctx, const struct result *r)
 {
-	char p[PATH_MAX + 128], arm[64];
+	char p[PATH_MAX + 128], name[160];
 	FILE *f;
 
-	snprintf(arm, sizeof(arm), "%s", r->arm);
-	for (char *q = arm; *q; q++)
-		if (*q == ':')
-			*q = '_';
-	snprintf(p, sizeof(p), "%s/%s.%s.json", ctx->outdir, r->case_id, arm);
+	/* The name report.html links to. */
+	report_record_name(r, name, sizeof(name));
+	snprintf(p, sizeof(p), "%s/%s", ctx->outdir, name);
 	if (!(f = fopen(p, "we")))
 		return -errno;
 	report_write_json(f, r, ctx->subj);
@@ -170,7 +178,12 @@ static int context(struct eval_ctx *ctx, struct subject *subj, const struct eval
 		snprintf(ctx->paddock, sizeof(ctx->paddock), "%s", o->paddock);
 	else
 		snprintf(ctx->paddock, sizeof(ctx->paddock), "%s/paddock", dir);
+	/* The case policies: the source tree's scenarios/ beside build/, or
+	 * where make install put them (PREFIX/share/paddock/scenarios). */
 	snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir), "%s/../scenarios", dir);
+	if (access(ctx->scenarios_dir, F_OK) < 0)
+		snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir),
+			 "%s/../share/paddock/scenarios", dir);
 	if (realpath(ctx->scenarios_dir, self))
 		snprintf(ctx->scenarios_dir, sizeof(ctx->scenarios_dir), "%s", self);
 	snprintf(ctx->docker_image, sizeof(ctx->docker_image), "%s",
@@ -217,9 +230,22 @@ static int context(struct eval_ctx *ctx, struct subject *subj, const struct eval
 
 /* Every selected case and arm through the skeleton. 0, or -errno with err
  * when the results cannot grow (exit 3: never a silently shorter run). */
+static size_t count_arms(const struct eval_opts *o)
+{
+	size_t total = 0;
+
+	for (size_t c = 0; c < eval_n_cases; c++)
+		if (eval_wants_case(o, eval_cases[c]))
+			for (const struct case_arm *a = eval_cases[c]->arms; a->name; a++)
+				total += eval_wants_arm(o, a->name);
+	return total;
+}
+
 static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct results *rs,
 		     struct err *err)
 {
+	size_t total = count_arms(o);
+
 	for (size_t c = 0; c < eval_n_cases; c++) {
 		const struct eval_case *ec = eval_cases[c];
 
@@ -227,6 +253,7 @@ static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct res
 			continue;
 		for (const struct case_arm *a = ec->arms; a->name; a++) {
 			struct result *r;
+			char line[640];
 			double t0;
 			int rc;
 
@@ -236,7 +263,7 @@ static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct res
 			if (rc < 0)
 				return err_sys(err, rc, "result %zu of the run (%s %s)", rs->n + 1,
 					       ec->id, a->name);
-			fprintf(stderr, "paddock-eval: %s %s ...\n", ec->id, a->name);
+			fprintf(stderr, "[%zu/%zu] %s %s ...\n", rs->n, total, ec->id, a->name);
 			t0 = now_s();
 			case_run_arm(ctx, ec, a, r);
 			r->seconds = now_s() - t0;
@@ -250,6 +277,8 @@ static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct res
 			if (r->alarm[0])
 				fprintf(stderr, "paddock-eval: ALARM %s %s: %s\n", ec->id, a->name,
 					r->alarm);
+			report_progress_line(line, sizeof(line), rs->n, total, r);
+			fprintf(stderr, "%s\n", line);
 		}
 	}
 	return 0;
@@ -266,11 +295,13 @@ int main(int argc, char **argv)
 	int rc, status = EVAL_EXIT_HARNESS;
 
 	rc = eval_opts_parse(argc, argv, eval_cases, eval_n_cases, &o, &err);
-	if (rc < 0 || o.help || o.list) {
+	if (rc < 0 || o.help || o.list || o.version) {
 		if (rc < 0)
 			fprintf(stderr, "paddock-eval: %s\n", err.msg);
 		else if (o.help)
 			usage(stdout);
+		else if (o.version)
+			printf("paddock-eval %s (commit %s)\n", PADDOCK_VERSION, PADDOCK_COMMIT);
 		else
 			list_cases();
 		eval_opts_free(&o);
@@ -285,7 +316,8 @@ int main(int argc, char **argv)
 		err_sys(&err, rc, "cannot write the report in %s", ctx.outdir);
 	if (rc >= 0) {
 		report_write_matrix(stdout, rs.v, rs.n);
-		printf("results: %s (report.md, junit.xml, one JSON record per case and arm)\n",
+		printf("results: %s (report.html, report.md, junit.xml, one JSON record per case "
+		       "and arm)\n",
 		       ctx.outdir);
 	} else {
 		fprintf(stderr, "paddock-eval: %s\n", err.msg);

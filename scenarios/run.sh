@@ -3,11 +3,12 @@
 # As root: create the unprivileged workload user (paddock is rootless; the
 # harness keeps root only for its fanotify observer and drops to this user
 # for every paddock invocation), install docker.io and busybox-static when
-# missing, start an offline Docker engine only if none answers, build the
+# missing, and chromium (scenarios/chromium.sh), start an offline Docker engine only if none answers, build the
 # local image, and stop afterwards only the engine this script started.
 # Without an engine the docker arms are NOT EXECUTED with the reason.
 # Exit status: paddock-eval's (docs/scenarios.md "Exit status": 0 ok,
-# 1 boundary failed, 2 usage, 3 harness error, 4 could not tell, 5 not executed).
+# 1 boundary failed, 2 usage, 3 harness error, 4 could not tell, 5 not executed);
+# 3 also when report.html, rendered in chromium, does not match the records.
 set -u
 cd "$(dirname "$0")/.."
 user=paddock-test
@@ -27,10 +28,27 @@ if [ "$(id -u)" = 0 ]; then
 		fi
 		docker info >/dev/null 2>&1 && timeout 300 "$engine" image || true
 	fi
+	# Debian's chromium: HB-07's browser, and report.html's check
+	# (below); installed once, nothing when present. Without it HB-07 is
+	# NOT EXECUTED with the reason.
+	timeout 900 scenarios/chromium.sh deps || true
 fi
 stop_engine() { [ "$started" = 1 ] && "$engine" down >/dev/null; started=0; }
 trap stop_engine EXIT INT TERM
-timeout 600 build/paddock-eval "$@"
+out=$(mktemp)
+# stdout is the matrix at the end (the progress goes to stderr as it goes).
+timeout 600 build/paddock-eval "$@" >"$out"
 status=$?
+cat "$out"
 stop_engine
+# The page as Chromium renders it against the run's JSON records
+# (tests/check_report_html.py; 77: no chromium, said and skipped). A page
+# that does not match makes a run that was otherwise OK a harness error.
+dir=$(sed -n 's/^results: \(.*\) (report\.html, .*/\1/p' "$out")
+rm -f "$out"
+if [ -n "$dir" ]; then
+	python3 tests/check_report_html.py "$dir"
+	rc=$?
+	[ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$status" = 0 ] && status=3
+fi
 exit "$status"

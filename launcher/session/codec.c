@@ -73,6 +73,18 @@ static void add_endpoints(cJSON *o, const struct session_info *i)
 		cJSON_AddNumberToObject(e, "sandbox", i->endpoints[k].sandbox);
 		cJSON_AddStringToObject(e, "session", i->id);
 		cJSON_AddNumberToObject(e, "generation", i->generation);
+		cJSON_AddStringToObject(e, "protocol", i->endpoints[k].http ? "http" : "tcp");
+		add_str_or_null(e, "service", i->endpoints[k].service);
+		/* The lease host only with a nonce: without one (--weaken
+		 * lease-port-only) the relay checks no host name. */
+		if (i->endpoints[k].http && i->endpoints[k].nonce[0]) {
+			char name[96];
+
+			session_lease_host(name, sizeof(name), i->id, i->generation);
+			cJSON_AddStringToObject(e, "lease_host", name);
+		}
+		if (i->endpoints[k].http)
+			add_str_or_null(e, "nonce", i->endpoints[k].nonce);
 		cJSON_AddItemToArray(a, e);
 	}
 }
@@ -190,6 +202,22 @@ static int parse_leases(const cJSON *o, struct session_info *out, struct err *er
 	return 0;
 }
 
+int session_lease_host(char *buf, size_t size, const char *id, unsigned generation)
+{
+	return snprintf(buf, size, "g%u.%s.paddock.test", generation, id);
+}
+
+/* A string, or "" when missing or null (entries of older versions). */
+static int opt_str(const cJSON *o, const char *key, char *buf, size_t size, struct err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	buf[0] = '\0';
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	return get_str(o, key, false, buf, size, err);
+}
+
 static int parse_endpoints(const cJSON *o, struct session_info *out, struct err *err)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "endpoints"), *e;
@@ -203,10 +231,16 @@ static int parse_endpoints(const cJSON *o, struct session_info *out, struct err 
 	cJSON_ArrayForEach(e, a) {
 		struct session_endpoint *p = &out->endpoints[out->n_endpoints++];
 
+		char proto[8];
+
 		if ((rc = get_str(e, "host", false, p->host, sizeof(p->host), err)) < 0 ||
-		    (rc = get_num(e, "sandbox", 1, 65535, &port, err)) < 0)
+		    (rc = get_num(e, "sandbox", 1, 65535, &port, err)) < 0 ||
+		    (rc = opt_str(e, "protocol", proto, sizeof(proto), err)) < 0 ||
+		    (rc = opt_str(e, "service", p->service, sizeof(p->service), err)) < 0 ||
+		    (rc = opt_str(e, "nonce", p->nonce, sizeof(p->nonce), err)) < 0)
 			return rc;
 		p->sandbox = (uint16_t)port;
+		p->http = strcmp(proto, "http") == 0;
 	}
 	return 0;
 }

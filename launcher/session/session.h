@@ -54,10 +54,24 @@ struct session_lease {
 };
 
 /* A port forward (policy "ports"), as bound on the host. */
+#define SESSION_NONCE_LEN 32 /* hex digits of an endpoint's lease nonce */
+
+/* A port forward as bound, with its lease (docs/sessions.md, "Endpoint
+ * identity"): an HTTP forward's relay stamps every response with the
+ * session, service, generation and nonce. */
 struct session_endpoint {
 	char host[64];	  /* "127.0.0.1:40123" or "[::1]:40123" */
 	uint16_t sandbox; /* the port inside the sandbox */
+	bool http;	  /* "protocol": "http" */
+	char service[65]; /* the policy's "service", "" for none */
+	/* Never inside the sandbox; "" when not stamped (a TCP forward,
+	 * --weaken lease-port-only). */
+	char nonce[SESSION_NONCE_LEN + 1];
 };
+
+/* The endpoint's lease host name, "g<gen>.<id>.paddock.test": an origin of
+ * its own per session and generation (docs/sessions.md). */
+int session_lease_host(char *buf, size_t size, const char *id, unsigned generation);
 
 /* What session.json holds. */
 struct session_info {

@@ -103,8 +103,11 @@ static void ports_lines(const struct policy *p, FILE *f)
 	for (size_t i = 0; i < p->n_ports; i++) {
 		policy_port_host_format(host, sizeof(host), p->ports[i].host_addr,
 					p->ports[i].host_port);
-		fprintf(f, "  %s -> %u%s\n", host, p->ports[i].sandbox_port,
-			p->ports[i].host_port ? "" : " (auto: the sandbox port if free, else any)");
+		fprintf(f, "  %s -> %u%s%s%s%s\n", host, p->ports[i].sandbox_port,
+			p->ports[i].host_port ? "" : " (auto: the sandbox port if free, else any)",
+			p->ports[i].http ? " http, stamped with Paddock-Lease" : "",
+			p->ports[i].service ? " service " : "",
+			p->ports[i].service ? p->ports[i].service : "");
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,6 +125,31 @@ static int bind_one(struct ports *pt, const struct policy_port *pp, struct err *
 		return err_sys(err, port < 0 ? port : EINVAL, "ports[%zu]: getsockname", pp->index);
 	policy_port_host_format(e->host, sizeof(e->host), pp->host_addr, (uint16_t)port);
 	e->sandbox = pp->sandbox_port;
+	e->http = pp->http;
+	snprintf(e->service, sizeof(e->service), "%s", pp->service ? pp->service : "");
+	return 0;
+}
+
+/* An HTTP forward's lease: a fresh nonce from getrandom(2) per endpoint,
+ * known to the supervisor, the relay and the owner's registry only, and
+ * the value and host name the relay stamps and checks. */
+static int lease_one(struct port_listener *l, struct session_endpoint *e, const char *id,
+		     unsigned gen, struct err *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char rnd[SESSION_NONCE_LEN / 2];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return err_sys(err, errno, "port relay: getrandom");
+	for (size_t i = 0; i < sizeof(rnd); i++) {
+		e->nonce[2 * i] = hex[rnd[i] >> 4];
+		e->nonce[2 * i + 1] = hex[rnd[i] & 15];
+	}
+	e->nonce[SESSION_NONCE_LEN] = '\0';
+	l->http = true;
+	snprintf(l->lease, sizeof(l->lease), "session=%s; service=%s; gen=%u; nonce=%s", id,
+		 e->service[0] ? e->service : "-", gen, e->nonce);
+	session_lease_host(l->name, sizeof(l->name), id, gen);
 	return 0;
 }
 
@@ -166,6 +192,17 @@ int ports_start(struct run *r, struct err *err)
 
 	if (pt->n == 0)
 		return 0;
+	for (size_t i = 0; i < pt->n; i++) {
+		const struct session_info *si = r->live.session ? &r->live.session->info : NULL;
+		int rc;
+
+		if (!pt->endpoints[i].http || (r->spec->opt->weaken & WEAKEN_LEASE_PORT_ONLY))
+			continue;
+		rc = lease_one(&pt->l[i], &pt->endpoints[i], si ? si->id : "-",
+			       si ? si->generation : 0, err);
+		if (rc < 0)
+			return rc;
+	}
 	if (pipe2(rep, O_CLOEXEC) < 0)
 		return err_sys(err, errno, "port relay: pipe");
 	rd = rep[0];

@@ -38,9 +38,14 @@ static int read_policy(const struct options *o, char **out, size_t *len, char *l
 		memcpy(*out, o->builtin_policy, *len);
 		return 0;
 	}
-	/* A name that is no file here is a profile. */
-	if (profile_name_valid(path) && access(path, F_OK) != 0)
-		return profile_find(path, out, len, label, label_size, err);
+	/* A name that is no regular file here is a profile (a directory
+	 * named build in the current one does not hide the profile). */
+	if (profile_name_valid(path)) {
+		struct stat st;
+
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			return profile_find(path, out, len, label, label_size, err);
+	}
 	snprintf(label, label_size, "%s", path);
 	return profile_read_file(path, out, len, err);
 }
@@ -377,6 +382,19 @@ int supervisor_policy_check(const struct options *o, char sha[65], char *label, 
 	if (rc >= 0)
 		snprintf(sha, 65, "%s", r.policy->sha256);
 	policy_free(r.policy);
+	return rc;
+}
+
+int supervisor_policy_load(const struct options *o, struct policy **out, char *label,
+			   size_t label_size, struct err *err)
+{
+	struct run_spec r = {.opt = o};
+	int rc = load_policy(&r, err);
+
+	snprintf(label, label_size, "%s", r.policy_label_buf);
+	*out = rc >= 0 ? r.policy : NULL;
+	if (rc < 0)
+		policy_free(r.policy);
 	return rc;
 }
 

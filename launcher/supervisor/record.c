@@ -231,6 +231,13 @@ static cJSON *endpoints(const struct run *r)
 		cJSON_AddNumberToObject(o, "sandbox", e->sandbox);
 		cJSON_AddStringToObject(o, "session", r->live.session->info.id);
 		cJSON_AddNumberToObject(o, "generation", r->live.session->info.generation);
+		/* The nonce stays in session.json (the owner's 0700 registry):
+		 * a record may be handed around. */
+		cJSON_AddStringToObject(o, "protocol", e->http ? "http" : "tcp");
+		if (e->service[0])
+			cJSON_AddStringToObject(o, "service", e->service);
+		else
+			cJSON_AddNullToObject(o, "service");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;

@@ -34,12 +34,21 @@ struct relay_dir {
 };
 
 /* fd[0] the client on the host, fd[1] the socket into the sandbox; dir[0]
- * copies client -> sandbox, dir[1] sandbox -> client. */
+ * copies client -> sandbox, dir[1] sandbox -> client. An HTTP forward's
+ * connection first reads the request head (fd[1] is -1 until then), and
+ * stamps what comes back through st. */
 struct relay_conn {
 	int fd[2];
 	bool connecting;
+	bool head; /* HTTP: still reading the request head */
+	const struct port_listener *l;
+	struct http_stamp *st;
 	struct relay_dir dir[2];
 };
+
+/* What the server sends, before stamping (one connection at a time). */
+static char stamp_in[RELAY_BUF];
+#define RELAY_OUT_BUF (HTTP_HEAD_MAX + RELAY_BUF + HTTP_STAMP_GROWTH)
 
 struct relay {
 	const struct port_listener *l;
@@ -53,31 +62,25 @@ static void conn_close(struct relay *rl, size_t i)
 	struct relay_conn *c = &rl->c[i];
 
 	close(c->fd[0]);
-	close(c->fd[1]);
+	if (c->fd[1] >= 0)
+		close(c->fd[1]);
 	free(c->dir[0].buf);
 	free(c->dir[1].buf);
+	free(c->st);
 	rl->c[i] = rl->c[--rl->n_c];
 }
 
-/* A new client of listener l: connect to the same port on the sandbox's
- * loopback. A refused or failed inner connect closes the client. */
-static void conn_open(struct relay *rl, const struct port_listener *l, int client)
+/* The inner connection: to the same port on the sandbox's loopback.
+ * -errno when it cannot even be started. */
+static int connect_inner(const struct port_listener *l)
 {
 	struct sockaddr_storage ss = {0};
 	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-	struct relay_conn *c;
-	int fd;
+	int fd = socket(l->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	if (rl->n_c == RELAY_CONNS_MAX) {
-		close(client);
-		return;
-	}
-	fd = socket(l->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		close(client);
-		return;
-	}
+	if (fd < 0)
+		return -errno;
 	if (l->family == AF_INET6) {
 		in6->sin6_family = AF_INET6;
 		in6->sin6_port = htons(l->sandbox);
@@ -87,24 +90,100 @@ static void conn_open(struct relay *rl, const struct port_listener *l, int clien
 		in4->sin_port = htons(l->sandbox);
 		in4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	}
+	if (connect(fd, (struct sockaddr *)&ss,
+		    l->family == AF_INET6 ? sizeof(*in6) : sizeof(*in4)) < 0 &&
+	    errno != EINPROGRESS) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* A new client of listener l: connect to the same port on the sandbox's
+ * loopback (an HTTP forward: once the request head has been read). A
+ * refused or failed inner connect closes the client. */
+static void conn_open(struct relay *rl, const struct port_listener *l, int client)
+{
+	struct relay_conn *c;
+	int fd = -1;
+
+	if (rl->n_c == RELAY_CONNS_MAX) {
+		close(client);
+		return;
+	}
 	c = &rl->c[rl->n_c];
 	memset(c, 0, sizeof(*c));
+	c->l = l;
 	c->dir[0].buf = malloc(RELAY_BUF);
-	c->dir[1].buf = malloc(RELAY_BUF);
-	if (!c->dir[0].buf || !c->dir[1].buf ||
-	    (connect(fd, (struct sockaddr *)&ss,
-		     l->family == AF_INET6 ? sizeof(*in6) : sizeof(*in4)) < 0 &&
-	     errno != EINPROGRESS)) {
+	c->dir[1].buf = malloc(l->http ? RELAY_OUT_BUF : RELAY_BUF);
+	if (l->http)
+		c->st = calloc(1, sizeof(*c->st));
+	if (!l->http && c->dir[0].buf && c->dir[1].buf)
+		fd = connect_inner(l);
+	if (!c->dir[0].buf || !c->dir[1].buf || (l->http && !c->st) || (!l->http && fd < 0)) {
 		free(c->dir[0].buf);
 		free(c->dir[1].buf);
-		close(fd);
+		free(c->st);
 		close(client);
 		return;
 	}
 	c->fd[0] = client;
 	c->fd[1] = fd;
-	c->connecting = true; /* confirmed by POLLOUT and SO_ERROR */
+	if (l->http) {
+		c->st->lease = l->lease;
+		c->head = true;
+	} else {
+		c->connecting = true; /* confirmed by POLLOUT and SO_ERROR */
+	}
 	rl->n_c++;
+}
+
+/* An answer of the relay's own, stamped, then the end of the connection:
+ * the request never reaches the sandbox. */
+static bool refuse(struct relay_conn *c, const char *status)
+{
+	char msg[HTTP_LEASE_MAX + 256];
+	int n = snprintf(msg, sizeof(msg),
+			 "HTTP/1.1 %s\r\nPaddock-Lease: %s\r\nConnection: close\r\n"
+			 "Content-Length: 0\r\n\r\n",
+			 status, c->l->lease);
+
+	(void)!send(c->fd[0], msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return false;
+}
+
+/* HTTP: more of the request head. Once it is whole, a request for another
+ * lease's host name (an ended generation, another session) is refused
+ * with 421; any other is relayed, its head first. */
+static bool read_head(struct relay_conn *c)
+{
+	struct relay_dir *x = &c->dir[0];
+	char host[256];
+	ssize_t n = recv(c->fd[0], x->buf + x->len, RELAY_BUF - x->len, MSG_DONTWAIT);
+	int r, fd;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n == 0)
+		return false;
+	x->len += (size_t)n;
+	r = http_request_host(x->buf, x->len, host, sizeof(host));
+	if (r == 0)
+		return true;
+	if (r < 0)
+		return refuse(c, "400 Bad Request");
+	if (!http_host_allowed(host, c->l->name))
+		return refuse(c, "421 Misdirected Request");
+	fd = connect_inner(c->l);
+	if (fd < 0)
+		return false;
+	c->fd[1] = fd;
+	c->head = false;
+	c->connecting = true;
+	x->off = 0;
+	return true;
 }
 
 static void accept_all(struct relay *rl, const struct port_listener *l)
@@ -129,11 +208,21 @@ static bool pump(struct relay_conn *c, int d, short src_ev, short dst_ev)
 	ssize_t n;
 
 	if (!x->eof && x->len == 0 && (src_ev & (POLLIN | POLLHUP | POLLERR))) {
-		n = recv(src, x->buf, RELAY_BUF, MSG_DONTWAIT);
+		bool stamp = d == 1 && c->st;
+
+		n = recv(src, stamp ? stamp_in : x->buf, RELAY_BUF, MSG_DONTWAIT);
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return false;
 		if (n == 0)
 			x->eof = true;
+		if (n > 0 && stamp) {
+			n = http_stamp_feed(c->st, stamp_in, (size_t)n, x->buf, RELAY_OUT_BUF);
+			if (n < 0)
+				return false; /* not a response we can stamp: never unstamped */
+			/* The exchange is over: nothing more either way. */
+			if (c->st->state == HTTP_STAMP_DONE)
+				x->eof = c->dir[0].eof = true;
+		}
 		if (n > 0) {
 			x->off = 0;
 			x->len = (size_t)n;
@@ -168,6 +257,8 @@ static bool conn_step(struct relay_conn *c, short ev0, short ev1)
 	 * would otherwise be reported by every poll. */
 	if ((ev0 | ev1) & POLLERR)
 		return false;
+	if (c->head)
+		return !(ev0 & (POLLIN | POLLHUP)) || read_head(c);
 	if (c->connecting) {
 		if (!ev1)
 			return true;
@@ -185,6 +276,8 @@ static short want(const struct relay_conn *c, int fd_index)
 {
 	short ev = 0;
 
+	if (c->head)
+		return fd_index == 0 ? POLLIN : 0;
 	if (c->connecting)
 		return fd_index == 1 ? POLLOUT : 0;
 	/* Read from this end when its direction's buffer is empty; write to

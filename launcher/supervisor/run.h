@@ -14,6 +14,7 @@
 #include "../sandbox/sandbox.h"
 #include "../../evidence/evidence.h"
 #include "../session/session.h"
+#include "http_stamp.h"
 #include "outcome.h"
 #include "subid.h"
 #include "supervisor.h"
@@ -110,6 +111,12 @@ struct port_listener {
 	int fd;		  /* on the host's loopback; -1 once handed to the relay */
 	int family;	  /* AF_INET or AF_INET6: the sandbox side uses the same */
 	uint16_t sandbox; /* the port inside the sandbox */
+	/* "protocol": "http" (and not --weaken lease-port-only): the relay
+	 * stamps responses with lease and refuses another lease host name
+	 * than name (http_stamp.h). */
+	bool http;
+	char lease[HTTP_LEASE_MAX];
+	char name[96];
 };
 
 struct ports {

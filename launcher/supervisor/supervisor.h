@@ -34,13 +34,13 @@ enum weaken {
 	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
 	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
 	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
-	WEAKEN_NO_SEQ = 1u << 18, /* evidence lines without seq or chain: a lost line is unseen */
-	WEAKEN_RAW_EXPORT = 1u << 19, /* paddock evidence export copies this run's files raw */
-	WEAKEN_EVIDENCE_IN_SANDBOX = 1u
-				     << 20, /* the record's directory bound rw into the sandbox */
-	WEAKEN_TRUST_TOOL_CLAIM = 1u << 21, /* evidence reconcile takes the claim for the effect */
+	WEAKEN_LEASE_PORT_ONLY = 1u << 18, /* HTTP forwards unstamped: a port is all a client has */
+	WEAKEN_NO_SEQ = 1u << 19, /* evidence lines without seq or chain: a lost line is unseen */
+	WEAKEN_RAW_EXPORT = 1u << 20, /* paddock evidence export copies this run's files raw */
+	WEAKEN_EVIDENCE_IN_SANDBOX = 1u << 21, /* the record's directory bound rw into the sandbox */
+	WEAKEN_TRUST_TOOL_CLAIM = 1u << 22, /* evidence reconcile takes the claim for the effect */
 };
-#define WEAKEN_COUNT 22
+#define WEAKEN_COUNT 23
 
 /* -t/--tty, --no-tty: terminal mode (supervisor/stdio.c). */
 enum opt_tty {
@@ -127,5 +127,9 @@ int supervisor_policy_check(const struct options *o, char sha[65], char *label, 
 /* The per-user defaults file folded into o (supervisor/config.c,
  * docs/usage.md "Defaults"): before the command line's options. */
 int config_apply(struct options *o, struct err *err);
+/* The policy o names, loaded as paddock run would (into *out, freed with
+ * policy_free()), and its label. */
+int supervisor_policy_load(const struct options *o, struct policy **out, char *label,
+			   size_t label_size, struct err *err);
 /* The built-in profiles, one per line. */
 void supervisor_profiles(FILE *f);

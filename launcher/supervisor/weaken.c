@@ -35,6 +35,8 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"credential-any-audience",
      "the mediator puts a brokered secret in place of its placeholder on every allowed "
      "destination, not only where a grant with the credential covers the request"},
+    {"lease-port-only", "port forwards stamp no Paddock-Lease and check no lease host name: a "
+			"client can tell the session it reached by the port alone"},
     {"no-seq", "the evidence logs carry no sequence numbers and no chain (each line is MAC'd "
 	       "alone): a line lost or removed leaves a clean-looking log"},
     {"raw-export", "paddock evidence export copies this run's record and logs as they are, "

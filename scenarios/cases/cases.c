@@ -3,9 +3,9 @@
  * of its own, hbNN_grade.[ch]) and one line here. */
 #include "../lib/case.h"
 
-extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb08_case,
-    hb09_case, hb10_case, hb11_case, hb12_case, hb17_case, hb18_case, hb19_case, hb20_case,
-    hb23_case, hb24_case;
+extern const struct eval_case hb01_case, hb03_case, hb04_case, hb05_case, hb06_case, hb07_case,
+    hb08_case, hb09_case, hb10_case, hb11_case, hb12_case, hb17_case, hb18_case, hb19_case,
+    hb20_case, hb23_case, hb24_case;
 
 const struct eval_case *const eval_cases[] = {
     &hb01_case, /* files/hb01_equivalent_writes.c */
@@ -13,6 +13,7 @@ const struct eval_case *const eval_cases[] = {
     &hb04_case, /* files/hb04_restored_state.c */
     &hb05_case, /* lifecycle/hb05_busy_port.c */
     &hb06_case, /* lifecycle/hb06_expiry_descendants.c */
+    &hb07_case, /* lifecycle/hb07_browser.c */
     &hb08_case, /* lifecycle/hb08_completion_status.c */
     &hb09_case, /* network/hb09_egress.c */
     &hb10_case, /* network/hb10_scope.c */

@@ -80,6 +80,9 @@ static int option(int opt, const struct eval_case *const *cases, size_t n, struc
 	case 'h':
 		o->help = true;
 		return 0;
+	case 'V':
+		o->version = true;
+		return 0;
 	default:
 		return err_set(err, EINVAL, "bad command line (see --help)");
 	}
@@ -88,6 +91,7 @@ static int option(int opt, const struct eval_case *const *cases, size_t n, struc
 int eval_opts_parse(int argc, char **argv, const struct eval_case *const *cases, size_t n_cases,
 		    struct eval_opts *o, struct err *err)
 {
+	/* clang-format off */
 	static const struct option opts[] = {
 	    {"case", required_argument, NULL, 'c'},
 	    {"arm", required_argument, NULL, 'a'},
@@ -97,8 +101,10 @@ int eval_opts_parse(int argc, char **argv, const struct eval_case *const *cases,
 	    {"no-docker", no_argument, NULL, 'D'},
 	    {"list", no_argument, NULL, 'l'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
+	/* clang-format on */
 	int opt, rc;
 
 	memset(o, 0, sizeof(*o));
@@ -106,11 +112,11 @@ int eval_opts_parse(int argc, char **argv, const struct eval_case *const *cases,
 	/* 0, not 1: glibc then also resets its internal state, so the parser
 	 * can run more than once in a process (the unit tests do). */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "c:a:o:p:u:Dlh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:a:o:p:u:DlhV", opts, NULL)) != -1) {
 		rc = option(opt, cases, n_cases, o, err);
 		if (rc < 0)
 			return rc;
-		if (o->help)
+		if (o->help || o->version)
 			return 0;
 	}
 	if (optind < argc)

@@ -19,7 +19,7 @@ struct eval_opts {
 	const char *user; /* default paddock-test */
 	const char *out;  /* NULL: results/RUN-ID */
 	const char *paddock;
-	bool no_docker, list, help;
+	bool no_docker, list, help, version;
 };
 
 /* Parse argv against the case table: 0; or -EINVAL / -ENOMEM with one

@@ -86,7 +86,8 @@ struct record_view {
 	size_t mounts_bad;	   /* ... whose state is not applied, skipped or symlink */
 };
 
-#define EVAL_MAX_RECORDS 16
+#define EVAL_MAX_RECORDS   16
+#define EVAL_MAX_ARTIFACTS 48 /* screenshots and saved responses (HB-07) */
 
 struct result {
 	char case_id[16];
@@ -119,6 +120,14 @@ struct result {
 		char sha256[65];
 	} recs[EVAL_MAX_RECORDS];
 	size_t n_recs;
+	/* Files beside the reports that show what a validation saw (HB-07's
+	 * screenshots): a label and the path relative to the results
+	 * directory, linked from report.md and listed in the JSON. */
+	struct {
+		char label[96];
+		char path[200];
+	} artifacts[EVAL_MAX_ARTIFACTS];
+	size_t n_artifacts;
 	/* Set once a step of the arm could not run as written (argv_add()
 	 * refused a word): result_finish() makes every dimension NOT EXECUTED
 	 * with it, whatever the driver graded. */
@@ -248,6 +257,9 @@ __attribute__((format(printf, 3, 4))) void result_evidence(struct result *r, con
 							   const char *fmt, ...);
 void result_init(struct result *r, const char *case_id, const char *title, const char *arm);
 void result_mock(struct result *r, const char *what);
+/* One artifact (label, path relative to the results directory); past
+ * EVAL_MAX_ARTIFACTS it is dropped and counted in ev_dropped. */
+void result_artifact(struct result *r, const char *label, const char *relpath);
 
 /* Before reporting: a result that did not run as written (not_run) is
  * NOT EXECUTED in every dimension; a dimension nobody graded is UNKNOWN

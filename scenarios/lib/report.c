@@ -198,11 +198,45 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 		fputc('}', f);
 	}
 	fputs("]", f);
+	if (r->n_artifacts) {
+		key(f, "artifacts", &first);
+		fputc('[', f);
+		for (size_t i = 0; i < r->n_artifacts; i++) {
+			fputs(i ? ",\n    " : "\n    ", f);
+			fputs("{\"label\": ", f);
+			json_write_string(f, r->artifacts[i].label);
+			fputs(", \"path\": ", f);
+			json_write_string(f, r->artifacts[i].path);
+			fputc('}', f);
+		}
+		fputs("]", f);
+	}
 	key(f, "evidence_lines_dropped", &first);
 	fprintf(f, "%zu", r->ev_dropped);
 	key(f, "seconds", &first);
 	fprintf(f, "%.3f", r->seconds);
 	fputs("\n}\n", f);
+}
+
+/* The arms' artifacts (HB-07's screenshots), linked by relative path. */
+static void md_write_artifacts(FILE *f, const struct result *rs, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < rs[i].n_artifacts; k++) {
+			if (!any)
+				fputs("\n## Artifacts\n\n", f);
+			any = true;
+			fprintf(f, "- %s ", rs[i].case_id);
+			md_write_cell(f, rs[i].arm);
+			fputs(": [", f);
+			md_write_cell(f, rs[i].artifacts[k].label);
+			fputs("](", f);
+			md_write_cell(f, rs[i].artifacts[k].path);
+			fputs(")\n", f);
+		}
+	}
 }
 
 void report_write_md(FILE *f, const struct result *rs, size_t n, const struct subject *s)
@@ -270,6 +304,7 @@ void report_write_md(FILE *f, const struct result *rs, size_t n, const struct su
 		fputs(" |\n", f);
 	}
 	fputs("\nEach arm's evidence is in its JSON record beside this file.\n", f);
+	md_write_artifacts(f, rs, n);
 }
 
 /* The test's name: what a PASS of it means. */

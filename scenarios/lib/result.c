@@ -56,6 +56,17 @@ void result_mock(struct result *r, const char *what)
 		copy(r->mocks[r->n_mocks++], sizeof(r->mocks[0]), what);
 }
 
+void result_artifact(struct result *r, const char *label, const char *relpath)
+{
+	if (r->n_artifacts == EVAL_MAX_ARTIFACTS) {
+		r->ev_dropped++;
+		return;
+	}
+	copy(r->artifacts[r->n_artifacts].label, sizeof(r->artifacts[0].label), label);
+	copy(r->artifacts[r->n_artifacts].path, sizeof(r->artifacts[0].path), relpath);
+	r->n_artifacts++;
+}
+
 void result_not_executed(struct result *r, const char *reason)
 {
 	for (int d = 0; d < DIM_COUNT; d++)

@@ -9,6 +9,10 @@
  *   'e' initproto_error_parse(): "error ERRNO MSG"
  *   'i' mounts_idmap_decode(): the child's reading of "idmap INDEX"
  *   's' subid_parse(): /etc/subuid's lines, for root and for uid 0
+ *   'h' http_stamp_feed(): what a server in the sandbox sends through an
+ *       HTTP forward, fed in chunks (the next byte picks their size); the
+ *       first head out must carry the lease once and no other Paddock-Lease
+ *   'q' http_request_host(): a client's request head
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=proto)
  * Built with replay.c instead, make unit runs tests/data/proto through it. */
 #include <stddef.h>
@@ -19,6 +23,7 @@
 
 #include "../../include/initproto.h"
 #include "../../launcher/session/session.h"
+#include "../../launcher/supervisor/http_stamp.h"
 #include "../../launcher/supervisor/outcome.h"
 #include "../../launcher/supervisor/subid.h"
 #include "../../mounts/mounts.h"
@@ -110,10 +115,78 @@ static void error_message(const char *text, size_t len)
 	free(m);
 }
 
+static const char lease[] = "session=0123456789ab; service=web; gen=3; nonce=00ff";
+
+static void stamp(const char *in, size_t len)
+{
+	static struct http_stamp st;
+	static char out[HTTP_HEAD_MAX + 65536 + HTTP_STAMP_GROWTH], all[1 << 18];
+	size_t chunk = len ? (unsigned char)in[0] % 64 + 1 : 1, total = 0;
+	const char *end, *p;
+	int ours = 0;
+
+	memset(&st, 0, sizeof(st));
+	st.lease = lease;
+	for (size_t off = len ? 1 : 0; off < len; off += chunk) {
+		size_t n = len - off < chunk ? len - off : chunk;
+		ssize_t k = http_stamp_feed(&st, in + off, n, out, sizeof(out));
+
+		if (k < 0)
+			return;
+		if ((size_t)k > HTTP_HEAD_MAX + n + HTTP_STAMP_GROWTH)
+			abort(); /* more than the relay's buffer holds */
+		if (total + (size_t)k < sizeof(all)) {
+			memcpy(all + total, out, (size_t)k);
+			total += (size_t)k;
+		}
+	}
+	all[total] = '\0';
+	end = strstr(all, "\r\n\r\n");
+	if (!end || memchr(all, '\0', total))
+		return;
+	for (p = all; (p = strcasestr(p, "\npaddock-lease:")) && p < end; p++) {
+		if (strncmp(p + 1, "Paddock-Lease: ", 15) != 0 ||
+		    strncmp(p + 16, lease, strlen(lease)) != 0)
+			abort(); /* the server's own got through */
+		ours++;
+	}
+	if (ours != 1)
+		abort();
+}
+
+static void request_host(const char *in, size_t len)
+{
+	char host[64];
+
+	if (http_request_host(in, len, host, sizeof(host)) == 1) {
+		for (const char *p = host; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				abort();
+		(void)http_host_allowed(host, "g1.0123456789ab.paddock.test");
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *rest = (const char *)data + 1;
+	const char *rest;
 
+#ifdef FUZZ_ONLY
+	{
+		/* make fuzz FUZZ=proto FUZZ_ONLY=h: every input goes to that
+		 * one parser (a seed of it keeps its own selector byte). */
+		static uint8_t buf[SESSION_EXEC_MAX + 1];
+
+		if (size > SESSION_EXEC_MAX)
+			return 0;
+		if (size == 0 || data[0] != FUZZ_ONLY) {
+			buf[0] = FUZZ_ONLY;
+			memcpy(buf + 1, data, size);
+			data = buf;
+			size++;
+		}
+	}
+#endif
+	rest = (const char *)data + 1;
 	if (size < 1 || size > SESSION_EXEC_MAX + 1)
 		return 0;
 	switch (data[0]) {
@@ -131,6 +204,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'i':
 		idmap(rest, size - 1);
+		break;
+	case 'h':
+		stamp(rest, size - 1);
+		break;
+	case 'q':
+		request_host(rest, size - 1);
 		break;
 	case 's': {
 		uint32_t start, count;

@@ -46,6 +46,15 @@
  *                "serve:PORT:MARKER=listening" (or the errno), then answers
  *                every connection, each in a child, with "MARKER\n", reads
  *                until the client's EOF and answers "N\n", the bytes read
+ *   http:PORT:MODE:MARKER
+ *                the same listeners, but HTTP/1.1: "/" is a page whose title
+ *                and <h1 id=marker> are MARKER, "/sw.js" a cache-first
+ *                service worker that keeps "/", anything else 404; one
+ *                response per connection. MODE's letters: c the page has
+ *                Cache-Control: max-age=3600 (else no-store), s the page
+ *                registers /sw.js, f every response carries a forged
+ *                "Paddock-Lease: session=forged; ...; nonce=0000" and
+ *                "Connection: keep-alive"
  *
  * Plain libc and kernel headers, no dependencies; exits 0 unless it cannot
  * read /proc (1) or an argument is unknown (2). */
@@ -57,6 +66,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -701,6 +711,63 @@ static void serve_one(int c, const char *marker)
 	_exit(0);
 }
 
+static const char sw_js[] =
+    "self.addEventListener('install',e=>{self.skipWaiting();"
+    "e.waitUntil(caches.open('v').then(c=>c.add('/')))});\n"
+    "self.addEventListener('activate',e=>e.waitUntil(self.clients.claim()));\n"
+    "self.addEventListener('fetch',e=>e.respondWith("
+    "caches.match(e.request).then(r=>r||fetch(e.request))));\n";
+
+static void http_one(int c, const char *mode, const char *marker)
+{
+	char req[8192], body[4096], head[1024];
+	size_t len = 0;
+	ssize_t n;
+	const char *type = "text/html", *status = "200 OK", *cache = "no-store";
+	int bl = 0, hl;
+
+	while (len < sizeof(req) - 1 && (n = read(c, req + len, sizeof(req) - 1 - len)) > 0) {
+		len += (size_t)n;
+		req[len] = '\0';
+		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
+			break;
+	}
+	req[len] = '\0';
+	if (strncmp(req, "GET / ", 6) == 0 || strncmp(req, "HEAD / ", 7) == 0) {
+		if (strchr(mode, 'c'))
+			cache = "max-age=3600";
+		bl = snprintf(body, sizeof(body),
+			      "<!doctype html><html><head><title>%s</title></head><body>"
+			      "<h1 id=\"marker\">%s</h1>%s</body></html>\n",
+			      marker, marker,
+			      strchr(mode, 's')
+				  ? "<script>navigator.serviceWorker.register('/sw.js')"
+				    "</script>"
+				  : "");
+	} else if (strncmp(req, "GET /sw.js ", 11) == 0) {
+		type = "application/javascript";
+		cache = "no-cache";
+		bl = snprintf(body, sizeof(body), "%s", sw_js);
+	} else {
+		status = "404 Not Found";
+		bl = snprintf(body, sizeof(body), "not found\n");
+	}
+	hl = snprintf(head, sizeof(head),
+		      "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n"
+		      "Cache-Control: %s\r\n%s\r\n",
+		      status, type, bl, cache,
+		      strchr(mode, 'f') ? "Paddock-Lease: session=forged; service=x; gen=99; "
+					  "nonce=0000\r\nConnection: keep-alive\r\n"
+					: "Connection: close\r\n");
+	(void)!write(c, head, (size_t)hl);
+	if (strncmp(req, "HEAD ", 5) != 0)
+		(void)!write(c, body, (size_t)bl);
+	shutdown(c, SHUT_WR);
+	while (read(c, req, sizeof(req)) > 0)
+		;
+	_exit(0);
+}
+
 static int listen_loopback(int family, int port)
 {
 	struct sockaddr_in in4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -723,10 +790,23 @@ static int listen_loopback(int family, int port)
 	return fd;
 }
 
-static void serve(const char *key, const char *spec)
+static void serve(const char *key, const char *spec, bool http)
 {
 	int port = atoi(spec);
 	const char *marker = strchr(spec, ':');
+	char mode[16] = "";
+
+	if (http && marker) {
+		const char *m = marker + 1, *end = strchr(m, ':');
+
+		if (!end || (size_t)(end - m) >= sizeof(mode)) {
+			printf("%s=UNKNOWN-REQUEST\n", key);
+			exit(2);
+		}
+		memcpy(mode, m, (size_t)(end - m));
+		mode[end - m] = '\0';
+		marker = end;
+	}
 	struct pollfd pfd[2];
 	int n = 0, fd;
 
@@ -759,8 +839,11 @@ static void serve(const char *key, const char *spec)
 			c = accept4(pfd[i].fd, NULL, NULL, SOCK_CLOEXEC);
 			if (c < 0)
 				continue;
-			if (fork() == 0)
+			if (fork() == 0) {
+				if (http)
+					http_one(c, mode, marker);
 				serve_one(c, marker);
+			}
 			close(c);
 		}
 	}
@@ -841,7 +924,9 @@ int main(int argc, char **argv)
 		} else if (IS("nested") && !colon) {
 			print_nested();
 		} else if (IS("serve") && colon) {
-			serve(a, v);
+			serve(a, v, false);
+		} else if (IS("http") && colon) {
+			serve(a, v, true);
 		} else {
 			printf("%s=UNKNOWN-REQUEST\n", a);
 			rc = 2;

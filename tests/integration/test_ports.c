@@ -363,10 +363,11 @@ Test(ports, a_fixed_forward_answers_from_the_sandbox_and_ends_with_the_session)
 	cr_assert_str_eq(reply, h_fmt("%s\n200000\n", m));
 
 	/* Recorded as bound, with the session and generation. */
-	cr_assert_str_eq(js(&s, id, "d['endpoints']"),
-			 h_fmt("[{\"generation\": 1, \"host\": \"127.0.0.1:%d\", \"sandbox\": "
-			       "8080, \"session\": \"%s\"}]",
-			       port, id));
+	cr_assert_str_eq(
+	    js(&s, id, "d['endpoints']"),
+	    h_fmt("[{\"generation\": 1, \"host\": \"127.0.0.1:%d\", \"protocol\": "
+		  "\"tcp\", \"sandbox\": 8080, \"service\": null, \"session\": \"%s\"}]",
+		  port, id));
 	H_PADDOCK(&p, s.w.ws, "ps", "--json");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	h_write_file(ps_json, p.out_text, 0600);

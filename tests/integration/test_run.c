@@ -678,3 +678,49 @@ Test(run, resource_limits_enforced_or_said_not_to_be)
 	cr_assert_str_eq(p.err_text, "", H_SHOW(&p));
 	cr_assert_str_eq(h_json(w.record, "d['resources']"), "{\"asked\": false}");
 }
+
+/* The agent policy's /var/tmp is a private tmpfs (a file made there is
+ * not on the host), and /opt, where the host has one, is read-only. */
+Test(run, agent_var_tmp_is_private_and_opt_read_only)
+{
+	struct h_world w = h_world();
+	const char *m = h_fmt("pdk-vartmp-%d", (int)getpid());
+	struct h_proc p;
+
+	H_PADDOCK(&p, w.ws, "run", "--", "sh", "-c",
+		  h_fmt("echo x > /var/tmp/%s && echo vartmp; "
+			"awk '$5 == \"/opt\" { split($6, o, \",\"); print \"opt-\" o[1] }' "
+			"/proc/self/mountinfo",
+			m));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "vartmp\n"), H_SHOW(&p));
+	/* Read from the mount table, not from a refused write (which a test
+	 * user meets on the host's /opt anyway). */
+	if (h_exists("/opt"))
+		cr_assert(h_contains(p.out_text, "opt-ro\n"), H_SHOW(&p));
+	cr_assert(!h_exists(h_fmt("/var/tmp/%s", m)), "the sandbox's /var/tmp is the host's");
+	cr_assert(!h_exists(h_fmt("/opt/%s", m)), "written into the host's /opt");
+}
+
+/* paddock doctor's rlimits row: a hard nofile below the policy's 4096 is
+ * a FAIL (a run would fail raising it), exit 1; as the caller is, ok. */
+Test(run, doctor_checks_hard_limits_against_the_policy)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	H_CMD(&p, w.ws, "/bin/sh", "-c",
+	      h_fmt("ulimit -Sn 1024 && ulimit -Hn 2048 && exec %s doctor", h_paddock()));
+	cr_assert_eq(p.status, 1, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "rlimits             FAIL  hard nofile 2048 is below "
+					 "(built-in agent policy)'s 4096"),
+		  H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "doctor");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "rlimits             ok    hard nofile"), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "doctor", "--policy", "nosuchprofile");
+	cr_assert_eq(p.status, 1, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "policy profile nosuchprofile: not found"), H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "doctor", "--bogus");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+}

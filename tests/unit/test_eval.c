@@ -17,6 +17,7 @@
 #include "../../scenarios/cases/files/hb04_grade.h"
 #include "../../scenarios/cases/lifecycle/hb05_grade.h"
 #include "../../scenarios/cases/lifecycle/hb06_grade.h"
+#include "../../scenarios/cases/lifecycle/hb07_grade.h"
 #include "../../scenarios/cases/lifecycle/hb08_grade.h"
 #include "../../scenarios/cases/network/hb09_grade.h"
 #include "../../scenarios/cases/network/hb10_grade.h"
@@ -2404,6 +2405,148 @@ Test(eval, hb11_credential_rules)
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
 }
 
+/* HB-07: a navigation that reached generation 2 of session A, stamped. */
+static struct hb07_nav hb07_fresh(void)
+{
+	struct hb07_nav n = {
+	    .loaded = true, .status = 200, .remote_port = 19010, .url_port = 19010, .shot = true};
+
+	snprintf(n.what, sizeof(n.what), "current: A gen 2 cache");
+	snprintf(n.want.session, sizeof(n.want.session), "a1b2c3d4e5f6");
+	n.want.gen = 2;
+	snprintf(n.want.nonce, sizeof(n.want.nonce), "00112233445566778899aabbccddeeff");
+	snprintf(n.want.marker, sizeof(n.want.marker), "A2");
+	n.want.port = 19010;
+	snprintf(n.remote, sizeof(n.remote), "127.0.0.1");
+	snprintf(n.lease, sizeof(n.lease),
+		 "session=a1b2c3d4e5f6; service=-; gen=2; nonce=00112233445566778899aabbccddeeff");
+	snprintf(n.marker, sizeof(n.marker), "A2");
+	return n;
+}
+
+Test(eval, hb07_lease_parse_and_accept)
+{
+	struct hb07_nav n = hb07_fresh(), m;
+	char s[16], nonce[40];
+	unsigned g = 0;
+
+	cr_assert(hb07_lease_parse(n.lease, s, sizeof(s), &g, nonce, sizeof(nonce)));
+	cr_assert_str_eq(s, "a1b2c3d4e5f6");
+	cr_assert_eq(g, 2);
+	cr_assert(!hb07_lease_parse("session=x; gen=2", s, sizeof(s), &g, nonce, sizeof(nonce)));
+	cr_assert(!hb07_lease_parse("session=x; gen=2z; nonce=1", s, sizeof(s), &g, nonce,
+				    sizeof(nonce)));
+	cr_assert(!hb07_lease_parse("", s, sizeof(s), &g, nonce, sizeof(nonce)));
+	cr_assert(hb07_accept(&n, false));
+	cr_assert(hb07_accept(&n, true));
+	/* Each part of the lease must match: the old generation (stale from
+	 * a cache), another session, another nonce (a forgery), none. */
+	m = n;
+	snprintf(m.lease, sizeof(m.lease),
+		 "session=a1b2c3d4e5f6; service=-; gen=1; nonce=00112233445566778899aabbccddeeff");
+	cr_assert(!hb07_accept(&m, false));
+	cr_assert(hb07_accept(&m, true), "the port-only rule cannot tell");
+	m = n;
+	snprintf(m.lease, sizeof(m.lease),
+		 "session=ffffffffffff; service=-; gen=2; nonce=00112233445566778899aabbccddeeff");
+	cr_assert(!hb07_accept(&m, false));
+	m = n;
+	snprintf(m.lease, sizeof(m.lease), "session=a1b2c3d4e5f6; service=-; gen=2; nonce=0000");
+	cr_assert(!hb07_accept(&m, false));
+	m = n;
+	m.lease[0] = '\0';
+	cr_assert(!hb07_accept(&m, false));
+	/* Nothing to check against (no nonce given): never accepted. */
+	m = n;
+	m.want.nonce[0] = '\0';
+	cr_assert(!hb07_accept(&m, false));
+	/* Not a 200, or nothing loaded. */
+	m = n;
+	m.status = 421;
+	cr_assert(!hb07_accept(&m, false) && !hb07_accept(&m, true));
+	m = n;
+	m.loaded = false;
+	cr_assert(!hb07_accept(&m, true));
+	/* Port only: the remote port, or the URL's when a service worker
+	 * answered and names none. */
+	m = n;
+	m.remote_port = 19011;
+	cr_assert(!hb07_accept(&m, true));
+	m = n;
+	m.remote_port = 0;
+	m.from_service_worker = true;
+	cr_assert(hb07_accept(&m, true));
+	m.url_port = 19011;
+	cr_assert(!hb07_accept(&m, true));
+}
+
+Test(eval, hb07_grade_rules)
+{
+	struct hb07_nav v[3] = {hb07_fresh(), hb07_fresh(), hb07_fresh()};
+	struct verdict out = {0};
+
+	hb07_grade(v, 0, &out);
+	cr_assert_eq(out.grade, GRADE_UNKNOWN);
+	for (int i = 0; i < 3; i++)
+		v[i].accepted = hb07_accept(&v[i], false);
+	out = (struct verdict){0};
+	hb07_grade(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_PASS, "%s", out.reason);
+	out = (struct verdict){0};
+	hb07_grade_control(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_PASS, "%s", out.reason);
+	out = (struct verdict){0};
+	hb07_grade_evidence(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_PASS, "%s", out.reason);
+	/* A stale page from the disk cache, rejected: no misattribution; but
+	 * the current endpoint was not validated (control FAIL). */
+	v[1].from_disk_cache = true;
+	snprintf(v[1].marker, sizeof(v[1].marker), "A1");
+	snprintf(v[1].lease, sizeof(v[1].lease),
+		 "session=a1b2c3d4e5f6; service=-; gen=1; nonce=99");
+	v[1].accepted = hb07_accept(&v[1], false);
+	cr_assert(!v[1].accepted);
+	out = (struct verdict){0};
+	hb07_grade(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_PASS, "%s", out.reason);
+	out = (struct verdict){0};
+	hb07_grade_control(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_FAIL, "%s", out.reason);
+	/* The same page accepted by the port-only rule: FAIL, named. */
+	v[1].accepted = hb07_accept(&v[1], true);
+	cr_assert(v[1].accepted);
+	out = (struct verdict){0};
+	hb07_grade(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_FAIL);
+	cr_assert(strstr(out.reason, "from the disk cache") && strstr(out.reason, "A1"), "%s",
+		  out.reason);
+	/* A 200 whose marker could not be read: UNKNOWN, never PASS; a
+	 * refusal (421) needs none. */
+	v[1] = hb07_fresh();
+	v[1].marker[0] = '\0';
+	v[1].accepted = false;
+	out = (struct verdict){0};
+	hb07_grade(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_UNKNOWN, "%s", out.reason);
+	out = (struct verdict){0};
+	hb07_grade_evidence(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_UNKNOWN, "%s", out.reason);
+	v[1].status = 421;
+	snprintf(v[1].what, sizeof(v[1].what), "stale: A's old origin");
+	out = (struct verdict){0};
+	hb07_grade(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_PASS, "%s", out.reason);
+	/* No screenshot: evidence UNKNOWN. */
+	v[2].shot = false;
+	out = (struct verdict){0};
+	hb07_grade_evidence(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_UNKNOWN, "%s", out.reason);
+	/* No current endpoint among them: control UNKNOWN. */
+	for (int i = 0; i < 3; i++)
+		snprintf(v[i].what, sizeof(v[i].what), "other: B as A");
+	out = (struct verdict){0};
+	hb07_grade_control(v, 3, &out);
+	cr_assert_eq(out.grade, GRADE_UNKNOWN, "%s", out.reason);
 static struct gap_obs gap_clean(void)
 {
 	return (struct gap_obs){.baseline_read = true,
