@@ -37,7 +37,8 @@ enum weaken {
 	WEAKEN_LEASE_PORT_ONLY = 1u << 18, /* HTTP forwards unstamped: a port is all a client has */
 	WEAKEN_NO_SEQ = 1u << 19, /* evidence lines without seq or chain: a lost line is unseen */
 	WEAKEN_RAW_EXPORT = 1u << 20, /* paddock evidence export copies this run's files raw */
-	WEAKEN_EVIDENCE_IN_SANDBOX = 1u << 21, /* the record's directory bound rw into the sandbox */
+	WEAKEN_EVIDENCE_IN_SANDBOX = 1u
+				     << 21, /* the record's directory bound rw into the sandbox */
 	WEAKEN_TRUST_TOOL_CLAIM = 1u << 22, /* evidence reconcile takes the claim for the effect */
 };
 #define WEAKEN_COUNT 23

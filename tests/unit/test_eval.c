@@ -2547,6 +2547,8 @@ Test(eval, hb07_grade_rules)
 	out = (struct verdict){0};
 	hb07_grade_control(v, 3, &out);
 	cr_assert_eq(out.grade, GRADE_UNKNOWN, "%s", out.reason);
+}
+
 static struct gap_obs gap_clean(void)
 {
 	return (struct gap_obs){.baseline_read = true,
