@@ -28,6 +28,14 @@ static void hex(const unsigned char *b, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
+void evidence_sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char dg[32];
+
+	sha256(data, len, dg);
+	hex(dg, 32, out);
+}
+
 static void genesis(const char *session, char out[65])
 {
 	char text[96];
@@ -93,13 +101,22 @@ void evidence_append(struct evidence_log *log, const char *type, const char *fie
 	iso8601_now(0, t, sizeof(t));
 	if (log->drops)
 		snprintf(drops, sizeof(drops), ",\"drops\":%lu", log->drops);
-	n = snprintf(line, sizeof(line),
-		     "{\"seq\":%" PRIu64 ",\"source\":\"%s\",\"epoch\":\"%s\",\"session\":\"%s\","
-		     "\"time\":\"%s\",\"type\":\"%s\"%s%s%s,\"prev\":\"%s\"}",
-		     log->seq + 1, log->source, log->epoch, log->session, t, type,
-		     fields && *fields ? "," : "", fields ? fields : "", drops, log->head);
+	if (log->unsequenced)
+		n = snprintf(line, sizeof(line),
+			     "{\"source\":\"%s\",\"epoch\":\"%s\",\"session\":\"%s\","
+			     "\"time\":\"%s\",\"type\":\"%s\"%s%s%s}",
+			     log->source, log->epoch, log->session, t, type,
+			     fields && *fields ? "," : "", fields ? fields : "", drops);
+	else
+		n = snprintf(line, sizeof(line),
+			     "{\"seq\":%" PRIu64 ",\"source\":\"%s\",\"epoch\":\"%s\","
+			     "\"session\":\"%s\",\"time\":\"%s\",\"type\":\"%s\"%s%s%s,"
+			     "\"prev\":\"%s\"}",
+			     log->seq + 1, log->source, log->epoch, log->session, t, type,
+			     fields && *fields ? "," : "", fields ? fields : "", drops, log->head);
 	if (n < 0 || (size_t)n + SUFFIX_LEN + 2 > sizeof(line)) {
 		log->drops++;
+		log->drops_total++;
 		return;
 	}
 	/* The MAC covers the line without its own member; then the member
@@ -112,6 +129,7 @@ void evidence_append(struct evidence_log *log, const char *type, const char *fie
 	line[n] = '\n';
 	if (write_full(log->fd, line, (size_t)n + 1) < 0) {
 		log->drops++;
+		log->drops_total++;
 		return;
 	}
 	log->seq++;
@@ -145,16 +163,102 @@ static bool is_hex64(const char *s)
 	return true;
 }
 
-/* One line (without its newline): its MAC, its prev, its fields. */
+/* What the lines read so far say. */
+struct walk {
+	uint64_t seq;	 /* the last sequence number seen */
+	char epoch[40];	 /* the epoch of the last line */
+	char source[16]; /* the source of the first line */
+	int sequenced;	 /* -1 before the first line; 1 with seq and prev; 0 without */
+};
+
+static void gap(struct evidence_report *r, uint64_t from, uint64_t to)
+{
+	if (r->n_gaps < EVIDENCE_GAPS_MAX) {
+		r->gaps[r->n_gaps].from = from;
+		r->gaps[r->n_gaps].to = to;
+		r->n_gaps++;
+	}
+	r->missing += to - from + 1;
+}
+
+/* The fields of one line whose MAC held. */
+static void check_fields(const cJSON *o, uint64_t no, const char *session, const char *prev_head,
+			 struct walk *w, struct evidence_report *r)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "seq");
+	const cJSON *ep = cJSON_GetObjectItemCaseSensitive(o, "epoch");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
+	int sequenced = v != NULL;
+
+	if (w->sequenced < 0) {
+		w->sequenced = sequenced;
+		r->sequenced = sequenced;
+		snprintf(w->source, sizeof(w->source), "%s",
+			 cJSON_IsString(src) ? src->valuestring : "");
+		snprintf(r->source, sizeof(r->source), "%s", w->source);
+	} else if (sequenced != w->sequenced) {
+		reason(r, "line %" PRIu64 ": %s sequence number where the log %s one", no,
+		       sequenced ? "a" : "no", w->sequenced ? "has" : "has no");
+	}
+	if (!cJSON_IsString(src) || strcmp(src->valuestring, w->source) != 0)
+		reason(r, "line %" PRIu64 ": of another source (one log holds one source)", no);
+	if (!cJSON_IsString(ep) || strlen(ep->valuestring) >= sizeof(w->epoch)) {
+		reason(r, "line %" PRIu64 ": no epoch", no);
+	} else {
+		if (w->epoch[0] && strcmp(w->epoch, ep->valuestring) != 0)
+			reason(r,
+			       "line %" PRIu64 ": a new epoch (the source restarted): what it did "
+			       "between epoch %.8s... and %.8s... is unknown",
+			       no, w->epoch, ep->valuestring);
+		snprintf(w->epoch, sizeof(w->epoch), "%s", ep->valuestring);
+		snprintf(r->epoch, sizeof(r->epoch), "%s", ep->valuestring);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(o, "session");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, session) != 0)
+		reason(r, "line %" PRIu64 ": of another session", no);
+	v = cJSON_GetObjectItemCaseSensitive(o, "drops");
+	if (v) {
+		double d = cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+
+		reason(r, "line %" PRIu64 ": %.0f event(s) before it could not be written", no, d);
+		r->dropped += d > 0 && d < 1e15 ? (uint64_t)d : 0;
+	}
+	if (!sequenced)
+		return;
+	v = cJSON_GetObjectItemCaseSensitive(o, "prev");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, prev_head) != 0)
+		reason(r,
+		       "line %" PRIu64 ": does not follow the line before (a line is missing, "
+		       "moved or replayed)",
+		       no);
+	v = cJSON_GetObjectItemCaseSensitive(o, "seq");
+	if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e15 ||
+	    v->valuedouble != (double)(uint64_t)v->valuedouble) {
+		reason(r, "line %" PRIu64 ": no sequence number", no);
+		return;
+	}
+	if ((uint64_t)v->valuedouble > w->seq + 1) {
+		reason(r, "line %" PRIu64 ": sequence numbers %" PRIu64 "-%" PRIu64 " are missing",
+		       no, w->seq + 1, (uint64_t)v->valuedouble - 1);
+		gap(r, w->seq + 1, (uint64_t)v->valuedouble - 1);
+	} else if ((uint64_t)v->valuedouble <= w->seq) {
+		reason(r,
+		       "line %" PRIu64 ": sequence number %.0f where %" PRIu64
+		       " was due (moved or replayed)",
+		       no, v->valuedouble, w->seq + 1);
+	}
+	w->seq = (uint64_t)v->valuedouble;
+}
+
+/* One line (without its newline): its MAC, then its fields. */
 static void check_line(const char *line, size_t len, uint64_t no, const unsigned char *key,
-		       const char *session, const char *prev_head, uint64_t *seq,
+		       const char *session, const char *prev_head, struct walk *w,
 		       struct evidence_report *r)
 {
-	char body[EVIDENCE_LINE_MAX], want[65];
+	char body[EVIDENCE_LINE_MAX], got[65];
 	unsigned char mac[32];
 	const char *tail;
 	cJSON *o;
-	const cJSON *v;
 
 	if (len <= SUFFIX_LEN + 1 || len >= sizeof(body)) {
 		reason(r, "line %" PRIu64 ": not an evidence line", no);
@@ -169,55 +273,27 @@ static void check_line(const char *line, size_t len, uint64_t no, const unsigned
 	memcpy(body, line, len - SUFFIX_LEN);
 	body[len - SUFFIX_LEN] = '}';
 	evidence_hmac(key, EVIDENCE_KEY_LEN, body, len - SUFFIX_LEN + 1, mac);
-	{
-		char got[65];
-		static const char d[] = "0123456789abcdef";
-
-		for (int i = 0; i < 32; i++) {
-			got[2 * i] = d[mac[i] >> 4];
-			got[2 * i + 1] = d[mac[i] & 15];
-		}
-		got[64] = '\0';
-		if (memcmp(got, tail + 8, 64) != 0) {
-			reason(r,
-			       "line %" PRIu64 ": the MAC does not match (edited, or another key)",
-			       no);
-			return;
-		}
-	}
-	o = cJSON_ParseWithLength(line, len);
-	if (!o) {
-		reason(r, "line %" PRIu64 ": not JSON", no);
+	hex(mac, 32, got);
+	if (memcmp(got, tail + 8, 64) != 0) {
+		reason(r, "line %" PRIu64 ": the MAC does not match (edited, or another key)", no);
 		return;
 	}
-	v = cJSON_GetObjectItemCaseSensitive(o, "prev");
-	snprintf(want, sizeof(want), "%s", prev_head);
-	if (!cJSON_IsString(v) || strcmp(v->valuestring, want) != 0)
-		reason(r,
-		       "line %" PRIu64 ": does not follow the line before (a line is missing, "
-		       "moved or replayed)",
-		       no);
-	v = cJSON_GetObjectItemCaseSensitive(o, "session");
-	if (!cJSON_IsString(v) || strcmp(v->valuestring, session) != 0)
-		reason(r, "line %" PRIu64 ": of another session", no);
-	v = cJSON_GetObjectItemCaseSensitive(o, "seq");
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(*seq + 1))
-		reason(r, "line %" PRIu64 ": sequence number %.0f where %" PRIu64 " was due", no,
-		       cJSON_IsNumber(v) ? v->valuedouble : -1.0, *seq + 1);
-	if (cJSON_IsNumber(v))
-		*seq = (uint64_t)v->valuedouble;
-	v = cJSON_GetObjectItemCaseSensitive(o, "drops");
-	if (v)
-		reason(r, "line %" PRIu64 ": %.0f event(s) before it could not be written", no,
-		       cJSON_IsNumber(v) ? v->valuedouble : 0.0);
+	o = cJSON_ParseWithLength(line, len);
+	if (!o || !cJSON_IsObject(o)) {
+		reason(r, "line %" PRIu64 ": not JSON", no);
+		cJSON_Delete(o);
+		return;
+	}
+	check_fields(o, no, session, prev_head, w, r);
 	cJSON_Delete(o);
 }
 
 void evidence_verify(const char *text, size_t len, const unsigned char *key, const char *session,
 		     uint64_t want_seq, const char *want_head, struct evidence_report *out)
 {
+	struct walk w = {.sequenced = -1};
 	char head[65];
-	uint64_t seq = 0, no = 0;
+	uint64_t no = 0;
 	size_t off = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -232,19 +308,25 @@ void evidence_verify(const char *text, size_t len, const unsigned char *key, con
 			reason(out, "line %" PRIu64 ": cut short (no newline)", no);
 			break;
 		}
-		check_line(text + off, l, no, key, session, head, &seq, out);
+		check_line(text + off, l, no, key, session, head, &w, out);
 		sha256(text + off, l, dg);
 		hex(dg, 32, head);
 		off += l + 1;
 	}
 	out->lines = no;
-	out->last_seq = seq;
+	out->last_seq = w.seq;
 	snprintf(out->head, sizeof(out->head), "%s", head);
-	if (want_seq && (seq != want_seq || !want_head || strcmp(head, want_head) != 0))
+	if (want_head && strcmp(head, want_head) != 0)
+		reason(out, "the log's last line is not the checkpoint's (lines were cut off or "
+			    "added after it was taken)");
+	if (want_seq && w.seq != want_seq) {
 		reason(out,
 		       "the log ends at %" PRIu64 " but the checkpoint says %" PRIu64
 		       " (lines were cut off or added)",
-		       seq, want_seq);
+		       w.seq, want_seq);
+		if (w.seq < want_seq)
+			gap(out, w.seq + 1, want_seq);
+	}
 	if (no == 0)
 		reason(out, "the log is empty");
 }

@@ -32,6 +32,8 @@ enum mediator_decision {
 	MEDIATOR_BUDGET_CAP, /* its bound does not fit what is left of the budget's cap */
 	MEDIATOR_UNPRICED,   /* no price, or no defensible upper bound (strict mode) */
 	MEDIATOR_LEDGER,     /* the ledger is unavailable (locked, full, corrupt, missing) */
+	/* network.on_capture_loss (docs/evidence.md): */
+	MEDIATOR_CAPTURE, /* the admissions log cannot be written, and the policy refuses */
 	MEDIATOR_DECISIONS,
 };
 
@@ -60,6 +62,7 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "refused-budget-cap",
     "refused-unpriced",
     "refused-ledger",
+    "refused-capture-loss",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

@@ -238,7 +238,8 @@ static const char run_usage[] =
     "                         credential-any-audience, lease-port-only,\n"
     "                         trust-path-only, signature-only,\n"
     "                         check-then-charge, unpriced-as-free,\n"
-    "                         release-on-timeout\n"
+    "                         release-on-timeout, no-seq, raw-export,\n"
+    "                         evidence-in-sandbox, trust-tool-claim\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
@@ -338,7 +339,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
 				    "verbose-denial, retry-unbounded, credential-any-audience, "
 				    "lease-port-only, trust-path-only, signature-only, "
-				    "check-then-charge, unpriced-as-free, release-on-timeout)",
+				    "check-then-charge, unpriced-as-free, release-on-timeout, "
+				    "no-seq, raw-export, evidence-in-sandbox, trust-tool-claim)",
 				    optarg);
 			o->weaken |= bit;
 			break;

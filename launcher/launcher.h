@@ -35,8 +35,15 @@ int cmd_plugin(int argc, char **argv);
 int cmd_endpoint(int argc, char **argv);
 /* cmd_budget.c: paddock budget (metered rules' ledgers, docs/network.md). */
 int cmd_budget(int argc, char **argv);
-/* cmd_evidence.c: paddock evidence verify (docs/evidence.md). */
+/* cmd_evidence.c: paddock evidence verify|export (docs/evidence.md).
+ * evidence_slurp(): a whole file of at most max bytes, NUL-terminated,
+ * into *out (malloc'd). evidence_recorded_knob(): the record's text lists
+ * the weakening knob. */
 int cmd_evidence(int argc, char **argv);
+int evidence_slurp(const char *path, size_t max, char **out, size_t *len);
+bool evidence_recorded_knob(const char *text, size_t len, const char *knob);
+/* cmd_reconcile.c: paddock evidence reconcile (HB-17). */
+int cmd_evidence_reconcile(int argc, char **argv);
 
 /* cli.c: what the client verbs share. cli_fail() prints "paddock: MSG"
  * and returns EXIT_LAUNCHER. cli_lookup(): open the caller's registry into

@@ -19,7 +19,8 @@ enum denial_class denial_class_of(enum mediator_decision d)
 	switch (d) {
 	case MEDIATOR_UPSTREAM:
 	case MEDIATOR_IN_FLIGHT:
-	case MEDIATOR_LEDGER: /* it may be back: a later try may pass */
+	case MEDIATOR_LEDGER:  /* it may be back: a later try may pass */
+	case MEDIATOR_CAPTURE: /* again once the log can be written */
 		return DENIAL_TRANSIENT;
 	case MEDIATOR_HELD_UNKNOWN:
 		return DENIAL_UNKNOWN;

@@ -110,6 +110,7 @@ struct conn {
 	bool admitted;		/* an upstream was dialled for it: its close is logged */
 	struct gate_hold *hold; /* a publication (the release gate), or NULL */
 	bool http;		/* the client spoke HTTP: a refusal gets the terse response */
+	bool read_only;		/* GET, HEAD or OPTIONS without a body (on_capture_loss) */
 	struct attempt_conn at; /* HB-23: its operation's attempt (attempts.c) */
 	struct meter_conn mt;	/* its reservation in a budget's ledger (metered rules) */
 	/* Brokered credentials (credentials.c): the log's extra fields, the
@@ -146,6 +147,11 @@ struct mediator {
 		struct ledger *l;
 	} ledgers[POLICY_NET_RULES_MAX];
 	size_t n_ledgers;
+	/* While the log cannot be written (network.on_capture_loss): what
+	 * was decided unrecorded, said when it can be written again. */
+	struct {
+		unsigned long refused, admitted;
+	} blind;
 };
 
 /* Metered rules' part of the loop (below, after refuse()). */
@@ -210,6 +216,15 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 		free(m);
 		return -EIO;
 	}
+	m->log.unsequenced = cfg->log_unsequenced;
+	/* The first line of the source's epoch: the log is never empty, and
+	 * what the checkpoint names began here. */
+	{
+		char f[64];
+
+		snprintf(f, sizeof(f), "\"generation\":%u", cfg->generation);
+		evidence_append(&m->log, "started", f);
+	}
 	m->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (m->ep < 0) {
 		int e = errno;
@@ -233,12 +248,36 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 	return 0;
 }
 
+unsigned long mediator_log_lost(const struct mediator *m)
+{
+	return m ? m->log.drops : 0;
+}
+
 void mediator_set_dial(struct mediator *m, mediator_dial_fn dial)
 {
 	m->dial = dial;
 }
 
 /* ----------------------------------------------------------- the log */
+
+/* The log was impaired (a line was lost): before anything else, a line
+ * that says what was decided meanwhile (it also carries the drops). true
+ * when the log can be written (again). */
+static bool capture_restored(struct mediator *m)
+{
+	char g[160];
+
+	if (!m->log.drops)
+		return true;
+	snprintf(g, sizeof(g), "\"on_capture_loss\":\"%s\",\"refused\":%lu,\"admitted\":%lu",
+		 policy_capture_loss_name(m->cfg.policy->net_on_capture_loss), m->blind.refused,
+		 m->blind.admitted);
+	evidence_append(&m->log, "capture-restored", g);
+	if (m->log.drops)
+		return false;
+	m->blind.refused = m->blind.admitted = 0;
+	return true;
+}
 
 /* One event of the admissions log: an evidence log of its own (source
  * "mediator": chained and MAC'd under the run's key, docs/evidence.md).
@@ -249,7 +288,9 @@ static void log_line(struct mediator *m, const struct conn *c, const char *event
 {
 	char f[2560], qn[2 * POLICY_NET_NAME_MAX + 16], qc[160];
 
-	if (m->log.fd < 0)
+	/* If the log is still impaired, the drop of the restoring line
+	 * stands for this event's. */
+	if (m->log.fd < 0 || !capture_restored(m))
 		return;
 	evidence_json_string(name ? name : "", qn, sizeof(qn));
 	evidence_json_string(c ? c->client : "", qc, sizeof(qc));
@@ -917,11 +958,33 @@ static void attempt_abandon(struct mediator *m, struct conn *c)
 	outcome(m, c, c->up > 0 ? "unknown" : "transient", 0, NULL, 0, NULL);
 }
 
+/* network.on_capture_loss (docs/evidence.md): capture is impaired while
+ * the admissions log cannot be written (its last line was lost: a full
+ * disk, an I/O error); then the policy says what may still go out.
+ * true: refuse c. The DNS stub is not asked: it sends nothing anywhere. */
+static bool capture_refuses(struct mediator *m, const struct conn *c)
+{
+	if (m->log.fd < 0 || capture_restored(m))
+		return false;
+	if (m->cfg.policy->net_on_capture_loss == POLICY_CAPTURE_ALLOW ||
+	    (m->cfg.policy->net_on_capture_loss == POLICY_CAPTURE_READ_ONLY && c->read_only)) {
+		m->blind.admitted++;
+		return false;
+	}
+	m->blind.refused++;
+	return true;
+}
+
 static void dial(struct mediator *m, struct conn *c)
 {
 	enum mediator_decision d;
-	int fd = mediator_open_upstream(m, c->name, c->port, &d);
+	int fd;
 
+	if (capture_refuses(m, c)) {
+		refuse(m, c, MEDIATOR_CAPTURE);
+		return;
+	}
+	fd = mediator_open_upstream(m, c->name, c->port, &d);
 	if (fd < 0) {
 		if (d == MEDIATOR_UPSTREAM) {
 			upstream_failed(m, c, false);
@@ -1337,6 +1400,11 @@ static void http_head(struct mediator *m, struct conn *c)
 		return;
 	}
 	c->http = strcmp(rq.method, "CONNECT") != 0;
+	/* Read-only for on_capture_loss: a method that changes nothing by
+	 * definition (RFC 9110 9.2.1), and no body to carry data out. */
+	c->read_only = (strcmp(rq.method, "GET") == 0 || strcmp(rq.method, "HEAD") == 0 ||
+			strcmp(rq.method, "OPTIONS") == 0) &&
+		       !rq.chunked && (!rq.has_length || rq.content_length == 0);
 	if (c->proxy && strcmp(rq.method, "CONNECT") == 0) {
 		if (http_target_authority(rq.target, c->name, sizeof(c->name), &c->port) < 0) {
 			refuse(m, c, MEDIATOR_MALFORMED);

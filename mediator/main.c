@@ -221,6 +221,8 @@ static int load(const cJSON *root, struct config *c, struct mediator **m, struct
 	r = budget_config(root, c, &mc, err);
 	if (r < 0)
 		return r;
+	mc.log_unsequenced =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "log_unsequenced"));
 	r = mediator_new(&mc, m);
 	if (r < 0)
 		return err_sys(err, r, "mediator");
@@ -264,6 +266,10 @@ int main(int argc, char **argv)
 		return EXIT_LAUNCHER;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit (RLIMIT_FSIZE) on the log: its writes fail with
+	 * EFBIG and count as lost lines (network.on_capture_loss applies),
+	 * rather than SIGXFSZ ending the mediator and the network with it. */
+	signal(SIGXFSZ, SIG_IGN);
 	/* Two fds per connection, CONNS_MAX connections: the soft fd limit
 	 * up to the hard one (no privilege needed). */
 	{
@@ -296,11 +302,18 @@ int main(int argc, char **argv)
 			(void)!write(ready_fd, "ok\n", 3);
 		else
 			dprintf(ready_fd, "error %s\n", err.msg[0] ? err.msg : "failed to start");
-		close(ready_fd);
 	}
 	served = r >= 0;
 	if (r >= 0)
 		r = mediator_run(m, sfd);
+	/* The last word on the ready pipe: the lines lost since the last
+	 * one written, which no line of the log can say (its file system
+	 * full to the end); the supervisor puts them in the checkpoint. */
+	if (ready_fd >= 0) {
+		if (served)
+			dprintf(ready_fd, "end %lu\n", mediator_log_lost(m));
+		close(ready_fd);
+	}
 	if (r < 0 && err.msg[0] && (ready_fd < 0 || served))
 		fprintf(stderr, "paddock-mediator: %s\n", err.msg);
 	mediator_free(m);

@@ -524,6 +524,7 @@ struct mediator_config {
 	bool verbose_denial;  /* --weaken verbose-denial */
 	bool trace_denials;   /* paddock run --trace-denials: refusals also on stderr */
 	bool retry_unbounded; /* --weaken retry-unbounded */
+	bool log_unsequenced; /* --weaken no-seq */
 	const struct mediator_credentials *cred; /* NULL: none brokered */
 	/* Metered rules (ledger.c): the ledgers' directory (NULL: every
 	 * billable request is refused, the ledger is unavailable), how long a
@@ -539,6 +540,9 @@ struct mediator_config {
 int mediator_new(const struct mediator_config *cfg, struct mediator **out);
 void mediator_free(struct mediator *m);
 void mediator_set_dial(struct mediator *m, mediator_dial_fn dial);
+/* Lines of the admissions log lost since the last one written (no line
+ * says so): what the mediator tells the supervisor at its end. */
+unsigned long mediator_log_lost(const struct mediator *m);
 /* Resolve name for port and dial it, if a rule allows it: the fd, or -1
  * with *decision why not (nothing is dialled then). The admission id of an
  * allowed one is in id. */

@@ -547,9 +547,39 @@ static int check_resolve_named(const struct policy *p, struct err *err)
 	return 0;
 }
 
+const char *policy_capture_loss_name(enum policy_capture_loss c)
+{
+	static const char *const names[] = {"deny", "allow-read-only", "allow"};
+
+	return (unsigned)c < 3 ? names[c] : "?";
+}
+
+/* network.on_capture_loss: "deny" | "allow-read-only" | "allow". */
+static int parse_capture_loss(const cJSON *x, struct policy *p, struct err *err)
+{
+	const char *s;
+	int r = policy_json_string(x, "network.on_capture_loss", &s, err);
+
+	if (r < 0)
+		return r;
+	if (p->network != POLICY_NET_MEDIATED)
+		return err_set(err, EINVAL,
+			       "network.on_capture_loss: only with \"mode\": \"mediated\"");
+	for (int c = POLICY_CAPTURE_DENY; c <= POLICY_CAPTURE_ALLOW; c++)
+		if (strcmp(s, policy_capture_loss_name((enum policy_capture_loss)c)) == 0) {
+			p->net_on_capture_loss = (enum policy_capture_loss)c;
+			return 0;
+		}
+	return err_set(err, EINVAL,
+		       "network.on_capture_loss: unknown value %s (known: deny, allow-read-only, "
+		       "allow)",
+		       QUOTE(s));
+}
+
 int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 {
-	static const char *const keys[] = {"mode", "allow", "resolve", "hold", "secrets", NULL};
+	static const char *const keys[] = {"mode",    "allow",		 "resolve", "hold",
+					   "secrets", "on_capture_loss", NULL};
 	const cJSON *mode, *x;
 	const char *s;
 	int r;
@@ -560,7 +590,8 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		r = policy_json_object(it, "network", err);
 		if (r >= 0)
 			r = policy_json_check_keys(it, keys, "network",
-						   " (known: mode, allow, resolve, hold, secrets)",
+						   " (known: mode, allow, resolve, hold, secrets, "
+						   "on_capture_loss)",
 						   err);
 		if (r < 0)
 			return r;
@@ -604,6 +635,11 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		return r;
 	if ((x = member(it, "secrets"))) {
 		r = policy_parse_net_secrets(x, p, err);
+		if (r < 0)
+			return r;
+	}
+	if ((x = member(it, "on_capture_loss"))) {
+		r = parse_capture_loss(x, p, err);
 		if (r < 0)
 			return r;
 	}

@@ -250,6 +250,16 @@ struct policy_rlimit_value {
 	uint64_t value; /* POLICY_UNLIMITED for "unlimited" */
 };
 
+/* network.on_capture_loss: what the mediator admits while its admissions
+ * log cannot be written (docs/evidence.md). */
+enum policy_capture_loss {
+	POLICY_CAPTURE_DENY,	  /* nothing new: every admission is refused */
+	POLICY_CAPTURE_READ_ONLY, /* http GET, HEAD and OPTIONS only; no tunnel */
+	POLICY_CAPTURE_ALLOW,	  /* as usual, unrecorded (the next line counts the drops) */
+};
+
+const char *policy_capture_loss_name(enum policy_capture_loss c);
+
 struct policy {
 	unsigned namespaces; /* POLICY_NS_* bits; always includes POLICY_NS_REQUIRED */
 	char *hostname;	     /* never NULL; default "paddock" */
@@ -263,8 +273,9 @@ struct policy {
 	size_t n_net_resolve;
 	uint64_t net_hold_ms; /* "network.hold": how long a publication waits for an approval */
 	char *net_secrets;    /* network.secrets: the secrets file, or NULL */
-	bool env_clear;	      /* default true */
-	char **env_keep;      /* names; a trailing '*' matches a prefix */
+	enum policy_capture_loss net_on_capture_loss; /* network.on_capture_loss (default deny) */
+	bool env_clear;				      /* default true */
+	char **env_keep;			      /* names; a trailing '*' matches a prefix */
 	size_t n_env_keep;
 	char **env_set; /* "NAME=value", variables expanded, in policy order */
 	size_t n_env_set;

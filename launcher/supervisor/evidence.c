@@ -71,6 +71,9 @@ int run_evidence_open(struct run *r, struct err *err)
 		r->live.evidence.fd = -1;
 		return err_sys(err, rc, "evidence log");
 	}
+	/* --weaken no-seq (HB-18): lines as a tracing system without
+	 * sequence numbers writes them. */
+	r->live.evidence.unsequenced = (r->spec->opt->weaken & WEAKEN_NO_SEQ) != 0;
 	return 0;
 }
 

@@ -325,6 +325,8 @@ static cJSON *network_policy(const struct policy *p)
 		snprintf(hold, sizeof(hold), "%llums", (unsigned long long)p->net_hold_ms);
 		cJSON_AddStringToObject(net, "hold", hold);
 	}
+	cJSON_AddStringToObject(net, "on_capture_loss",
+				policy_capture_loss_name(p->net_on_capture_loss));
 	res = cJSON_AddObjectToObject(net, "resolve");
 	for (size_t i = 0; res && i < p->n_net_resolve; i++)
 		cJSON_AddStringToObject(res, p->net_resolve[i].host, p->net_resolve[i].addr);
@@ -369,6 +371,9 @@ static int config(const struct run *r, int *out, struct err *err)
 		cJSON_AddTrueToObject(root, "trace_denials");
 	if (r->spec->opt->weaken & WEAKEN_RETRY_UNBOUNDED)
 		cJSON_AddTrueToObject(root, "retry_unbounded");
+	/* --weaken no-seq: the admissions log like the supervisor's. */
+	if (r->spec->opt->weaken & WEAKEN_NO_SEQ)
+		cJSON_AddTrueToObject(root, "log_unsequenced");
 	credentials_config(root, r->spec);
 	budget_config(root, r->spec);
 	ls = cJSON_AddArrayToObject(root, "listeners");
@@ -539,8 +544,29 @@ int mediator_start(struct run *r, struct err *err)
 		ms->l[i].fd = -1;
 	}
 	rc = wait_ready(ready[0], err);
-	close(ready[0]);
+	/* Kept: the mediator's last word comes on it at its end. */
+	ms->ready_fd = ready[0];
 	return rc;
+}
+
+/* After its end: "end N" on the ready pipe, the log lines it lost after
+ * its last one (nothing: killed, or older; the record says unreported). */
+static void last_word(struct mediator_state *ms)
+{
+	char buf[128];
+	ssize_t n;
+	unsigned long lost;
+
+	if (ms->ready_fd < 0)
+		return;
+	n = read(ms->ready_fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (sscanf(buf, "end %lu", &lost) == 1) {
+		ms->end_reported = true;
+		ms->end_lost = lost;
+	}
+	close(ms->ready_fd);
+	ms->ready_fd = -1;
 }
 
 void mediator_stop(struct mediator_state *ms)
@@ -556,8 +582,12 @@ void mediator_stop(struct mediator_state *ms)
 		close(ms->ctl_fd);
 		ms->ctl_fd = -1;
 	}
-	if (ms->pid <= 0)
+	if (ms->pid <= 0) {
+		if (ms->ready_fd >= 0)
+			close(ms->ready_fd);
+		ms->ready_fd = -1;
 		return;
+	}
 	/* SIGTERM: it logs the close of every open connection; SIGKILL one
 	 * second later at the latest. By pidfd, reaping exactly it. */
 	pidfd_send_signal(ms->pidfd, SIGTERM, NULL, 0);
@@ -566,6 +596,7 @@ void mediator_stop(struct mediator_state *ms)
 		pidfd_send_signal(ms->pidfd, SIGKILL, NULL, 0);
 	while (waitid(P_PIDFD, (id_t)ms->pidfd, &(siginfo_t){0}, WEXITED) < 0 && errno == EINTR)
 		;
+	last_word(ms);
 	close(ms->pidfd);
 	ms->pidfd = -1;
 	ms->pid = 0;
@@ -598,6 +629,14 @@ void mediator_summary(struct run *r)
 		 * client's names are in. */
 		evidence_verify(text, (size_t)n, r->live.evidence.key, sid, 0, NULL, &rep);
 		r->out.net.verified = rep.verdict == EVIDENCE_COMPLETE;
+		r->out.net.seq = rep.last_seq;
+		r->out.net.sequenced = rep.sequenced;
+		r->out.net.missing = rep.missing;
+		/* The lines no line reports: its last word, at its end. */
+		r->out.net.dropped = rep.dropped + ms->end_lost;
+		r->out.net.end_reported = ms->end_reported;
+		snprintf(r->out.net.head, sizeof(r->out.net.head), "%s", rep.head);
+		snprintf(r->out.net.epoch, sizeof(r->out.net.epoch), "%s", rep.epoch);
 		snprintf(r->out.net.verify_reason, sizeof(r->out.net.verify_reason), "%s",
 			 rep.n_reasons ? rep.reasons[0] : "");
 		for (char *line = text; *line;) {
@@ -606,6 +645,19 @@ void mediator_summary(struct run *r)
 			    cJSON_ParseWithLength(line, end ? (size_t)(end - line) : strlen(line));
 			const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
 			const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "decision");
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+
+			if (cJSON_IsString(t) && strcmp(t->valuestring, "capture-restored") == 0) {
+				const cJSON *rf = cJSON_GetObjectItemCaseSensitive(o, "refused");
+				const cJSON *ad = cJSON_GetObjectItemCaseSensitive(o, "admitted");
+
+				if (cJSON_IsNumber(rf) && rf->valuedouble >= 0 &&
+				    rf->valuedouble < 1e12)
+					r->out.net.blind_refused += (unsigned long)rf->valuedouble;
+				if (cJSON_IsNumber(ad) && ad->valuedouble >= 0 &&
+				    ad->valuedouble < 1e12)
+					r->out.net.blind_admitted += (unsigned long)ad->valuedouble;
+			}
 
 			for (int k = 0;
 			     cJSON_IsString(ev) && cJSON_IsString(d) &&

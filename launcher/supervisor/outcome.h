@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -51,6 +52,13 @@ struct outcome_net {
 	bool reported; /* the log was read */
 	bool verified; /* its chain and MACs held (evidence_verify()) */
 	char verify_reason[160];
+	/* the admissions log's checkpoint, as read after the mediator's end */
+	uint64_t seq;
+	char head[65], epoch[40];
+	bool sequenced;
+	uint64_t missing, dropped;
+	unsigned long blind_refused, blind_admitted; /* its capture-restored lines */
+	bool end_reported; /* the mediator told its lost lines at its end */
 	unsigned long counts[MEDIATOR_DECISIONS];
 	char log_sha256[65];
 	char log_path[PATH_MAX];

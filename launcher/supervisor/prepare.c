@@ -260,12 +260,43 @@ static int protect_home(struct run_spec *r, const char *file, size_t len,
 	return 0;
 }
 
+/* --weaken evidence-in-sandbox (HB-19): the record's directory, where the
+ * evidence logs and their key are, as one more writable bind at its own
+ * path. *out: the binds to use (o's, or a copy with it), malloc'd or NULL. */
+static int evidence_bind(const struct options *o, struct policy_bind_arg **out, char *dir,
+			 size_t size, struct err *err)
+{
+	char path[PATH_MAX], *slash;
+
+	*out = NULL;
+	if (!(o->weaken & WEAKEN_EVIDENCE_IN_SANDBOX))
+		return 0;
+	if (!o->record_path)
+		return err_set(err, EINVAL, "--weaken evidence-in-sandbox: needs --record");
+	snprintf(path, sizeof(path), "%s", o->record_path);
+	slash = strrchr(path, '/');
+	if (slash)
+		*slash = '\0';
+	if (!realpath(slash ? (path[0] ? path : "/") : ".", dir) || strlen(dir) >= size)
+		return err_sys(err, errno, "--record %s", o->record_path);
+	*out = calloc(o->n_binds + 1, sizeof(**out));
+	if (!*out)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->n_binds; i++)
+		(*out)[i] = o->binds[i];
+	(*out)[o->n_binds] = (struct policy_bind_arg){.spec = dir, .readonly = false};
+	return 0;
+}
+
 static int load_policy(struct run_spec *r, struct err *err)
 {
 	const struct options *o = r->opt;
+	char ev_dir[PATH_MAX];
+	cleanup_free struct policy_bind_arg *ev_binds = NULL;
+	int erc = evidence_bind(o, &ev_binds, ev_dir, sizeof(ev_dir), err);
 	struct policy_additions add = {
-	    .binds = o->binds,
-	    .n_binds = o->n_binds,
+	    .binds = ev_binds ? ev_binds : o->binds,
+	    .n_binds = o->n_binds + (ev_binds ? 1 : 0),
 	    .protect = o->protect,
 	    .n_protect = o->n_protect,
 	    .setenv = o->setenv,
@@ -283,6 +314,8 @@ static int load_policy(struct run_spec *r, struct err *err)
 	struct policy_vars vars;
 	int rc;
 
+	if (erc < 0)
+		return erc;
 	rc = read_policy(o, &file, &len, r->policy_label_buf, sizeof(r->policy_label_buf), err);
 	r->policy_label = r->policy_label_buf;
 	if (rc < 0)
@@ -413,7 +446,8 @@ static int open_record(const struct run_spec *r, struct err *err)
 	if (!realpath(slash ? (dir[0] ? dir : "/") : ".", real))
 		return err_sys(err, errno, "--record %s", path);
 	i = mounts_exposing_bind(&r->sb.plan, real, MOUNTS_EXPOSE_WRITABLE);
-	if (i >= 0) {
+	/* --weaken evidence-in-sandbox (HB-19) binds it there on purpose. */
+	if (i >= 0 && !(r->opt->weaken & WEAKEN_EVIDENCE_IN_SANDBOX)) {
 		op = &r->sb.plan.ops[i];
 		return err_set(err, EPERM,
 			       "--record %s: inside the writable bind %s (%s); the sandbox "

@@ -271,6 +271,17 @@ static cJSON *network(const struct run *r)
 				r->out.net.verified ? "complete" : "incomplete");
 	if (!r->out.net.verified)
 		cJSON_AddStringToObject(o, "admissions_log_problem", r->out.net.verify_reason);
+	/* network.on_capture_loss, and what it decided while the log could
+	 * not be written (docs/evidence.md). */
+	c = cJSON_AddObjectToObject(o, "capture");
+	cJSON_AddStringToObject(c, "on_capture_loss",
+				policy_capture_loss_name(p ? p->net_on_capture_loss : 0));
+	cJSON_AddBoolToObject(c, "impaired",
+			      r->out.net.dropped > 0 || r->out.net.blind_refused ||
+				  r->out.net.blind_admitted);
+	cJSON_AddNumberToObject(c, "lines_lost", (double)r->out.net.dropped);
+	cJSON_AddNumberToObject(c, "refused_while_impaired", (double)r->out.net.blind_refused);
+	cJSON_AddNumberToObject(c, "admitted_while_impaired", (double)r->out.net.blind_admitted);
 	return o;
 }
 
@@ -322,6 +333,36 @@ static cJSON *project(const struct project_policy *pp)
 	return x;
 }
 
+/* Every source's checkpoint (docs/evidence.md): one log per source, each
+ * checked against its own entry here, and the other sources' also against
+ * the checkpoint event the supervisor's log ends with. */
+static cJSON *evidence_sources(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray(), *x = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(x, "source", "supervisor");
+	cJSON_AddStringToObject(x, "log", r->live.evidence_path);
+	cJSON_AddStringToObject(x, "epoch", r->live.evidence.epoch);
+	cJSON_AddNumberToObject(x, "seq", (double)r->live.evidence.seq);
+	cJSON_AddStringToObject(x, "head", r->live.evidence.head);
+	cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops_total);
+	cJSON_AddItemToArray(a, x);
+	if (r->out.net.reported) {
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "source", "mediator");
+		cJSON_AddStringToObject(x, "log", r->out.net.log_path);
+		cJSON_AddStringToObject(x, "epoch", r->out.net.epoch);
+		cJSON_AddNumberToObject(x, "seq", (double)r->out.net.seq);
+		cJSON_AddStringToObject(x, "head", r->out.net.head);
+		cJSON_AddNumberToObject(x, "drops", (double)r->out.net.dropped);
+		cJSON_AddNumberToObject(x, "missing", (double)r->out.net.missing);
+		cJSON_AddBoolToObject(x, "end_reported", r->out.net.end_reported);
+		cJSON_AddBoolToObject(x, "verified", r->out.net.verified);
+		cJSON_AddItemToArray(a, x);
+	}
+	return a;
+}
+
 static cJSON *build(const struct run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -365,6 +406,7 @@ static cJSON *build(const struct run *r)
 	}
 	cJSON_AddItemToObject(o, "endpoints", endpoints(r));
 	cJSON_AddItemToObject(o, "network", network(r));
+	cJSON_AddItemToObject(o, "controls", record_controls(r));
 	if (r->live.evidence.fd >= 0) {
 		/* The checkpoint: the witness outside the log that says where it
 		 * ends (paddock evidence verify --record). */
@@ -372,7 +414,9 @@ static cJSON *build(const struct run *r)
 		cJSON_AddStringToObject(x, "log", r->live.evidence_path);
 		cJSON_AddNumberToObject(x, "seq", (double)r->live.evidence.seq);
 		cJSON_AddStringToObject(x, "head", r->live.evidence.head);
-		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops);
+		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops_total);
+		cJSON_AddBoolToObject(x, "sequenced", !r->live.evidence.unsequenced);
+		cJSON_AddItemToObject(x, "sources", evidence_sources(r));
 	}
 	/* The per-user defaults file that shaped the run, if any. */
 	if (r->spec->opt->config_path[0]) {

@@ -214,6 +214,19 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	if (r->out.n_tampering < 0)
 		r->out.n_tampering = 0;
 	r->out.over = true;
+	/* The other sources' logs are tied to this one by their checkpoints
+	 * (docs/evidence.md): where each ended when paddock read it. */
+	if (r->out.net.reported) {
+		char q[PATH_MAX + 16];
+
+		evidence_json_string(r->out.net.log_path, q, sizeof(q));
+		evidence_event(
+		    r, "checkpoint",
+		    "\"of\":\"mediator\",\"log\":%s,\"of_epoch\":\"%s\",\"last_seq\":%llu,"
+		    "\"head\":\"%s\",\"verified\":%s",
+		    q, r->out.net.epoch, (unsigned long long)r->out.net.seq, r->out.net.head,
+		    r->out.net.verified ? "true" : "false");
+	}
 	/* The last event before the record, which holds the checkpoint. */
 	evidence_event(r, "end", "\"ended\":\"%s\",\"status\":%d,\"survivors\":%zu",
 		       ending_name(r->out.ending), r->out.status, r->out.n_survivors);
@@ -265,23 +278,24 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 int supervisor_run(const struct options *o)
 {
 	struct run_spec spec = {.sb = {.init_fd = -1}};
-	struct run r = {.spec = &spec,
-			.live = {.box = {.ctl = -1,
-					 .pidfd = -1,
-					 .stdio = {-1, -1, -1},
-					 .svc_out = {-1, -1},
-					 .cgroup_fd = -1},
-				 .cgroup = {.fd = -1, .dirfd = -1, .parent = -1},
-				 .stdio = {.master = -1, .tty_fd = -1},
-				 .svc_out = {-1, -1},
-				 .report_fd = -1,
-				 .caller_err = -1,
-				 .record_fd = -1,
-				 .denials = {.fd = -1},
-				 .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
-				 .ports = {.relay_pidfd = -1},
-				 .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1},
-				 .evidence = {.fd = -1}}};
+	struct run r = {
+	    .spec = &spec,
+	    .live = {.box = {.ctl = -1,
+			     .pidfd = -1,
+			     .stdio = {-1, -1, -1},
+			     .svc_out = {-1, -1},
+			     .cgroup_fd = -1},
+		     .cgroup = {.fd = -1, .dirfd = -1, .parent = -1},
+		     .stdio = {.master = -1, .tty_fd = -1},
+		     .svc_out = {-1, -1},
+		     .report_fd = -1,
+		     .caller_err = -1,
+		     .record_fd = -1,
+		     .denials = {.fd = -1},
+		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
+		     .ports = {.relay_pidfd = -1},
+		     .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1, .ready_fd = -1},
+		     .evidence = {.fd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .gate_fd = -1, .reg = {.fd = -1}};
 	struct err err = {0}, eerr = {0};
 	cleanup_close int record_fd = -1;

@@ -216,7 +216,10 @@ struct mediator_state {
 	int pidfd;
 	int log_fd; /* the admissions log: beside the record, or in the session's directory */
 	char log_path[PATH_MAX];
-	int ctl_fd; /* the release gate's control channel (paddock approve); -1: none */
+	int ctl_fd;		/* the release gate's control channel (paddock approve); -1: none */
+	int ready_fd;		/* the ready pipe, kept for the mediator's last word; -1: none */
+	bool end_reported;	/* it said "end N" */
+	unsigned long end_lost; /* N: log lines lost after its last line */
 };
 
 /* What is open and running. */
@@ -430,6 +433,11 @@ void mediator_summary(struct run *r);
 int run_evidence_open(struct run *r, struct err *err);
 void evidence_event(struct run *r, const char *type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* controls.c: the record's "controls" (HB-20): each control paddock
+ * reports, labelled prevention, detection or response, with its hook. */
+struct cJSON;
+struct cJSON *record_controls(const struct run *r);
 
 /* record.c: the completion record (docs/record.md) from spec and outcome. */
 int record_write(const struct run *r, int fd, struct err *err);

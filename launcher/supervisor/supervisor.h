@@ -42,8 +42,13 @@ enum weaken {
 	WEAKEN_CHECK_THEN_CHARGE = 1u << 21,  /* read the balance, dispatch, charge afterwards */
 	WEAKEN_UNPRICED_AS_FREE = 1u << 22,   /* an unpriced operation is admitted at 0 */
 	WEAKEN_RELEASE_ON_TIMEOUT = 1u << 23, /* no answer: the bound is released, resent */
+	/* The evidence (docs/evidence.md): */
+	WEAKEN_NO_SEQ = 1u << 24, /* evidence lines without seq or chain: a lost line is unseen */
+	WEAKEN_RAW_EXPORT = 1u << 25, /* paddock evidence export copies this run's files raw */
+	WEAKEN_EVIDENCE_IN_SANDBOX = 1u << 26, /* the record's directory bound rw in the sandbox */
+	WEAKEN_TRUST_TOOL_CLAIM = 1u << 27, /* evidence reconcile takes the claim for the effect */
 };
-#define WEAKEN_COUNT 24
+#define WEAKEN_COUNT 28
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
  * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;

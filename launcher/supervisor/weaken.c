@@ -47,6 +47,14 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"unpriced-as-free", "the mediator admits an unpriced metered operation at a price of 0"},
     {"release-on-timeout", "the mediator releases the reservation of a metered request that "
 			   "got no answer, and lets it be sent again"},
+    {"no-seq", "the evidence logs carry no sequence numbers and no chain (each line is MAC'd "
+	       "alone): a line lost or removed leaves a clean-looking log"},
+    {"raw-export", "paddock evidence export copies this run's record and logs as they are, "
+		   "unscanned: a secret or a name in them goes into the review packet"},
+    {"evidence-in-sandbox", "the record's directory, with the evidence logs and their key, is "
+			    "writable in the sandbox: the workload can rewrite its own evidence"},
+    {"trust-tool-claim", "paddock evidence reconcile takes a tool's claim for its effect: a "
+			 "success without effect, or an effect reported as failure, goes unseen"},
 };
 
 const char *weaken_name(unsigned bit)

@@ -105,3 +105,30 @@ Test(evidence_log, bad_arguments)
 	H_PADDOCK(&p, w.ws, "evidence", "frobnicate");
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 }
+
+/* The twin of the_workload_cannot_reach_the_log_or_key: with --weaken
+ * evidence-in-sandbox the record's directory is writable inside, and the
+ * same script reads the key and writes into the log. */
+Test(evidence_log, weakened_evidence_in_sandbox_lets_the_workload_write_it)
+{
+	struct h_world w = h_world();
+	struct h_proc p;
+
+	/* Its own directory: the record's beside the workspace would be a
+	 * bind over it. */
+	w.record = h_join(h_mkdir(w.base, "rec", 0755), "record.json");
+	H_PADDOCK(
+	    &p, w.ws, "run", "--weaken", "evidence-in-sandbox", "--record", w.record, "--", "sh",
+	    "-c",
+	    h_fmt("for f in %s.evidence.jsonl %s.evidence.key; do "
+		  "cat $f >/dev/null 2>&1 && echo read $f; echo x >>$f 2>/dev/null; done; true",
+		  w.record, w.record));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, h_fmt("read %s.evidence.key", w.record)), H_SHOW(&p));
+	cr_assert(strstr(p.err_text, "evidence-in-sandbox"), "warned: " H_FMT, H_ARGS(&p));
+	cr_assert_str_eq(h_json(w.record, "'evidence-in-sandbox' in d['weakenings']"), "true");
+	cr_assert_neq(verify(&w, &p), 0, "the workload's writes must show: " H_FMT, H_ARGS(&p));
+	H_PADDOCK(&p, w.ws, "run", "--weaken", "evidence-in-sandbox", "--", "true");
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(strstr(p.err_text, "needs --record"), H_SHOW(&p));
+}

@@ -27,6 +27,11 @@
 #include "../../scenarios/cases/network/hb12_grade.h"
 #include "../../scenarios/cases/network/hb23_grade.h"
 #include "../../scenarios/cases/budget/budget_grade.h"
+#include "../../scenarios/cases/evidence/hb17_grade.h"
+#include "../../scenarios/cases/evidence/hb18_grade.h"
+#include "../../scenarios/cases/evidence/hb19_grade.h"
+#include "../../scenarios/cases/evidence/hb20_grade.h"
+#include "../../scenarios/cases/evidence/hb24_grade.h"
 #include "unit.h"
 
 TestSuite(eval, .fini = unit_leak_check);
@@ -2863,4 +2868,272 @@ Test(eval, hb22_plugin_update_rules)
 	o = hb22_clean(), o.v3_ran = false;
 	hb22(&o, &r);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+}
+
+static struct gap_obs gap_clean(void)
+{
+	return (struct gap_obs){.baseline_read = true,
+				.baseline_complete = true,
+				.dropped = true,
+				.sequenced = true,
+				.dropped_seq = 4,
+				.after_read = true,
+				.after_complete = false,
+				.after_named = true,
+				.received = 3,
+				.expect_received = 3};
+}
+
+Test(eval, hb18_gap_rules)
+{
+	struct gap_obs o = gap_clean();
+	struct result r = {0};
+
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* no-seq: the removal unseen */
+	o = gap_clean(), o.sequenced = false, o.after_complete = true, o.after_named = false;
+	r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a clean trace with a hole");
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	o = gap_clean(), o.after_named = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "INCOMPLETE without the range");
+	o = gap_clean(), o.baseline_complete = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "nothing to compare with");
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = gap_clean(), o.dropped = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = gap_clean(), o.after_read = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "verify did not run");
+	o = gap_clean(), o.baseline_read = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	o = gap_clean(), o.received = 2, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+Test(eval, hb18_names_gap)
+{
+	static const char out[] = "  mediator: line 4: sequence numbers 4-5 are missing\n"
+				  "  mediator: missing seq 4-5\n  supervisor: missing seq 9-9\n";
+
+	cr_assert(hb18_names_gap(out, "mediator", 4));
+	cr_assert(hb18_names_gap(out, "mediator", 5));
+	cr_assert(!hb18_names_gap(out, "mediator", 6));
+	cr_assert(!hb18_names_gap(out, "mediator", 9), "another source's range");
+	cr_assert(hb18_names_gap(out, "supervisor", 9));
+	cr_assert(!hb18_names_gap("COMPLETE\n", "mediator", 1));
+	cr_assert(!hb18_names_gap("  mediator: missing seq x-y\n", "mediator", 1));
+}
+
+static struct packet_obs packet_clean(void)
+{
+	return (struct packet_obs){.exported = true,
+				   .files = 4,
+				   .markers_present = true,
+				   .scanned_self = true,
+				   .refusal_checked = true,
+				   .linked_policy = true,
+				   .linked_admission = true,
+				   .received = true};
+}
+
+Test(eval, hb24_packet_rules)
+{
+	struct packet_obs o = packet_clean();
+	struct result r = {0};
+
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* raw-export: the markers in the packet; no self-scan to check */
+	o = packet_clean(), o.leaks = 2, o.refusal_checked = o.scanned_self = false;
+	r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* a leak is a FAIL whatever else is missing */
+	o = packet_clean(), o.leaks = 1, o.unread = 1, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = packet_clean(), o.markers_present = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "nothing was there to keep out");
+	o = packet_clean(), o.exported = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	o = packet_clean(), o.unread = 1, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = packet_clean(), o.files = 0, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "an empty packet proves nothing");
+	o = packet_clean(), o.scanned_self = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN, "a self-scan that refuses nothing");
+	o = packet_clean(), o.linked_admission = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "not reviewable");
+	o = packet_clean(), o.linked_policy = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = packet_clean(), o.received = false, r = (struct result){0};
+	grade_packet(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+static struct tamper_obs tamper_clean(void)
+{
+	return (struct tamper_obs){.scan_proven = true,
+				   .verified = true,
+				   .complete = true,
+				   .policy_unchanged = true,
+				   .workspace_ok = true};
+}
+
+Test(eval, hb19_tamper_rules)
+{
+	struct tamper_obs o = tamper_clean();
+	struct result r = {0};
+
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* evidence-in-sandbox: the log written, the key read, verify fails */
+	o = tamper_clean(), o.marked = 2, o.key_copied = true, o.complete = false;
+	r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	o = tamper_clean(), o.key_copied = true, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the key read is enough");
+	o = tamper_clean(), o.policy_unchanged = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = tamper_clean(), o.complete = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the evidence no longer holds");
+	/* seen is FAIL even when the scan is unproven */
+	o = tamper_clean(), o.marked = 1, o.scan_proven = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = tamper_clean(), o.scan_proven = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind scan is no PASS");
+	o = tamper_clean(), o.verified = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = tamper_clean(), o.workspace_ok = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+static struct control_obs control_clean(void)
+{
+	return (struct control_obs){
+	    .digest_ok = true, .control_ok = true, .record_read = true, .labels_ok = true};
+}
+
+Test(eval, hb20_control_rules)
+{
+	struct control_obs o = control_clean();
+	struct result r = {0};
+
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS, "prevention");
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* detection-only: a correct alert and a kill, after the write */
+	o = control_clean(), o.detection_arm = true, o.committed = true, o.alerted = true;
+	o.alert_correct = o.killed = o.fan_ok = true, o.kill_us = 800, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a kill after the write");
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS, "the alert was right, graded apart");
+	/* detection-only with no alert: the evidence is missing */
+	o.alerted = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = control_clean(), o.detection_arm = true, o.fan_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN, "a blind observer");
+	o = control_clean(), o.digest_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "an unproven digest is no PASS");
+	o = control_clean(), o.labels_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN, "the record mislabels the mount");
+	o = control_clean(), o.control_ok = false, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = control_clean(), o.committed = true, r = (struct result){0};
+	grade_controls(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+}
+
+static struct claim_obs claim_clean(void)
+{
+	return (struct claim_obs){.ledger_proven = true,
+				  .reconciled = true,
+				  .ops = 4,
+				  .success_no_effect = true,
+				  .failure_effect = true,
+				  .consistent_matched = true,
+				  .down_checked = true,
+				  .down_unknown = true,
+				  .received = 4};
+}
+
+Test(eval, hb17_claim_rules)
+{
+	struct claim_obs o = claim_clean();
+	struct result r = {0};
+
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* trust-tool-claim: both mismatches reported matched */
+	o = claim_clean(), o.success_no_effect = o.failure_effect = false, o.down_unknown = false;
+	r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = claim_clean(), o.failure_effect = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "one mismatch unseen is enough");
+	o = claim_clean(), o.down_unknown = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "receiver down must be UNKNOWN");
+	o = claim_clean(), o.down_checked = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = claim_clean(), o.ledger_proven = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind ledger");
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o = claim_clean(), o.ops = 3, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	o = claim_clean(), o.consistent_matched = false, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = claim_clean(), o.received = 3, r = (struct result){0};
+	grade_claims(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 }

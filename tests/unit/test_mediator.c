@@ -1,11 +1,19 @@
 /* Unit tests for paddock-mediator's pure parts (mediator/): the strict
  * HTTP/1.1 parser (every smuggling shape refused), the chunked scanner, the
  * ClientHello SNI reader, the DNS stub's wire format, the rules and address
- * classes, the synthetic names, and the proof that nothing a rule does not
- * name is ever dialled (a dial hook counts every dial). */
+ * classes, the synthetic names, the proof that nothing a rule does not
+ * name is ever dialled (a dial hook counts every dial), and what
+ * network.on_capture_loss lets through while the admissions log fails. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
@@ -761,5 +769,195 @@ Test(mediator, credentials_load_refuses_bad_files)
 	memset(&cr, 0, sizeof(cr));
 	cr_assert_lt(mediator_credentials_add(&cr, "A_TOKEN", "pdk_short", &err), 0);
 	unlink(path);
+	policy_free(p);
+}
+
+/* ----------------------------------------------- on_capture_loss */
+
+static struct policy *capture_policy(const char *mode)
+{
+	char json[512];
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	struct policy *p = NULL;
+	struct err err = {0};
+
+	snprintf(json, sizeof(json),
+		 "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":["
+		 "{\"host\":\"local.test\",\"ports\":[8080],\"protocol\":\"http\"}],"
+		 "\"resolve\":{\"local.test\":\"127.0.0.1\"}%s%s%s}}",
+		 mode ? ",\"on_capture_loss\":\"" : "", mode ? mode : "", mode ? "\"" : "");
+	cr_assert_eq(policy_load_buffer(json, strlen(json), &vars, &p, &err), 0, "%s", err.msg);
+	return p;
+}
+
+static int failing_dial(struct mediator *m, const struct sockaddr *sa, socklen_t len)
+{
+	(void)m;
+	(void)sa;
+	(void)len;
+	dials++;
+	errno = ECONNREFUSED;
+	return -1;
+}
+
+struct served {
+	struct mediator *m;
+	int stop[2];
+	int port;
+	pthread_t t;
+};
+
+static void *serve_thread(void *arg)
+{
+	struct served *s = arg;
+
+	mediator_run(s->m, s->stop[0]);
+	return NULL;
+}
+
+static void serve_start(struct served *s, struct mediator *m)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(fd, 8), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	s->m = m;
+	s->port = ntohs(a.sin_port);
+	cr_assert_eq(pipe2(s->stop, O_CLOEXEC), 0);
+	cr_assert_eq(mediator_add_listener(m, fd, MEDIATOR_PROXY, 0), 0);
+	cr_assert_eq(pthread_create(&s->t, NULL, serve_thread, s), 0);
+}
+
+static void serve_stop(struct served *s)
+{
+	cr_assert_eq(write(s->stop[1], "x", 1), 1);
+	pthread_join(s->t, NULL);
+	close(s->stop[0]);
+	close(s->stop[1]);
+}
+
+/* One proxied request of method (a body with POST); the response's
+ * first line into out. */
+static void request(const struct served *s, const char *method, char *out, size_t size)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				.sin_port = htons((uint16_t)s->port)};
+	struct timeval tv = {.tv_sec = 5};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char req[256];
+	ssize_t n;
+	int k;
+
+	cr_assert_geq(fd, 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	k = snprintf(req, sizeof(req),
+		     "%s http://local.test:8080/x HTTP/1.1\r\nHost: local.test:8080\r\n%s\r\n%s",
+		     method, strcmp(method, "POST") == 0 ? "Content-Length: 2\r\n" : "",
+		     strcmp(method, "POST") == 0 ? "hi" : "");
+	cr_assert_eq(write(fd, req, (size_t)k), k);
+	n = read(fd, out, size - 1);
+	out[n > 0 ? n : 0] = '\0';
+	out[strcspn(out, "\r\n")] = '\0';
+	close(fd);
+}
+
+/* While the admissions log cannot be written, the policy's
+ * on_capture_loss decides: deny sends nothing, allow-read-only only GET,
+ * allow everything. The twin: with a working log the same requests are
+ * sent whatever the mode (the refusal is the impairment's). */
+Test(mediator, on_capture_loss_while_the_log_fails)
+{
+	static const struct {
+		const char *mode;
+		int get, post; /* dials expected */
+	} cases[] = {{NULL, 0, 0}, {"deny", 0, 0}, {"allow-read-only", 1, 0}, {"allow", 1, 1}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int working = 0; working < 2; working++) {
+			struct policy *p = capture_policy(cases[i].mode);
+			int fd = working ? memfd_create("adm", 0)
+					 : open("/dev/full", O_WRONLY | O_CLOEXEC);
+			struct mediator_config cfg = {
+			    .policy = p, .session = "s", .log_fd = fd, .key = {7}};
+			struct mediator *m = NULL;
+			struct served s;
+			char line[256];
+			int get, post;
+
+			cr_assert_geq(fd, 0);
+			cr_assert_eq(mediator_new(&cfg, &m), 0);
+			mediator_set_dial(m, failing_dial);
+			serve_start(&s, m);
+			dials = 0;
+			request(&s, "GET", line, sizeof(line));
+			get = dials;
+			request(&s, "POST", line, sizeof(line));
+			post = dials - get;
+			serve_stop(&s);
+			mediator_free(m);
+			close(fd);
+			policy_free(p);
+			if (working) {
+				cr_assert_eq(get + post, 2, "%s, a working log: GET %d, POST %d",
+					     cases[i].mode ? cases[i].mode : "(default)", get,
+					     post);
+				continue;
+			}
+			cr_assert_eq(get, cases[i].get, "%s: GET dialled %d",
+				     cases[i].mode ? cases[i].mode : "(default deny)", get);
+			cr_assert_eq(post, cases[i].post, "%s: POST dialled %d",
+				     cases[i].mode ? cases[i].mode : "(default deny)", post);
+			cr_assert(line[0], "a response to the refused or failed request");
+		}
+	}
+}
+
+/* A log that can be written again says first what was decided while it
+ * could not (and how many lines were lost). */
+Test(mediator, capture_restored_is_logged)
+{
+	struct policy *p = capture_policy("deny");
+	char path[] = "/tmp/paddock-unit-capture.XXXXXX";
+	int fd = mkstemp(path);
+	struct mediator_config cfg = {.policy = p, .session = "s", .log_fd = fd, .key = {7}};
+	struct mediator *m = NULL;
+	struct rlimit small, was;
+	struct served s;
+	char line[256], text[16384];
+	ssize_t n;
+
+	cr_assert_geq(fd, 0);
+	unlink(path);
+	signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG instead */
+	cr_assert_eq(mediator_new(&cfg, &m), 0);
+	mediator_set_dial(m, failing_dial);
+	getrlimit(RLIMIT_FSIZE, &was);
+	small = was;
+	small.rlim_cur = (rlim_t)lseek(fd, 0, SEEK_END); /* nothing more fits */
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+	serve_start(&s, m);
+	dials = 0;
+	request(&s, "GET", line, sizeof(line)); /* lost: the log is full, capture fine */
+	request(&s, "GET", line, sizeof(line)); /* refused: impaired */
+	cr_assert_eq(dials, 1);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+	request(&s, "GET", line, sizeof(line)); /* capture-restored, then this one */
+	cr_assert_eq(dials, 2);
+	serve_stop(&s);
+	mediator_free(m);
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	cr_assert_gt(n, 0);
+	text[n] = '\0';
+	cr_assert(strstr(text, "\"type\":\"capture-restored\""), "%s", text);
+	cr_assert(strstr(text, "\"on_capture_loss\":\"deny\",\"refused\":1,\"admitted\":0"), "%s",
+		  text);
+	cr_assert(strstr(text, "\"drops\":"), "%s", text);
+	close(fd);
 	policy_free(p);
 }

@@ -1,0 +1,61 @@
+/* HB-18's grading rules (hb18_grade.h). */
+#include "hb18_grade.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+bool hb18_names_gap(const char *out, const char *source, uint64_t seq)
+{
+	char pat[48];
+	size_t n = (size_t)snprintf(pat, sizeof(pat), "%s: missing seq ", source);
+
+	for (const char *p = out; (p = strstr(p, pat)); p += n) {
+		unsigned long long a, b;
+
+		if (sscanf(p + n, "%llu-%llu", &a, &b) == 2 && a <= seq && seq <= b)
+			return true;
+	}
+	return false;
+}
+
+void grade_gaps(const struct gap_obs *o, struct verdict v[DIM_COUNT])
+{
+	struct verdict *en = &v[DIM_ENFORCEMENT], *co = &v[DIM_CONTROL], *ev = &v[DIM_EVIDENCE];
+
+	if (!o->baseline_read || !o->baseline_complete)
+		verdict_set(co, o->baseline_read ? GRADE_FAIL : GRADE_UNKNOWN,
+			    o->baseline_read ? "the untouched logs do not verify COMPLETE"
+					     : "paddock evidence verify did not run",
+			    NULL);
+	else if (o->received < o->expect_received)
+		verdict_setf(co, GRADE_FAIL, "the receiver got %zu of %zu requests", o->received,
+			     o->expect_received);
+	else
+		verdict_set(co, GRADE_PASS, NULL, NULL);
+	if (!o->baseline_read || !o->baseline_complete || !o->dropped || !o->after_read) {
+		const char *why = !o->baseline_read	  ? "the untouched logs were not verified"
+				  : !o->baseline_complete ? "the untouched logs do not verify: a "
+							    "removal would prove nothing"
+				  : !o->dropped ? "the known event was not found in the log"
+						: "verify did not run after the removal";
+
+		verdict_set(en, GRADE_UNKNOWN, why, NULL);
+		verdict_set(ev, GRADE_UNKNOWN, why, NULL);
+		return;
+	}
+	verdict_set(ev, GRADE_PASS, NULL, NULL);
+	if (o->after_complete)
+		verdict_set(en, GRADE_FAIL,
+			    "a known event was removed and the trace still verifies COMPLETE",
+			    NULL);
+	else if (!o->sequenced || !o->after_named)
+		verdict_setf(en, GRADE_FAIL,
+			     "INCOMPLETE, but the missing sequence number %" PRIu64
+			     " is not named as a gap",
+			     o->dropped_seq);
+	else
+		verdict_setf(en, GRADE_PASS,
+			     "INCOMPLETE, sequence number %" PRIu64 " named missing",
+			     o->dropped_seq);
+}
