@@ -88,36 +88,45 @@ void adapter_declared_read(const char *policy, struct declared_policy *d)
  * reader that returns one process for every pid cannot). */
 bool adapter_readback_proof(const struct proc_policy *host)
 {
-	struct proc_policy child;
-	int p[2], st;
+	struct proc_policy child = {0};
+	int p[2], ready[2], st;
 	pid_t pid;
 	char c;
 	bool ok;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return false;
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(ready, O_CLOEXEC) < 0) {
 		close(p[0]);
 		close(p[1]);
 		return false;
 	}
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		close(ready[0]);
+		close(ready[1]);
+		return false;
+	}
 	if (pid == 0) {
 		close(p[1]);
+		close(ready[0]);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || unshare(CLONE_NEWUSER) < 0)
 			_exit(1);
-		/* Until the parent has read us: EOF on its close. */
+		/* Set up: say so, then stay until the parent has read us (EOF
+		 * on its close). */
+		(void)!write(ready[1], "r", 1);
 		(void)!read(p[0], &c, 1);
 		_exit(0);
 	}
 	close(p[0]);
-	/* The child is read once its user namespace exists: poll for it. */
-	for (int i = 0; i < 100; i++) {
+	close(ready[1]);
+	/* Once the child said it is set up (EOF instead: it failed): however
+	 * loaded the machine, no guess at how long that takes. */
+	if (read(ready[0], &c, 1) == 1)
 		adapter_policy_read(pid, &child);
-		if (child.read && child.ns[PP_NS_USER] != host->ns[PP_NS_USER])
-			break;
-		sleep_ms(10);
-	}
+	close(ready[0]);
 	close(p[1]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
