@@ -6,7 +6,7 @@
 # `paddock ps --all --json`, policy names from `paddock policy list`, so
 # the completion follows the binary instead of a copy of its lists.
 
-_paddock_verbs="run ps stop wait rm logs endpoint exec evidence doctor policy approve trust plugin help"
+_paddock_verbs="run ps stop wait rm logs endpoint exec evidence doctor policy approve trust plugin budget help"
 
 # Top-level "id" and "name" of paddock ps --all --json (one tab of indent:
 # leases and endpoints are deeper).
@@ -102,7 +102,7 @@ _paddock()
 		esac ;;
 	evidence)
 		case $prev in
-		evidence) COMPREPLY=($(compgen -W "verify" -- "$cur")) ;;
+		evidence) COMPREPLY=($(compgen -W "verify export reconcile" -- "$cur")) ;;
 		*)
 			if [[ $cur == -* ]]; then
 				COMPREPLY=($(compgen -W "--key --record --help" -- "$cur"))
@@ -117,7 +117,11 @@ _paddock()
 			COMPREPLY=($(compgen -W "$(_paddock_policies "$bin")" -- "$cur") $(compgen -f -- "$cur")) ;;
 		esac ;;
 	help) COMPREPLY=($(compgen -W "$_paddock_verbs" -- "$cur")) ;;
-	doctor) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
+	doctor) COMPREPLY=($(compgen -W "--policy --help" -- "$cur")) ;;
+	budget)
+		case $prev in
+		budget) COMPREPLY=($(compgen -W "show export settle" -- "$cur")) ;;
+		esac ;;
 	esac
 }
 
