@@ -24,7 +24,9 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -892,4 +895,68 @@ H_FN struct h_sworld h_sworld(void)
 H_FN const char *h_session_json(const struct h_sworld *s, const char *id, const char *expr)
 {
 	return h_json(h_fmt("%s/%s/session.json", s->reg, id), expr);
+}
+
+/* A TCP server of the test's own on 127.0.0.1 (an ephemeral port, in
+ * *port): every connection is handed to one(arg, fd) in a detached thread
+ * of its own, which must close fd. It serves until the test process ends
+ * (Criterion runs each test in a process of its own). */
+struct h_server_conn {
+	void (*one)(void *arg, int fd);
+	void *arg;
+	int fd;
+};
+
+H_FN void *h_server_conn_(void *p)
+{
+	struct h_server_conn c = *(struct h_server_conn *)p;
+
+	free(p);
+	c.one(c.arg, c.fd);
+	return NULL;
+}
+
+H_FN void *h_server_loop_(void *p)
+{
+	struct h_server_conn *l = p;
+
+	for (;;) {
+		struct h_server_conn *c = malloc(sizeof(*c));
+		pthread_t th;
+
+		if (!c)
+			return NULL;
+		*c = *l;
+		c->fd = accept(l->fd, NULL, NULL);
+		if (c->fd < 0) {
+			free(c);
+			return NULL;
+		}
+		if (pthread_create(&th, NULL, h_server_conn_, c) == 0)
+			pthread_detach(th);
+		else
+			close(c->fd), free(c);
+	}
+}
+
+H_FN void h_server(void (*one)(void *arg, int fd), void *arg, int backlog, int *port)
+{
+	struct h_server_conn *l = malloc(sizeof(*l));
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	pthread_t th;
+	int on = 1;
+
+	cr_assert_not_null(l);
+	l->one = one;
+	l->arg = arg;
+	l->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(l->fd, 0);
+	setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	cr_assert_eq(bind(l->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(l->fd, backlog), 0);
+	cr_assert_eq(getsockname(l->fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	cr_assert_eq(pthread_create(&th, NULL, h_server_loop_, l), 0);
+	pthread_detach(th);
 }

@@ -24,29 +24,21 @@ TestSuite(budget, .init = h_init, .fini = h_fini, .timeout = 240);
 #define KEYS 16
 
 struct provider {
-	int fd, port;
+	int port;
 	atomic_int ok, drop, free_; /* requests accepted per path */
 	atomic_int charged;	    /* credits billed, its own ledger */
 	atomic_int by_key[KEYS];    /* requests per Idempotency-Key "kN" */
-	pthread_t thread;
 };
 
-struct conn_arg {
-	struct provider *p;
-	int c;
-};
-
-static void *one(void *arg)
+static void one(void *arg, int c)
 {
-	struct conn_arg *a = arg;
-	struct provider *p = a->p;
+	struct provider *p = arg;
 	char buf[8192];
 	ssize_t n = 0, k;
 	const char *key;
 
 	/* The head, then what its Content-Length announces. */
-	while (n < (ssize_t)sizeof(buf) - 1 &&
-	       (k = recv(a->c, buf + n, sizeof(buf) - 1 - n, 0)) > 0) {
+	while (n < (ssize_t)sizeof(buf) - 1 && (k = recv(c, buf + n, sizeof(buf) - 1 - n, 0)) > 0) {
 		n += k;
 		buf[n] = '\0';
 		if (strstr(buf, "\r\n\r\n")) {
@@ -62,7 +54,7 @@ static void *one(void *arg)
 		atomic_fetch_add(&p->by_key[atoi(key + 18)], 1);
 	if (strncmp(buf + strcspn(buf, " ") + 1, "/free", 5) == 0) {
 		atomic_fetch_add(&p->free_, 1);
-		(void)!send(a->c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n", 41,
+		(void)!send(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n", 41,
 			    MSG_NOSIGNAL);
 	} else if (strncmp(buf + strcspn(buf, " ") + 1, "/drop", 5) == 0) {
 		atomic_fetch_add(&p->drop, 1);
@@ -74,48 +66,17 @@ static void *one(void *arg)
 		atomic_fetch_add(&p->ok, 1);
 		atomic_fetch_add(&p->charged, 4);
 		h_sleep_ms(400); /* every caller is in flight at once */
-		(void)!send(a->c, r, strlen(r), MSG_NOSIGNAL);
+		(void)!send(c, r, strlen(r), MSG_NOSIGNAL);
 	}
-	close(a->c);
-	free(a);
-	return NULL;
-}
-
-static void *serve(void *arg)
-{
-	struct provider *p = arg;
-
-	for (;;) {
-		struct conn_arg *a = malloc(sizeof(*a));
-		pthread_t th;
-
-		a->p = p;
-		a->c = accept(p->fd, NULL, NULL);
-		if (a->c < 0) {
-			free(a);
-			return NULL;
-		}
-		if (pthread_create(&th, NULL, one, a) == 0)
-			pthread_detach(th);
-	}
+	close(c);
 }
 
 static struct provider *provider(void)
 {
 	struct provider *p = calloc(1, sizeof(*p));
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t len = sizeof(a);
-	int on = 1;
 
 	cr_assert_not_null(p);
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	p->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(p->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	cr_assert_eq(bind(p->fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	cr_assert_eq(listen(p->fd, 128), 0);
-	getsockname(p->fd, (struct sockaddr *)&a, &len);
-	p->port = ntohs(a.sin_port);
-	cr_assert_eq(pthread_create(&p->thread, NULL, serve, p), 0);
+	h_server(one, p, 128, &p->port);
 	return p;
 }
 

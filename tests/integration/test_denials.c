@@ -31,21 +31,15 @@ enum {
 static const char *const paths[P_COUNT] = {"/deny", "/busy", "/drop", "/slow", "/ok"};
 
 struct tool {
-	int fd, port;
+	int port;
 	atomic_int count[P_COUNT];
-	pthread_t thread;
 };
 
-struct conn_arg {
-	struct tool *t;
-	int c;
-};
-
-static void *one(void *arg)
+static void one(void *arg, int c)
 {
-	struct conn_arg *a = arg;
+	struct tool *t = arg;
 	char buf[8192], resp[512];
-	ssize_t n = recv(a->c, buf, sizeof(buf) - 1, 0);
+	ssize_t n = recv(c, buf, sizeof(buf) - 1, 0);
 	int k = -1, len;
 
 	if (n > 0) {
@@ -55,7 +49,7 @@ static void *one(void *arg)
 				k = i;
 	}
 	if (k >= 0)
-		atomic_fetch_add(&a->t->count[k], 1);
+		atomic_fetch_add(&t->count[k], 1);
 	len = k == P_DENY   ? snprintf(resp, sizeof(resp),
 				       "HTTP/1.1 403 Forbidden\r\nContent-Length: %zu\r\n"
 					 "Connection: close\r\n\r\n%s",
@@ -72,47 +66,16 @@ static void *one(void *arg)
 	if (k == P_SLOW)
 		sleep(4);
 	if (len > 0)
-		(void)!send(a->c, resp, (size_t)len, MSG_NOSIGNAL);
-	close(a->c);
-	free(a);
-	return NULL;
-}
-
-static void *serve(void *arg)
-{
-	struct tool *t = arg;
-
-	for (;;) {
-		struct conn_arg *a = malloc(sizeof(*a));
-		pthread_t th;
-
-		a->t = t;
-		a->c = accept(t->fd, NULL, NULL);
-		if (a->c < 0) {
-			free(a);
-			return NULL;
-		}
-		if (pthread_create(&th, NULL, one, a) == 0)
-			pthread_detach(th);
-	}
+		(void)!send(c, resp, (size_t)len, MSG_NOSIGNAL);
+	close(c);
 }
 
 static struct tool *tool(void)
 {
 	struct tool *t = calloc(1, sizeof(*t));
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t len = sizeof(a);
-	int one_ = 1;
 
 	cr_assert_not_null(t);
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	t->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(t->fd, SOL_SOCKET, SO_REUSEADDR, &one_, sizeof(one_));
-	cr_assert_eq(bind(t->fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	cr_assert_eq(listen(t->fd, 64), 0);
-	getsockname(t->fd, (struct sockaddr *)&a, &len);
-	t->port = ntohs(a.sin_port);
-	cr_assert_eq(pthread_create(&t->thread, NULL, serve, t), 0);
+	h_server(one, t, 64, &t->port);
 	return t;
 }
 
