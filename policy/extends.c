@@ -148,6 +148,17 @@ fail:
 	return rc;
 }
 
+static int copy_text(const char *text, size_t len, char **out, size_t *out_len, struct err *err)
+{
+	*out = malloc(len + 1);
+	if (!*out)
+		return err_set(err, ENOMEM, "out of memory");
+	memcpy(*out, text, len);
+	(*out)[len] = '\0';
+	*out_len = len;
+	return 0;
+}
+
 int policy_extends_resolve(const char *text, size_t len, const char *label, policy_fetch_fn fetch,
 			   void *arg, char **out, size_t *out_len, struct err *err)
 {
@@ -159,18 +170,16 @@ int policy_extends_resolve(const char *text, size_t len, const char *label, poli
 	if (len > POLICY_MAX_BYTES)
 		return err_set(err, E2BIG, "%s: larger than %u bytes", label, POLICY_MAX_BYTES);
 	/* No "extends" at the top: the text as it is (its digest unchanged);
-	 * the loader then says what is wrong with it, if anything. */
+	 * the loader then says what is wrong with it, if anything. A text
+	 * without the word is not parsed here at all: every run reads its
+	 * policy through this, and the loader parses it once more anyway. */
+	if (!memmem(text, len, "\"extends\"", 9))
+		return copy_text(text, len, out, out_len, err);
 	probe = cJSON_ParseWithLength(text, len);
 	if (!probe || !cJSON_IsObject(probe) ||
 	    !cJSON_GetObjectItemCaseSensitive(probe, "extends")) {
 		cJSON_Delete(probe);
-		*out = malloc(len + 1);
-		if (!*out)
-			return err_set(err, ENOMEM, "out of memory");
-		memcpy(*out, text, len);
-		(*out)[len] = '\0';
-		*out_len = len;
-		return 0;
+		return copy_text(text, len, out, out_len, err);
 	}
 	cJSON_Delete(probe);
 	rc = resolve(text, len, label, fetch, arg, chain, 0, &doc, err);
