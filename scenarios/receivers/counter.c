@@ -18,9 +18,8 @@
 #define HEAD_MAX 2048
 
 struct counter_rx {
-	int fd, stop[2];
+	struct rthread rt;
 	bool udp;
-	pthread_t thread;
 	struct rlog heads; /* each connection's request head, or datagram */
 };
 
@@ -41,8 +40,8 @@ static void *serve(void *arg)
 	char buf[HEAD_MAX];
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = rx->fd, .events = POLLIN},
-				      {.fd = rx->stop[0], .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = rx->rt.fd, .events = POLLIN},
+				      {.fd = rx->rt.stop[0], .events = POLLIN}};
 		ssize_t n;
 		int c;
 
@@ -53,12 +52,12 @@ static void *serve(void *arg)
 		if (!(p[0].revents & POLLIN))
 			continue;
 		if (rx->udp) {
-			n = recv(rx->fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+			n = recv(rx->rt.fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 			if (n > 0)
 				keep(rx, buf, (size_t)n);
 			continue;
 		}
-		c = accept4(rx->fd, NULL, NULL, SOCK_CLOEXEC);
+		c = accept4(rx->rt.fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
 		{
@@ -110,6 +109,38 @@ int counter_listen(const char *addr, int port, bool udp)
 	return fd;
 }
 
+int rthread_start(struct rthread *t, const char *addr, int port, bool udp, void *(*loop)(void *),
+		  void *arg)
+{
+	int e;
+
+	t->fd = counter_listen(addr, port, udp);
+	if (t->fd < 0)
+		return t->fd;
+	if (pipe2(t->stop, O_CLOEXEC) < 0) {
+		e = errno;
+		close(t->fd);
+		return -e;
+	}
+	e = pthread_create(&t->thread, NULL, loop, arg);
+	if (e) {
+		close(t->fd);
+		close(t->stop[0]);
+		close(t->stop[1]);
+		return -e;
+	}
+	return 0;
+}
+
+void rthread_stop(struct rthread *t)
+{
+	(void)!write(t->stop[1], "x", 1);
+	pthread_join(t->thread, NULL);
+	close(t->fd);
+	close(t->stop[0]);
+	close(t->stop[1]);
+}
+
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)
 {
 	struct counter_rx *rx = calloc(1, sizeof(*rx));
@@ -118,25 +149,15 @@ int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)
 	if (!rx)
 		return -ENOMEM;
 	rx->udp = udp;
-	rx->fd = counter_listen(addr, port, udp);
-	if (rx->fd < 0) {
-		e = rx->fd;
+	rlog_init(&rx->heads);
+	e = rthread_start(&rx->rt, addr, port, udp, serve, rx);
+	if (e < 0) {
+		rlog_free(&rx->heads);
 		free(rx);
 		return e;
 	}
-	if (pipe2(rx->stop, O_CLOEXEC) < 0)
-		goto fail;
-	rlog_init(&rx->heads);
-	if (pthread_create(&rx->thread, NULL, serve, rx) != 0)
-		goto fail;
 	*out = rx;
 	return 0;
-fail:
-	e = errno ? errno : EIO;
-	if (rx->fd >= 0)
-		close(rx->fd);
-	free(rx);
-	return -e;
 }
 
 size_t counter_count(struct counter_rx *rx)
@@ -158,11 +179,7 @@ void counter_stop(struct counter_rx *rx)
 {
 	if (!rx)
 		return;
-	(void)!write(rx->stop[1], "x", 1);
-	pthread_join(rx->thread, NULL);
-	close(rx->fd);
-	close(rx->stop[0]);
-	close(rx->stop[1]);
+	rthread_stop(&rx->rt);
 	rlog_free(&rx->heads);
 	free(rx);
 }

@@ -23,6 +23,19 @@ socklen_t counter_addr(const char *addr, int port, struct sockaddr_storage *ss);
  * receiver of the harness (saas.c too). */
 int counter_listen(const char *addr, int port, bool udp);
 
+/* A receiver's thread: its socket, the pipe that stops it, the thread.
+ * rthread_start(): counter_listen() and loop(arg) in a thread of its
+ * own, which polls t->fd and t->stop[0]; 0, or -errno with nothing left
+ * open. rthread_stop(): the pipe written, the thread joined, the fds
+ * closed. For every receiver of the harness. */
+struct rthread {
+	int fd, stop[2];
+	pthread_t thread;
+};
+int rthread_start(struct rthread *t, const char *addr, int port, bool udp, void *(*serve)(void *),
+		  void *arg);
+void rthread_stop(struct rthread *t);
+
 /* Listen on addr (127.0.0.1 or ::1) port, TCP or UDP. 0 or -errno. */
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp);
 /* Connections (TCP) or datagrams (UDP) seen, and of those, how many held

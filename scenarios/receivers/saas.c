@@ -24,8 +24,7 @@ struct object {
 };
 
 struct saas {
-	int fd, stop[2];
-	pthread_t thread;
+	struct rthread rt;
 	pthread_mutex_t lock; /* the objects */
 	struct rlog log;      /* what it authorized or refused */
 	struct object obj[OBJECTS_MAX];
@@ -104,8 +103,8 @@ static void *serve(void *arg)
 	struct saas *s = arg;
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = s->fd, .events = POLLIN},
-				      {.fd = s->stop[0], .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = s->rt.fd, .events = POLLIN},
+				      {.fd = s->rt.stop[0], .events = POLLIN}};
 		char req[REQ_MAX + 1], body[160], reply[400];
 		struct timeval tv = {.tv_sec = 2};
 		size_t len = 0;
@@ -118,7 +117,7 @@ static void *serve(void *arg)
 			return NULL;
 		if (!(p[0].revents & POLLIN))
 			continue;
-		c = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
+		c = accept4(s->rt.fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -159,26 +158,17 @@ int saas_start(struct saas **out, int port)
 	s->obj[0] = (struct object){"t1", "o1", "t1-original", true};
 	s->obj[1] = (struct object){"t2", "o2", "t2-secret", true};
 	s->n_obj = 2;
-	s->fd = counter_listen("127.0.0.1", port, false);
-	if (s->fd < 0) {
-		e = s->fd;
+	pthread_mutex_init(&s->lock, NULL);
+	rlog_init(&s->log);
+	e = rthread_start(&s->rt, "127.0.0.1", port, false, serve, s);
+	if (e < 0) {
+		rlog_free(&s->log);
+		pthread_mutex_destroy(&s->lock);
 		free(s);
 		return e;
 	}
-	if (pipe2(s->stop, O_CLOEXEC) < 0)
-		goto fail;
-	pthread_mutex_init(&s->lock, NULL);
-	rlog_init(&s->log);
-	if (pthread_create(&s->thread, NULL, serve, s) != 0)
-		goto fail;
 	*out = s;
 	return 0;
-fail:
-	e = errno ? errno : EIO;
-	if (s->fd >= 0)
-		close(s->fd);
-	free(s);
-	return -e;
 }
 
 size_t saas_served(struct saas *s)
@@ -214,11 +204,7 @@ void saas_stop(struct saas *s)
 {
 	if (!s)
 		return;
-	(void)!write(s->stop[1], "x", 1);
-	pthread_join(s->thread, NULL);
-	close(s->fd);
-	close(s->stop[0]);
-	close(s->stop[1]);
+	rthread_stop(&s->rt);
 	rlog_free(&s->log);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

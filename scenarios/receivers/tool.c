@@ -18,8 +18,7 @@
 #define REQ_MAX 4096
 
 struct tool {
-	int fd, stop[2];
-	pthread_t thread;
+	struct rthread rt;
 	struct rlog log; /* each request read, as a line */
 };
 
@@ -75,8 +74,8 @@ static void *serve(void *arg)
 	struct tool *t = arg;
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = t->fd, .events = POLLIN},
-				      {.fd = t->stop[0], .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = t->rt.fd, .events = POLLIN},
+				      {.fd = t->rt.stop[0], .events = POLLIN}};
 		struct timeval tv = {.tv_sec = 2};
 		char req[REQ_MAX + 1], out[512];
 		size_t len = 0;
@@ -88,7 +87,7 @@ static void *serve(void *arg)
 			return NULL;
 		if (!(p[0].revents & POLLIN))
 			continue;
-		c = accept4(t->fd, NULL, NULL, SOCK_CLOEXEC);
+		c = accept4(t->rt.fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -118,24 +117,15 @@ int tool_start(struct tool **out, int port)
 
 	if (!t)
 		return -ENOMEM;
-	t->fd = counter_listen("127.0.0.1", port, false);
-	if (t->fd < 0) {
-		e = t->fd;
+	rlog_init(&t->log);
+	e = rthread_start(&t->rt, "127.0.0.1", port, false, serve, t);
+	if (e < 0) {
+		rlog_free(&t->log);
 		free(t);
 		return e;
 	}
-	if (pipe2(t->stop, O_CLOEXEC) < 0)
-		goto fail;
-	rlog_init(&t->log);
-	if (pthread_create(&t->thread, NULL, serve, t) != 0)
-		goto fail;
 	*out = t;
 	return 0;
-fail:
-	e = errno ? errno : EIO;
-	close(t->fd);
-	free(t);
-	return -e;
 }
 
 size_t tool_served(struct tool *t)
@@ -157,11 +147,7 @@ void tool_stop(struct tool *t)
 {
 	if (!t)
 		return;
-	(void)!write(t->stop[1], "x", 1);
-	pthread_join(t->thread, NULL);
-	close(t->fd);
-	close(t->stop[0]);
-	close(t->stop[1]);
+	rthread_stop(&t->rt);
 	rlog_free(&t->log);
 	free(t);
 }
