@@ -38,18 +38,29 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The policy a target's fixture stands on: parsed once, and a fixture that
+ * does not parse is a broken target, not a finding. */
+static struct policy *load(const char *json)
+{
+	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
+	struct policy *p = NULL;
+	struct err err = {0};
+
+	if (policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
+		abort();
+	return p;
+}
+
 static struct policy *policy(void)
 {
 	static const char json[] =
 	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":["
 	    "{\"host\":\"api.example.com\",\"ports\":[443],\"protocol\":\"tls\"},"
 	    "{\"host\":\"*.pkg.test\",\"ports\":[443],\"protocol\":\"tls\"}]}}";
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
 	static struct policy *p;
-	struct err err = {0};
 
-	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
-		abort();
+	if (!p)
+		p = load(json);
 	return p;
 }
 
@@ -60,12 +71,10 @@ static const struct policy_net_rule *granted(void)
 	    "\"ports\":[80],\"protocol\":\"http\",\"grants\":["
 	    "{\"methods\":[\"GET\",\"PUT\"],\"path\":\"/t/{tenant}/o/{id}\","
 	    "\"values\":{\"tenant\":[\"a\",\"b-1\"]}},{\"methods\":[\"POST\"],\"path\":\"/\"}]}]}}";
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
 	static struct policy *p;
-	struct err err = {0};
 
-	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
-		abort();
+	if (!p)
+		p = load(json);
 	return &p->net_allow[0];
 }
 
@@ -96,15 +105,14 @@ static struct mediator_credentials *creds(const struct policy_net_rule **rule)
 	    "\"env\":\"A\",\"header\":\"Authorization\",\"prefix\":\"Bearer \"}},"
 	    "{\"methods\":[\"GET\"],\"path\":\"/q\",\"credential\":{\"secret\":\"b\","
 	    "\"env\":\"B\",\"query\":\"key\"}},{\"methods\":[\"POST\"],\"path\":\"/v/{id}\"}]}]}}";
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
 	static struct mediator_credentials cr;
 	static struct policy *p;
 	static char va[] = "sekret-AAAA", vb[] = "s&k=t%B-bb";
 	struct err err = {0};
 
 	if (!p) {
-		if (policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0 ||
-		    mediator_credentials_add(&cr, "A", "pdk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		p = load(json);
+		if (mediator_credentials_add(&cr, "A", "pdk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 					     &err) < 0 ||
 		    mediator_credentials_add(&cr, "B", "pdk_0123456789abcdef0123456789abcdef",
 					     &err) < 0)
@@ -279,12 +287,10 @@ static const struct policy *budgeted(void)
 	    "\"ports\":[80],\"protocol\":\"http\",\"tool\":true,\"attempts\":2,\"deadline\":"
 	    "\"1s\",\"grants\":[{\"methods\":[\"POST\",\"GET\"],\"path\":\"/"
 	    "{x}\",\"attempts\":3}]}]}}";
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
 	static struct policy *p;
-	struct err err = {0};
 
-	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
-		abort();
+	if (!p)
+		p = load(json);
 	return p;
 }
 
@@ -298,12 +304,10 @@ static const struct policy *metered(void)
 	    "\"per\":3,\"base\":2,\"max\":1000}}},{\"methods\":[\"GET\",\"POST\"],\"path\":"
 	    "\"/{x}\"}]},{\"host\":\"f.test\",\"ports\":[80],\"protocol\":\"http\","
 	    "\"metered\":{\"budget\":\"b\",\"cap\":10,\"charge\":{\"field\":\"credits\"}}}]}}";
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
 	static struct policy *p;
-	struct err err = {0};
 
-	if (!p && policy_load_buffer(json, strlen(json), &vars, &p, &err) < 0)
-		abort();
+	if (!p)
+		p = load(json);
 	return p;
 }
 
