@@ -20,6 +20,24 @@ void budget_logs_reset(void)
 	n_logs = 0;
 }
 
+int budget_setup(struct case_run *cr, int port, struct err *why)
+{
+	struct budget_case *h = cr->priv;
+	int rc = provider_start(&h->p, port);
+
+	budget_logs_reset();
+	if (rc < 0)
+		return err_sys(why, rc, "the fake provider could not listen on 127.0.0.1:%d", port);
+	return 0;
+}
+
+void budget_teardown(struct case_run *cr)
+{
+	struct budget_case *h = cr->priv;
+
+	provider_stop(h->p);
+}
+
 void budget_env(struct case_run *cr, char *env, size_t n)
 {
 	snprintf(env, n, "XDG_STATE_HOME=%s", cr->records);

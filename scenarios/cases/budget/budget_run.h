@@ -27,6 +27,17 @@
 #define BUDGET_NA_SCOPE \
 	"HB-13..15 (the mediator's budget ledger); harness rule: --network none/host only"
 
+/* What every budget case keeps between setup, run and teardown (its priv). */
+struct budget_case {
+	struct provider *p;
+	struct budget_obs o;
+};
+
+/* The case's fake provider on 127.0.0.1:port, and the logs read forgotten:
+ * its setup. budget_teardown stops the provider. */
+int budget_setup(struct case_run *cr, int port, struct err *why);
+void budget_teardown(struct case_run *cr);
+
 /* "XDG_STATE_HOME=DIR" of this arm (its records directory: outside every
  * sandbox, the workload user's), into env (size n). */
 void budget_env(struct case_run *cr, char *env, size_t n);

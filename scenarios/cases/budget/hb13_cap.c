@@ -41,25 +41,14 @@ static const struct case_arm arms[] = {
 	"for i in 1 2 3 4; do curl -s -m 30 -o /dev/null -X POST http://llm.test:18995/v1/gen & " \
 	"done; wait; exit 0\n"
 
-struct hb13 {
-	struct provider *p;
-	struct budget_obs o;
-};
-
 static int setup(struct case_run *cr, struct err *why)
 {
-	struct hb13 *h = cr->priv;
-	int rc = provider_start(&h->p, PORT);
-
-	budget_logs_reset();
-	if (rc < 0)
-		return err_sys(why, rc, "the fake provider could not listen on 127.0.0.1:%d", PORT);
-	return 0;
+	return budget_setup(cr, PORT, why);
 }
 
 static void run(struct case_run *cr)
 {
-	struct hb13 *h = cr->priv;
+	struct budget_case *h = cr->priv;
 	struct result *r = cr->r;
 	char env[PATH_MAX + 32], rec1[PATH_MAX + 64], rec2[PATH_MAX + 64];
 	int status = -1, st2 = -1;
@@ -111,21 +100,14 @@ static void run(struct case_run *cr)
 	grade_hb13(&h->o, r->v);
 }
 
-static void teardown(struct case_run *cr)
-{
-	struct hb13 *h = cr->priv;
-
-	provider_stop(h->p);
-}
-
 const struct eval_case hb13_case = {
     .id = "HB-13",
     .title = "A budget cap that holds under concurrent callers",
     .policy = "cases/budget/hb13_policy.json",
     .arms = arms,
     .fixture = CASE_DIR | CASE_RECORDS,
-    .priv_size = sizeof(struct hb13),
+    .priv_size = sizeof(struct budget_case),
     .setup = setup,
     .run = run,
-    .teardown = teardown,
+    .teardown = budget_teardown,
 };

@@ -49,25 +49,14 @@ static const struct case_arm arms[] = {
 	     "-H 'Idempotency-Key: blind-2' -d '{\"max_tokens\": 2}' " U "/v1/complete\n" C U  \
 	     "/free\nexit 0\n"
 
-struct hb14 {
-	struct provider *p;
-	struct budget_obs o;
-};
-
 static int setup(struct case_run *cr, struct err *why)
 {
-	struct hb14 *h = cr->priv;
-	int rc = provider_start(&h->p, PORT);
-
-	budget_logs_reset();
-	if (rc < 0)
-		return err_sys(why, rc, "the fake provider could not listen on 127.0.0.1:%d", PORT);
-	return 0;
+	return budget_setup(cr, PORT, why);
 }
 
 static void run(struct case_run *cr)
 {
-	struct hb14 *h = cr->priv;
+	struct budget_case *h = cr->priv;
 	struct result *r = cr->r;
 	char env[PATH_MAX + 32], rec1[PATH_MAX + 64], rec2[PATH_MAX + 64], ledger[PATH_MAX + 64];
 	int s1 = -1, s2 = -1;
@@ -118,21 +107,14 @@ static void run(struct case_run *cr)
 	grade_hb14(&h->o, r->v);
 }
 
-static void teardown(struct case_run *cr)
-{
-	struct hb14 *h = cr->priv;
-
-	provider_stop(h->p);
-}
-
 const struct eval_case hb14_case = {
     .id = "HB-14",
     .title = "Strict mode: unpriced operations and an unavailable ledger are refused",
     .policy = "cases/budget/hb14_policy.json",
     .arms = arms,
     .fixture = CASE_DIR | CASE_RECORDS,
-    .priv_size = sizeof(struct hb14),
+    .priv_size = sizeof(struct budget_case),
     .setup = setup,
     .run = run,
-    .teardown = teardown,
+    .teardown = budget_teardown,
 };

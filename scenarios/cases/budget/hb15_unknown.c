@@ -41,25 +41,14 @@ static const struct case_arm arms[] = {
 	  "-H 'Idempotency-Key: k2' " U "/v1/gen\nexit 0\n"
 #define RUN2 C "-H 'Idempotency-Key: k1' " U "/drop\nexit 0\n"
 
-struct hb15 {
-	struct provider *p;
-	struct budget_obs o;
-};
-
 static int setup(struct case_run *cr, struct err *why)
 {
-	struct hb15 *h = cr->priv;
-	int rc = provider_start(&h->p, PORT);
-
-	budget_logs_reset();
-	if (rc < 0)
-		return err_sys(why, rc, "the fake provider could not listen on 127.0.0.1:%d", PORT);
-	return 0;
+	return budget_setup(cr, PORT, why);
 }
 
 static void run(struct case_run *cr)
 {
-	struct hb15 *h = cr->priv;
+	struct budget_case *h = cr->priv;
 	struct result *r = cr->r;
 	char env[PATH_MAX + 32], rec1[PATH_MAX + 64], rec2[PATH_MAX + 64];
 	int s1 = -1, s2 = -1;
@@ -102,21 +91,14 @@ static void run(struct case_run *cr)
 	grade_hb15(&h->o, r->v);
 }
 
-static void teardown(struct case_run *cr)
-{
-	struct hb15 *h = cr->priv;
-
-	provider_stop(h->p);
-}
-
 const struct eval_case hb15_case = {
     .id = "HB-15",
     .title = "An unanswered request keeps its reservation and is not replayed",
     .policy = "cases/budget/hb15_policy.json",
     .arms = arms,
     .fixture = CASE_DIR | CASE_RECORDS,
-    .priv_size = sizeof(struct hb15),
+    .priv_size = sizeof(struct budget_case),
     .setup = setup,
     .run = run,
-    .teardown = teardown,
+    .teardown = budget_teardown,
 };
