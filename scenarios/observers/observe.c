@@ -317,6 +317,11 @@ static int connect_timed(int fd, const struct sockaddr *sa, socklen_t len, int t
 
 int observe_connect_tcp(int port, int timeout_ms, char *buf, size_t n)
 {
+	return observe_request_tcp(port, NULL, timeout_ms, buf, n);
+}
+
+int observe_request_tcp(int port, const char *req, int timeout_ms, char *buf, size_t n)
+{
 	cleanup_close int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	int r;
@@ -327,6 +332,8 @@ int observe_connect_tcp(int port, int timeout_ms, char *buf, size_t n)
 	r = connect_timed(fd, (struct sockaddr *)&sa, sizeof(sa), timeout_ms);
 	if (r < 0)
 		return r;
+	if (req && send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req))
+		return -EIO;
 	return read_reply(fd, timeout_ms, buf, n);
 }
 

@@ -59,6 +59,9 @@ int inventory_kill(pid_t pid, unsigned long long start);
  * 127.0.0.1:port (or a unix socket), read until EOF or n-1 bytes, trailing
  * newline trimmed. 0, or a negative errno (-ECONNREFUSED, -ETIMEDOUT ...). */
 int observe_connect_tcp(int port, int timeout_ms, char *buf, size_t n);
+/* The same after sending req first (one request of the harness's own, such
+ * as a receiver's probe). */
+int observe_request_tcp(int port, const char *req, int timeout_ms, char *buf, size_t n);
 int observe_connect_unix(const char *path, int timeout_ms, char *buf, size_t n);
 
 /* Sockets listening on 127.0.0.1:port in the caller's network namespace

@@ -2,13 +2,10 @@
 #include "budget_run.h"
 #include "../../observers/observe.h"
 
-#include <arpa/inet.h>
 #include <cjson/cJSON.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define LOGS_MAX 4
@@ -142,18 +139,10 @@ size_t budget_joined(struct provider *p, const char *text)
 
 bool budget_probe(struct provider *p, int port, size_t want)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	static const char req[] = "GET /free-probe HTTP/1.1\r\nHost: h\r\n\r\n";
 	char b[256];
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		(void)!send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
-		(void)!recv(fd, b, sizeof(b), 0);
-	}
-	if (fd >= 0)
-		close(fd);
+	(void)observe_request_tcp(port, req, 2000, b, sizeof(b));
 	for (int t = 0; t < 50 && provider_matching(p, "GET /free-probe ") < want; t++)
 		sleep_ms(10);
 	return provider_matching(p, "GET /free-probe ") >= want;

@@ -26,12 +26,9 @@
 #include "../../receivers/saas.h"
 #include "hb10_grade.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define PORT_SAAS 18981
@@ -100,18 +97,10 @@ static int setup(struct case_run *cr, struct err *why)
 /* The harness's own request: the SaaS must log it. */
 static bool prove(struct hb10 *h, size_t want)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(PORT_SAAS)};
 	static const char req[] = "GET /probe HTTP/1.1\r\nHost: h\r\nX-Harness-Probe: 1\r\n\r\n";
 	char b[256];
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		(void)!send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
-		(void)!recv(fd, b, sizeof(b), 0);
-	}
-	if (fd >= 0)
-		close(fd);
+	(void)observe_request_tcp(PORT_SAAS, req, 2000, b, sizeof(b));
 	for (int t = 0; t < 50 && saas_matching(h->saas, "GET /probe ") < want; t++)
 		sleep_ms(10);
 	return saas_matching(h->saas, "GET /probe ") >= want;

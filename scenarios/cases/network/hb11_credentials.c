@@ -38,13 +38,10 @@
 #include "../../receivers/audience.h"
 #include "hb11_grade.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define PORT_SAAS 18982
@@ -145,18 +142,10 @@ static int setup(struct case_run *cr, struct err *why)
 /* The harness's own request to a service: it must log it. */
 static bool prove(struct audience_rx *rx, int port, size_t want)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	static const char req[] = "GET /probe HTTP/1.1\r\nHost: h\r\n\r\n";
 	char b[256];
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		(void)!send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
-		(void)!recv(fd, b, sizeof(b), 0);
-	}
-	if (fd >= 0)
-		close(fd);
+	(void)observe_request_tcp(port, req, 2000, b, sizeof(b));
 	for (int t = 0; t < 50 && audience_matching(rx, "GET /probe ") < want; t++)
 		sleep_ms(10);
 	return audience_matching(rx, "GET /probe ") >= want;

@@ -29,12 +29,9 @@
 #include "hb12_grade.h"
 #include "../../../policy/sha256.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define PORT_NOTE      18986
@@ -120,17 +117,9 @@ static bool prove(struct hb12 *h, size_t want)
 	int port[2] = {PORT_NOTE, PORT_SINK};
 
 	for (int k = 0; k < 2; k++) {
-		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port[k])};
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		char b[256];
 
-		inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-			(void)!send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
-			(void)!recv(fd, b, sizeof(b), 0);
-		}
-		if (fd >= 0)
-			close(fd);
+		(void)observe_request_tcp(port[k], req, 2000, b, sizeof(b));
 		for (int t = 0; t < 50 && probes(rx[k]) < want; t++)
 			sleep_ms(10);
 		if (probes(rx[k]) < want)
