@@ -226,6 +226,15 @@ Test(eval, enforced_fail_fails_run_docker_does_not)
 	cr_assert_eq(result_outcome(&r), OUTCOME_UNKNOWN);
 }
 
+/* The three grades of result r, each asserted (the failing line names
+ * the dimension). */
+#define cr_assert_grades(r, e, c, ev)                          \
+	do {                                                   \
+		cr_assert_eq((r).v[DIM_ENFORCEMENT].grade, e); \
+		cr_assert_eq((r).v[DIM_CONTROL].grade, c);     \
+		cr_assert_eq((r).v[DIM_EVIDENCE].grade, ev);   \
+	} while (0)
+
 static void grade3(struct result *r, const char *arm, enum grade e, enum grade c, enum grade v)
 {
 	result_init(r, "HB-01", "t", arm);
@@ -2011,9 +2020,7 @@ Test(eval, hb09_clean_mediated_run_passes)
 	struct result r = {0};
 
 	grade_egress(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 }
 
 Test(eval, hb09_every_leak_fails_and_missing_evidence_is_unknown)
@@ -2129,9 +2136,7 @@ Test(eval, hb10_scope_rules)
 	struct result r = {0};
 
 	grade_scope(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	o = scope_clean(), o.forbidden = 1, r = (struct result){0};
 	grade_scope(&o, r.v);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "an out-of-grant request served");
@@ -2182,9 +2187,7 @@ Test(eval, hb12_release_rules)
 	struct result r = {0};
 
 	grade_release(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	/* gate-off: the marker's body published too. */
 	o = release_clean(), o.published = 2, o.with_marker = 1, o.released = 0, o.joined = 0,
 	o.refused = 0, r = (struct result){0};
@@ -2228,9 +2231,7 @@ Test(eval, hb12_release_rules)
 	/* The docker reference, --network none: nothing reached anything. */
 	o = (struct release_obs){.proven = true}, r = (struct result){0};
 	grade_release(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_FAIL, GRADE_PASS);
 	/* docker:host-net: the marker published. */
 	o =
 	    (struct release_obs){
@@ -2298,9 +2299,7 @@ Test(eval, hb23_denial_rules)
 	struct result r = {0};
 
 	grade_denials(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	/* retry-unbounded: every retry reaches the tool. */
 	o = denial_clean(), o.deny_served = 3, r = (struct result){0};
 	grade_denials(&o, r.v);
@@ -2362,9 +2361,7 @@ Test(eval, hb11_credential_rules)
 	struct result r = {0};
 
 	grade_credentials(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	o = cred_clean(), o.misdirected = 1, r = (struct result){0};
 	grade_credentials(&o, r.v);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "a secret at the wrong service");
@@ -2403,9 +2400,7 @@ Test(eval, hb11_credential_rules)
 	o = cred_clean(), o.mediated = false, o.log_read = false, o.places = 16;
 	o.control_saas = o.control_mail = false, r = (struct result){0};
 	grade_credentials(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_FAIL, GRADE_FAIL, GRADE_PASS);
 }
 
 /* ---- HB-13, HB-14, HB-15 (cases/budget/budget_grade.c) ---- */
@@ -2890,9 +2885,7 @@ Test(eval, hb18_gap_rules)
 	struct result r = {0};
 
 	grade_gaps(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	/* no-seq: the removal unseen */
 	o = gap_clean(), o.sequenced = false, o.after_complete = true, o.after_named = false;
 	r = (struct result){0};
@@ -2953,9 +2946,7 @@ Test(eval, hb24_packet_rules)
 	struct result r = {0};
 
 	grade_packet(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	/* raw-export: the markers in the packet; no self-scan to check */
 	o = packet_clean(), o.leaks = 2, o.refusal_checked = o.scanned_self = false;
 	r = (struct result){0};
@@ -3009,9 +3000,7 @@ Test(eval, hb19_tamper_rules)
 	struct result r = {0};
 
 	grade_tamper(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	/* evidence-in-sandbox: the log written, the key read, verify fails */
 	o = tamper_clean(), o.marked = 2, o.key_copied = true, o.complete = false;
 	r = (struct result){0};
@@ -3106,9 +3095,7 @@ Test(eval, hb17_claim_rules)
 	struct result r = {0};
 
 	grade_claims(&o, r.v);
-	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS);
-	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_PASS);
 	/* trust-tool-claim: both mismatches reported matched */
 	o = claim_clean(), o.success_no_effect = o.failure_effect = false, o.down_unknown = false;
 	r = (struct result){0};
