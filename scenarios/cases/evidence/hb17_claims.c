@@ -22,8 +22,8 @@
 #include "../../receivers/counter.h"
 #include "hb17_grade.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,8 +50,7 @@ static const struct case_arm arms[] = {
 	"curl -s -m 5 -o /dev/null http://tool17.test:19022/$p; done; exit 0"
 
 struct hb17 {
-	int fd;
-	pthread_t thread;
+	struct rthread rt;
 	bool on;
 	char ledger[PATH_MAX + 16], effect[PATH_MAX + 16];
 	pthread_mutex_t lock;
@@ -105,10 +104,19 @@ static void *serve(void *arg)
 	struct hb17 *h = arg;
 
 	for (;;) {
-		int s = accept(h->fd, NULL, NULL);
+		struct pollfd p[2] = {{.fd = h->rt.fd, .events = POLLIN},
+				      {.fd = h->rt.stop[0], .events = POLLIN}};
+		int s;
 
-		if (s < 0)
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			return NULL;
+		if (p[1].revents)
+			return NULL;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		s = accept4(h->rt.fd, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0)
+			continue;
 		serve_one(h, s);
 		close(s);
 	}
@@ -118,35 +126,28 @@ static int setup(struct case_run *cr, struct err *why)
 {
 	struct hb17 *h = cr->priv;
 	char dir[PATH_MAX];
+	int rc;
 
 	pthread_mutex_init(&h->lock, NULL);
 	if (fixture_mkdir(cr->ctx, &cr->fx, "tool", dir, sizeof(dir)) < 0)
 		return err_set(why, EIO, "cannot make the tool's directory");
 	snprintf(h->ledger, sizeof(h->ledger), "%s/ledger.jsonl", dir);
 	snprintf(h->effect, sizeof(h->effect), "%s/effects", dir);
-	h->fd = counter_listen("127.0.0.1", PORT, false);
-	if (h->fd < 0)
-		return err_sys(why, h->fd, "the tool could not listen on 127.0.0.1:%d", PORT);
-	h->on = pthread_create(&h->thread, NULL, serve, h) == 0;
-	return h->on ? 0 : err_set(why, EAGAIN, "no thread for the tool");
+	rc = rthread_start(&h->rt, "127.0.0.1", PORT, false, serve, h);
+	if (rc < 0)
+		return err_sys(why, rc, "the tool could not listen on 127.0.0.1:%d", PORT);
+	h->on = true;
+	return 0;
 }
 
 /* The harness's own request: the ledger must record it. */
 static bool prove(struct hb17 *h)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(PORT)};
 	static const char req[] = "GET /probe HTTP/1.1\r\nHost: h\r\n\r\n";
 	char b[256];
 	static char text[65536];
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		(void)!send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
-		(void)!recv(fd, b, sizeof(b), 0);
-	}
-	if (fd >= 0)
-		close(fd);
+	(void)observe_request_tcp(PORT, req, 2000, b, sizeof(b));
 	return read_file(h->ledger, text, sizeof(text)) > 0 && strstr(text, "harness-probe");
 }
 
@@ -232,12 +233,10 @@ static void teardown(struct case_run *cr)
 {
 	struct hb17 *h = cr->priv;
 
-	if (h->on) {
-		shutdown(h->fd, SHUT_RDWR);
-		pthread_join(h->thread, NULL);
-	}
-	if (h->fd > 0)
-		close(h->fd);
+	if (!h->on)
+		return;
+	rthread_stop(&h->rt);
+	pthread_mutex_destroy(&h->lock);
 }
 
 const struct eval_case hb17_case = {
