@@ -3,7 +3,6 @@
 #include "audience.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -20,8 +19,7 @@
 #define HEAD_MAX  4096
 
 struct audience_rx {
-	int fd, stop[2];
-	pthread_t thread;
+	struct rthread rt;
 	pthread_mutex_t lock;
 	char *heads[HEADS_MAX];
 	size_t n;
@@ -65,8 +63,8 @@ static void *serve(void *arg)
 	char buf[HEAD_MAX];
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = rx->fd, .events = POLLIN},
-				      {.fd = rx->stop[0], .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = rx->rt.fd, .events = POLLIN},
+				      {.fd = rx->rt.stop[0], .events = POLLIN}};
 		struct timeval tv = {.tv_sec = 2};
 		ssize_t n;
 		int c;
@@ -77,7 +75,7 @@ static void *serve(void *arg)
 			return NULL;
 		if (!(p[0].revents & POLLIN))
 			continue;
-		c = accept4(rx->fd, NULL, NULL, SOCK_CLOEXEC);
+		c = accept4(rx->rt.fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -99,16 +97,10 @@ int audience_start(struct audience_rx **out, int port)
 
 	if (!rx)
 		return -ENOMEM;
-	rx->fd = counter_listen("127.0.0.1", port, false);
-	if (rx->fd < 0) {
-		e = rx->fd;
-		free(rx);
-		return e;
-	}
 	pthread_mutex_init(&rx->lock, NULL);
-	if (pipe2(rx->stop, O_CLOEXEC) < 0 || pthread_create(&rx->thread, NULL, serve, rx) != 0) {
-		e = errno ? -errno : -EAGAIN;
-		close(rx->fd);
+	e = rthread_start(&rx->rt, "127.0.0.1", port, false, serve, rx);
+	if (e < 0) {
+		pthread_mutex_destroy(&rx->lock);
 		free(rx);
 		return e;
 	}
@@ -168,11 +160,7 @@ void audience_stop(struct audience_rx *rx)
 {
 	if (!rx)
 		return;
-	(void)!write(rx->stop[1], "x", 1);
-	pthread_join(rx->thread, NULL);
-	close(rx->fd);
-	close(rx->stop[0]);
-	close(rx->stop[1]);
+	rthread_stop(&rx->rt);
 	for (size_t i = 0; i < rx->n; i++)
 		free(rx->heads[i]);
 	free(rx);

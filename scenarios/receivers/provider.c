@@ -3,7 +3,6 @@
 #include "counter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -19,8 +18,7 @@
 #define REQ_MAX 8192
 
 struct provider {
-	int fd, stop[2];
-	pthread_t thread;
+	struct rthread rt;
 	pthread_mutex_t lock;
 	char *log[LOG_MAX];
 	size_t n;
@@ -120,8 +118,8 @@ static void *serve(void *arg)
 	struct provider *p = arg;
 
 	for (;;) {
-		struct pollfd f[2] = {{.fd = p->fd, .events = POLLIN},
-				      {.fd = p->stop[0], .events = POLLIN}};
+		struct pollfd f[2] = {{.fd = p->rt.fd, .events = POLLIN},
+				      {.fd = p->rt.stop[0], .events = POLLIN}};
 		struct conn *cn;
 		pthread_t th;
 		int c;
@@ -132,7 +130,7 @@ static void *serve(void *arg)
 			return NULL;
 		if (!(f[0].revents & POLLIN))
 			continue;
-		c = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC);
+		c = accept4(p->rt.fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
 		cn = malloc(sizeof(*cn));
@@ -163,24 +161,15 @@ int provider_start(struct provider **out, int port)
 
 	if (!p)
 		return -ENOMEM;
-	p->fd = counter_listen("127.0.0.1", port, false);
-	if (p->fd < 0) {
-		e = p->fd;
+	pthread_mutex_init(&p->lock, NULL);
+	e = rthread_start(&p->rt, "127.0.0.1", port, false, serve, p);
+	if (e < 0) {
+		pthread_mutex_destroy(&p->lock);
 		free(p);
 		return e;
 	}
-	if (pipe2(p->stop, O_CLOEXEC) < 0)
-		goto fail;
-	pthread_mutex_init(&p->lock, NULL);
-	if (pthread_create(&p->thread, NULL, serve, p) != 0)
-		goto fail;
 	*out = p;
 	return 0;
-fail:
-	e = errno ? errno : EIO;
-	close(p->fd);
-	free(p);
-	return -e;
 }
 
 unsigned provider_charged(struct provider *p)
@@ -228,9 +217,7 @@ void provider_stop(struct provider *p)
 {
 	if (!p)
 		return;
-	(void)!write(p->stop[1], "x", 1);
-	pthread_join(p->thread, NULL);
-	close(p->fd);
+	rthread_stop(&p->rt);
 	/* Connection threads end within their receive timeout. */
 	for (int t = 0; t < 100; t++) {
 		int live;
@@ -242,8 +229,6 @@ void provider_stop(struct provider *p)
 			break;
 		nap(100);
 	}
-	close(p->stop[0]);
-	close(p->stop[1]);
 	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
 		free(p->log[i]);
 	free(p);

@@ -3,7 +3,6 @@
 #include "counter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,9 +17,8 @@
 #define HEAD_MAX 8192
 
 struct publish_rx {
-	int fd, stop[2];
+	struct rthread rt;
 	const char *answer;
-	pthread_t thread;
 	pthread_mutex_t lock;
 	struct publish_req req[REQS_MAX];
 	size_t n;
@@ -84,8 +82,8 @@ static void *serve(void *arg)
 	struct publish_rx *rx = arg;
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = rx->fd, .events = POLLIN},
-				      {.fd = rx->stop[0], .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = rx->rt.fd, .events = POLLIN},
+				      {.fd = rx->rt.stop[0], .events = POLLIN}};
 		struct timeval tv = {.tv_sec = 2};
 		int c;
 
@@ -95,7 +93,7 @@ static void *serve(void *arg)
 			return NULL;
 		if (!(p[0].revents & POLLIN))
 			continue;
-		c = accept4(rx->fd, NULL, NULL, SOCK_CLOEXEC);
+		c = accept4(rx->rt.fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -112,24 +110,15 @@ int publish_start(struct publish_rx **out, int port, const char *answer)
 	if (!rx)
 		return -ENOMEM;
 	rx->answer = answer;
-	rx->fd = counter_listen("127.0.0.1", port, false);
-	if (rx->fd < 0) {
-		e = rx->fd;
+	pthread_mutex_init(&rx->lock, NULL);
+	e = rthread_start(&rx->rt, "127.0.0.1", port, false, serve, rx);
+	if (e < 0) {
+		pthread_mutex_destroy(&rx->lock);
 		free(rx);
 		return e;
 	}
-	if (pipe2(rx->stop, O_CLOEXEC) < 0)
-		goto fail;
-	pthread_mutex_init(&rx->lock, NULL);
-	if (pthread_create(&rx->thread, NULL, serve, rx) != 0)
-		goto fail;
 	*out = rx;
 	return 0;
-fail:
-	e = errno ? errno : EIO;
-	close(rx->fd);
-	free(rx);
-	return -e;
 }
 
 size_t publish_count(struct publish_rx *rx)
@@ -158,11 +147,7 @@ void publish_stop(struct publish_rx *rx)
 {
 	if (!rx)
 		return;
-	(void)!write(rx->stop[1], "x", 1);
-	pthread_join(rx->thread, NULL);
-	close(rx->fd);
-	close(rx->stop[0]);
-	close(rx->stop[1]);
+	rthread_stop(&rx->rt);
 	for (size_t i = 0; i < rx->n; i++)
 		free(rx->req[i].body);
 	free(rx);
