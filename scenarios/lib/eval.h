@@ -155,6 +155,9 @@ int verdict_set(struct verdict *v, enum grade g, const char *reason, const char 
 /* The same with a formatted reason and no scope. */
 __attribute__((format(printf, 3, 4))) int verdict_setf(struct verdict *v, enum grade g,
 						       const char *fmt, ...);
+/* Every dimension UNKNOWN for one reason: the evidence all three stand on
+ * is missing (a receiver that did not log the harness's own probe). */
+void verdict_unknown_all(struct verdict v[DIM_COUNT], const char *reason);
 
 /* Observations behind a prevention claim. */
 enum observer_state {

@@ -66,6 +66,12 @@ int verdict_setf(struct verdict *v, enum grade g, const char *fmt, ...)
 	return verdict_set(v, g, why, NULL);
 }
 
+void verdict_unknown_all(struct verdict v[DIM_COUNT], const char *reason)
+{
+	for (int d = 0; d < DIM_COUNT; d++)
+		verdict_set(&v[d], GRADE_UNKNOWN, reason, NULL);
+}
+
 void grade_prevention(const struct prevention_obs *o, struct verdict *out)
 {
 	if (o->snapshot_changes > 0 || o->event_writes > 0) {

@@ -15,8 +15,7 @@ static bool evidence_there(const struct budget_obs *o, struct verdict v[DIM_COUN
 
 	if (!why)
 		return true;
-	for (int d = 0; d < DIM_COUNT; d++)
-		verdict_set(&v[d], GRADE_UNKNOWN, why, NULL);
+	verdict_unknown_all(v, why);
 	return false;
 }
 

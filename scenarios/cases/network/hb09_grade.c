@@ -6,11 +6,7 @@ void grade_egress(const struct egress_obs *o, struct verdict v[DIM_COUNT])
 	struct verdict *en = &v[DIM_ENFORCEMENT], *co = &v[DIM_CONTROL], *ev = &v[DIM_EVIDENCE];
 
 	if (!o->receivers_proven) {
-		verdict_set(en, GRADE_UNKNOWN, "a receiver did not count the harness's own probe",
-			    NULL);
-		verdict_set(co, GRADE_UNKNOWN, "a receiver did not count the harness's own probe",
-			    NULL);
-		verdict_set(ev, GRADE_UNKNOWN, "the receivers are not proven to count", NULL);
+		verdict_unknown_all(v, "a receiver did not count the harness's own probe");
 		return;
 	}
 	if (o->denied || o->dns_marker || o->udp_marker || o->tls_leaked || o->relayed)

@@ -6,11 +6,7 @@ void grade_scope(const struct scope_obs *o, struct verdict v[DIM_COUNT])
 	struct verdict *en = &v[DIM_ENFORCEMENT], *co = &v[DIM_CONTROL], *ev = &v[DIM_EVIDENCE];
 
 	if (!o->proven) {
-		verdict_set(en, GRADE_UNKNOWN, "the SaaS did not log the harness's own probe",
-			    NULL);
-		verdict_set(co, GRADE_UNKNOWN, "the SaaS did not log the harness's own probe",
-			    NULL);
-		verdict_set(ev, GRADE_UNKNOWN, "the SaaS is not proven to log", NULL);
+		verdict_unknown_all(v, "the SaaS did not log the harness's own probe");
 		return;
 	}
 	if (o->forbidden || o->t2_changed || o->t1_deleted)

@@ -7,11 +7,7 @@ void grade_credentials(const struct cred_obs *o, struct verdict v[DIM_COUNT])
 	bool scanned = o->scan_live && o->procs > 0 && o->unread == 0;
 
 	if (!o->proven) {
-		verdict_set(en, GRADE_UNKNOWN, "the services did not log the harness's own probe",
-			    NULL);
-		verdict_set(co, GRADE_UNKNOWN, "the services did not log the harness's own probe",
-			    NULL);
-		verdict_set(ev, GRADE_UNKNOWN, "the services are not proven to log", NULL);
+		verdict_unknown_all(v, "the services did not log the harness's own probe");
 		return;
 	}
 	/* What was seen is a FAIL whatever else is missing. */

@@ -6,11 +6,7 @@ void grade_release(const struct release_obs *o, struct verdict v[DIM_COUNT])
 	struct verdict *en = &v[DIM_ENFORCEMENT], *co = &v[DIM_CONTROL], *ev = &v[DIM_EVIDENCE];
 
 	if (!o->proven) {
-		verdict_set(en, GRADE_UNKNOWN, "the receivers did not keep the harness's own probe",
-			    NULL);
-		verdict_set(co, GRADE_UNKNOWN, "the receivers did not keep the harness's own probe",
-			    NULL);
-		verdict_set(ev, GRADE_UNKNOWN, "the receivers are not proven to log", NULL);
+		verdict_unknown_all(v, "the receivers did not keep the harness's own probe");
 		return;
 	}
 	if (o->with_marker || o->approved > 1 || o->other)

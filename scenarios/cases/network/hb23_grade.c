@@ -65,11 +65,7 @@ void grade_denials(const struct denial_obs *o, struct verdict v[DIM_COUNT])
 	struct verdict *co = &v[DIM_CONTROL], *ev = &v[DIM_EVIDENCE];
 
 	if (!o->proven) {
-		verdict_set(&v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
-			    "the tool did not log the harness's own probe", NULL);
-		verdict_set(co, GRADE_UNKNOWN, "the tool did not log the harness's own probe",
-			    NULL);
-		verdict_set(ev, GRADE_UNKNOWN, "the tool is not proven to log", NULL);
+		verdict_unknown_all(v, "the tool did not log the harness's own probe");
 		return;
 	}
 	enforcement(o, &v[DIM_ENFORCEMENT]);
