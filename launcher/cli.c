@@ -41,6 +41,13 @@ int cli_fail(const char *fmt, ...)
 	return EXIT_LAUNCHER;
 }
 
+int cli_bad_option(int ch, char *const argv[], const char *verb)
+{
+	if (ch == ':')
+		return cli_fail("%s: needs an argument", argv[optind - 1]);
+	return cli_fail("%s: unknown option (see paddock %s --help)", argv[optind - 1], verb);
+}
+
 int cli_dial(const struct registry *reg, const struct session_info *info, struct err *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};

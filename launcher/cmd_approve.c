@@ -54,11 +54,8 @@ int cmd_approve(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		case ':':
-			return cli_fail("%s: needs an argument", argv[optind - 1]);
 		default:
-			return cli_fail("%s: unknown option (see paddock approve --help)",
-					argv[optind - 1]);
+			return cli_bad_option(ch, argv, "approve");
 		}
 	}
 	if (argc - optind != 2)

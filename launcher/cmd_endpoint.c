@@ -81,8 +81,7 @@ int cmd_endpoint(int argc, char **argv)
 			return 0;
 		}
 		if (ch != 'j')
-			return cli_fail("%s: unknown option (see paddock endpoint --help)",
-					argv[optind - 1]);
+			return cli_bad_option(ch, argv, "endpoint");
 		json = true;
 	}
 	if (argc - optind < 1)

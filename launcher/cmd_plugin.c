@@ -66,11 +66,8 @@ static int run(int argc, char **argv)
 			knobs[n_knobs++] = optarg;
 			signature_only |= strcmp(optarg, "signature-only") == 0;
 			break;
-		case ':':
-			return cli_fail("%s: needs an argument", argv[optind - 1]);
 		default:
-			return cli_fail("%s: unknown option (see paddock plugin --help)",
-					argv[optind - 1]);
+			return cli_bad_option(ch, argv, "plugin");
 		}
 	}
 	if (optind >= argc)

@@ -79,11 +79,8 @@ int cmd_trust(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		case ':':
-			return cli_fail("%s: needs an argument", argv[optind - 1]);
 		default:
-			return cli_fail("%s: unknown option (see paddock trust --help)",
-					argv[optind - 1]);
+			return cli_bad_option(ch, argv, "trust");
 		}
 	}
 	if (argc - optind > 1)

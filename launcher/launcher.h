@@ -55,5 +55,9 @@ int cmd_evidence_reconcile(int argc, char **argv);
  * taken by something we open (then handed to the sandbox as its stdio). */
 int cli_ensure_stdio(void);
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A getopt_long() answer that is none of verb's options (':' an option
+ * without its argument, anything else an unknown one): the one-line
+ * error, EXIT_LAUNCHER. */
+int cli_bad_option(int ch, char *const argv[], const char *verb);
 int cli_lookup(struct registry *reg, const char *what, struct session_info *info, struct err *err);
 int cli_dial(const struct registry *reg, const struct session_info *info, struct err *err);
