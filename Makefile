@@ -134,25 +134,13 @@ $(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENC
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
-$(B)/tests/test_mediator: tests/unit/test_mediator.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
-		$(POLICY_OBJ) $(EVIDENCE_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS)
-
-$(B)/tests/test_gate: tests/unit/test_gate.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
-		$(POLICY_OBJ) $(EVIDENCE_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS)
-
-$(B)/tests/test_meter: tests/unit/test_meter.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
-		$(POLICY_OBJ) $(EVIDENCE_OBJ)
+# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,attempts}.c).
+MEDIATOR_TESTS = $(B)/tests/test_mediator $(B)/tests/test_gate $(B)/tests/test_meter \
+		 $(B)/tests/test_attempts
+$(MEDIATOR_TESTS): $(B)/tests/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_policy.h \
+		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS) -lpthread
-
-$(B)/tests/test_attempts: tests/unit/test_attempts.c tests/unit/unit.h $(MEDIATOR_LIB_OBJ) \
-		$(POLICY_OBJ) $(EVIDENCE_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS) $(SQLITE_LIBS)
 
 $(B)/tests/test_seccomp_default: tests/unit/test_seccomp_default.c \
 		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a \

@@ -9,6 +9,7 @@
 
 #include "../../mediator/mediator.h"
 #include "unit.h"
+#include "unit_policy.h"
 
 TestSuite(attempts, .fini = unit_leak_check);
 
@@ -140,16 +141,6 @@ Test(attempts, terse_denials)
 	cr_assert(strstr(out, "rule 2"), "%s", out);
 }
 
-static struct policy *load(const char *json)
-{
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
-	struct policy *p = NULL;
-	struct err err = {0};
-
-	cr_assert_eq(policy_load_buffer(json, strlen(json), &vars, &p, &err), 0, "%s", err.msg);
-	return p;
-}
-
 static const char tool_json[] =
     "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"t.test\","
     "\"ports\":[80],\"protocol\":\"http\",\"attempts\":3,\"deadline\":\"30s\",\"tool\":true,"
@@ -203,7 +194,7 @@ Test(attempts, operation_keys)
 
 Test(attempts, policy_fields)
 {
-	struct policy *p = load(tool_json);
+	struct policy *p = unit_policy(tool_json);
 	const struct policy_net_rule *r = &p->net_allow[0];
 
 	cr_assert_eq(r->budget.attempts, 3);
@@ -243,7 +234,7 @@ static int respond(struct attempts *t, struct attempt_conn *ac, const char *resp
 
 static void budget_of(bool unbounded)
 {
-	struct policy *p = load(tool_json);
+	struct policy *p = unit_policy(tool_json);
 	struct attempts *t = calloc(1, sizeof(*t));
 	struct attempt_conn ac;
 	enum mediator_decision d = MEDIATOR_ALLOWED;
@@ -287,7 +278,7 @@ Test(attempts, weakened_twin_retry_unbounded)
 
 Test(attempts, unknown_is_never_sent_again_and_deadline)
 {
-	struct policy *p = load(tool_json);
+	struct policy *p = unit_policy(tool_json);
 	struct attempts *t = calloc(1, sizeof(*t));
 	struct attempt_conn ac, ac2;
 	enum mediator_decision d = MEDIATOR_ALLOWED;

@@ -11,6 +11,7 @@
 #include "../../mediator/mediator.h"
 #include "../../policy/sha256.h"
 #include "unit.h"
+#include "unit_policy.h"
 
 TestSuite(gate, .fini = unit_leak_check);
 
@@ -319,12 +320,8 @@ static struct policy *gate_policy(void)
 	    "{\"host\":\"note.test\",\"ports\":[80],\"protocol\":\"http\",\"private\":true},"
 	    "{\"host\":\"pub.test\",\"ports\":[80],\"protocol\":\"http\"},"
 	    "{\"host\":\"tun.test\",\"ports\":[443],\"protocol\":\"tls\"}]}}";
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
-	struct policy *p = NULL;
-	struct err err = {0};
 
-	cr_assert_eq(policy_load_buffer(json, strlen(json), &vars, &p, &err), 0, "%s", err.msg);
-	return p;
+	return unit_policy(json);
 }
 
 Test(gate, publications_and_taint)

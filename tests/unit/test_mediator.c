@@ -20,6 +20,7 @@
 
 #include "../../mediator/mediator.h"
 #include "unit.h"
+#include "unit_policy.h"
 
 TestSuite(mediator, .fini = unit_leak_check);
 
@@ -260,12 +261,8 @@ static struct policy *net_policy(void)
 	    "{\"host\":\"*.pkg.test\",\"ports\":[443,8443],\"protocol\":\"tls\"},"
 	    "{\"host\":\"local.test\",\"ports\":[8080],\"protocol\":\"http\"}],"
 	    "\"resolve\":{\"local.test\":\"127.0.0.1\"}}}";
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
-	struct policy *p = NULL;
-	struct err err = {0};
 
-	cr_assert_eq(policy_load_buffer(json, strlen(json), &vars, &p, &err), 0, "%s", err.msg);
-	return p;
+	return unit_policy(json);
 }
 
 Test(mediator, rules_and_wildcards)

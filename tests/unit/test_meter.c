@@ -30,18 +30,9 @@
 
 #include "../../mediator/mediator.h"
 #include "unit.h"
+#include "unit_policy.h"
 
 TestSuite(meter, .fini = unit_leak_check, .timeout = 600);
-
-static struct policy *load(const char *json)
-{
-	static const struct policy_vars vars = {.workspace = "/", .home = "/", .pwd = "/"};
-	struct policy *p = NULL;
-	struct err err = {0};
-
-	cr_assert_eq(policy_load_buffer(json, strlen(json), &vars, &p, &err), 0, "%s", err.msg);
-	return p;
-}
 
 static const char pol[] =
     "{\"version\": 1, \"network\": {\"mode\": \"mediated\", \"allow\": [{\"host\": \"m.test\", "
@@ -69,7 +60,7 @@ static int bound_of(const struct policy_net_rule *r, const char *req, bool eof, 
 
 Test(meter, bounds_from_price_and_request)
 {
-	struct policy *p = load(pol);
+	struct policy *p = unit_policy(pol);
 	const struct policy_net_rule *r = &p->net_allow[0];
 	uint64_t b = 0;
 	char req[512];
@@ -121,7 +112,7 @@ static int charge_of(const struct policy_net_meter *m, const char *resp, bool eo
 
 Test(meter, charges_stated_by_the_response)
 {
-	struct policy *p = load(pol);
+	struct policy *p = unit_policy(pol);
 	const struct policy_net_meter *h = p->net_allow[0].meter, *f = p->net_allow[1].meter;
 	uint64_t c = 99;
 
