@@ -102,6 +102,20 @@ static void str_member(FILE *f, const char *k, const char *v, bool *first)
 		fputs("null", f);
 }
 
+/* Element i of an array of two-string objects: {"k1": v1, "k2": v2}. */
+static void pair(FILE *f, size_t i, const char *k1, const char *v1, const char *k2, const char *v2)
+{
+	fputs(i ? ",\n    {\"" : "\n    {\"", f);
+	fputs(k1, f);
+	fputs("\": ", f);
+	json_write_string(f, v1);
+	fputs(", \"", f);
+	fputs(k2, f);
+	fputs("\": ", f);
+	json_write_string(f, v2);
+	fputc('}', f);
+}
+
 static void subject_json(FILE *f, const struct result *r, const struct subject *s)
 {
 	fputs("{\"paddock\": {\"version\": ", f);
@@ -179,35 +193,20 @@ void report_write_json(FILE *f, const struct result *r, const struct subject *s)
 	key(f, "evidence", &first);
 	fputc('[', f);
 	for (size_t i = 0; i < r->n_ev; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		fputs("{\"source\": ", f);
-		json_write_string(f, r->ev[i].source);
-		fputs(", \"text\": ", f);
-		json_write_string(f, r->ev[i].text);
-		fputc('}', f);
+		pair(f, i, "source", r->ev[i].source, "text", r->ev[i].text);
 	}
 	fputs("]", f);
 	key(f, "completion_records", &first);
 	fputc('[', f);
 	for (size_t i = 0; i < r->n_recs; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		fputs("{\"path\": ", f);
-		json_write_string(f, r->recs[i].path);
-		fputs(", \"sha256\": ", f);
-		json_write_string(f, r->recs[i].sha256);
-		fputc('}', f);
+		pair(f, i, "path", r->recs[i].path, "sha256", r->recs[i].sha256);
 	}
 	fputs("]", f);
 	if (r->n_artifacts) {
 		key(f, "artifacts", &first);
 		fputc('[', f);
 		for (size_t i = 0; i < r->n_artifacts; i++) {
-			fputs(i ? ",\n    " : "\n    ", f);
-			fputs("{\"label\": ", f);
-			json_write_string(f, r->artifacts[i].label);
-			fputs(", \"path\": ", f);
-			json_write_string(f, r->artifacts[i].path);
-			fputc('}', f);
+			pair(f, i, "label", r->artifacts[i].label, "path", r->artifacts[i].path);
 		}
 		fputs("]", f);
 	}
