@@ -293,7 +293,7 @@ static const char run_usage[] =
 
 int options_parse(int argc, char **argv, struct options *o, struct err *err)
 {
-	unsigned bit;
+	uint64_t bit;
 	int c, r;
 
 	memset(o, 0, sizeof(*o));
@@ -330,18 +330,20 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 			o->has_ttl = true;
 			break;
 		case 'W':
-			if (weaken_parse(optarg, &bit) < 0)
+			if (weaken_parse(optarg, &bit) < 0) {
+				char known[256];
+
+				if (weaken_known(known, sizeof(known), optarg) > 0)
+					return err_set(
+					    err, EINVAL,
+					    "--weaken %s: unknown knob (did you mean: %s?)", optarg,
+					    known);
 				return err_set(
 				    err, EINVAL,
-				    "--weaken %s: unknown knob (known: rw-binds, no-pidns, "
-				    "host-net, no-seccomp, no-landlock, no-new-session, no-sweep, "
-				    "no-owner-check, exec-host-mounts, no-protect, host-root, "
-				    "direct-stdio, proxy-env-only, dns-open, gate-off, "
-				    "verbose-denial, retry-unbounded, credential-any-audience, "
-				    "lease-port-only, trust-path-only, signature-only, "
-				    "check-then-charge, unpriced-as-free, release-on-timeout, "
-				    "no-seq, raw-export, evidence-in-sandbox, trust-tool-claim)",
-				    optarg);
+				    "--weaken %s: unknown knob (paddock run --help lists "
+				    "the %d knobs)",
+				    optarg, WEAKEN_COUNT);
+			}
 			o->weaken |= bit;
 			break;
 		case OPT_BIND:

@@ -34,7 +34,7 @@ static void add(cJSON *a, const char *control, const char *kind, const char *hoo
 
 cJSON *record_controls(const struct run *r)
 {
-	const unsigned w = r->spec->opt->weaken;
+	const uint64_t w = r->spec->opt->weaken;
 	const struct policy *p = r->spec->policy;
 	cJSON *a = cJSON_CreateArray();
 	unsigned long refused = 0;

@@ -513,7 +513,7 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
  * bind uid 0 (fork(2)). So unless weakened, a root caller's workload is
  * ROOT_CALLER_ID outside, and the writable binds are idmapped to keep the
  * workspace the caller's (sandbox/enter.c). */
-static void set_ids(struct sandbox_spec *sb, const struct policy *p, unsigned weaken)
+static void set_ids(struct sandbox_spec *sb, const struct policy *p, uint64_t weaken)
 {
 	uint32_t su, sg;
 

@@ -3,6 +3,7 @@
 #include "run.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -314,9 +315,9 @@ int supervisor_run(const struct options *o)
 		(void)setrlimit(RLIMIT_NOFILE, &up);
 	}
 	for (unsigned i = 0; i < WEAKEN_COUNT; i++)
-		if (o->weaken & (1u << i))
-			fprintf(stderr, "paddock: warning: --weaken %s: %s\n", weaken_name(1u << i),
-				weaken_warning(1u << i));
+		if (o->weaken & (UINT64_C(1) << i))
+			fprintf(stderr, "paddock: warning: --weaken %s: %s\n",
+				weaken_name(UINT64_C(1) << i), weaken_warning(UINT64_C(1) << i));
 	/* Detached: everything from here on happens in the supervisor, which
 	 * reports back once the workload runs or the run is over. */
 	if (o->detach && !o->explain) {
@@ -388,7 +389,7 @@ int supervisor_run(const struct options *o)
 		evidence_event(
 		    &r, "run",
 		    "\"policy_sha256\":\"%s\",\"effective_sha256\":\"%s\",\"command\":%s,"
-		    "\"weaken\":%u",
+		    "\"weaken\":%" PRIu64,
 		    spec.file_sha256, spec.policy->sha256, c, o->weaken);
 	}
 	if (rc >= 0)

@@ -16,38 +16,57 @@
 #include "../../include/err.h"
 #include "../../policy/policy.h"
 
-enum weaken {
-	WEAKEN_RW_BINDS = 1u << 0,	 /* read-only binds become writable */
-	WEAKEN_NO_PIDNS = 1u << 1,	 /* no pid namespace: expiry kills only the direct child */
-	WEAKEN_HOST_NET = 1u << 2,	 /* no network namespace: the host's network */
-	WEAKEN_NO_SECCOMP = 1u << 3,	 /* no seccomp filter */
-	WEAKEN_NO_LANDLOCK = 1u << 4,	 /* no Landlock rules */
-	WEAKEN_NO_NEW_SESSION = 1u << 5, /* the workload stays in the caller's session */
-	WEAKEN_NO_SWEEP = 1u << 6,	 /* paddock-init leaves the workload's leftovers running */
-	WEAKEN_NO_OWNER_CHECK = 1u << 7, /* the control socket serves any uid that can connect */
-	WEAKEN_EXEC_HOST_MOUNTS = 1u << 8, /* paddock exec keeps the host's mount namespace */
-	WEAKEN_NO_PROTECT = 1u << 9,	   /* no protected paths (the check after the run stays) */
-	WEAKEN_HOST_ROOT = 1u << 10,	   /* a root caller's workload is host uid 0 */
-	WEAKEN_DIRECT_STDIO = 1u << 11,	   /* the caller's fds 0-2 as they are, no relay */
-	WEAKEN_PROXY_ENV_ONLY = 1u << 12,  /* mediated, but no local default routes */
-	WEAKEN_DNS_OPEN = 1u << 13,	   /* the DNS stub forwards what it would refuse */
-	WEAKEN_GATE_OFF = 1u << 14,	   /* the release gate admits every body, taint ignored */
-	WEAKEN_VERBOSE_DENIAL = 1u << 15,  /* refusals name the decision, rule and destination */
-	WEAKEN_RETRY_UNBOUNDED = 1u << 16, /* no attempt budget, no deadline, no held replays */
-	WEAKEN_CREDENTIAL_ANY_AUDIENCE = 1u << 17, /* a placeholder swapped on any destination */
-	WEAKEN_LEASE_PORT_ONLY = 1u << 18, /* HTTP forwards unstamped: a port is all a client has */
-	WEAKEN_TRUST_PATH_ONLY = 1u << 19, /* a project policy trusted by its path, any bytes */
-	WEAKEN_SIGNATURE_ONLY = 1u << 20,  /* a plugin update signed by its signer is granted */
-	/* Budgets of metered rules (mediator/ledger.c, docs/network.md): */
-	WEAKEN_CHECK_THEN_CHARGE = 1u << 21,  /* read the balance, dispatch, charge afterwards */
-	WEAKEN_UNPRICED_AS_FREE = 1u << 22,   /* an unpriced operation is admitted at 0 */
-	WEAKEN_RELEASE_ON_TIMEOUT = 1u << 23, /* no answer: the bound is released, resent */
-	/* The evidence (docs/evidence.md): */
-	WEAKEN_NO_SEQ = 1u << 24, /* evidence lines without seq or chain: a lost line is unseen */
-	WEAKEN_RAW_EXPORT = 1u << 25, /* paddock evidence export copies this run's files raw */
-	WEAKEN_EVIDENCE_IN_SANDBOX = 1u << 26, /* the record's directory bound rw in the sandbox */
-	WEAKEN_TRUST_TOOL_CLAIM = 1u << 27, /* evidence reconcile takes the claim for the effect */
-};
+/* The weakening knobs (--weaken NAME), a bit each of a uint64_t. */
+#define WEAKEN_RW_BINDS (UINT64_C(1) << 0) /* read-only binds become writable */
+#define WEAKEN_NO_PIDNS \
+	(UINT64_C(1) << 1) /* no pid namespace: expiry kills only the direct child */
+#define WEAKEN_HOST_NET	      (UINT64_C(1) << 2) /* no network namespace: the host's network */
+#define WEAKEN_NO_SECCOMP     (UINT64_C(1) << 3) /* no seccomp filter */
+#define WEAKEN_NO_LANDLOCK    (UINT64_C(1) << 4) /* no Landlock rules */
+#define WEAKEN_NO_NEW_SESSION (UINT64_C(1) << 5) /* the workload stays in the caller's session */
+#define WEAKEN_NO_SWEEP \
+	(UINT64_C(1) << 6) /* paddock-init leaves the workload's leftovers running */
+#define WEAKEN_NO_OWNER_CHECK \
+	(UINT64_C(1) << 7) /* the control socket serves any uid that can connect */
+#define WEAKEN_EXEC_HOST_MOUNTS \
+	(UINT64_C(1) << 8) /* paddock exec keeps the host's mount namespace */
+#define WEAKEN_NO_PROTECT \
+	(UINT64_C(1) << 9) /* no protected paths (the check after the run stays) */
+#define WEAKEN_HOST_ROOT      (UINT64_C(1) << 10) /* a root caller's workload is host uid 0 */
+#define WEAKEN_DIRECT_STDIO   (UINT64_C(1) << 11) /* the caller's fds 0-2 as they are, no relay */
+#define WEAKEN_PROXY_ENV_ONLY (UINT64_C(1) << 12) /* mediated, but no local default routes */
+#define WEAKEN_DNS_OPEN	      (UINT64_C(1) << 13) /* the DNS stub forwards what it would refuse */
+#define WEAKEN_GATE_OFF                                                          \
+	(UINT64_C(1) << 14) /* the release gate admits every body, taint ignored \
+			     */
+#define WEAKEN_VERBOSE_DENIAL \
+	(UINT64_C(1) << 15) /* refusals name the decision, rule and destination */
+#define WEAKEN_RETRY_UNBOUNDED \
+	(UINT64_C(1) << 16) /* no attempt budget, no deadline, no held replays */
+#define WEAKEN_CREDENTIAL_ANY_AUDIENCE \
+	(UINT64_C(1) << 17) /* a placeholder swapped on any destination */
+#define WEAKEN_LEASE_PORT_ONLY \
+	(UINT64_C(1) << 18) /* HTTP forwards unstamped: a port is all a client has */
+#define WEAKEN_TRUST_PATH_ONLY \
+	(UINT64_C(1) << 19) /* a project policy trusted by its path, any bytes */
+#define WEAKEN_SIGNATURE_ONLY \
+	(UINT64_C(1) << 20) /* a plugin update signed by its signer is granted */
+/* Budgets of metered rules (mediator/ledger.c, docs/network.md): */
+#define WEAKEN_CHECK_THEN_CHARGE \
+	(UINT64_C(1) << 21) /* read the balance, dispatch, charge afterwards */
+#define WEAKEN_UNPRICED_AS_FREE (UINT64_C(1) << 22) /* an unpriced operation is admitted at 0 */
+#define WEAKEN_RELEASE_ON_TIMEOUT                                       \
+	(UINT64_C(1) << 23) /* no answer: the bound is released, resent \
+			     */
+/* The evidence (docs/evidence.md): */
+#define WEAKEN_NO_SEQ \
+	(UINT64_C(1) << 24) /* evidence lines without seq or chain: a lost line is unseen */
+#define WEAKEN_RAW_EXPORT \
+	(UINT64_C(1) << 25) /* paddock evidence export copies this run's files raw */
+#define WEAKEN_EVIDENCE_IN_SANDBOX \
+	(UINT64_C(1) << 26) /* the record's directory bound rw in the sandbox */
+#define WEAKEN_TRUST_TOOL_CLAIM \
+	(UINT64_C(1) << 27) /* evidence reconcile takes the claim for the effect */
 #define WEAKEN_COUNT 28
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
@@ -80,7 +99,7 @@ struct options {
 	const char *init_path;	 /* NULL: found next to the paddock binary */
 	uint64_t ttl_ms;
 	bool has_ttl;
-	unsigned weaken; /* WEAKEN_* */
+	uint64_t weaken; /* WEAKEN_* */
 	struct policy_bind_arg *binds;
 	size_t n_binds;
 	const char **protect;
@@ -123,12 +142,15 @@ struct options {
 #define WIDENING_LEN  192
 size_t policy_widenings(const struct policy *p, const char *workspace, char (*out)[WIDENING_LEN],
 			size_t max);
-const char *weaken_name(unsigned bit);
-const char *weaken_warning(unsigned bit);
-int weaken_parse(const char *name, unsigned *out);
+const char *weaken_name(uint64_t bit);
+const char *weaken_warning(uint64_t bit);
+int weaken_parse(const char *name, uint64_t *out);
+/* The knobs whose name contains near, ", "-separated, into buf (cut at
+ * size); returns how many. */
+int weaken_known(char *buf, size_t size, const char *near);
 /* The weakenings in effect: the knobs plus what the policy itself turns
  * off ("seccomp-profile-none"). For the record and --explain. */
-size_t weakenings_in_effect(unsigned weaken, const struct policy *p, const char **out, size_t max);
+size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char **out, size_t max);
 
 /* run.c: paddock run from parsed options to the exit status (the
  * workload's, or a documented launcher status), its one-line errors

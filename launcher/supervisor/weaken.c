@@ -57,40 +57,58 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 			 "success without effect, or an effect reported as failure, goes unseen"},
 };
 
-const char *weaken_name(unsigned bit)
+const char *weaken_name(uint64_t bit)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == 1u << i)
+		if (bit == UINT64_C(1) << i)
 			return weakenings[i][0];
 	return "unknown";
 }
 
-const char *weaken_warning(unsigned bit)
+const char *weaken_warning(uint64_t bit)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == 1u << i)
+		if (bit == UINT64_C(1) << i)
 			return weakenings[i][1];
 	return "unknown";
 }
 
-int weaken_parse(const char *name, unsigned *out)
+int weaken_parse(const char *name, uint64_t *out)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++) {
 		if (strcmp(name, weakenings[i][0]) == 0) {
-			*out = 1u << i;
+			*out = UINT64_C(1) << i;
 			return 0;
 		}
 	}
 	return -EINVAL;
 }
 
-size_t weakenings_in_effect(unsigned weaken, const struct policy *p, const char **out, size_t max)
+int weaken_known(char *buf, size_t size, const char *near)
+{
+	size_t n = 0;
+	int found = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < WEAKEN_COUNT && n < size; i++) {
+		if (!*near || !strstr(weakenings[i][0], near))
+			continue;
+		int w = snprintf(buf + n, size - n, "%s%s", found ? ", " : "", weakenings[i][0]);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+		found++;
+	}
+	return found;
+}
+
+size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char **out, size_t max)
 {
 	size_t n = 0;
 
-	for (unsigned bit = 1; bit < (1u << WEAKEN_COUNT); bit <<= 1)
-		if ((weaken & bit) && n < max)
-			out[n++] = weaken_name(bit);
+	for (int i = 0; i < WEAKEN_COUNT; i++)
+		if ((weaken & (UINT64_C(1) << i)) && n < max)
+			out[n++] = weakenings[i][0];
 	if (p && p->seccomp_profile == POLICY_SECCOMP_NONE && n < max)
 		out[n++] = "seccomp-profile-none";
 	return n;

@@ -290,10 +290,10 @@ Test(args, errors)
 Test(args, weaken_names_round_trip)
 {
 	for (unsigned i = 0; i < WEAKEN_COUNT; i++) {
-		unsigned bit = 0;
+		uint64_t bit = 0;
 
-		cr_assert_eq(weaken_parse(weaken_name(1u << i), &bit), 0);
-		cr_assert_eq(bit, 1u << i);
+		cr_assert_eq(weaken_parse(weaken_name(UINT64_C(1) << i), &bit), 0);
+		cr_assert_eq(bit, UINT64_C(1) << i);
 	}
 	cr_assert_str_eq(weaken_name(WEAKEN_NO_PIDNS), "no-pidns");
 }
