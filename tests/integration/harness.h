@@ -10,7 +10,8 @@
  * markers, then removes the test's temporary directories.
  *
  * Every test makes its own directory with h_tmpdir() (mkdtemp under /tmp,
- * mode 0755): tests run two at a time and share nothing.
+ * mode 0755, named for its maker: h_init sweeps the leftovers of makers
+ * that are gone): tests run two at a time and share nothing.
  *
  * Environment: PADDOCK_TEST_ROOT is the repository root (default: the
  * current directory); MUST_WORK=1 turns "user namespaces do not work here"
@@ -225,11 +226,71 @@ H_FN void h_rm_rf(const char *path)
 	(void)nftw(path, h_rm_entry, 16, FTW_PHYS | FTW_DEPTH);
 }
 
+/* The start time of pid (field 22 of /proc/PID/stat), 0 when it is gone. */
+H_FN unsigned long long h_start_time(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+/* A test's directories are named for the process that made them
+ * (/tmp/paddock-it.PID-START.XXXXXX), so a later run can prove one is a
+ * leftover: a test killed by Criterion's timeout, or a run stopped by
+ * hand, never reaches h_fini. h_init removes this user's directories whose
+ * maker is gone (pid absent or with another start time); any other entry
+ * under /tmp is left alone. */
+H_FN void h_sweep_leftovers(void)
+{
+	DIR *dir = opendir("/tmp");
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		char rest[16], path[PATH_MAX];
+		unsigned long long start;
+		struct stat st;
+		int pid;
+
+		if (sscanf(e->d_name, "paddock-it.%d-%llu.%15s", &pid, &start, rest) != 3 ||
+		    strlen(rest) != 6 || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (h_start_time(pid) == start)
+			continue; /* its maker still runs */
+		h_rm_rf(path);
+	}
+	closedir(dir);
+}
+
 /* A fresh private directory for this test, removed in h_fini. */
 H_FN char *h_tmpdir(void)
 {
-	char *d = strdup("/tmp/paddock-it.XXXXXX");
+	char *d = NULL;
 
+	cr_assert_gt(
+	    asprintf(&d, "/tmp/paddock-it.%d-%llu.XXXXXX", (int)getpid(), h_start_time(getpid())),
+	    0);
 	cr_assert_not_null(d);
 	cr_assert_not_null(mkdtemp(d), "mkdtemp: %s", strerror(errno));
 	cr_assert_eq(chmod(d, 0755), 0, "chmod %s: %s", d, strerror(errno));
@@ -791,6 +852,7 @@ H_FN void h_init(void)
 	struct stat st;
 
 	h_ndirs = h_npids = h_nmarkers = h_nallocs = 0;
+	h_sweep_leftovers();
 	if (!h_userns_works()) {
 		if (must && strcmp(must, "1") == 0)
 			cr_assert_fail(

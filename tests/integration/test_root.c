@@ -15,21 +15,30 @@
 
 /* A mount namespace of the test's own, with file over /etc/subuid and
  * /etc/subgid (when they exist): root's subordinate ranges as the test
- * says, whatever the machine's files hold. */
+ * says, whatever the machine's files hold. A second call (a test's own
+ * range over the suite's empty one) replaces the first binds: stacked, the
+ * first files would be mount points and h_fini could not remove them. */
 static void bind_subids(const char *dir, const char *subuid, const char *subgid, mode_t mode)
 {
+	static bool bound; /* per test: Criterion runs each in a process */
 	const char *u = h_join(dir, "subuid"), *g = h_join(dir, "subgid");
 
 	h_write_file(u, subuid, mode);
 	h_write_file(g, subgid, mode);
 	cr_assert_eq(chmod(u, mode), 0);
 	cr_assert_eq(chmod(g, mode), 0);
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (bound) {
+		cr_assert_eq(umount2("/etc/subuid", MNT_DETACH), 0, "%s", strerror(errno));
+		cr_assert_eq(umount2("/etc/subgid", MNT_DETACH), 0, "%s", strerror(errno));
+	} else if (unshare(CLONE_NEWNS) < 0 ||
+		   mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		cr_assert_fail("a mount namespace of the test's: %s", strerror(errno));
+	}
 	if (!h_exists("/etc/subuid") || !h_exists("/etc/subgid"))
 		h_skip("no /etc/subuid or /etc/subgid to bind over");
 	cr_assert_eq(mount(u, "/etc/subuid", NULL, MS_BIND, NULL), 0, "%s", strerror(errno));
 	cr_assert_eq(mount(g, "/etc/subgid", NULL, MS_BIND, NULL), 0, "%s", strerror(errno));
+	bound = true;
 }
 
 static void root_init(void)
