@@ -145,8 +145,8 @@ size_t policy_widenings(const struct policy *p, const char *workspace, char (*ou
 const char *weaken_name(uint64_t bit);
 const char *weaken_warning(uint64_t bit);
 int weaken_parse(const char *name, uint64_t *out);
-/* The knobs whose name contains near, ", "-separated, into buf (cut at
- * size); returns how many. */
+/* The knobs whose name contains near or is within two edits of it,
+ * ", "-separated, into buf (cut at size); returns how many. */
 int weaken_known(char *buf, size_t size, const char *near);
 /* The weakenings in effect: the knobs plus what the policy itself turns
  * off ("seccomp-profile-none"). For the record and --explain. */

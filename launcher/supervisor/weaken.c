@@ -84,6 +84,46 @@ int weaken_parse(const char *name, uint64_t *out)
 	return -EINVAL;
 }
 
+/* Levenshtein distance of a and b, capped at 3 (names are short). */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[64];
+
+	if (la >= 64 || lb >= 64)
+		return 3;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0], best;
+
+		row[0] = (int)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j], d = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < d)
+				d = up + 1;
+			if (row[j - 1] + 1 < d)
+				d = row[j - 1] + 1;
+			diag = up;
+			row[j] = d;
+			if (d < best)
+				best = d;
+		}
+		if (best >= 3)
+			return 3;
+	}
+	return row[lb] < 3 ? row[lb] : 3;
+}
+
+/* A knob a user may have meant by near: one that contains it, or one
+ * within two edits of it ("verbose-denials"). */
+static bool near_to(const char *name, const char *near)
+{
+	return *near && (strstr(name, near) || distance(name, near) <= 2);
+}
+
 int weaken_known(char *buf, size_t size, const char *near)
 {
 	size_t n = 0;
@@ -91,7 +131,7 @@ int weaken_known(char *buf, size_t size, const char *near)
 
 	buf[0] = '\0';
 	for (int i = 0; i < WEAKEN_COUNT && n < size; i++) {
-		if (!*near || !strstr(weakenings[i][0], near))
+		if (!near_to(weakenings[i][0], near))
 			continue;
 		int w = snprintf(buf + n, size - n, "%s%s", found ? ", " : "", weakenings[i][0]);
 		if (w < 0)
