@@ -280,3 +280,49 @@ Test(git_inside, submodule_init_inside_is_refused_with_the_notice)
 	    h_contains(p.err_text, h_fmt("paddock: %s/.git/config is protected by paddock", clone)),
 	    H_SHOW(&p));
 }
+
+/* ------------------------------------------- the git directory's names */
+
+/* A name git does not make, new in a git directory during the run (a
+ * .git/config.d/ a future git might read): it cannot be kept from being
+ * made (docs/security.md, "The git directory as an allowlist"), so it is
+ * reported after the run; one that was there at start is not, nor is
+ * anything the workflow above makes (its tampering is empty). */
+Test(git_inside, new_name_in_a_git_directory_is_reported)
+{
+	struct gx g = gx_new();
+	struct h_proc p;
+	const char *t;
+
+	host(&g, g.w.ws, REPO_INIT " && mkdir .git/old-tool");
+	H_PADDOCK(&p, g.w.ws, "run", "--record", g.w.record, "--", "sh", "-c",
+		  "mkdir .git/config.d && echo '[core]' > .git/config.d/x && touch .git/ORIG_HEAD "
+		  ".git/index.stash.1 .git/new.lock && echo made");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "made\n"), H_SHOW(&p));
+	/* Made: this is detection, not prevention. */
+	cr_assert(h_exists(h_join(g.w.ws, ".git/config.d/x")), H_SHOW(&p));
+	t = h_json(g.w.record, "d['tampering']");
+	cr_assert(h_contains(t, "/.git/config.d: not a name git makes"), "%s\n" H_FMT, t,
+		  H_ARGS(&p));
+	cr_assert(h_contains(p.err_text, "paddock: warning: tampering: "), H_SHOW(&p));
+	cr_assert(!h_contains(t, "old-tool") && !h_contains(t, "ORIG_HEAD") &&
+		      !h_contains(t, "index.stash") && !h_contains(t, "new.lock"),
+		  "%s", t);
+}
+
+/* --trace-denials and the notice share the one seccomp listener. */
+Test(git_inside, notice_and_trace_denials_together)
+{
+	struct gx g = gx_new();
+	struct h_proc p;
+
+	host(&g, g.w.ws, REPO_INIT);
+	H_PADDOCK(&p, g.w.ws, "run", "--trace-denials", "--", "sh", "-c",
+		  "git config user.name x; echo config=$?; mount -t tmpfs x /mnt; echo mount=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(!h_contains(p.out_text, "config=0\n") && !h_contains(p.out_text, "mount=0\n"),
+		  H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "/.git/config is protected by paddock"), H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: denied: mount by pid"), H_SHOW(&p));
+}
