@@ -297,6 +297,10 @@ void notice_json(const struct run *r, cJSON *o)
 	if (!x)
 		return;
 	cJSON_AddBoolToObject(x, "enabled", r->spec->sb.seccomp.n_protect_nrs > 0);
+	/* What the workload loads: the policy's program (seccomp.bpf_sha256)
+	 * with the notice in front (and --trace-denials' turns, if any). */
+	if (r->spec->sb.seccomp.n_protect_nrs > 0)
+		cJSON_AddStringToObject(x, "program_sha256", r->spec->sb.seccomp.bpf_notify_sha256);
 	cJSON_AddNumberToObject(x, "refused", (double)d->notice_refused);
 	cJSON_AddNumberToObject(x, "unchanged_rewrites", (double)d->notice_unchanged);
 }
