@@ -272,6 +272,12 @@ bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp
 	for (size_t i = 0; i < n && hit < 0; i++)
 		if (l[i].op >= 0)
 			hit = (long)i;
+	/* RENAME_NOREPLACE onto an existing path fails with EEXIST before
+	 * the kernel looks for a mount (rename(2)), and callers such as
+	 * coreutils' mv take that answer to mean "replace it then": theirs
+	 * is the plain rename that follows, and the line goes with it. */
+	if (hit == 1 && nr == SYS_renameat2 && ((unsigned)a[4] & RENAME_NOREPLACE))
+		hit = -1;
 	/* What we read belongs to this call of this process only if the
 	 * notification is still pending (the pid may have been reused). */
 	if (hit >= 0 && ioctl(r->live.denials.fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0) {

@@ -115,6 +115,37 @@ Test(git_inside, rename_unlink_rmdir_of_protected_paths_are_explained)
 		  H_SHOW(&p));
 }
 
+/* The one change the notice does rather than refuse: X.lock renamed over
+ * a protected X beside it with the very bytes X holds. Any other bytes, or
+ * a lock of another name or place, is refused; the config is unchanged. */
+Test(git_inside, unchanged_rewrite_is_done_and_only_that)
+{
+	struct gx g = gx_new();
+	char *config = h_join(g.w.ws, ".git/config");
+	struct h_proc p;
+	const char *before;
+
+	host(&g, g.w.ws, REPO_INIT);
+	before = h_read_file(config, NULL);
+	H_PADDOCK(
+	    &p, g.w.ws, "run", "--record", g.w.record, "--", "sh", "-c",
+	    "cp .git/config .git/config.lock && mv .git/config.lock .git/config; echo same=$?; "
+	    "test -e .git/config.lock; echo lock=$?; "
+	    "cp .git/config other.lock && mv other.lock .git/config; echo other=$?; "
+	    "cp .git/config .git/hooks.lock && mv .git/hooks.lock .git/config; echo name=$?; "
+	    "(cat .git/config; printf '[core]\\n\\tfsmonitor = x\\n') > .git/config.lock && "
+	    "mv .git/config.lock .git/config; echo changed=$?; rm -f .git/config.lock");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "same=0\nlock=1\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "other=1\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "name=1\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "changed=1\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(config, NULL), before, H_SHOW(&p));
+	cr_assert_str_eq(h_json(g.w.record, "[d['protect_notice'][k] for k in ('refused', "
+					    "'unchanged_rewrites')]"),
+			 "[3, 1]", H_SHOW(&p));
+}
+
 /* What the notice does not refuse: ordinary renames and unlinks, also of
  * names beside protected ones and through a symlink, and a hard link to a
  * protected file elsewhere (the same inode, not a mount root). */
