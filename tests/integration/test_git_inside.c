@@ -41,18 +41,24 @@ static const char *host(const struct gx *g, const char *dir, const char *script)
 
 /* ------------------------------------------------ the protected-path notice */
 
+/* A repository at the workspace root: its config's path and bytes. */
+static const char *repo_config(const struct gx *g, char **config)
+{
+	host(g, g->w.ws, REPO_INIT);
+	*config = h_join(g->w.ws, ".git/config");
+	return h_read_file(*config, NULL);
+}
+
 /* git config inside: refused with a line that names paddock and the file,
  * not "Device or resource busy"; the host's config is unchanged. The twin
  * (--weaken no-protect) shows the same command writes it. */
 static void git_config(bool weak)
 {
 	struct gx g = gx_new();
-	char *config = h_join(g.w.ws, ".git/config");
+	char *config;
+	const char *before = repo_config(&g, &config);
 	struct h_proc p;
-	const char *before;
 
-	host(&g, g.w.ws, REPO_INIT);
-	before = h_read_file(config, NULL);
 	H_PADDOCK(&p, g.w.ws, "run", "--record", g.w.record, weak ? "--weaken" : "--cwd",
 		  weak ? "no-protect" : g.w.ws, "--", "sh", "-c",
 		  "git config user.name planted; echo config=$?");
@@ -121,12 +127,10 @@ Test(git_inside, rename_unlink_rmdir_of_protected_paths_are_explained)
 Test(git_inside, unchanged_rewrite_is_done_and_only_that)
 {
 	struct gx g = gx_new();
-	char *config = h_join(g.w.ws, ".git/config");
+	char *config;
+	const char *before = repo_config(&g, &config);
 	struct h_proc p;
-	const char *before;
 
-	host(&g, g.w.ws, REPO_INIT);
-	before = h_read_file(config, NULL);
 	H_PADDOCK(
 	    &p, g.w.ws, "run", "--record", g.w.record, "--", "sh", "-c",
 	    "cp .git/config .git/config.lock && mv .git/config.lock .git/config; echo same=$?; "
