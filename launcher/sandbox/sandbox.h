@@ -91,8 +91,8 @@ struct seccomp_info {
 int seccomp_notify_program(struct seccomp_info *info, int errno_value);
 /* seccomp_protect.c: put the protected-path notice in front of the notify
  * program (or of the plain one when there is none yet): rename, renameat,
- * renameat2, unlink, unlinkat and rmdir, those the policy does not deny,
- * become notifications. Call after seccomp_notify_program(). 0 (also when
+ * renameat2, rmdir and unlinkat with AT_REMOVEDIR, those the policy does
+ * not deny, become notifications. Call after seccomp_notify_program(). 0 (also when
  * nothing applies: profile none or custom), -ENOMEM, -E2BIG. */
 int seccomp_protect_program(struct seccomp_info *info, const struct policy *p);
 /* Is nr one of the calls the notice sends to the supervisor? */

@@ -1,11 +1,10 @@
 /* The protected-path notice, supervisor side (docs/security.md, "Why a
  * change was refused"; the program is launcher/sandbox/seccomp_protect.c).
- * A rename, unlink or rmdir in the sandbox arrives here as a seccomp user
- * notification. When one of its paths names a protected path (a mount
- * root whose inode the supervisor locked at start), the call is answered
- * here: EACCES and one line on stderr that names the path; the kernel
- * would have said EBUSY, which git prints as "Device or resource busy".
- * Every other call goes on to the kernel (SECCOMP_USER_NOTIF_FLAG_
+ * A rename or a directory removal (rmdir, unlinkat with AT_REMOVEDIR) in
+ * the sandbox arrives here as a seccomp user notification. When one of its paths names a protected
+ * path (a mount root whose inode the supervisor locked at start), the call is answered here: EACCES
+ * and one line on stderr that names the path; the kernel would have said EBUSY, which git prints as
+ * "Device or resource busy". Every other call goes on to the kernel (SECCOMP_USER_NOTIF_FLAG_
  * CONTINUE), which enforces the protection by the mount whatever is
  * decided here: this is a message, not the boundary. A workload that
  * changes the path in its memory after our read (seccomp_unotify(2),
@@ -255,7 +254,7 @@ bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp
 	resp->error = 0;
 	resp->val = 0;
 #ifdef SYS_rename
-	if (nr == SYS_rename || nr == SYS_rmdir || nr == SYS_unlink) {
+	if (nr == SYS_rename || nr == SYS_rmdir) {
 		look(r, (pid_t)req->pid, AT_FDCWD, a[0], &l[n++]);
 		if (nr == SYS_rename)
 			look(r, (pid_t)req->pid, AT_FDCWD, a[1], &l[n++]);

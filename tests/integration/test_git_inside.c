@@ -93,29 +93,36 @@ Test(git_inside, git_config_says_protected_by_paddock_weakened_twin)
 	git_config(true);
 }
 
-/* The other calls of the notice: a rename away, an unlink, an rmdir of a
- * protected path (a placeholder directory in the work tree), each refused
- * with the line, and the paths still there afterwards. */
-Test(git_inside, rename_unlink_rmdir_of_protected_paths_are_explained)
+/* The other calls of the notice: a rename away, an rmdir and rm -r's
+ * unlinkat(AT_REMOVEDIR) of protected paths (placeholder directories in the
+ * work tree), each refused with the line, and the paths still there. An
+ * unlink of a protected file is not sent (the hot call of builds): the
+ * kernel's EBUSY, without the line. */
+Test(git_inside, rename_and_rmdir_of_protected_paths_are_explained)
 {
 	struct gx g = gx_new();
 	struct h_proc p;
 
 	host(&g, g.w.ws, REPO_INIT);
 	H_PADDOCK(&p, g.w.ws, "run", "--", "sh", "-c",
-		  "mv .git/hooks hooks-away; echo mv=$?; rm -f .git/config; echo rm=$?; "
-		  "rmdir .claude; echo rmdir=$?; python3 -c 'import os; os.rename(\".git/info\", "
-		  "\"/tmp/x\")'; echo py=$?");
+		  "mv .git/hooks hooks-away; echo mv=$?; rmdir .claude; echo rmdir=$?; "
+		  "rm -r .idea; echo rmr=$?; python3 -c 'import os; os.rename(\".git/info\", "
+		  "\"/tmp/x\")'; echo py=$?; rm -f .git/config; echo rm=$?");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "mv=1\n"), H_SHOW(&p));
-	cr_assert(h_contains(p.out_text, "rm=1\n"), H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "rmdir=1\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "rmr=1\n"), H_SHOW(&p));
 	cr_assert(!h_contains(p.out_text, "py=0\n"), H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "rm=1\n"), H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.git/hooks is protected", g.w.ws)),
 		  H_SHOW(&p));
-	cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.git/config is protected", g.w.ws)),
+	cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.git/info is protected", g.w.ws)),
 		  H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.claude is protected", g.w.ws)),
+		  H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.idea is protected", g.w.ws)),
+		  H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "cannot remove '.git/config': Device or resource busy"),
 		  H_SHOW(&p));
 	cr_assert(h_exists(h_join(g.w.ws, ".git/hooks")) && h_exists(h_join(g.w.ws, ".git/config")),
 		  H_SHOW(&p));
