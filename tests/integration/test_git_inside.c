@@ -368,3 +368,34 @@ Test(git_inside, notice_and_trace_denials_together)
 	cr_assert(h_contains(p.err_text, "/.git/config is protected by paddock"), H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "paddock: denied: mount by pid"), H_SHOW(&p));
 }
+
+/* git submodule update --recursive: the nested submodule's config
+ * (.git/modules/mid/modules/leaf/config) is protected too, and rewritten
+ * with the same bytes like the first level's. */
+Test(git_inside, nested_submodules_update_recursively)
+{
+	struct gx g = gx_new();
+	char *leaf = h_mkdir(g.w.base, "leaf", 0755), *mid = h_mkdir(g.w.base, "mid", 0755);
+	struct h_proc p;
+
+	host(&g, leaf, REPO_INIT " && echo 2 > a && git commit -qam two");
+	host(&g, mid,
+	     h_fmt(REPO_INIT " && git -c protocol.file.allow=always submodule add -q %s leaf && "
+			     "git commit -qm leaf",
+		   leaf));
+	host(&g, g.w.ws,
+	     h_fmt(REPO_INIT " && git -c protocol.file.allow=always submodule add -q %s mid && "
+			     "git commit -qm mid && git -c protocol.file.allow=always submodule "
+			     "update -q --init --recursive && git -C mid/leaf checkout -q HEAD~1",
+		   mid));
+	H_PADDOCK(&p, g.w.ws, "run", "--record", g.w.record, "--", "sh", "-c",
+		  "git submodule update --recursive && echo updated && "
+		  "git submodule status --recursive | cut -c1 | tr -d '\\n'; echo");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* Both clean: a space, not "+", before each of the two. */
+	cr_assert(h_contains(p.out_text, "updated\n  \n"),
+		  "a submodule is not at its recorded commit\n" H_FMT, H_ARGS(&p));
+	cr_assert_str_eq(h_json(g.w.record, "d['protect_notice']['unchanged_rewrites'] >= 2"),
+			 "true", H_SHOW(&p));
+	cr_assert_str_eq(h_json(g.w.record, "d['tampering']"), "[]", H_SHOW(&p));
+}
