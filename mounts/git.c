@@ -303,6 +303,34 @@ static int scan_dir(const char *dir, struct strv *lines, bool hooks)
 	return 0;
 }
 
+/* The allowlist, as a check: every entry at the top of dir that git does
+ * not make itself (git_name_known()), one line each. Read at start too, so
+ * that only what appeared during the run is reported: a name a future git
+ * (or a tool) may read from a git directory cannot be kept from being made
+ * while git works (docs/security.md, "The git directory as an
+ * allowlist"), but it is said. */
+static int scan_names(const char *dir, struct strv *lines)
+{
+	char line[PATH_MAX + 300];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = 0;
+
+	while (d && r >= 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    git_name_known(e->d_name))
+			continue;
+		snprintf(line, sizeof(line),
+			 "%s\t%s\tnot a name git makes in a git directory (appeared during the "
+			 "run; what reads it is unknown)",
+			 dir, e->d_name);
+		r = git_strv_add(lines, line);
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
 /* The directory a commondir points to, scanned as a new git directory. */
 static int scan_redirect(const char *dir, struct strv *lines)
 {
@@ -351,6 +379,8 @@ static int snapshot(struct git_watch *w)
 	for (size_t i = 0; r >= 0 && i < w->n_dirs; i++) {
 		w->had_cd[i] = has_commondir(w->dirs[i]);
 		r = scan_dir(w->dirs[i], &known, false);
+		if (r >= 0)
+			r = scan_names(w->dirs[i], &known);
 	}
 	w->known = known.v;
 	w->n_known = known.n;
@@ -453,6 +483,8 @@ int git_check_after(const struct git_watch *w, char ***out)
 				had = w->had_cd[k];
 			}
 		r = scan_dir(d, &lines, !watched);
+		if (r >= 0 && watched)
+			r = scan_names(d, &lines);
 		if (r >= 0 && watched && !had && has_commondir(d)) {
 			char line[PATH_MAX + 64];
 

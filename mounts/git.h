@@ -26,6 +26,10 @@ int gitconf_parse(const char *buf, size_t len, gitconf_cb cb, void *arg);
  * alias.x = !cmd, extensions.worktreeConfig, ...)? */
 bool gitconf_runs_code(const char *section, const char *sub, const char *key, const char *value);
 
+/* Is name an entry git itself makes at the top of a git directory (the
+ * list in docs/security.md, "After the run: tampering")? Pure. */
+bool git_name_known(const char *name);
+
 /* "gitdir: PATH" (a .git file, gitrepository-layout(5)): the path into
  * out. -EINVAL for anything else, -ENAMETOOLONG. Pure. */
 int gitfile_parse(const char *buf, size_t len, char *out, size_t size);

@@ -304,6 +304,70 @@ bool gitconf_runs_code(const char *section, const char *sub, const char *key, co
 	return false;
 }
 
+/* The entries git itself makes at the top of a git directory (common,
+ * worktree or submodule one): gitrepository-layout(5), the state files of
+ * git-rebase(1), git-bisect(1), git-merge(1), git-notes(1), git-stash(1),
+ * git-gc(1) and git-fsmonitor--daemon(1), and the directories of git-lfs
+ * and git-svn. */
+bool git_name_known(const char *name)
+{
+	static const char *const names[] = {"objects",
+					    "refs",
+					    "packed-refs",
+					    "index",
+					    "logs",
+					    "hooks",
+					    "info",
+					    "config",
+					    "config.worktree",
+					    "commondir",
+					    "gitdir",
+					    "locked",
+					    "description",
+					    "branches",
+					    "remotes",
+					    "rr-cache",
+					    "modules",
+					    "worktrees",
+					    "shallow",
+					    "lost-found",
+					    "rebase-merge",
+					    "rebase-apply",
+					    "sequencer",
+					    "gc.pid",
+					    "gc.log",
+					    "COMMIT_EDITMSG",
+					    "fsmonitor--daemon",
+					    "fsmonitor--daemon.ipc",
+					    "reftable",
+					    "lfs",
+					    "svn",
+					    "prune-lock",
+					    "gitk.cache"};
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	/* A lock (X.lock) beside what it locks, git's temporary files
+	 * (git-stash's index.stash.PID, sharedindex.*, next-index-*), and the
+	 * upper-case pseudo-refs and state files (ORIG_HEAD, MERGE_MSG,
+	 * BISECT_LOG, AUTO_MERGE, TAG_EDITMSG, ...): data that git reads as
+	 * refs or messages, never as configuration. */
+	if (n > 5 && strcmp(name + n - 5, ".lock") == 0)
+		return true;
+	if (!strncmp(name, "index.", 6) || !strncmp(name, "sharedindex.", 12) ||
+	    !strncmp(name, "next-index-", 11))
+		return true;
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((name[i] >= 'A' && name[i] <= 'Z') || name[i] == '_' ||
+		      (name[i] >= '0' && name[i] <= '9')))
+			return false;
+	return true;
+}
+
 static int copy_path(const char *s, size_t n, char *out, size_t size)
 {
 	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))

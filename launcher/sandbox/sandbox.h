@@ -78,12 +78,25 @@ struct seccomp_info {
 	 * errno return turned into SECCOMP_RET_USER_NOTIF (the supervisor
 	 * answers with that errno and says what was denied); NULL without. */
 	void *bpf_notify;
+	size_t bpf_notify_len; /* its length in bytes */
 	char bpf_notify_sha256[65];
 	int notify_errno; /* what the supervisor answers (the default action's) */
+	/* The protected-path notice (seccomp_protect.c): the calls the
+	 * notify program sends to the supervisor for a look at their path. */
+	int protect_nrs[8];
+	size_t n_protect_nrs;
 };
 /* The notify program of info (its default action must be errno): 0, or
  * -EINVAL when it has none to turn, -ENOMEM. */
 int seccomp_notify_program(struct seccomp_info *info, int errno_value);
+/* seccomp_protect.c: put the protected-path notice in front of the notify
+ * program (or of the plain one when there is none yet): rename, renameat,
+ * renameat2, rmdir and unlinkat with AT_REMOVEDIR, those the policy does
+ * not deny, become notifications. Call after seccomp_notify_program(). 0 (also when
+ * nothing applies: profile none or custom), -ENOMEM, -E2BIG. */
+int seccomp_protect_program(struct seccomp_info *info, const struct policy *p);
+/* Is nr one of the calls the notice sends to the supervisor? */
+bool seccomp_protect_call(const struct seccomp_info *info, int nr);
 int seccomp_build(const struct policy *p, scmp_filter_ctx *out, struct seccomp_info *info,
 		  struct err *err);
 void seccomp_info_free(struct seccomp_info *info);

@@ -710,6 +710,7 @@ int seccomp_notify_program(struct seccomp_info *info, int errno_value)
 	}
 	free(info->bpf_notify);
 	info->bpf_notify = out;
+	info->bpf_notify_len = info->bpf_len;
 	info->notify_errno = errno_value;
 	sha256(out, info->bpf_len, digest);
 	sha256_hex(digest, info->bpf_notify_sha256);
@@ -719,7 +720,7 @@ int seccomp_notify_program(struct seccomp_info *info, int errno_value)
 int seccomp_apply_notify(const struct seccomp_info *info, int ctl, struct err *err)
 {
 	struct sock_fprog prog = {
-	    .len = (unsigned short)(info->bpf_len / sizeof(struct sock_filter)),
+	    .len = (unsigned short)(info->bpf_notify_len / sizeof(struct sock_filter)),
 	    .filter = info->bpf_notify,
 	};
 	union {

@@ -72,12 +72,19 @@ void denials_serve(struct run *r)
 		}
 		goto out;
 	}
+	/* A call of the protected-path notice (notice.c), or a denial. */
+	if (notice_serve(r, req, resp)) {
+		(void)ioctl(d->fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+		goto out;
+	}
 	resp->id = req->id;
-	resp->error = -r->spec->sb.seccomp.notify_errno;
+	/* Without --trace-denials only the notice's calls notify; anything
+	 * else would be a bug, and is refused. */
+	resp->error = r->spec->opt->trace_denials ? -r->spec->sb.seccomp.notify_errno : -ENOSYS;
 	resp->val = 0;
 	resp->flags = 0;
 	(void)ioctl(d->fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
-	{
+	if (r->spec->opt->trace_denials) {
 		struct denial_count *c = slot(d, req->data.nr);
 		char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
 

@@ -622,6 +622,10 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 	rc = denials_prepare(r, err);
 	if (rc < 0)
 		return rc;
+	/* After it: the notice goes in front of the program it made. */
+	rc = notice_prepare(r, err);
+	if (rc < 0)
+		return rc;
 	if (!(r->opt->weaken & WEAKEN_NO_LANDLOCK)) {
 		rc = landlock_prepare(r->policy, &sb->plan, &sb->landlock, err);
 		if (rc < 0)

@@ -428,6 +428,7 @@ static cJSON *build(const struct run *r)
 	}
 	/* --env and --env-file: the names, never the values. */
 	denials_json(r, o);
+	notice_json(r, o);
 	cgroup_json(&r->live.cgroup, r->spec->policy, o);
 	x = cJSON_AddArrayToObject(o, "env_passed");
 	for (size_t i = 0; x && i < r->spec->opt->n_env_pass; i++) {

@@ -253,6 +253,8 @@ struct denials {
 	struct denial_count c[DENIALS_MAX];
 	size_t n;
 	unsigned long other, lines, suppressed;
+	/* The protected-path notice (notice.c), on the same listener. */
+	unsigned long notice_lines, notice_refused, notice_unchanged;
 };
 
 /* cgroup.c: limits.memory, .cpu, .pids through cgroup v2. */
@@ -308,6 +310,17 @@ int denials_prepare(struct run_spec *r, struct err *err);
 /* One notification of the listener: answered with the errno, counted. */
 void denials_serve(struct run *r);
 void denials_json(const struct run *r, struct cJSON *o);
+
+/* notice.c: the protected-path notice on the same listener. prepare: the
+ * notice's program when something is protected (not under --weaken
+ * no-protect, nor without seccomp). serve: false when req is not one of its
+ * calls; else resp is filled (continue, refused, or an unchanged rewrite
+ * done) and the caller sends it. */
+struct seccomp_notif;
+struct seccomp_notif_resp;
+int notice_prepare(struct run_spec *r, struct err *err);
+bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
+void notice_json(const struct run *r, struct cJSON *o);
 
 /* output.c. output_start(): the pipes (detached runs, after
  * session_open_output() made fds 1 and 2 the session's files).

@@ -4,6 +4,8 @@
  *   'c' gitconf_parse() with gitconf_runs_code() on every variable
  *   'f' gitfile_parse() ("gitdir: PATH")
  *   'd' gitcommondir_parse()
+ *   'n' git_name_known() on the rest as one NUL-terminated name (a
+ *       directory entry's name of a git directory, after the run)
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=git)
  * Built with replay.c instead, make unit runs tests/data/git through it. */
 #include <limits.h>
@@ -28,7 +30,7 @@ static int each(const char *section, const char *sub, const char *key, const cha
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char out[PATH_MAX];
-	size_t n = 0;
+	size_t n = 0, len;
 
 	if (size < 1)
 		return 0;
@@ -44,6 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 'd':
 		if (gitcommondir_parse((const char *)data + 1, size - 1, out, sizeof(out)) == 0 &&
 		    strlen(out) == 0)
+			__builtin_trap();
+		break;
+	case 'n':
+		len = size - 1 < sizeof(out) - 1 ? size - 1 : sizeof(out) - 1;
+		memcpy(out, data + 1, len);
+		out[len] = '\0';
+		/* A name of only letters git uses for its state is known; an
+		 * empty one never is. */
+		if (git_name_known(out) && out[0] == '\0')
 			__builtin_trap();
 		break;
 	}

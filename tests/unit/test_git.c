@@ -73,6 +73,23 @@ Test(git, code_keys_table)
 	cr_expect(gitconf_runs_code("pager", NULL, "log", "sh -c id"));
 }
 
+Test(git, names_git_makes)
+{
+	static const char *const known[] = {
+	    "objects",	   "refs",	     "HEAD",	   "ORIG_HEAD",	     "MERGE_MSG",
+	    "AUTO_MERGE",  "index",	     "index.lock", "index.stash.42", "config",
+	    "hooks",	   "rebase-merge",   "sequencer",  "modules",	     "worktrees",
+	    "packed-refs", "COMMIT_EDITMSG", "x.lock"};
+	static const char *const unknown[] = {"config.d", "hooksdir", "Config", "head",
+					      ".lock",	  "",	      "evil",	"config~",
+					      "HEAD-x",	  "info.d",   "lfsx",	"a.lock.x"};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		cr_expect(git_name_known(known[i]), "%s", known[i]);
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		cr_expect_not(git_name_known(unknown[i]), "%s", unknown[i]);
+}
+
 Test(git, config_refused)
 {
 	static const char *const bad[] = {

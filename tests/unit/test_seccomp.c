@@ -797,3 +797,93 @@ Test(seccomp, exported_program_absent_is_not_loaded)
 	cr_assert_eq(seccomp_apply_bpf(&info, &err), -EINVAL, "enabled without a program");
 	cr_assert(strstr(err.msg, "no valid program"));
 }
+
+/* ---- the protected-path notice's prefix (seccomp_protect.c) ---- */
+
+/* The notice's program, loaded without a listener: its notifications
+ * then fail with ENOSYS (seccomp(2)), which tells them from the policy's
+ * own answers (EDOM, or the kernel's ENOENT for a call let through). */
+static struct outcome run_notice(const char *json, const struct call *c, size_t *n_calls)
+{
+	struct policy *p = load(json);
+	struct seccomp_info info = {0}, loaded;
+	scmp_filter_ctx ctx = NULL;
+	struct err err = {0};
+	struct outcome o;
+
+	cr_assert_eq(seccomp_build(p, &ctx, &info, &err), 0, "%s", err.msg);
+	seccomp_release(ctx);
+	cr_assert_eq(seccomp_protect_program(&info, p), 0);
+	*n_calls = info.n_protect_nrs;
+	loaded = info;
+	loaded.bpf = info.bpf_notify ? info.bpf_notify : info.bpf;
+	loaded.bpf_len = info.bpf_notify ? info.bpf_notify_len : info.bpf_len;
+	o = run_with(NULL, &loaded, do_call, c);
+	seccomp_info_free(&info);
+	policy_free(p);
+	return o;
+}
+
+Test(seccomp, notice_prefix_sends_only_its_calls)
+{
+	const struct call notified[] = {
+	    {"rename", SYS_rename, {(long)NOPE, (long)NOPE "2"}},
+	    {"renameat", SYS_renameat, {AT_FDCWD, (long)NOPE, AT_FDCWD, (long)NOPE "2"}},
+	    {"renameat2", SYS_renameat2, {AT_FDCWD, (long)NOPE, AT_FDCWD, (long)NOPE "2", 0}},
+	    {"unlinkat AT_REMOVEDIR", SYS_unlinkat, {AT_FDCWD, (long)NOPE, AT_REMOVEDIR}},
+	    {"rmdir", SYS_rmdir, {(long)NOPE}},
+	};
+	const struct call others[] = {
+	    {"mkdir", SYS_mkdir, {(long)NOPE, 0755}},
+	    {"unlink", SYS_unlink, {(long)NOPE}},
+	    {"unlinkat", SYS_unlinkat, {AT_FDCWD, (long)NOPE, 0}},
+	    {"link", SYS_link, {(long)NOPE, (long)NOPE "2"}},
+	    {"openat", SYS_openat, {AT_FDCWD, (long)NOPE, O_RDONLY}},
+	};
+	const struct call mount = {"mount", SYS_mount, {(long)"none", (long)NOPE, (long)"tmpfs"}};
+	size_t n;
+	struct outcome o;
+
+	for (size_t i = 0; i < sizeof(notified) / sizeof(notified[0]); i++) {
+		o = run_notice(edom_policy, &notified[i], &n);
+		cr_expect_eq(n, 5);
+		cr_expect(o.reported && o.result == ENOSYS, "%s: got %d (status %#x)",
+			  notified[i].name, o.result, o.status);
+	}
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		o = run_notice(edom_policy, &others[i], &n);
+		cr_expect(o.reported && o.result == ENOENT, "%s: got %d", others[i].name, o.result);
+	}
+	/* The policy's program still decides the rest. */
+	o = run_notice(edom_policy, &mount, &n);
+	cr_expect(o.reported && o.result == EDOM, "mount: got %d", o.result);
+}
+
+/* A call the policy denies stays out of the prefix: a "continue" must not
+ * skip the policy's refusal. */
+Test(seccomp, notice_prefix_leaves_a_denied_call_to_the_policy)
+{
+	static const char deny_rename[] =
+	    "{\"version\":1,\"seccomp\":{\"errno\":\"EDOM\","
+	    "\"deny\":[{\"syscall\":\"rename\",\"errno\":\"EACCES\"}]}}";
+	const struct call rename = {"rename", SYS_rename, {(long)NOPE, (long)NOPE "2"}};
+	const struct call rmdir = {"rmdir", SYS_rmdir, {(long)NOPE}};
+	size_t n;
+	struct outcome o = run_notice(deny_rename, &rename, &n);
+
+	cr_expect_eq(n, 4);
+	cr_expect(o.reported && o.result == EACCES, "rename: got %d", o.result);
+	o = run_notice(deny_rename, &rmdir, &n);
+	cr_expect(o.reported && o.result == ENOSYS, "rmdir: got %d", o.result);
+}
+
+Test(seccomp, notice_prefix_not_without_the_default_profile)
+{
+	struct policy *p = load("{\"version\":1,\"seccomp\":{\"profile\":\"none\"}}");
+	struct seccomp_info info = {0};
+
+	cr_assert_eq(seccomp_protect_program(&info, p), 0);
+	cr_assert_null(info.bpf_notify);
+	cr_assert_eq(info.n_protect_nrs, 0);
+	policy_free(p);
+}
