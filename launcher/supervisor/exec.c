@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/pidfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -94,6 +95,48 @@ static char **merged_env(char *const *base, const char *const *add, size_t n_add
 	return env;
 }
 
+/* --weaken exec-unhardened (evaluation only): instead of
+ * sandbox_harden(), only what keeps the command a process of the session
+ * (a session of its own, the cwd, fds 0-2 and the close-on-exec error
+ * pipe) and the helper's capabilities carried across execve(2): every
+ * capability of its permitted set (all of them in the sandbox's user
+ * namespace after the join) made inheritable and ambient, since an exec
+ * by a non-zero uid otherwise clears them (capabilities(7), "Transformation
+ * of capabilities during execve()"). No bounding set drop, no
+ * no_new_privs, no Landlock, no seccomp: the twin of test_exec.c's
+ * `exec_has_the_workloads_*` tests, which must see each of these. */
+static int unhardened(const char *cwd, struct err *err)
+{
+	cap_t caps = cap_get_proc();
+	cap_value_t last = (cap_value_t)cap_max_bits() - 1;
+	sigset_t mask;
+	int rc = 0;
+
+	if (setsid() < 0 || chdir(cwd) < 0)
+		return err_sys(err, errno, "exec-unhardened: setsid or cwd %s", cwd);
+	if (!caps)
+		return err_sys(err, errno, "exec-unhardened: cap_get_proc");
+	for (cap_value_t c = 0; c <= last && rc == 0; c++) {
+		cap_flag_value_t v = CAP_CLEAR;
+
+		if (cap_get_flag(caps, c, CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+			rc = cap_set_flag(caps, CAP_INHERITABLE, 1, &c, CAP_SET);
+	}
+	if (rc == 0)
+		rc = cap_set_proc(caps);
+	cap_free(caps);
+	if (rc < 0)
+		return err_sys(err, errno, "exec-unhardened: inheritable capabilities");
+	/* EPERM for a capability not in the permitted and inheritable sets:
+	 * not ours to carry. */
+	for (cap_value_t c = 0; c <= last; c++)
+		(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long)c, 0UL, 0UL);
+	sigemptyset(&mask);
+	if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0)
+		return err_sys(err, errno, "sigprocmask");
+	return 0;
+}
+
 /* The command's process: in the sandbox's namespaces (pid included), a
  * child of the helper. Never returns. */
 static __attribute__((noreturn)) void command(const struct run *r, struct session_exec *x,
@@ -101,8 +144,9 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 {
 	struct err err = {0};
 	int keep[1] = {errfd};
+	const char *cwd;
 	char **env;
-	int e;
+	int e, rc = -1;
 
 	/* Killed with the helper: it holds the client's connection and our
 	 * only handle. Our parent is outside our pid namespace, so getppid()
@@ -117,10 +161,14 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 		if (dup2(cstdio[i], i) < 0)
 			_exit(EXIT_LAUNCHER);
 	env = merged_env(r->spec->sb.env, x->env, x->n_env);
-	if (!env) {
+	cwd = x->cwd ? x->cwd : r->spec->policy->cwd;
+	if (!env)
 		err_set(&err, ENOMEM, "out of memory");
-	} else if (sandbox_harden(&r->spec->sb, x->cwd ? x->cwd : r->spec->policy->cwd, keep, 1, 0,
-				  true, false, &err) >= 0) {
+	else if (r->spec->opt->weaken & WEAKEN_EXEC_UNHARDENED)
+		rc = unhardened(cwd, &err);
+	else
+		rc = sandbox_harden(&r->spec->sb, cwd, keep, 1, 0, true, false, &err);
+	if (env && rc >= 0) {
 		/* execvp(3) searches the PATH of the environment it runs in:
 		 * the command's, as paddock-init's execvp does for the
 		 * workload. */
