@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "../../include/exitcodes.h"
+#include "../../include/log.h"
 #include "../../include/sys.h"
 
 extern char **environ;
@@ -179,6 +180,7 @@ static __attribute__((noreturn)) void command(const struct run *r, struct sessio
 		 * ioctl: then the command runs without one. */
 		if (x->tty)
 			(void)ioctl(0, TIOCSCTTY, 0);
+		log_debug("exec: command hardened");
 		execvp(x->argv[0], x->argv);
 		e = errno;
 		reply(keep[0], "exec-error %d", e);
@@ -337,6 +339,7 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 		reply(sock, "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
+	log_debug("exec: helper joined, relay ready");
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		reply(sock, "error pipe: %s", strerror(errno));
 		_exit(EXIT_LAUNCHER);
@@ -376,6 +379,7 @@ static __attribute__((noreturn)) void helper(const struct run *r, int sock, stru
 		reply(sock, "%s", buf);
 		_exit(0);
 	}
+	log_debug("exec: command started");
 	forward_client(sock, pidfd, end_fd, &rel);
 	end_command(pid, &rel);
 	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
@@ -438,6 +442,7 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req)
 	pid_t pid;
 	int ws;
 
+	log_debug("exec: request");
 	if (!no && !r->live.exec_end_open) {
 		if (pipe2(r->live.exec_end, O_CLOEXEC) < 0)
 			no = strerror(errno);
