@@ -288,6 +288,7 @@ int supervisor_run(const struct options *o)
 			     .cgroup_fd = -1},
 		     .cgroup = {.fd = -1, .dirfd = -1, .parent = -1},
 		     .stdio = {.master = -1, .tty_fd = -1},
+		     .exec_spare = -1,
 		     .svc_out = {-1, -1},
 		     .report_fd = -1,
 		     .caller_err = -1,
