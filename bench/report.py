@@ -82,12 +82,14 @@ AB = [("seccomp (the default profile's program)", "paddock (no seccomp)", "paddo
       ("Landlock (the rules and scopes)", "paddock (no Landlock)", "paddock"),
       ("protected paths (the agent policy's)", "paddock (no protected paths)", "paddock"),
       ("the completion record (--record)", "paddock", "paddock (with --record)"),
+      ("the session registry (entry, socket, session.json)", "paddock (no registry)", "paddock"),
       ("a mediated network (agent-net.json)", "paddock", "paddock (agent-net.json)")]
 L += ["### What each policy feature costs", "",
       "From the start-up run above: each feature off (its `--weaken` knob, which the run "
       "warns about and records) against on; the record is off by default and turned on "
-      "with `--record FILE`. The session registry has no off switch (a run outside it "
-      "could not be listed or stopped); its cost is in bench/profile.md.", "",
+      "with `--record FILE`. The session registry has no switch (a run outside it "
+      "could not be listed or stopped): its off row is build/paddock-noreg, the "
+      "launcher built without it for this row alone (Makefile; never installed).", "",
       "| feature | off (ms) | on (ms) | on - off (ms) | on / off |", "|---|---|---|---|---|"]
 for what, off, on in AB:
     if off in st and on in st:

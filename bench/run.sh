@@ -83,6 +83,9 @@ P0="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no
 PNS="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-seccomp --"
 PNL="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-landlock --"
 PR="$top/build/paddock run --policy $top/contrib/policies/agent.json --record $work/out/ab-record.json --"
+# The registry has no switch: build/paddock-noreg (Makefile, never
+# installed) is the launcher built without it.
+PNR="$top/build/paddock-noreg run --policy $top/contrib/policies/agent.json --"
 PN="$top/build/paddock run --policy $top/contrib/policies/agent-net.json --"
 I="$top/build/paddock-init"
 
@@ -116,6 +119,7 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 	-n "paddock (no seccomp)" "$PNS /bin/true" \
 	-n "paddock (no Landlock)" "$PNL /bin/true" \
 	-n "paddock (with --record)" "$PR /bin/true" \
+	-n "paddock (no registry)" "$PNR /bin/true" \
 	-n "paddock (agent-net.json)" "$PN /bin/true" \
 	-n unshare "unshare -Urmpfn --mount-proc /bin/true" \
 	-n "paddock --version" "$top/build/paddock --version" \
