@@ -703,13 +703,17 @@ static const char *answers(const char *text)
 
 static void landlock_pair(const char *weaken, const char **workload, const char **exec)
 {
-	struct h_sworld s = h_sworld();
-	const char *pol = h_join(s.w.base, "landlock.json"), *m = h_marker();
-	const char *extra[] = {"--policy", pol, weaken ? "--weaken" : NULL, weaken, NULL};
-	const char *id;
+	long abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1UL);
+	struct h_sworld s;
+	const char *pol, *m = h_marker(), *id;
 	struct h_proc p;
 
+	if (abi < 6)
+		h_skip("Landlock ABI %ld: no TCP rules or signal scope", abi);
+	s = h_sworld();
+	pol = h_join(s.w.base, "landlock.json");
 	h_write_file(pol, landlock_policy, 0644);
+	const char *extra[] = {"--policy", pol, weaken ? "--weaken" : NULL, weaken, NULL};
 	id = detach(
 	    &s, extra,
 	    h_fmt("%s > /tmp/workload.txt 2>&1; touch /tmp/done; exec sleep 300 $0", questions), m);
@@ -732,11 +736,8 @@ static void landlock_pair(const char *weaken, const char **workload, const char 
 
 Test(exec, exec_has_the_workloads_landlock_rules_and_seccomp_answers)
 {
-	long abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1UL);
 	const char *wl, *ex;
 
-	if (abi < 6)
-		h_skip("Landlock ABI %ld: no TCP rules or signal scope", abi);
 	landlock_pair(NULL, &wl, &ex);
 	cr_assert_str_eq(ex, wl, "the exec'd command's answers differ from the workload's");
 	cr_assert_str_eq(h_kv(ex, "tcpbind:18990"), "OK", "%s", ex);
@@ -751,11 +752,8 @@ Test(exec, exec_has_the_workloads_landlock_rules_and_seccomp_answers)
  * were and the exec'd command's Landlock and seccomp refusals gone. */
 Test(exec, weaken_exec_unhardened_answers_differ_from_the_workloads)
 {
-	long abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1UL);
 	const char *wl, *ex;
 
-	if (abi < 6)
-		h_skip("Landlock ABI %ld: no TCP rules or signal scope", abi);
 	landlock_pair("exec-unhardened", &wl, &ex);
 	cr_assert_str_neq(ex, wl, "the weakening is not real");
 	cr_assert_str_eq(h_kv(wl, "tcpbind:18991"), "EACCES", "%s", wl);
