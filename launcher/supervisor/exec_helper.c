@@ -380,10 +380,12 @@ static int prepare(const struct run *r, int *chan, int *end_fd, int *pidfd, int 
 	int rc = sandbox_join(&j, err), sv[2];
 	long pid;
 
-	if (rc < 0)
-		return rc;
+	/* Where the join left them, also after a failed step: the request
+	 * still gets its "error" (exec_helper()). */
 	*chan = keep[0];
 	*end_fd = keep[1];
+	if (rc < 0)
+		return rc;
 	/* The command's cwd is resolved with RESOLVE_IN_ROOT from ours:
 	 * without the mount namespace's join (which leaves us at the
 	 * sandbox's root) we still stand in the supervisor's cwd. */
