@@ -439,7 +439,7 @@ static ssize_t await_request(int chan, int end_fd, int pidfd, char *pkt, int fds
 	}
 }
 
-void exec_helper(const struct run *r, int chan)
+void exec_helper(struct run *r, int chan)
 {
 	struct session_exec x = {.stdio = {-1, -1, -1}};
 	struct stdio_relay rel = {.master = -1, .tty_fd = -1};
@@ -450,8 +450,14 @@ void exec_helper(const struct run *r, int chan)
 	int fds[EXEC_FDS], cstdio[3] = {-1, -1, -1};
 	/* The session's --weaken direct-stdio: the client's own fds. */
 	bool direct = r->spec->opt->weaken & WEAKEN_DIRECT_STDIO;
-	long pid = pkt ? prepare(r, &chan, &end_fd, &pidfd, &cmd, &setup) : -ENOMEM;
+	long pid;
 	ssize_t n;
+
+	/* Our copy of the supervisor's memory has the evidence log's key;
+	 * neither we nor the waiting command need it (docs/security.md,
+	 * "paddock exec"). */
+	explicit_bzero(r->live.evidence.key, sizeof(r->live.evidence.key));
+	pid = pkt ? prepare(r, &chan, &end_fd, &pidfd, &cmd, &setup) : -ENOMEM;
 
 	if (pid < 0 && !setup.msg[0])
 		err_set(&setup, ENOMEM, "out of memory");

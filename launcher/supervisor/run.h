@@ -373,7 +373,7 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req);
  * a command's channel. exec_send_fds(): one packet with EXEC_FDS fds, 0 or
  * -errno (MSG_NOSIGNAL). */
 #define EXEC_FDS 4
-__attribute__((noreturn)) void exec_helper(const struct run *r, int chan);
+__attribute__((noreturn)) void exec_helper(struct run *r, int chan);
 void exec_reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int exec_send_fds(int ch, const char *pkt, size_t len, const int fds[EXEC_FDS]);
 
