@@ -763,3 +763,72 @@ Test(exec, weaken_exec_unhardened_answers_differ_from_the_workloads)
 	/* The mounts stay: the knob weakens the process, not the tree. */
 	cr_assert_str_eq(h_kv(ex, "w:/usr/paddock-new"), "EROFS", "%s", ex);
 }
+
+/* The spare's waiting command (exec_helper.c) is a process of the session
+ * before any request, holding a copy of the supervisor's memory: the
+ * workload finds it by its name and tries to signal it, trace it, read its
+ * environment and memory and take its channel; then to kill it. No exec
+ * runs meanwhile (the workload and the test meet in the workspace), and
+ * the exec after it works either way (a spare that is gone is replaced). */
+static const char *probe_spare(const char *const *extra)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker(), *id, *out = NULL;
+	struct h_proc p;
+
+	id = detach(&s, extra,
+		    "while [ ! -e go ]; do sleep 0.05; done; w=; "
+		    "for i in $(seq 200); do for p in /proc/[0-9]*; do "
+		    "[ \"$(cat $p/comm 2>/dev/null)\" = paddock-exec ] && w=${p#/proc/}; done; "
+		    "[ -n \"$w\" ] && break; sleep 0.05; done; "
+		    "/probe/probe kill:$w ptrace:$w r:/proc/$w/environ r:/proc/$w/mem getfd:$w:3 "
+		    "kill9:$w > out.tmp 2>&1; echo spare=$w >> out.tmp; mv out.tmp out; "
+		    "exec sleep 300 $0",
+		    m);
+	/* The first exec makes the first spare, takes it and makes the next:
+	 * the one the workload finds. */
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	h_write_file(h_join(s.w.ws, "go"), "", 0644);
+	for (int i = 0; i < 250 && !out; i++) {
+		out = h_read_file(h_join(s.w.ws, "out"), NULL);
+		if (!out)
+			h_sleep_ms(40);
+	}
+	cr_assert_not_null(out, "no answers from the workload");
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+	cr_assert_eq(p.status, 0, "the exec after the probe: " H_FMT, H_ARGS(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	return out;
+}
+
+Test(exec, the_waiting_command_is_out_of_the_workloads_reach)
+{
+	const char *out = probe_spare(NULL);
+	const char *w = h_kv(out, "spare");
+
+	cr_assert(w && atoi(w) > 1, "the workload found no waiting command: %s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill:%s", w)), "EPERM", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill9:%s", w)), "EPERM", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("ptrace:%s", w)), "EPERM", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("r:/proc/%s/environ", w)), "EACCES", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("r:/proc/%s/mem", w)), "EACCES", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("getfd:%s:3", w)), "EPERM", "%s", out);
+}
+
+/* The twin: without Landlock's signal scope (and seccomp) the workload can
+ * signal and kill it (not dumpable, it still cannot be traced or read),
+ * and the exec after it still works: the supervisor replaces a spare
+ * that is gone. */
+Test(exec, weaken_no_landlock_the_workload_can_kill_the_waiting_command)
+{
+	const char *weak[] = {"--weaken", "no-landlock", "--weaken", "no-seccomp", NULL};
+	const char *out = probe_spare(weak);
+	const char *w = h_kv(out, "spare");
+
+	cr_assert(w && atoi(w) > 1, "the workload found no waiting command: %s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill:%s", w)), "OK", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill9:%s", w)), "OK", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("ptrace:%s", w)), "EPERM", "%s", out);
+}
