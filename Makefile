@@ -94,6 +94,16 @@ $(B)/paddock: $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o $(B)/
 		$(B)/libpaddock.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# A benchmark's binary, never installed: the launcher with run.c built
+# without the session registry (PADDOCK_BENCH_NO_REGISTRY), for the A/B
+# row of what registration costs (bench/run.sh). Its run.o comes first, so
+# the archive's is not linked.
+$(B)/paddock-noreg: launcher/supervisor/run.c $(B)/launcher/main.o \
+		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
+	$(CC) $(CFLAGS) -DPADDOCK_BENCH_NO_REGISTRY -c -o $(B)/bench-run-noreg.o $<
+	$(CC) $(LDFLAGS) -o $@ $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
+		$(B)/gen/default_seccomp.o $(B)/bench-run-noreg.o $(B)/libpaddock.a $(PKG_LIBS)
+
 # paddock-init is static (libc only) and copied into a memfd at every start:
 # built against musl it is ~100 KB instead of ~1 MB with glibc, which makes
 # that copy and its exec cheap. Without musl-gcc (or with SANITIZE=1), glibc.
@@ -294,7 +304,7 @@ $(B)/ledger_bench: bench/ledger_bench.c $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVID
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(SQLITE_LIBS) -lpthread
 
 bench: deps
-	$(MAKE) all $(B)/seccomp_bench $(B)/ledger_bench
+	$(MAKE) all $(B)/seccomp_bench $(B)/ledger_bench $(B)/paddock-noreg
 	@./bench/run.sh
 
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions

@@ -6,6 +6,7 @@
 # BENCH_RUNS   start-up runs per command (default 200; docker: BENCH_DOCKER_RUNS, 30)
 # BENCH_REPS   repetitions of the init, expiry and RSS measurements (default 7)
 # BENCH_STREAM_MB  MiB streamed through the workload's stdout (default 4096)
+# BENCH_LOOP_CALLS commands per row of the agent loop (default 200)
 set -eu
 # The test user cannot use the caller's own tool shims (a pyenv in /root).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -39,9 +40,14 @@ as="setpriv --reuid=$uid --regid=$gid --clear-groups"
 
 work=$(mktemp -d /tmp/paddock-bench.XXXXXX)
 docker_up=0
+loop_id=""
 cleanup() {
+	if [ -n "$loop_id" ]; then
+		$as "$top/build/paddock" stop --grace 0s "$loop_id" >/dev/null 2>&1 || true
+		$as "$top/build/paddock" rm "$loop_id" >/dev/null 2>&1 || true
+	fi
 	if [ "$docker_up" = 1 ]; then
-		docker rm -f pdkbench-expiry >/dev/null 2>&1 || true
+		docker rm -f pdkbench-expiry pdkbench-loop >/dev/null 2>&1 || true
 		"$top/contrib/docker/engine.sh" down >/dev/null 2>&1 || true
 	fi
 	rm -rf "$work"
@@ -51,7 +57,7 @@ trap 'exit 130' INT TERM
 ws=$work/ws
 mkdir -p "$ws" "$work/out"
 chmod 0755 "$work"
-for h in reaper expiry rss fdexec; do
+for h in reaper expiry rss fdexec agentloop; do
 	cc -O2 -Wall -Wextra -Werror -static -o "$ws/$h" "$top/bench/$h.c"
 done
 (cd "$top" && build/seccomp_bench --dump-bpf "$ws/paddock.bpf")
@@ -71,6 +77,15 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 P14="$top/build/paddock run --policy $work/agent-14.json --"
 P0="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-protect --"
+# One policy feature off at a time (the A/B rows): each through its
+# --weaken knob, which the run warns about and records; the record row
+# turns one on (--record, off by default).
+PNS="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-seccomp --"
+PNL="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-landlock --"
+PR="$top/build/paddock run --policy $top/contrib/policies/agent.json --record $work/out/ab-record.json --"
+# The registry has no switch: build/paddock-noreg (Makefile, never
+# installed) is the launcher built without it.
+PNR="$top/build/paddock-noreg run --policy $top/contrib/policies/agent.json --"
 PN="$top/build/paddock run --policy $top/contrib/policies/agent-net.json --"
 I="$top/build/paddock-init"
 
@@ -101,6 +116,10 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 	-n paddock "$P /bin/true" \
 	-n "paddock (14 fixed protected names)" "$P14 /bin/true" \
 	-n "paddock (no protected paths)" "$P0 /bin/true" \
+	-n "paddock (no seccomp)" "$PNS /bin/true" \
+	-n "paddock (no Landlock)" "$PNL /bin/true" \
+	-n "paddock (with --record)" "$PR /bin/true" \
+	-n "paddock (no registry)" "$PNR /bin/true" \
 	-n "paddock (agent-net.json)" "$PN /bin/true" \
 	-n unshare "unshare -Urmpfn --mount-proc /bin/true" \
 	-n "paddock --version" "$top/build/paddock --version" \
@@ -129,6 +148,60 @@ if [ -z "$docker_why" ]; then
 		-n "docker run" "docker run --rm --network none $image /bin/true" >&2
 fi
 echo "$docker_why" >"$work/out/docker_why"
+
+# The agent loop (bench/agentloop.c): the same fixed mix of short commands
+# in a small git repository, started bare, by `paddock exec` into one warm
+# session, by `paddock run` each, by bwrap each (the start-up row's options
+# and seccomp program) and by `docker exec` into a running container (the
+# host's /usr and its libraries bound in, so the same binaries run). The
+# rootless rows as paddock-test; docker exec's client as root, the command
+# as paddock-test's uid in the container.
+calls=${BENCH_LOOP_CALLS:-200}
+loop=$work/loop
+mkdir -p "$loop" "$work/home"
+chown "$user:" "$loop" "$work/home"
+(cd "$loop" && $as env HOME="$work/home" sh -c 'git init -q . &&
+	for i in 1 2 3 4 5 6 7 8; do echo "line $i" >"file$i.txt"; done &&
+	echo notes >notes.txt && git add . &&
+	git -c user.name=bench -c user.email=bench@example.org commit -qm init')
+bwl="bwrap --unshare-all --die-with-parent --new-session \
+ --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin --symlink usr/sbin /sbin \
+ --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/lib32 /lib32 \
+ --proc /proc --dev /dev --tmpfs /tmp --tmpfs /home/sandbox \
+ --bind $loop $loop --chdir $loop"
+loop_id=$(cd "$loop" && $as env HOME="$work/home" "$top/build/paddock" run --detach \
+	--policy "$top/contrib/policies/agent.json" -- sleep 100000)
+loop_docker=""
+if [ -z "$docker_why" ] && docker run -d --name pdkbench-loop --network none \
+	-u "$uid:$gid" -e HOME=/tmp -v /usr:/usr:ro -v /usr/lib:/lib:ro \
+	-v /usr/lib64:/lib64:ro -v "$loop:$loop" -w "$loop" "$image" \
+	/usr/bin/sleep 100000 >>"$work/out/engine.log" 2>&1; then
+	loop_docker=1
+fi
+echo "bench: the agent loop, $calls commands per row ($reps runs each)" >&2
+for i in $(seq "$reps"); do
+	(
+		cd "$loop"
+		echo "bare $($as env HOME="$work/home" "$ws/agentloop" "$calls")"
+		echo "paddock-exec $($as env HOME="$work/home" "$ws/agentloop" "$calls" \
+			"$top/build/paddock" exec "$loop_id" --)"
+		echo "paddock-run $($as env HOME="$work/home" "$ws/agentloop" "$calls" $P)"
+		# shellcheck disable=SC2086
+		echo "bwrap $($as env HOME="$work/home" "$ws/agentloop" "$calls" \
+			"$ws/fdexec" "$ws/paddock.bpf" 9 $bwl --seccomp 9)"
+		if [ -n "$loop_docker" ]; then
+			echo "docker-exec $("$ws/agentloop" "$calls" docker exec pdkbench-loop)"
+		fi
+	) >>"$work/out/agentloop.txt"
+done
+if [ -n "$loop_docker" ]; then
+	docker rm -f pdkbench-loop >/dev/null 2>&1 || true
+elif [ -z "$docker_why" ]; then
+	echo "docker-exec-why docker run -d of the loop's container failed: $(tail -1 "$work/out/engine.log")" >>"$work/out/agentloop.txt"
+fi
+$as "$top/build/paddock" stop --grace 0s "$loop_id" >/dev/null 2>&1 || true
+$as "$top/build/paddock" rm "$loop_id" >/dev/null 2>&1 || true
+loop_id=""
 
 echo "bench: seccomp" >&2
 (cd "$top" && build/seccomp_bench) >"$work/out/seccomp.txt"

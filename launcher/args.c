@@ -239,7 +239,8 @@ static const char run_usage[] =
     "                         trust-path-only, signature-only,\n"
     "                         check-then-charge, unpriced-as-free,\n"
     "                         release-on-timeout, no-seq, raw-export,\n"
-    "                         evidence-in-sandbox, trust-tool-claim\n"
+    "                         evidence-in-sandbox, trust-tool-claim,\n"
+    "                         exec-unhardened\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"
@@ -341,8 +342,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				return err_set(
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (paddock run --help lists "
-				    "the %d knobs)",
-				    optarg, WEAKEN_COUNT);
+				    "the knobs)",
+				    optarg);
 			}
 			o->weaken |= bit;
 			break;

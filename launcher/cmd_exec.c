@@ -19,6 +19,7 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
+#include "../include/log.h"
 
 static const char usage[] =
     "Usage: paddock exec [-t|--no-tty] [--cwd DIR] [--setenv NAME=VAL]... ID|NAME [--] CMD "
@@ -234,6 +235,7 @@ int cmd_exec(int argc, char **argv)
 	sigset_t set;
 	int rc = parse(argc, argv, &a, &err);
 
+	log_debug("exec: client start");
 	if (rc != 0) {
 		free(a.setenv);
 		return rc > 0 ? 0 : cli_fail("%s", err.msg);
@@ -261,11 +263,13 @@ int cmd_exec(int argc, char **argv)
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
 	    (sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return cli_fail("signalfd: %s", strerror(errno));
+	log_debug("exec: connected");
 	if (send_request(fd, pkt, len, &err) < 0)
 		return cli_fail("session %s: %s", info.id, err.msg);
 	if (a.tty)
 		tty_raw();
 	rc = await(fd, sfd, info.id, a.argv[0]);
 	tty_restore();
+	log_debug("exec: reply");
 	return rc;
 }

@@ -288,6 +288,7 @@ int supervisor_run(const struct options *o)
 			     .cgroup_fd = -1},
 		     .cgroup = {.fd = -1, .dirfd = -1, .parent = -1},
 		     .stdio = {.master = -1, .tty_fd = -1},
+		     .exec_spare = -1,
 		     .svc_out = {-1, -1},
 		     .report_fd = -1,
 		     .caller_err = -1,
@@ -356,8 +357,15 @@ int supervisor_run(const struct options *o)
 			return status;
 		}
 	}
+#ifndef PADDOCK_BENCH_NO_REGISTRY
 	if (rc >= 0)
 		rc = run_open_session(&r, &session, &err);
+#else
+	/* build/paddock-noreg, a benchmark's binary that is never installed
+	 * (Makefile): the run without its registry entry, for bench/run.sh's
+	 * A/B row of what registration costs. Nothing can list or stop it. */
+	(void)session;
+#endif
 	log_debug("session registered");
 	/* Once the run is going to start (a run refused before has its one
 	 * line of error), on the caller's stderr. */

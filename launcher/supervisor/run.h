@@ -288,6 +288,9 @@ struct run_live {
 	 * their command when the supervisor is gone (EOF). */
 	int exec_end[2];
 	bool exec_end_open;
+	/* Our end of the channel to the spare helper that takes the next
+	 * request (exec.c), -1: none yet. */
+	int exec_spare;
 	struct mediator_state mediator;
 	struct evidence_log evidence; /* fd -1: none */
 	char evidence_path[PATH_MAX];
@@ -374,6 +377,18 @@ int find_survivors(struct run *r);
  * is run and waited for by a helper process that is not the supervisor's
  * child, so the supervisor never reaps anything but its own. */
 void exec_spawn(struct run *r, int fd, struct session_exec *req);
+
+/* exec_helper.c: the spare helper that serves the next request (forked by
+ * exec.c, twice, while no client waits; chan: its end of a SOCK_SEQPACKET
+ * pair whose one packet is the request, re-encoded by
+ * session_exec_encode(), with EXEC_FDS fds: the client's socket and stdio
+ * 0-2). Never returns. exec_reply(): one message on the client's socket or
+ * a command's channel. exec_send_fds(): one packet with EXEC_FDS fds, 0 or
+ * -errno (MSG_NOSIGNAL). */
+#define EXEC_FDS 4
+__attribute__((noreturn)) void exec_helper(struct run *r, int chan);
+void exec_reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int exec_send_fds(int ch, const char *pkt, size_t len, const int fds[EXEC_FDS]);
 
 /* detach.c: paddock run --detach. detach_start() forks; in the child (the
  * supervisor-to-be: new session, stdin /dev/null, no inherited fds but

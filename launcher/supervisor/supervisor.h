@@ -67,7 +67,11 @@
 	(UINT64_C(1) << 26) /* the record's directory bound rw in the sandbox */
 #define WEAKEN_TRUST_TOOL_CLAIM \
 	(UINT64_C(1) << 27) /* evidence reconcile takes the claim for the effect */
-#define WEAKEN_COUNT 28
+/* paddock exec (supervisor/exec.c), bits 44 and 45: */
+#define WEAKEN_EXEC_UNHARDENED \
+	(UINT64_C(1) << 44) /* exec'd commands keep the helper's caps, no NNP/Landlock/seccomp */
+/* The size of the knob table: bits without a name in it are no knobs. */
+#define WEAKEN_COUNT 46
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
  * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;

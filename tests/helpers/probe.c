@@ -32,6 +32,10 @@
  *   ptrace:PID   ptrace(PTRACE_SEIZE, PID): OK or the errno (a tracee is
  *                detached when the probe exits)
  *   getfd:PID:FD pidfd_getfd(2) of fd FD of process PID (via pidfd_open)
+ *   tcpbind:PORT bind(2) a TCP socket to 127.0.0.1:PORT: OK or the errno
+ *                (Landlock's bind rules answer EACCES)
+ *   tcpconnect:PORT connect(2) to 127.0.0.1:PORT: OK or the errno (with no
+ *                listener ECONNREFUSED; Landlock's connect rules EACCES)
  *   dev          dev=NAMES: ls of /dev (shorthand for ls:/dev, other key)
  *   calls        call.NAME=OK|ERRNO|SIGNAME for each call that the default
  *                seccomp profile refuses (see calls[] below); calls that
@@ -849,6 +853,23 @@ static void serve(const char *key, const char *spec, bool http)
 	}
 }
 
+/* tcpbind:PORT, tcpconnect:PORT on 127.0.0.1. */
+static void print_tcp(const char *key, const char *port, bool bind_it)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)atoi(port)),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && (bind_it ? bind(fd, (struct sockaddr *)&sa, sizeof(sa))
+				      : connect(fd, (struct sockaddr *)&sa, sizeof(sa))) == 0;
+	int e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	result(key, ok);
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0;
@@ -917,6 +938,8 @@ int main(int argc, char **argv)
 				close(fd);
 			if (pidfd >= 0)
 				close(pidfd);
+		} else if ((IS("tcpbind") || IS("tcpconnect")) && colon) {
+			print_tcp(a, v, IS("tcpbind"));
 		} else if (IS("dev") && !colon) {
 			print_dir("dev", "/dev");
 		} else if (IS("calls") && !colon) {

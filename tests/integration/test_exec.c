@@ -575,3 +575,260 @@ Test(exec, another_users_session_cannot_be_entered)
 	cr_assert_eq(count_uid((uid_t)atoi(uid2)), before, "a process of the other user appeared");
 	cr_assert_eq(start_time(init), init_start, "the other user's session was ended");
 }
+
+/* ------------------------------- the same hardening as the workload's */
+
+/* The fields of /proc/PID/status that say a process's hardening: its
+ * seccomp mode and the number of filters stacked on it, no_new_privs and
+ * the five capability sets. */
+static const char *const hardening_keys[] = {"Seccomp", "Seccomp_filters", "NoNewPrivs", "CapInh",
+					     "CapPrm",	"CapEff",	   "CapBnd",	 "CapAmb"};
+
+#define N_HARDENING (sizeof(hardening_keys) / sizeof(hardening_keys[0]))
+
+/* "KEY:\tVALUE" of /proc/PID/status, read from outside (the file is
+ * world-readable); "(none)" without the line. */
+static const char *status_field(pid_t pid, const char *key)
+{
+	char *text = h_read_file(h_fmt("/proc/%d/status", (int)pid), NULL);
+	const char *line = text ? strstr(text, h_fmt("\n%s:", key)) : NULL;
+
+	if (!line)
+		return "(none)";
+	line += strlen(key) + 2;
+	line += strspn(line, " \t");
+	return h_fmt("%.*s", (int)strcspn(line, "\n"), line);
+}
+
+/* A session whose workload (marker m) sleeps, and a command exec'd into it
+ * (marker m2) that sleeps too: both found in the host's /proc, in the
+ * session's pid namespace. */
+struct pair {
+	const char *id;
+	pid_t workload, exec;
+	struct h_proc client;
+};
+
+static struct pair exec_pair(const struct h_sworld *s, const char *const *extra)
+{
+	const char *m = h_marker(), *m2 = h_marker();
+	struct pair x = {.id = detach(s, extra, "exec sleep 300 $0", m)};
+	pid_t init = init_pid(s, x.id), pids[4];
+	unsigned long long start, starts[4];
+	size_t n;
+
+	/* paddock-init's argv holds the workload's (and so the marker). */
+	n = in_session(init, m, 2, pids, starts);
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] != init)
+			x.workload = pids[i];
+	cr_assert_gt(x.workload, 0, "no workload in the session");
+	H_PADDOCK_START(&x.client, s->w.ws, "exec", x.id, "--", "sleep", "300", m2);
+	cr_assert_eq(in_session(init, m2, 1, &x.exec, &start), 1,
+		     "no exec'd process in the session");
+	return x;
+}
+
+static void pair_end(const struct h_sworld *s, struct pair *x)
+{
+	struct h_proc p;
+
+	H_PADDOCK(&p, s->w.ws, "stop", "--grace", "0s", x->id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	h_wait(&x->client, 10000);
+}
+
+/* Seen from outside, in /proc/PID/status: the exec'd command has the
+ * workload's seccomp mode and as many filters (one: the policy's program;
+ * the program itself is compared in test_root.c, which may read it), the
+ * same no_new_privs and the same five capability sets. */
+Test(exec, exec_has_the_workloads_seccomp_caps_and_no_new_privs_seen_from_outside)
+{
+	struct h_sworld s = h_sworld();
+	struct pair x = exec_pair(&s, NULL);
+
+	for (size_t i = 0; i < N_HARDENING; i++)
+		cr_assert_str_eq(status_field(x.exec, hardening_keys[i]),
+				 status_field(x.workload, hardening_keys[i]),
+				 "%s: exec'd %d, workload %d", hardening_keys[i], (int)x.exec,
+				 (int)x.workload);
+	cr_assert_str_eq(status_field(x.exec, "Seccomp"), "2");
+	cr_assert_str_eq(status_field(x.exec, "Seccomp_filters"), "1");
+	cr_assert_str_eq(status_field(x.exec, "NoNewPrivs"), "1");
+	cr_assert_str_eq(status_field(x.exec, "CapEff"), "0000000000000000");
+	cr_assert_str_eq(status_field(x.exec, "CapBnd"), "0000000000000000");
+	pair_end(&s, &x);
+}
+
+/* The twin: with --weaken exec-unhardened the exec'd command keeps the
+ * helper's capabilities and gets no no_new_privs and no filter, and the
+ * comparison above sees each of the eight fields differ. */
+Test(exec, weaken_exec_unhardened_differs_from_the_workload_in_every_field)
+{
+	struct h_sworld s = h_sworld();
+	const char *weak[] = {"--weaken", "exec-unhardened", NULL};
+	struct pair x = exec_pair(&s, weak);
+
+	for (size_t i = 0; i < N_HARDENING; i++)
+		cr_assert_str_neq(status_field(x.exec, hardening_keys[i]),
+				  status_field(x.workload, hardening_keys[i]),
+				  "%s is the same: the weakening is not real", hardening_keys[i]);
+	cr_assert_str_eq(status_field(x.exec, "Seccomp"), "0");
+	cr_assert_str_eq(status_field(x.exec, "NoNewPrivs"), "0");
+	cr_assert_str_eq(status_field(x.workload, "Seccomp"), "2");
+	pair_end(&s, &x);
+}
+
+/* What the kernel answers the workload and an exec'd command, asked the
+ * same questions by the probe: writes the mounts refuse (EROFS), the
+ * policy's Landlock TCP rules (bind 18990 and connect 18990 allowed, the
+ * port beside it refused with EACCES: nothing but Landlock refuses a bind
+ * of a free loopback port in the sandbox's own network namespace), the
+ * signal scope (kill -0 of PID 1, a process of another domain: EPERM), and
+ * every call the default seccomp profile refuses (calls). The workload
+ * writes its answers to the sandbox's /tmp before it sleeps. */
+static const char landlock_policy[] =
+    "{\"version\": 1, \"extends\": \"agent\", \"landlock\": {\"mode\": \"required\", "
+    "\"tcp\": {\"bind\": [18990], \"connect\": [18990]}}}";
+static const char questions[] = "/probe/probe w:/usr/paddock-new w:/tmp/new tcpbind:18990 "
+				"tcpbind:18991 tcpconnect:18990 tcpconnect:18991 kill:1 calls";
+
+/* The probe's answers without its pid= line (the one that differs). */
+static const char *answers(const char *text)
+{
+	const char *nl = strncmp(text, "pid=", 4) == 0 ? strchr(text, '\n') : NULL;
+
+	return nl ? nl + 1 : text;
+}
+
+static void landlock_pair(const char *weaken, const char **workload, const char **exec)
+{
+	long abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1UL);
+	struct h_sworld s;
+	const char *pol, *m = h_marker(), *id;
+	struct h_proc p;
+
+	if (abi < 6)
+		h_skip("Landlock ABI %ld: no TCP rules or signal scope", abi);
+	s = h_sworld();
+	pol = h_join(s.w.base, "landlock.json");
+	h_write_file(pol, landlock_policy, 0644);
+	const char *extra[] = {"--policy", pol, weaken ? "--weaken" : NULL, weaken, NULL};
+	id = detach(
+	    &s, extra,
+	    h_fmt("%s > /tmp/workload.txt 2>&1; touch /tmp/done; exec sleep 300 $0", questions), m);
+	for (int i = 0; i < 250; i++) {
+		H_PADDOCK(&p, s.w.ws, "exec", id, "--", "test", "-e", "/tmp/done");
+		if (p.status == 0)
+			break;
+		h_sleep_ms(20);
+	}
+	cr_assert_eq(p.status, 0, "the workload's probe did not finish: " H_FMT, H_ARGS(&p));
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "cat", "/tmp/workload.txt");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	*workload = answers(p.out_text);
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", questions);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	*exec = answers(p.out_text);
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+Test(exec, exec_has_the_workloads_landlock_rules_and_seccomp_answers)
+{
+	const char *wl, *ex;
+
+	landlock_pair(NULL, &wl, &ex);
+	cr_assert_str_eq(ex, wl, "the exec'd command's answers differ from the workload's");
+	cr_assert_str_eq(h_kv(ex, "tcpbind:18990"), "OK", "%s", ex);
+	cr_assert_str_eq(h_kv(ex, "tcpbind:18991"), "EACCES", "%s", ex);
+	cr_assert_str_eq(h_kv(ex, "tcpconnect:18991"), "EACCES", "%s", ex);
+	cr_assert_str_eq(h_kv(ex, "kill:1"), "EPERM", "%s", ex);
+	cr_assert_str_eq(h_kv(ex, "w:/usr/paddock-new"), "EROFS", "%s", ex);
+	cr_assert(h_contains(ex, "call.unshare_user=EPERM\n"), "%s", ex);
+}
+
+/* The twin: --weaken exec-unhardened leaves the workload's answers as they
+ * were and the exec'd command's Landlock and seccomp refusals gone. */
+Test(exec, weaken_exec_unhardened_answers_differ_from_the_workloads)
+{
+	const char *wl, *ex;
+
+	landlock_pair("exec-unhardened", &wl, &ex);
+	cr_assert_str_neq(ex, wl, "the weakening is not real");
+	cr_assert_str_eq(h_kv(wl, "tcpbind:18991"), "EACCES", "%s", wl);
+	cr_assert_str_eq(h_kv(ex, "tcpbind:18991"), "OK", "%s", ex);
+	cr_assert_str_eq(h_kv(ex, "tcpconnect:18991"), "ECONNREFUSED", "%s", ex);
+	cr_assert_str_eq(h_kv(ex, "kill:1"), "OK", "%s", ex);
+	/* The mounts stay: the knob weakens the process, not the tree. */
+	cr_assert_str_eq(h_kv(ex, "w:/usr/paddock-new"), "EROFS", "%s", ex);
+}
+
+/* The spare's waiting command (exec_helper.c) is a process of the session
+ * before any request, holding a copy of the supervisor's memory: the
+ * workload finds it by its name and tries to signal it, trace it, read its
+ * environment and memory and take its channel; then to kill it. No exec
+ * runs meanwhile (the workload and the test meet in the workspace), and
+ * the exec after it works either way (a spare that is gone is replaced). */
+static const char *probe_spare(const char *const *extra)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker(), *id, *out = NULL;
+	struct h_proc p;
+
+	id = detach(&s, extra,
+		    "while [ ! -e go ]; do sleep 0.05; done; w=; "
+		    "for i in $(seq 200); do for p in /proc/[0-9]*; do "
+		    "[ \"$(cat $p/comm 2>/dev/null)\" = paddock-exec ] && w=${p#/proc/}; done; "
+		    "[ -n \"$w\" ] && break; sleep 0.05; done; "
+		    "/probe/probe kill:$w ptrace:$w r:/proc/$w/environ r:/proc/$w/mem getfd:$w:3 "
+		    "kill9:$w > out.tmp 2>&1; echo spare=$w >> out.tmp; mv out.tmp out; "
+		    "exec sleep 300 $0",
+		    m);
+	/* The first exec makes the first spare, takes it and makes the next:
+	 * the one the workload finds. */
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	h_write_file(h_join(s.w.ws, "go"), "", 0644);
+	for (int i = 0; i < 250 && !out; i++) {
+		out = h_read_file(h_join(s.w.ws, "out"), NULL);
+		if (!out)
+			h_sleep_ms(40);
+	}
+	cr_assert_not_null(out, "no answers from the workload");
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+	cr_assert_eq(p.status, 0, "the exec after the probe: " H_FMT, H_ARGS(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	return out;
+}
+
+Test(exec, the_waiting_command_is_out_of_the_workloads_reach)
+{
+	const char *out = probe_spare(NULL);
+	const char *w = h_kv(out, "spare");
+
+	cr_assert(w && atoi(w) > 1, "the workload found no waiting command: %s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill:%s", w)), "EPERM", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill9:%s", w)), "EPERM", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("ptrace:%s", w)), "EPERM", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("r:/proc/%s/environ", w)), "EACCES", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("r:/proc/%s/mem", w)), "EACCES", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("getfd:%s:3", w)), "EPERM", "%s", out);
+}
+
+/* The twin: without Landlock's signal scope (and seccomp) the workload can
+ * signal and kill it (not dumpable, it still cannot be traced or read),
+ * and the exec after it still works: the supervisor replaces a spare
+ * that is gone. */
+Test(exec, weaken_no_landlock_the_workload_can_kill_the_waiting_command)
+{
+	const char *weak[] = {"--weaken", "no-landlock", "--weaken", "no-seccomp", NULL};
+	const char *out = probe_spare(weak);
+	const char *w = h_kv(out, "spare");
+
+	cr_assert(w && atoi(w) > 1, "the workload found no waiting command: %s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill:%s", w)), "OK", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("kill9:%s", w)), "OK", "%s", out);
+	cr_assert_str_eq(h_kv(out, h_fmt("ptrace:%s", w)), "EPERM", "%s", out);
+}

@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <linux/filter.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -506,4 +508,161 @@ Test(root, doctor_fails_without_user_namespaces)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "user namespaces     ok"), H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "paddock can run here\n"), H_SHOW(&p));
+}
+
+/* ------------------------------------- paddock exec: the same program */
+
+/* The host process carrying marker in the pid namespace of init (the
+ * session's PID 1), init itself left out (its argv holds the workload's);
+ * waits up to 5 s. 0 when there is none. */
+static pid_t session_pid(pid_t init, const char *marker)
+{
+	char ns[64], want[64];
+	ssize_t n = readlink(h_fmt("/proc/%d/ns/pid", (int)init), want, sizeof(want) - 1);
+
+	cr_assert_gt(n, 0, "the session's pid namespace: %s", strerror(errno));
+	want[n] = '\0';
+	for (int i = 0; i < 250; i++) {
+		pid_t pids[16];
+		size_t found = h_marker_pids(marker, pids, 16);
+
+		for (size_t k = 0; k < found; k++) {
+			n = readlink(h_fmt("/proc/%d/ns/pid", (int)pids[k]), ns, sizeof(ns) - 1);
+			if (pids[k] == init || n <= 0)
+				continue;
+			ns[n] = '\0';
+			if (strcmp(ns, want) == 0)
+				return pids[k];
+		}
+		h_sleep_ms(20);
+	}
+	return 0;
+}
+
+/* The classic BPF program of pid's most recent seccomp filter, read from
+ * outside with PTRACE_SECCOMP_GET_FILTER (needs CAP_SYS_ADMIN and a
+ * stopped tracee: seized, interrupted, detached again), as hex; "(errno
+ * name)" when it has none. */
+static const char *seccomp_program(pid_t pid)
+{
+	struct sock_filter *prog;
+	long n, got;
+	int st, e;
+	char *hex;
+
+	cr_assert_eq(ptrace(PTRACE_SEIZE, pid, NULL, NULL), 0, "seize %d: %s", (int)pid,
+		     strerror(errno));
+	cr_assert_eq(ptrace(PTRACE_INTERRUPT, pid, NULL, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(waitpid(pid, &st, __WALL), pid, "%s", strerror(errno));
+	n = ptrace(PTRACE_SECCOMP_GET_FILTER, pid, 0L, NULL);
+	e = errno;
+	if (n <= 0) {
+		ptrace(PTRACE_DETACH, pid, NULL, NULL);
+		return h_fmt("(%s)", strerrorname_np(e));
+	}
+	prog = calloc((size_t)n, sizeof(*prog));
+	cr_assert_not_null(prog);
+	got = ptrace(PTRACE_SECCOMP_GET_FILTER, pid, 0L, prog);
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	cr_assert_eq(got, n, "the program changed length: %s", strerror(errno));
+	hex = calloc((size_t)n * sizeof(*prog) * 2 + 1, 1);
+	cr_assert_not_null(hex);
+	for (size_t i = 0; i < (size_t)n * sizeof(*prog); i++)
+		sprintf(hex + 2 * i, "%02x", ((unsigned char *)prog)[i]);
+	free(prog);
+	return hex;
+}
+
+/* SHA-256 of the bytes a hex string stands for. */
+static const char *sha256_of_hex(const char *hex)
+{
+	struct h_proc p;
+
+	H_CMD(&p, NULL, H_PYTHON, "-c",
+	      "import hashlib,sys; print(hashlib.sha256(bytes.fromhex(sys.argv[1])).hexdigest())",
+	      hex);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	return h_fmt("%.64s", p.out_text);
+}
+
+/* A detached session of a root caller (its workload `sleep 300 M`), a
+ * command exec'd into it (`sleep 300 M2`), and both programs. */
+struct programs {
+	const char *workload, *exec, *record;
+};
+
+static struct programs exec_programs(const char *weaken, const char *policy)
+{
+	struct h_world w = h_world();
+	char *xdg = h_mkdir(w.base, "xdg", 0700);
+	const char *m = h_marker(), *m2 = h_marker(), *id;
+	const char *args[16] = {"run", "--detach", "--record", w.record};
+	struct programs out = {.record = w.record};
+	struct h_proc p, e;
+	size_t n = 4;
+	pid_t init, wl, ex;
+
+	cr_assert_eq(setenv("XDG_RUNTIME_DIR", xdg, 1), 0);
+	if (weaken) {
+		args[n++] = "--weaken";
+		args[n++] = weaken;
+	}
+	if (policy) {
+		args[n++] = "--policy";
+		args[n++] = h_join(w.base, "policy.json");
+		h_write_file(args[n - 1], policy, 0644);
+	}
+	args[n++] = "--";
+	args[n++] = "sh";
+	args[n++] = "-c";
+	args[n++] = "exec sleep 300 $0";
+	args[n++] = m;
+	h_run_paddock(&p, w.ws, args);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.12s", p.out_text);
+	init = atoi(h_json(h_fmt("%s/paddock/%s/session.json", xdg, id), "d['init']['pid']"));
+	H_PADDOCK_START(&e, w.ws, "exec", id, "--", "sleep", "300", m2);
+	wl = session_pid(init, m);
+	ex = session_pid(init, m2);
+	cr_assert(wl > 0 && ex > 0, "workload %d, exec'd %d", (int)wl, (int)ex);
+	out.workload = seccomp_program(wl);
+	out.exec = seccomp_program(ex);
+	H_PADDOCK(&p, w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	h_wait(&e, 10000);
+	H_PADDOCK(&p, w.ws, "rm", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	return out;
+}
+
+/* The program itself, read from outside (test_exec.c compares what
+ * /proc/PID/status says, which is all an unprivileged test can read): the
+ * exec'd command's filter is the workload's, byte for byte, and its digest
+ * is the one the record gives for the session's program. */
+Test(root, exec_has_the_workloads_seccomp_program_read_by_ptrace)
+{
+	struct programs x = exec_programs(NULL, NULL);
+
+	cr_assert(x.workload[0] != '(', "the workload has no program: %s", x.workload);
+	cr_assert_str_eq(x.exec, x.workload, "the exec'd command's program differs");
+	cr_assert_str_eq(h_fmt("\"%s\"", sha256_of_hex(x.exec)),
+			 h_json(x.record, "d['seccomp']['bpf_sha256']"));
+}
+
+/* The twins: --weaken exec-unhardened leaves the exec'd command without a
+ * program (EINVAL: not in filter mode) while the workload keeps its own;
+ * and a policy that allows one more call gives another program, so the
+ * comparison above tells programs apart. */
+Test(root, weaken_exec_unhardened_has_no_program_and_another_policy_another)
+{
+	struct programs x = exec_programs("exec-unhardened", NULL);
+	struct programs base = exec_programs(NULL, "{\"version\": 1, \"extends\": \"agent\"}");
+	struct programs other = exec_programs(
+	    NULL,
+	    "{\"version\": 1, \"extends\": \"agent\", \"seccomp\": {\"allow\": [\"chroot\"]}}");
+
+	cr_assert_str_eq(x.exec, "(EINVAL)", "the weakening is not real");
+	cr_assert(x.workload[0] != '(', "the workload has no program: %s", x.workload);
+	cr_assert_str_eq(other.exec, other.workload);
+	cr_assert_str_neq(other.workload, base.workload, "the comparison sees no difference");
 }
