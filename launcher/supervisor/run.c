@@ -231,6 +231,12 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	/* The last event before the record, which holds the checkpoint. */
 	evidence_event(r, "end", "\"ended\":\"%s\",\"status\":%d,\"survivors\":%zu",
 		       ending_name(r->out.ending), r->out.status, r->out.n_survivors);
+	/* The second witness before the record, which says whether it was
+	 * written (docs/evidence.md, "A second witness"). */
+	run_witness_write(r);
+	if (r->live.witness_error[0])
+		outcome_warn(&r->out, "the evidence witness was not written: %s",
+			     r->live.witness_error);
 	/* A workload that ran keeps its status: 125 would tell a harness
 	 * that nothing ran, and one that retries on 125 would run it twice.
 	 * Only a caller who asked (--record-required) gets a status of its
