@@ -367,6 +367,43 @@ Test(evidence, the_witness)
 	free(log);
 }
 
+/* The second witness's judgement: which checkpoint is not where the log
+ * ends (its last seq and head as read). */
+Test(evidence, the_second_witness_judgement)
+{
+	static const char a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	static const char b[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	struct evidence_checkpoint rec = {.source = "supervisor", .epoch = "e1", .seq = 5};
+	struct evidence_checkpoint sec = rec;
+	static struct evidence_witness wit = {.n = 1};
+
+	memcpy(rec.head, a, 65);
+	memcpy(sec.head, a, 65);
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_AGREE);
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, NULL), EVIDENCE_SECOND_LACKS);
+	/* the second says another seq, another head, another epoch */
+	sec.seq = 4;
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_SECOND_DIFFERS);
+	sec.seq = 5;
+	memcpy(sec.head, b, 65);
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_SECOND_DIFFERS);
+	memcpy(sec.head, a, 65);
+	snprintf(sec.epoch, sizeof(sec.epoch), "e2");
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_SECOND_DIFFERS);
+	snprintf(sec.epoch, sizeof(sec.epoch), "e1");
+	/* the record is the odd one */
+	rec.seq = 3;
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_RECORD_DIFFERS);
+	/* the log ends where neither says (its tail cut after both) */
+	cr_assert_eq(evidence_witness_judge(2, b, true, &rec, &sec), EVIDENCE_NEITHER_MATCHES);
+	/* unsequenced: the head alone counts */
+	cr_assert_eq(evidence_witness_judge(0, a, false, &rec, &sec), EVIDENCE_AGREE);
+	/* find */
+	wit.cp[0] = sec;
+	cr_assert_eq(evidence_witness_find(&wit, "supervisor"), &wit.cp[0]);
+	cr_assert_null(evidence_witness_find(&wit, "mediator"));
+}
+
 /* The packet's allowlist: listed fields keep plain values; free text,
  * unlisted fields and nested values of unlisted fields become keyed
  * digests. */
