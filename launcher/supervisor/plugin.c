@@ -9,12 +9,16 @@
  * hashed, and what runs is a private copy of exactly those bytes. */
 #include "run.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -309,23 +313,92 @@ static int inventory_reachable(const struct manifest *scope, const char *name, c
 	return 0;
 }
 
-/* The bytes hashed, in a directory of ours (0711: a root caller's
- * workload, uid 65534, must reach the file), mode 0555. */
-static int private_copy(struct plugin_plan *p, const char *bytes, size_t len, struct err *err)
+#define COPY_PREFIX "paddock-plugin-"
+
+/* Where the private copies go: $XDG_RUNTIME_DIR (the caller's own, 0700 by
+ * the XDG rules), else /tmp. */
+static const char *copy_parent(void)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
+
+	return rt && rt[0] == '/' ? rt : "/tmp";
+}
+
+/* Is the directory d (fd, name NAME) a copy some paddock left behind? It
+ * is ours (our uid, a directory, not a symlink), named after its maker's
+ * pid (paddock-plugin-PID.XXXXXX), that pid is gone (so it is not in the
+ * moment between mkdtemp and flock), and nobody holds its lock: the
+ * process that made it held it until its end, a SIGKILL included (the
+ * kernel drops a flock with the last fd of its open file description).
+ * A pid reused since only defers the sweep to a later run. */
+static bool left_behind(int fd, const char *name)
+{
+	const char *p = name + strlen(COPY_PREFIX);
+	char *end;
+	long pid;
+	struct stat st;
+
+	pid = strtol(p, &end, 10);
+	if (end == p || *end != '.' || pid <= 0 || pid > INT_MAX)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return false;
+	return flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+/* The copies of paddocks that died before they could remove theirs
+ * (docs/security.md, "Plugins"): the artifact, then the directory; a
+ * directory holding anything else is not ours to judge and stays. */
+static void sweep_copies(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+
+	if (!d)
+		return; /* nothing to sweep where nothing can be listed */
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (strncmp(e->d_name, COPY_PREFIX, strlen(COPY_PREFIX)) != 0)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (left_behind(fd, e->d_name)) {
+			unlinkat(fd, "artifact", 0);
+			unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* The bytes hashed, in a directory of ours (0711: a root caller's
+ * workload, uid 65534, must reach the file), mode 0555. The directory is
+ * named after this process and flock'd until supervisor_plugin_plan_free():
+ * a paddock killed with SIGKILL cannot remove it, and the next plugin run
+ * sweeps it (sweep_copies()). */
+static int private_copy(struct plugin_plan *p, const char *bytes, size_t len, struct err *err)
+{
+	const char *parent = copy_parent();
 	cleanup_close int fd = -1;
 
-	snprintf(p->dir, sizeof(p->dir), "%s/paddock-plugin-XXXXXX",
-		 rt && rt[0] == '/' ? rt : "/tmp");
-	if (!mkdtemp(p->dir) || chmod(p->dir, 0711) < 0) {
+	sweep_copies(parent);
+	snprintf(p->dir, sizeof(p->dir), "%s/" COPY_PREFIX "%d.XXXXXX", parent, (int)getpid());
+	if (!mkdtemp(p->dir)) {
 		int e = errno;
 
 		p->dir[0] = '\0';
 		return err_sys(err, e, "plugin %s: private directory", p->name);
 	}
+	p->dir_fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p->dir_fd < 0 || flock(p->dir_fd, LOCK_EX) < 0 || fchmod(p->dir_fd, 0711) < 0)
+		return err_sys(err, errno, "plugin %s: private directory %s", p->name, p->dir);
 	snprintf(p->artifact_copy, sizeof(p->artifact_copy), "%s/artifact", p->dir);
-	fd = open(p->artifact_copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+	fd = openat(p->dir_fd, "artifact", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0700);
 	if (fd < 0 || write_full(fd, bytes, len) < 0 || fchmod(fd, 0555) < 0)
 		return err_sys(err, errno, "plugin %s: %s", p->name, p->artifact_copy);
 	return 0;
@@ -342,6 +415,7 @@ int supervisor_plugin_plan(const char *path, const char *workspace, bool signatu
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	p->dir_fd = -1;
 	if (!realpath(workspace ? workspace : ".", ws))
 		return err_sys(err, errno, "workspace %s", workspace ? workspace : ".");
 	rc = load_manifest(path, false, &u, NULL, NULL, err);
@@ -400,5 +474,9 @@ void supervisor_plugin_plan_free(struct plugin_plan *p)
 		unlink(p->artifact_copy);
 	if (p->dir[0])
 		rmdir(p->dir);
+	/* The lock last: until the directory is gone, no sweep may take it. */
+	if (p->dir_fd >= 0)
+		close(p->dir_fd);
+	p->dir_fd = -1;
 	p->artifact_copy[0] = p->dir[0] = '\0';
 }

@@ -7,6 +7,9 @@
  * grants; the artifact must match the manifest's digest. */
 #include "harness.h"
 
+#include <sys/file.h>
+#include <sys/pidfd.h>
+
 TestSuite(plugin, .init = h_init, .fini = h_fini, .timeout = 60);
 
 #define SCRIPT                                                                          \
@@ -237,4 +240,136 @@ Test(plugin, a_scope_over_its_inventory_is_refused)
 	approve(&p, ro);
 	r = run(&p, ro, NULL);
 	cr_assert_eq(r.status, 0, H_SHOW(&r));
+}
+
+/* The private copies left in dir (paddock-plugin-*). */
+static int copies_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, "paddock-plugin-", 15) == 0;
+	closedir(d);
+	return n;
+}
+
+/* Processes that run for this test's workspace (the plugin's
+ * PADDOCK_WORKSPACE, in their environment): a plugin still running. */
+static int running_for(const char *ws)
+{
+	const char *want = h_fmt("PADDOCK_WORKSPACE=%s", ws);
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		char buf[16384];
+		ssize_t k;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		fd = open(h_fmt("/proc/%s/environ", e->d_name), O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		for (ssize_t i = 0; k > 0 && i < k; i += (ssize_t)strlen(buf + i) + 1) {
+			buf[k] = '\0';
+			if (strcmp(buf + i, want) == 0) {
+				n++;
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* paddock SIGKILLed at 50 random moments of a plugin run (anywhere in the
+ * time one run takes here) cannot remove its private copy; the next plugin
+ * run proves each left-behind copy is nobody's (its maker's pid gone, its
+ * lock free) and sweeps it (each killed run that got that far swept its
+ * predecessors'): after a last run nothing is left. The twin is the count
+ * after each kill: some kills did leave a copy (the test sees a leak when
+ * there is one). */
+Test(plugin, a_sigkilled_paddock_leaves_no_copy_after_the_next_run, .timeout = 240)
+{
+	struct pw p = pw();
+	char *rt = h_mkdir(p.w.base, "rt", 0700);
+	const char *man;
+	struct h_proc r;
+	unsigned seed = (unsigned)getpid();
+	useconds_t span;
+	int left, leaks = 0;
+
+	cr_assert_eq(setenv("XDG_RUNTIME_DIR", rt, 1), 0);
+	man = version(&p, "v1", NOTES_RW, LIST);
+	approve(&p, man);
+	/* How long a run takes here: the kills fall anywhere inside it. */
+	r = run(&p, man, NULL);
+	cr_assert_eq(r.status, 0, H_SHOW(&r));
+	span = (useconds_t)(r.secs * 1e6) + 1000;
+	for (int i = 0; i < 50; i++) {
+		unlink(h_join(p.notes, "out"));
+		H_PADDOCK_START(&r, p.w.ws, "plugin", "run", "-w", p.w.ws, man);
+		usleep((useconds_t)rand_r(&seed) % span);
+		cr_assert_eq(pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0) == 0 || errno == ESRCH,
+			     true, "kill: %s", strerror(errno));
+		h_wait(&r, H_TIMEOUT_MS);
+		leaks += copies_in(rt) > 0;
+	}
+	left = copies_in(rt);
+	cr_log_info("seed %u, kills within %u us: a copy left after %d of 50 kills, %d now",
+		    (unsigned)getpid(), (unsigned)span, leaks, left);
+	cr_assert_gt(leaks, 0, "no kill landed while a copy existed: the test would see nothing");
+	/* The sandboxes die with their paddock (paddock-init's parent-death
+	 * signal): nothing runs from the copies. */
+	for (int i = 0; i < 100 && running_for(p.w.ws); i++)
+		usleep(20000);
+	cr_assert_eq(running_for(p.w.ws), 0, "a plugin still runs after its paddock was killed");
+	r = run(&p, man, NULL);
+	cr_assert_eq(r.status, 0, H_SHOW(&r));
+	cr_assert_eq(copies_in(rt), 0, "copies left after the sweeping run");
+}
+
+/* The sweep removes only what it can prove nobody's: a copy whose maker
+ * lives (pid 1), one whose lock is held (by this test), one holding
+ * anything but the artifact, all stay; a dead maker's unlocked copy
+ * goes. */
+Test(plugin, the_sweep_takes_only_copies_nobody_holds)
+{
+	struct pw p = pw();
+	char *rt = h_mkdir(p.w.base, "rt", 0700);
+	/* 4194304 is above the kernel's pid_max limit: no process has it. */
+	char *dead = h_mkdir(rt, "paddock-plugin-4194304.aaaaaa", 0711);
+	char *alive = h_mkdir(rt, "paddock-plugin-1.bbbbbb", 0711);
+	char *held = h_mkdir(rt, "paddock-plugin-4194304.cccccc", 0711);
+	char *other = h_mkdir(rt, "paddock-plugin-4194304.dddddd", 0711);
+	const char *man;
+	struct h_proc r;
+	int fd;
+
+	cr_assert_eq(setenv("XDG_RUNTIME_DIR", rt, 1), 0);
+	h_write_file(h_join(dead, "artifact"), "x", 0555);
+	h_write_file(h_join(alive, "artifact"), "x", 0555);
+	h_write_file(h_join(held, "artifact"), "x", 0555);
+	h_write_file(h_join(other, "notes.txt"), "x", 0644);
+	fd = open(held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(flock(fd, LOCK_EX), 0);
+	man = version(&p, "v1", NOTES_RW, LIST);
+	approve(&p, man);
+	r = run(&p, man, NULL);
+	cr_assert_eq(r.status, 0, H_SHOW(&r));
+	cr_assert_neq(access(dead, F_OK), 0, "the dead maker's copy stayed");
+	cr_assert_eq(access(h_join(alive, "artifact"), F_OK), 0, "a live maker's copy was taken");
+	cr_assert_eq(access(h_join(held, "artifact"), F_OK), 0, "a held copy was taken");
+	cr_assert_eq(access(h_join(other, "notes.txt"), F_OK), 0, "another file was taken");
+	close(fd);
+	cr_assert_eq(copies_in(rt), 3);
 }
