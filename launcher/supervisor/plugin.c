@@ -77,6 +77,31 @@ static int load_manifest(const char *path, bool owner_only, struct manifest **m,
 	return 0;
 }
 
+/* A manifest whose signer, if it names one, is verified over the bytes
+ * read (signer.c); sc says by which key. */
+static int load_signed(const char *path, struct manifest **m, struct signer_check *sc,
+		       struct err *err)
+{
+	cleanup_free char *text = NULL;
+	size_t len = 0;
+	int rc = load_manifest(path, false, m, &text, &len, err);
+
+	return rc < 0 ? rc : plugin_signer_verify(path, text, len, *m, sc, err);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The signer of an update is the approved one's (both unsigned, or the
+ * same issuer and identity). */
+static bool same_signer(const struct manifest *a, const struct manifest *u)
+{
+	return same_text(a->signer_issuer, u->signer_issuer) &&
+	       same_text(a->signer_identity, u->signer_identity);
+}
+
 /* $XDG_CONFIG_HOME/paddock/plugins/NAME.json */
 static int inventory_path(const char *name, char out[PATH_MAX], struct err *err)
 {
@@ -159,15 +184,40 @@ static bool show_diff(const struct manifest *approved, const struct manifest *u,
 int supervisor_plugin_review(const char *path, FILE *out, struct err *err)
 {
 	struct manifest *u = NULL, *a = NULL;
-	int rc = load_manifest(path, false, &u, NULL, NULL, err);
+	cleanup_free char *text = NULL;
+	struct signer_check sc;
+	struct err serr = {0};
+	size_t len = 0;
+	bool widens;
+	int rc = load_manifest(path, false, &u, &text, &len, err);
 
 	if (rc >= 0)
 		rc = approved_of(u->name, &a, err);
-	if (rc >= 0)
-		fputs(show_diff(a, u, out)
+	if (rc < 0)
+		goto out;
+	widens = show_diff(a, u, out);
+	/* The signature is shown, never a reason to grant (a bad one: it
+	 * neither runs nor can be approved). */
+	if (plugin_signer_verify(path, text, len, u, &sc, &serr) < 0)
+		fprintf(out, "  ! %s\n", serr.msg);
+	else if (sc.verified)
+		fprintf(out, "  signature: verified, %s by %s (%s)\n", u->signer_identity, sc.key,
+			sc.allowed);
+	else
+		fputs("  signature: none (unsigned)\n", out);
+	if (serr.msg[0])
+		fputs("refused: its signature does not hold; it neither runs nor can be approved\n",
+		      out);
+	else if (a && !same_signer(a, u))
+		fputs("refused: its signer changed; it runs only once paddock plugin approve "
+		      "grants it\n",
+		      out);
+	else
+		fputs(widens
 			  ? "held: it widens what was approved; paddock plugin approve grants it\n"
 			  : "keeps its grants: it widens nothing (no approval needed)\n",
 		      out);
+out:
 	manifest_free(u);
 	manifest_free(a);
 	return rc;
@@ -177,12 +227,15 @@ int supervisor_plugin_approve(const char *path, FILE *out, struct err *err)
 {
 	char inv[PATH_MAX], tmp[PATH_MAX + 16], dir[PATH_MAX];
 	cleanup_free char *text = NULL, *bytes = NULL;
+	struct signer_check sc;
 	struct manifest *u = NULL, *a = NULL;
 	size_t len = 0, blen = 0;
 	cleanup_close int fd = -1;
 	int rc;
 
 	rc = load_manifest(path, false, &u, &text, &len, err);
+	if (rc >= 0)
+		rc = plugin_signer_verify(path, text, len, u, &sc, err);
 	if (rc >= 0)
 		rc = artifact_bytes(path, u, &bytes, &blen, err);
 	if (rc >= 0)
@@ -213,7 +266,9 @@ int supervisor_plugin_approve(const char *path, FILE *out, struct err *err)
 			unlink(tmp);
 		goto out;
 	}
-	fprintf(out, "approved: plugin %s as in manifest sha256 %s\n", u->name, u->sha256);
+	fprintf(out, "approved: plugin %s as in manifest sha256 %s%s%s%s\n", u->name, u->sha256,
+		sc.verified ? ", signed by " : "", sc.verified ? u->signer_identity : "",
+		sc.verified ? " (verified)" : "");
 out:
 	manifest_free(u);
 	manifest_free(a);
@@ -410,6 +465,7 @@ int supervisor_plugin_plan(const char *path, const char *workspace, bool signatu
 	static struct manifest_change c[MANIFEST_CHANGES_MAX];
 	cleanup_free char *bytes = NULL;
 	struct manifest *u = NULL, *a = NULL;
+	struct signer_check sc;
 	char ws[PATH_MAX];
 	size_t blen = 0, n;
 	int rc;
@@ -418,7 +474,7 @@ int supervisor_plugin_plan(const char *path, const char *workspace, bool signatu
 	p->dir_fd = -1;
 	if (!realpath(workspace ? workspace : ".", ws))
 		return err_sys(err, errno, "workspace %s", workspace ? workspace : ".");
-	rc = load_manifest(path, false, &u, NULL, NULL, err);
+	rc = load_signed(path, &u, &sc, err);
 	if (rc >= 0)
 		rc = artifact_bytes(path, u, &bytes, &blen, err);
 	if (rc >= 0)
@@ -428,6 +484,14 @@ int supervisor_plugin_plan(const char *path, const char *workspace, bool signatu
 			     "plugin %s: not approved (paddock plugin review %s, then paddock "
 			     "plugin approve %s)",
 			     u->name, path, path);
+	/* Another signer (or a signature added or dropped) is another
+	 * author: nothing of theirs runs on the approved one's standing. */
+	if (rc >= 0 && !same_signer(a, u))
+		rc = err_set(err, EPERM,
+			     "plugin %s: its signer changed (%s -> %s): not run until you approve "
+			     "it (paddock plugin review %s)",
+			     u->name, a->signer_identity ? a->signer_identity : "unsigned",
+			     u->signer_identity ? u->signer_identity : "unsigned", path);
 	if (rc < 0)
 		goto out;
 	snprintf(p->name, sizeof(p->name), "%s", u->name);
