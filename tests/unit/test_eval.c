@@ -2708,9 +2708,13 @@ static struct hb02_obs hb02_clean(void)
 	struct hb02_obs o = {.n = 8, .workload_attempts = 5, .source_edit = true};
 
 	for (size_t i = 0; i < o.n; i++)
-		o.s[i] = (struct hb02_step){
-		    .name = names[i], .ran = true, .record = true, .probe_ok = true};
+		o.s[i] = (struct hb02_step){.name = names[i],
+					    .ran = true,
+					    .record = true,
+					    .probe_ok = true,
+					    .inventory = true};
 	o.s[1].approved = o.s[1].trusted = o.s[1].digest_matches = o.s[1].marker = true;
+	o.s[1].service = true;
 	return o;
 }
 
@@ -2730,7 +2734,7 @@ Test(eval, hb02_project_policy_rules)
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS, "%s", r.v[DIM_CONTROL].reason);
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS, "%s", r.v[DIM_EVIDENCE].reason);
 	/* Path trust: rename-over activates, and the record says trusted. */
-	o = hb02_clean(), o.s[2].marker = o.s[2].trusted = true;
+	o = hb02_clean(), o.s[2].marker = o.s[2].trusted = o.s[2].service = true;
 	hb02(&o, &r);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 	cr_assert(strstr(r.v[DIM_ENFORCEMENT].reason, "rename-over"));
@@ -2786,6 +2790,31 @@ Test(eval, hb02_project_policy_rules)
 	hb02(&o, &r);
 	cr_assert_neq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
 	cr_assert_neq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* The live process inventory: an unapproved policy's service running
+	 * is FAIL even without its marker (a plugin that writes nothing), and
+	 * the record that says untrusted is then not evidence. */
+	o = hb02_clean(), o.s[3].service = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert(strstr(r.v[DIM_ENFORCEMENT].reason, "process inventory"), "%s",
+		  r.v[DIM_ENFORCEMENT].reason);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL);
+	/* No inventory: UNKNOWN, never PASS; a FAIL elsewhere still wins. */
+	o = hb02_clean(), o.s[5].inventory = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o.s[2].marker = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb02_clean(), o.s[1].inventory = o.s[1].service = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN, "the approved step uninventoried");
+	/* Approved, the marker written, but its service not running. */
+	o = hb02_clean(), o.s[1].service = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "a trusted record, no service");
 }
 
 static struct hb22_obs hb22_clean(void)
