@@ -2905,7 +2905,16 @@ static struct gap_obs gap_clean(void)
 				.after_complete = false,
 				.after_named = true,
 				.received = 3,
-				.expect_received = 3};
+				.expect_received = 3,
+				.outage = {.ran = true,
+					   .made = true,
+					   .freed = true,
+					   .record = true,
+					   .impaired = true,
+					   .mode_matches = true,
+					   .refused = 1,
+					   .read_received = true,
+					   .verify_read = true}};
 }
 
 Test(eval, hb18_gap_rules)
@@ -2941,6 +2950,42 @@ Test(eval, hb18_gap_rules)
 	o = gap_clean(), o.received = 2, r = (struct result){0};
 	grade_gaps(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+/* The exporter outage's part: the contract kept, or not; never lifted. */
+Test(eval, hb18_outage_rules)
+{
+	struct gap_obs o = gap_clean();
+	struct result r = {0};
+
+	o.outage.write_received = true;
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the sensitive request went out");
+	o = gap_clean(), o.outage.verify_complete = true, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "an outage without a gap");
+	o = gap_clean(), o.outage.read_received = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "read-only work stopped");
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	o = gap_clean(), o.outage.impaired = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "the record hides the outage");
+	o = gap_clean(), o.outage.refused = 0, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "no refusal counted");
+	/* Not made, no record: UNKNOWN everywhere, never PASS ... */
+	o = gap_clean(), o.outage.made = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_grades(r, GRADE_UNKNOWN, GRADE_UNKNOWN, GRADE_UNKNOWN);
+	o = gap_clean(), o.outage.record = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	/* ... and a FAIL of the gap part stays FAIL (the weakened arm). */
+	o = gap_clean(), o.after_complete = true, o.outage.made = false;
+	r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 }
 
 Test(eval, hb18_names_gap)

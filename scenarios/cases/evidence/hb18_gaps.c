@@ -12,10 +12,11 @@
  * switch of paddock's, release or test build), and runs verify again: it
  * must say INCOMPLETE and name that line's sequence number as missing.
  *
- * Not covered by this driver: the outage contract (network.on_capture_loss
- * while the mediator's log cannot be written) needs the log's file system
- * to fail under a running mediator; tests/unit/test_mediator.c checks it
- * with /dev/full and RLIMIT_FSIZE.
+ * The exporter outage (hb18_outage.c): a second run, its logs on a tmpfs
+ * the fixture fills while the workload sends a read and a sensitive
+ * request, under network.on_capture_loss allow-read-only: the read must
+ * go out, the sensitive one must not, the record must say so and the logs
+ * must not verify COMPLETE.
  *
  * Arms: enforced; weakened:no-seq (paddock's --weaken no-seq: lines
  * without sequence numbers or chain, so the removal leaves a clean trace:
@@ -24,6 +25,7 @@
 #include "../../observers/observe.h"
 #include "../../receivers/counter.h"
 #include "hb18_grade.h"
+#include "hb18_outage.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -159,6 +161,7 @@ static void run(struct case_run *cr)
 				h->o.after_read ? out : "did not run");
 	}
 	result_evidence(r, "exit", "workload status %d (not evidence)", status);
+	hb18_outage(cr, h->rx, &h->o.outage);
 	grade_gaps(&h->o, r->v);
 }
 
@@ -166,6 +169,7 @@ static void teardown(struct case_run *cr)
 {
 	struct hb18 *h = cr->priv;
 
+	hb18_outage_teardown(cr);
 	counter_stop(h->rx);
 }
 
