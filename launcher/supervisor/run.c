@@ -392,11 +392,15 @@ int supervisor_run(const struct options *o)
 		char c[512];
 
 		evidence_json_string(o->argv[0], c, sizeof(c));
+		/* The generation: an owner's rotation of the policy is a new
+		 * generation of the session's name with the new digest
+		 * (docs/evidence.md, HB-19). */
 		evidence_event(
 		    &r, "run",
 		    "\"policy_sha256\":\"%s\",\"effective_sha256\":\"%s\",\"command\":%s,"
-		    "\"weaken\":%" PRIu64,
-		    spec.file_sha256, spec.policy->sha256, c, o->weaken);
+		    "\"weaken\":%" PRIu64 ",\"generation\":%u",
+		    spec.file_sha256, spec.policy->sha256, c, o->weaken,
+		    r.live.session ? r.live.session->info.generation : 0);
 	}
 	if (rc >= 0)
 		rc = start(&r, &err);

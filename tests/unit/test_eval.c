@@ -3065,7 +3065,13 @@ static struct tamper_obs tamper_clean(void)
 				   .verified = true,
 				   .complete = true,
 				   .policy_unchanged = true,
-				   .workspace_ok = true};
+				   .workspace_ok = true,
+				   .rot = {.ran = true,
+					   .next_gen = true,
+					   .record_digest = true,
+					   .log_digest = true,
+					   .verified = true,
+					   .old_kept = true}};
 }
 
 Test(eval, hb19_tamper_rules)
@@ -3103,6 +3109,27 @@ Test(eval, hb19_tamper_rules)
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
 	o = tamper_clean(), o.workspace_ok = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	/* The owner's rotation: each part must hold; not run is UNKNOWN. */
+	o = tamper_clean(), o.rot.ran = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS, "enforcement stands apart");
+	o = tamper_clean(), o.rot.next_gen = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	cr_assert(strstr(r.v[DIM_CONTROL].reason, "generation"), "%s", r.v[DIM_CONTROL].reason);
+	o = tamper_clean(), o.rot.log_digest = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "the log does not name the rotation");
+	o = tamper_clean(), o.rot.record_digest = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = tamper_clean(), o.rot.verified = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = tamper_clean(), o.rot.old_kept = false, r = (struct result){0};
 	grade_tamper(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 }
