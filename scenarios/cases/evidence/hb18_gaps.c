@@ -68,9 +68,7 @@ static int setup(struct case_run *cr, struct err *why)
 	return 0;
 }
 
-/* paddock evidence verify LOG --record REC, as the workload user (the
- * owner): its output into out; true when it ran (exit 0 or 1). */
-static bool verify(struct case_run *cr, const char *rec, char *out, size_t n, bool *complete)
+bool hb18_verify(struct case_run *cr, const char *rec, char *out, size_t n, bool *complete)
 {
 	struct argv_buf a;
 	int st = -1;
@@ -147,14 +145,14 @@ static void run(struct case_run *cr)
 	h->o.received = counter_count(h->rx);
 	result_evidence(r, "receiver", "%zu of 3 requests reached 127.0.0.1:%d", h->o.received,
 			PORT);
-	h->o.baseline_read = verify(cr, rec, out, sizeof(out), &h->o.baseline_complete);
+	h->o.baseline_read = hb18_verify(cr, rec, out, sizeof(out), &h->o.baseline_complete);
 	result_evidence(r, "verify", "untouched: %s",
 			!h->o.baseline_read	 ? "did not run"
 			: h->o.baseline_complete ? "COMPLETE"
 						 : out);
 	h->o.dropped = h->o.baseline_read && drop_event(cr, h, log);
 	if (h->o.dropped) {
-		h->o.after_read = verify(cr, rec, out, sizeof(out), &h->o.after_complete);
+		h->o.after_read = hb18_verify(cr, rec, out, sizeof(out), &h->o.after_complete);
 		h->o.after_named = h->o.after_read && h->o.sequenced &&
 				   hb18_names_gap(out, "mediator", h->o.dropped_seq);
 		result_evidence(r, "verify", "after the removal: %s",

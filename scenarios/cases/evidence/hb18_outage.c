@@ -182,17 +182,8 @@ static void read_record(struct case_run *cr, const char *rec, struct outage_obs 
 static void verify_logs(struct case_run *cr, const char *rec, struct outage_obs *o)
 {
 	char out[4096] = "";
-	struct argv_buf a;
-	int st = -1;
 
-	argv_start(&a, cr->r);
-	argv_words(&a, cr->ctx->paddock, "evidence", "verify", NULL);
-	argv_addf(&a, "%s.evidence.jsonl", rec);
-	argv_words(&a, "--record", rec, NULL);
-	o->verify_read =
-	    capture_vec(cr->ctx, cr->ctx->drop, &a, out, sizeof(out), 30000, &st) == 0 &&
-	    (st == 0 || st == 1);
-	o->verify_complete = o->verify_read && st == 0;
+	o->verify_read = hb18_verify(cr, rec, out, sizeof(out), &o->verify_complete);
 	result_evidence(cr->r, "outage", "verify of its logs: %s",
 			!o->verify_read ? "did not run" : out);
 }

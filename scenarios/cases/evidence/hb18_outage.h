@@ -15,5 +15,8 @@ struct case_run;
  * sent a read (GET) and a sensitive (POST) request to the receiver rx.
  * Fills o. */
 void hb18_outage(struct case_run *cr, struct counter_rx *rx, struct outage_obs *o);
+/* hb18_gaps.c's: paddock evidence verify LOG --record REC as the owner,
+ * its output into out; true when it ran (exit 0 or 1: *complete). */
+bool hb18_verify(struct case_run *cr, const char *rec, char *out, size_t n, bool *complete);
 /* The tmpfs, unmounted (teardown; nothing when it was not mounted). */
 void hb18_outage_teardown(struct case_run *cr);
