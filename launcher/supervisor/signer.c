@@ -9,6 +9,8 @@
  * external verifier: /usr/bin/ssh-keygen (never $PATH, which a workspace
  * may set), a clean environment, the bytes paddock read and hashed on its
  * stdin (a memfd: what is verified is what is applied). */
+#include "signer.h"
+
 #include "run.h"
 
 #include <errno.h>
