@@ -334,19 +334,19 @@ static int plan_scope(struct plugin_plan *p, const struct manifest *scope, const
 	return rc;
 }
 
-/* The inventory must be out of the plugin's reach: a writable file scope
- * over it would let the plugin approve its own next update. */
-static int inventory_reachable(const struct manifest *scope, const char *name, const char *ws,
-			       struct err *err)
+/* What approves a plugin must be out of its reach: a writable file scope
+ * over its inventory would let it approve its own next update, one over
+ * the allowed signers let it trust its own key. Is path (canonical as far
+ * as it exists) in a rw scope? */
+static int reachable(const struct manifest *scope, const char *name, const char *ws,
+		     const char *path, const char *what, struct err *err)
 {
-	char inv[PATH_MAX], real[PATH_MAX], src[2 * PATH_MAX];
+	char p[PATH_MAX], real[PATH_MAX], src[2 * PATH_MAX];
 	char *slash;
-	int rc = inventory_path(name, inv, err);
 
-	if (rc < 0)
-		return rc;
-	while (!realpath(inv, real)) {
-		if (!(slash = strrchr(inv, '/')) || slash == inv)
+	snprintf(p, sizeof(p), "%s", path);
+	while (!realpath(p, real)) {
+		if (!(slash = strrchr(p, '/')) || slash == p)
 			return 0;
 		*slash = '\0';
 	}
@@ -361,11 +361,21 @@ static int inventory_reachable(const struct manifest *scope, const char *name, c
 		n = strlen(src);
 		if (strncmp(real, src, n) == 0 && (real[n] == '\0' || real[n] == '/'))
 			return err_set(err, EPERM,
-				       "plugin %s: the file scope %s (rw) would show its own "
-				       "inventory %s",
-				       name, scope->files[i].path, real);
+				       "plugin %s: the file scope %s (rw) would show its own %s %s",
+				       name, scope->files[i].path, what, real);
 	}
 	return 0;
+}
+
+static int inventory_reachable(const struct manifest *scope, const char *name, const char *ws,
+			       struct err *err)
+{
+	char inv[PATH_MAX], allowed[PATH_MAX];
+	int rc = inventory_path(name, inv, err);
+
+	rc = rc < 0 ? rc : reachable(scope, name, ws, inv, "inventory", err);
+	rc = rc < 0 ? rc : plugin_allowed_signers_path(allowed, err);
+	return rc < 0 ? rc : reachable(scope, name, ws, allowed, "allowed signers", err);
 }
 
 #define COPY_PREFIX "paddock-plugin-"

@@ -101,21 +101,28 @@ static int keygen(char *const argv[], int in, char *out, size_t n)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* The allowed-signers file: the caller's (or root's), not writable by
- * anyone else, a regular file. */
-static int allowed_signers(char out[PATH_MAX], const char *who, struct err *err)
+int plugin_allowed_signers_path(char out[PATH_MAX], struct err *err)
 {
 	char store[PATH_MAX];
-	struct stat st;
-	char *slash;
 	int rc = trust_store_locate(store, err);
 
 	if (rc < 0)
 		return rc;
-	slash = strrchr(store, '/');
-	*slash = '\0';
+	*strrchr(store, '/') = '\0';
 	if (snprintf(out, PATH_MAX, "%s/allowed_signers", store) >= PATH_MAX)
-		return err_set(err, ENAMETOOLONG, "%s: allowed signers: path too long", who);
+		return err_set(err, ENAMETOOLONG, "allowed signers: path too long");
+	return 0;
+}
+
+/* The allowed-signers file: the caller's (or root's), not writable by
+ * anyone else, a regular file. */
+static int allowed_signers(char out[PATH_MAX], const char *who, struct err *err)
+{
+	struct stat st;
+	int rc = plugin_allowed_signers_path(out, err);
+
+	if (rc < 0)
+		return rc;
 	if (lstat(out, &st) < 0)
 		return err_set(err, EPERM,
 			       "%s: names a signer, but you trust none: %s: %s (ssh-keygen(1) "

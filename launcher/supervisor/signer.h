@@ -22,6 +22,8 @@ struct signer_check {
 };
 int plugin_signer_verify(const char *manifest, const char *bytes, size_t len,
 			 const struct manifest *m, struct signer_check *out, struct err *err);
+/* $XDG_CONFIG_HOME/paddock/allowed_signers (beside the trust store). */
+int plugin_allowed_signers_path(char out[PATH_MAX], struct err *err);
 /* Pure, for the above (unit-tested): is identity a line of ssh-keygen -Y
  * find-principals's output? The key of its -Y verify's "Good ... signature
  * for ID with KEY" line ("" when absent). */

@@ -262,7 +262,8 @@ Test(plugin, an_added_endpoint_is_held)
 }
 
 /* A plugin whose writable scope shows its own inventory could approve its
- * next update: refused (twin: read-only, it runs). */
+ * next update, one over the allowed signers trust its own key: refused
+ * (twin: read-only, it runs). */
 Test(plugin, a_scope_over_its_inventory_is_refused)
 {
 	struct pw p = pw();
@@ -281,6 +282,14 @@ Test(plugin, a_scope_over_its_inventory_is_refused)
 	approve(&p, ro);
 	r = run(&p, ro, NULL);
 	cr_assert_eq(r.status, 0, H_SHOW(&r));
+	/* The allowed signers alone, writable: it could trust its own key. */
+	rw = version(&p, "sig",
+		     NOTES_RW ", {\"path\": \"cfg/paddock/allowed_signers\", \"mode\": \"rw\"}",
+		     LIST);
+	approve(&p, rw);
+	r = run(&p, rw, NULL);
+	cr_assert_eq(r.status, 125, H_SHOW(&r));
+	cr_assert(h_contains(r.err_text, "would show its own allowed signers"), H_SHOW(&r));
 }
 
 /* The private copies left in dir (paddock-plugin-*). */
