@@ -216,3 +216,28 @@ Test(evidence_witness, a_witness_the_workload_or_the_state_could_reach_is_refuse
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert(strstr(p.err_text, "evidence.witness: must be an absolute path"), H_SHOW(&p));
 }
+
+/* A witness path that is not a directory is the file itself, replaced at
+ * every run: the latest run verifies against it, an earlier one's record
+ * names a witness of another session now (INCOMPLETE, and said). */
+Test(evidence_witness, a_file_witness_is_the_latest_runs)
+{
+	struct h_world w = h_world();
+	char *file = h_join(witness_dir(), "witness.json");
+	char *first = h_join(w.base, "first.json");
+	struct h_proc p;
+
+	run(&w, file, "exit 0");
+	cr_assert_eq(rename(w.record, first), 0);
+	cr_assert_eq(
+	    rename(h_fmt("%s.evidence.jsonl", w.record), h_fmt("%s.evidence.jsonl", first)), 0);
+	cr_assert_eq(rename(h_fmt("%s.evidence.key", w.record), h_fmt("%s.evidence.key", first)),
+		     0);
+	run(&w, file, "exit 0");
+	cr_assert_str_eq(witness_file(&w), file);
+	cr_assert_eq(verify(&w, &p), 0, H_SHOW(&p));
+	H_PADDOCK(&p, w.ws, "evidence", "verify", h_fmt("%s.evidence.jsonl", first), "--record",
+		  first);
+	cr_assert_eq(p.status, 1, H_SHOW(&p));
+	cr_assert(strstr(p.out_text, "of session"), H_SHOW(&p));
+}
