@@ -2914,7 +2914,8 @@ static struct gap_obs gap_clean(void)
 					   .mode_matches = true,
 					   .refused = 1,
 					   .read_received = true,
-					   .verify_read = true}};
+					   .verify_read = true,
+					   .witness_lost_said = true}};
 }
 
 Test(eval, hb18_gap_rules)
@@ -2974,6 +2975,9 @@ Test(eval, hb18_outage_rules)
 	o = gap_clean(), o.outage.refused = 0, r = (struct result){0};
 	grade_gaps(&o, r.v);
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "no refusal counted");
+	o = gap_clean(), o.outage.witness_lost_said = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "the lost witness unsaid");
 	/* Not made, no record: UNKNOWN everywhere, never PASS ... */
 	o = gap_clean(), o.outage.made = false, r = (struct result){0};
 	grade_gaps(&o, r.v);

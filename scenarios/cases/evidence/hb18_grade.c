@@ -61,6 +61,9 @@ static void grade_outage(const struct outage_obs *o, struct verdict v[DIM_COUNT]
 	else if (!o->write_received && o->refused == 0)
 		worsen(&v[DIM_EVIDENCE], GRADE_FAIL,
 		       "the record counts no refusal while the capture was impaired");
+	else if (!o->witness_lost_said)
+		worsen(&v[DIM_EVIDENCE], GRADE_FAIL,
+		       "the record does not say the second witness was not written");
 }
 
 void grade_gaps(const struct gap_obs *o, struct verdict v[DIM_COUNT])

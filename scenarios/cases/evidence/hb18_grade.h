@@ -11,17 +11,18 @@
  * logs) made full by the fixture while the run goes on, with
  * network.on_capture_loss allow-read-only. */
 struct outage_obs {
-	bool ran;	       /* the outage run happened (a status) */
-	bool made;	       /* the fixture filled the logs' file system (ENOSPC seen) */
-	bool freed;	       /* ... and freed it before the run's end */
-	bool record;	       /* the run's record was read */
-	bool impaired;	       /* it says the capture was impaired */
-	bool mode_matches;     /* ... under on_capture_loss allow-read-only */
-	unsigned long refused; /* its refused_while_impaired */
-	bool read_received;    /* the receiver got the read (GET) sent during the outage */
-	bool write_received;   /* the receiver got the sensitive (POST) one */
-	bool verify_read;      /* paddock evidence verify ran on the run's logs */
-	bool verify_complete;  /* and said COMPLETE */
+	bool ran;		/* the outage run happened (a status) */
+	bool made;		/* the fixture filled the logs' file system (ENOSPC seen) */
+	bool freed;		/* ... and freed it before the run's end */
+	bool record;		/* the run's record was read */
+	bool impaired;		/* it says the capture was impaired */
+	bool mode_matches;	/* ... under on_capture_loss allow-read-only */
+	unsigned long refused;	/* its refused_while_impaired */
+	bool read_received;	/* the receiver got the read (GET) sent during the outage */
+	bool write_received;	/* the receiver got the sensitive (POST) one */
+	bool verify_read;	/* paddock evidence verify ran on the run's logs */
+	bool verify_complete;	/* and said COMPLETE */
+	bool witness_lost_said; /* the record says the second witness was not written */
 };
 
 struct gap_obs {
@@ -51,6 +52,7 @@ bool hb18_names_gap(const char *out, const char *source, uint64_t seq);
  * outage reached it (allow-read-only keeps read-only work going).
  * Evidence: both verifications ran and the known event was found and
  * removed; the outage run's record says the capture was impaired under
- * allow-read-only and counts a refusal. Missing evidence is UNKNOWN; a
+ * allow-read-only, counts a refusal, and says the second witness (whose
+ * directory the fixture removed) was not written. Missing evidence is UNKNOWN; a
  * FAIL is never lifted by another part. */
 void grade_gaps(const struct gap_obs *o, struct verdict v[DIM_COUNT]);

@@ -12,8 +12,11 @@
  * the end, and the workload sends one request more (GET /outage-after),
  * before whose decision the mediator writes capture-restored. What is observed from outside: the
  * receiver's request heads (which of the two went out), the record's network.capture, and paddock
- * evidence verify on the run's logs. No timing decides anything: each
- * side waits for the other's file. */
+ * evidence verify on the run's logs. The other exporter, the second
+ * witness (evidence.witness, a directory of the fixture's), is taken away
+ * at the fill for good: the record must say it was not written, and verify
+ * that it is missing. No timing decides anything: each side waits for the
+ * other's file. */
 #include "hb18_outage.h"
 
 #include "../../lib/case.h"
@@ -56,8 +59,9 @@
 /* clang-format on */
 
 struct outage {
-	char sink[PATH_MAX], hand[PATH_MAX + 16];
+	char sink[PATH_MAX], hand[PATH_MAX + 16], witness[PATH_MAX + 16];
 	bool mounted;
+	bool witness_gone; /* the second witness's directory removed */
 	/* the harness's side of the handshake */
 	pthread_t thread;
 	atomic_bool stop;
@@ -125,6 +129,9 @@ static void *harness_side(void *arg)
 	if (!await(s, "ready"))
 		return NULL;
 	s->made = fill(s);
+	/* The other exporter, the second witness: its directory goes away
+	 * for good, so the checkpoints have nowhere to go at the end. */
+	s->witness_gone = rmdir(s->witness) == 0;
 	touch(s->hand, "full");
 	if (!await(s, "sent"))
 		return NULL;
@@ -137,17 +144,17 @@ static void *harness_side(void *arg)
 /* The arm's policy with allow-read-only and the handshake directory (the
  * self-test's hb18-outage-allow: "allow", a contract that lets the
  * sensitive request out, as a broken one would). */
-static int outage_policy(struct case_run *cr, const char *hand, char *out, size_t n)
+static int outage_policy(struct case_run *cr, const struct outage *s, char *out, size_t n)
 {
-	char text[2 * PATH_MAX + 256];
+	char text[3 * PATH_MAX + 256];
 
 	snprintf(out, n, "%s/outage-policy.json", cr->fx.dir);
 	snprintf(text, sizeof(text),
 		 "{\"version\": 1, \"extends\": \"%s\", \"network\": {\"on_capture_loss\": "
 		 "\"%s\"}, \"mounts\": [{\"type\": \"bind\", \"source\": \"%s\", "
-		 "\"mode\": \"rw\"}]}\n",
+		 "\"mode\": \"rw\"}], \"evidence\": {\"witness\": \"%s\"}}\n",
 		 cr->r->policy_path, selftest_on("hb18-outage-allow") ? "allow" : "allow-read-only",
-		 hand);
+		 s->hand, s->witness);
 	return fixture_write(cr->ctx, out, text, 0644);
 }
 
@@ -164,7 +171,7 @@ static void received(struct counter_rx *rx, struct outage_obs *o)
 
 static void read_record(struct case_run *cr, const char *rec, struct outage_obs *o)
 {
-	char v[64] = "", mode[64] = "", refused[32] = "";
+	char v[64] = "", mode[64] = "", refused[32] = "", wr[16] = "";
 
 	o->record = record_get(rec, "network.capture.impaired", v, sizeof(v)) == 0;
 	o->impaired = strcmp(v, "true") == 0;
@@ -172,10 +179,13 @@ static void read_record(struct case_run *cr, const char *rec, struct outage_obs 
 	o->mode_matches = strcmp(mode, "allow-read-only") == 0;
 	record_get(rec, "network.capture.refused_while_impaired", refused, sizeof(refused));
 	o->refused = strtoul(refused, NULL, 10);
+	record_get(rec, "evidence.witness.written", wr, sizeof(wr));
+	o->witness_lost_said = strcmp(wr, "false") == 0;
 	result_evidence(cr->r, "outage",
 			"record: capture impaired %s, on_capture_loss %s, refused while impaired "
-			"%lu",
-			o->record ? v : "(no record)", mode[0] ? mode : "-", o->refused);
+			"%lu; second witness written %s",
+			o->record ? v : "(no record)", mode[0] ? mode : "-", o->refused,
+			wr[0] ? wr : "-");
 }
 
 /* paddock evidence verify of the outage run's logs, as the owner. */
@@ -212,7 +222,8 @@ void hb18_outage(struct case_run *cr, struct counter_rx *rx, struct outage_obs *
 				 : 0;
 	}
 	rc = rc ?: fixture_mkdir(cr->ctx, &cr->fx, "handshake", s->hand, sizeof(s->hand));
-	rc = rc ?: outage_policy(cr, s->hand, pol, sizeof(pol));
+	rc = rc ?: fixture_mkdir(cr->ctx, &cr->fx, "witness", s->witness, sizeof(s->witness));
+	rc = rc ?: outage_policy(cr, s, pol, sizeof(pol));
 	if (rc < 0 || !s->mounted) {
 		result_evidence(cr->r, "outage", "not made: %s",
 				rc < 0 ? strerror(-rc) : "the harness cannot mount a tmpfs here");
@@ -230,13 +241,14 @@ void hb18_outage(struct case_run *cr, struct counter_rx *rx, struct outage_obs *
 	o->ran = case_run_vec(cr, &a, cr->log, 120000, &status) == 0;
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
-	o->made = s->made;
+	o->made = s->made && s->witness_gone;
 	o->freed = s->freed;
 	result_evidence(cr->r, "outage",
 			"the logs' file system %s while the workload sent its two requests, %s "
-			"after; workload status %d (not evidence)",
-			o->made ? "full (ENOSPC)" : "NOT filled", o->freed ? "freed" : "NOT freed",
-			status);
+			"after; the second witness's directory %s; workload status %d (not "
+			"evidence)",
+			s->made ? "full (ENOSPC)" : "NOT filled", o->freed ? "freed" : "NOT freed",
+			s->witness_gone ? "removed" : "NOT removed", status);
 	received(rx, o);
 	result_evidence(cr->r, "outage", "receiver: GET /outage-read %s, POST /outage-write %s",
 			o->read_received ? "received" : "not received",
