@@ -271,6 +271,40 @@ static int load_second(FILE *o, const char *path, const char *session, const cha
 	return 0;
 }
 
+/* The log against the record's checkpoints (rec) and the second witness
+ * (wit, or the one the record names), or against the witness alone. */
+static int verify_witnessed(const char *log, const char *text, size_t len, const char *key,
+			    const char *rec, const char *wit)
+{
+	static struct evidence_witness w, second;
+	char wpath[PATH_MAX] = "", werror[PATH_MAX + 128] = "";
+	const char *what = rec ? "record" : "witness", *path = rec ? rec : wit;
+	cleanup_free char *rtext = NULL;
+	bool lost = false;
+	size_t rlen;
+	int r = evidence_slurp(path, 1u << 20, &rtext, &rlen);
+
+	if (r < 0)
+		return cli_fail("evidence verify: %s %s: %s", what, path, strerror(-r));
+	if (evidence_witness_parse(rtext, rlen, &w) < 0)
+		return cli_fail("evidence verify: %s %s: no session or evidence checkpoint in it",
+				what, path);
+	if (rec && wit)
+		snprintf(wpath, sizeof(wpath), "%s", wit);
+	else if (rec)
+		record_witness(rtext, rlen, wpath, sizeof(wpath), werror, sizeof(werror));
+	printf("session %s, %zu source(s), checked against the %s%s%s%s\n", w.session, w.n,
+	       rec ? "record's checkpoints" : "second witness's checkpoints (no record)",
+	       wpath[0] ? " and the second witness " : "", wpath,
+	       w.sequenced ? "" : " (unsequenced: --weaken no-seq, a lost line is unseen)");
+	if (wpath[0])
+		lost = load_second(stdout, wpath, w.session, werror, &second) != 0;
+	r = verify_sources(stdout, log, text, len, key, &w, wpath[0] && !lost ? &second : NULL);
+	r = r || lost;
+	puts(r == 0 ? "COMPLETE" : "INCOMPLETE");
+	return r;
+}
+
 static int verify(int argc, char **argv)
 {
 	static const struct option opts[] = {{"key", required_argument, NULL, 'k'},
@@ -279,12 +313,10 @@ static int verify(int argc, char **argv)
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *key_path = NULL, *rec = NULL, *wit = NULL, *log;
-	cleanup_free char *text = NULL, *key = NULL, *kdefault = NULL, *rtext = NULL;
-	static struct evidence_witness w, second;
+	cleanup_free char *text = NULL, *key = NULL, *kdefault = NULL;
 	struct evidence_report rep;
-	char session[128] = "", wpath[PATH_MAX] = "", werror[PATH_MAX + 128] = "";
-	bool lost = false;
-	size_t len, klen, rlen;
+	char session[128] = "";
+	size_t len, klen;
 	int c, r;
 
 	optind = 1;
@@ -322,33 +354,8 @@ static int verify(int argc, char **argv)
 		return cli_fail("evidence verify: key %s: %s", key_path,
 				r < 0 ? strerror(-r) : "not a 32-byte key");
 	/* Without a record the second witness stands in for it. */
-	if (rec || wit) {
-		const char *what = rec ? "record" : "witness";
-
-		r = evidence_slurp(rec ? rec : wit, 1u << 20, &rtext, &rlen);
-		if (r < 0)
-			return cli_fail("evidence verify: %s %s: %s", what, rec ? rec : wit,
-					strerror(-r));
-		if (evidence_witness_parse(rtext, rlen, &w) < 0)
-			return cli_fail("evidence verify: %s %s: no session or evidence "
-					"checkpoint in it",
-					what, rec ? rec : wit);
-		if (rec && wit)
-			snprintf(wpath, sizeof(wpath), "%s", wit);
-		else if (rec)
-			record_witness(rtext, rlen, wpath, sizeof(wpath), werror, sizeof(werror));
-		printf("session %s, %zu source(s), checked against the %s%s%s%s\n", w.session, w.n,
-		       rec ? "record's checkpoints" : "second witness's checkpoints (no record)",
-		       wpath[0] ? " and the second witness " : "", wpath,
-		       w.sequenced ? "" : " (unsequenced: --weaken no-seq, a lost line is unseen)");
-		if (wpath[0])
-			lost = load_second(stdout, wpath, w.session, werror, &second) != 0;
-		r = verify_sources(stdout, log, text, len, key, &w,
-				   wpath[0] && !lost ? &second : NULL);
-		r = r || lost;
-		puts(r == 0 ? "COMPLETE" : "INCOMPLETE");
-		return r;
-	}
+	if (rec || wit)
+		return verify_witnessed(log, text, len, key, rec, wit);
 	first_session(text, len, session, sizeof(session));
 	evidence_verify(text, len, (const unsigned char *)key, session, 0, NULL, &rep);
 	printf("session %s, no witness (--record): a cut-off tail cannot be seen\n", session);
