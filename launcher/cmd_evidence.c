@@ -118,7 +118,7 @@ static void judge_second(const struct evidence_checkpoint *cp,
 	const struct evidence_checkpoint *sc = evidence_witness_find(second, cp->source);
 	enum evidence_agreement a =
 	    evidence_witness_judge(rep->last_seq, rep->head, sequenced, cp, sc);
-	char *why = rep->reasons[rep->n_reasons];
+	char *why;
 
 	if (a == EVIDENCE_AGREE)
 		return;
@@ -127,7 +127,7 @@ static void judge_second(const struct evidence_checkpoint *cp,
 		rep->verdict = EVIDENCE_INCOMPLETE;
 		return;
 	}
-	rep->n_reasons++;
+	why = rep->reasons[rep->n_reasons++];
 	rep->verdict = EVIDENCE_INCOMPLETE;
 	if (a == EVIDENCE_SECOND_LACKS)
 		snprintf(why, sizeof(rep->reasons[0]),
