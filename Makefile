@@ -378,7 +378,7 @@ install-check: all
 # installing it into this system (tests/check_deb.sh).
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB := $(B)/paddock_$(VERSION)_$(DEB_ARCH).deb
-DEB_DEPENDS := libc6, libseccomp2, libcap2, libmnl0, libcjson1, libsqlite3-0
+DEB_DEPENDS := libc6, libseccomp2, libcap2, libmnl0, libcjson1, libsqlite3-0, openssh-client
 deb: all
 	@rm -rf $(B)/deb && mkdir -p $(B)/deb/DEBIAN
 	$(MAKE) -s install DESTDIR=$(abspath $(B)/deb) PREFIX=/usr \

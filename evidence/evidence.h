@@ -120,6 +120,29 @@ int evidence_witness_parse(const char *text, size_t len, struct evidence_witness
 size_t evidence_checkpoint_events(const char *text, size_t len, struct evidence_checkpoint *out,
 				  size_t max);
 
+/* A second witness (the policy's evidence.witness, docs/evidence.md): a
+ * file of the same shape as the record's "evidence" (so
+ * evidence_witness_parse() reads it), written outside the state
+ * directory. evidence_witness_judge() says, for one source, which of the
+ * two disagrees with the log's end as read (its last line's seq and
+ * SHA-256): the one that is not where the log ends. second is NULL when
+ * the second witness has no checkpoint of the source. Pure. */
+enum evidence_agreement {
+	EVIDENCE_AGREE,		  /* both checkpoints are where the log ends */
+	EVIDENCE_SECOND_LACKS,	  /* the second witness has no checkpoint of it */
+	EVIDENCE_SECOND_DIFFERS,  /* the log and the record agree, the second does not */
+	EVIDENCE_RECORD_DIFFERS,  /* the log and the second agree, the record does not */
+	EVIDENCE_NEITHER_MATCHES, /* the log ends where neither says */
+};
+
+enum evidence_agreement evidence_witness_judge(uint64_t log_seq, const char *log_head,
+					       bool sequenced,
+					       const struct evidence_checkpoint *record,
+					       const struct evidence_checkpoint *second);
+/* The checkpoint of source in w, or NULL. */
+const struct evidence_checkpoint *evidence_witness_find(const struct evidence_witness *w,
+							const char *source);
+
 /* The review packet (paddock evidence export, docs/evidence.md): what may
  * leave the owner's hands. evidence_export_json() rewrites one JSON value
  * (a log line, or the record) by an allowlist of field names: a listed

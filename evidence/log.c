@@ -94,6 +94,7 @@ void evidence_append(struct evidence_log *log, const char *type, const char *fie
 	char line[EVIDENCE_LINE_MAX], t[ISO8601_LEN], drops[32] = "";
 	unsigned char mac[32], dg[32];
 	char machex[65];
+	off_t end;
 	int n;
 
 	if (log->fd < 0)
@@ -127,7 +128,15 @@ void evidence_append(struct evidence_log *log, const char *type, const char *fie
 	    1;
 	sha256(line, (size_t)n, dg);
 	line[n] = '\n';
+	/* A write that fails part way (ENOSPC on a full file system, whose
+	 * last page took part of the line; EFBIG) would leave half a line for
+	 * the next one to run into: the log is cut back to where it was, so
+	 * the next line that can be written starts a line of its own (and
+	 * says how many were lost). */
+	end = lseek(log->fd, 0, SEEK_END);
 	if (write_full(log->fd, line, (size_t)n + 1) < 0) {
+		if (end >= 0)
+			(void)!ftruncate(log->fd, end);
 		log->drops++;
 		log->drops_total++;
 		return;

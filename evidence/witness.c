@@ -110,3 +110,43 @@ size_t evidence_checkpoint_events(const char *text, size_t len, struct evidence_
 	}
 	return n;
 }
+
+const struct evidence_checkpoint *evidence_witness_find(const struct evidence_witness *w,
+							const char *source)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strcmp(w->cp[i].source, source) == 0)
+			return &w->cp[i];
+	return NULL;
+}
+
+/* Is the log's end where cp says? Without sequence numbers only the
+ * head can be compared. */
+static bool ends_at(uint64_t seq, const char *head, bool sequenced,
+		    const struct evidence_checkpoint *cp)
+{
+	return strcmp(head, cp->head) == 0 && (!sequenced || seq == cp->seq);
+}
+
+enum evidence_agreement evidence_witness_judge(uint64_t log_seq, const char *log_head,
+					       bool sequenced,
+					       const struct evidence_checkpoint *record,
+					       const struct evidence_checkpoint *second)
+{
+	bool by_record, by_second;
+
+	if (!second)
+		return EVIDENCE_SECOND_LACKS;
+	by_record = ends_at(log_seq, log_head, sequenced, record);
+	by_second = ends_at(log_seq, log_head, sequenced, second);
+	/* Two checkpoints that agree with each other and with the log: the
+	 * epoch too, which a log rewritten from scratch changes. */
+	if (by_record && by_second)
+		return strcmp(record->epoch, second->epoch) == 0 ? EVIDENCE_AGREE
+								 : EVIDENCE_SECOND_DIFFERS;
+	if (by_record)
+		return EVIDENCE_SECOND_DIFFERS;
+	if (by_second)
+		return EVIDENCE_RECORD_DIFFERS;
+	return EVIDENCE_NEITHER_MATCHES;
+}

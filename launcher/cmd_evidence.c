@@ -1,4 +1,4 @@
-/* paddock evidence verify LOG [--key FILE] [--record FILE]: check a run's
+/* paddock evidence verify LOG [--key FILE] [--record FILE] [--witness FILE]: check a run's
  * evidence log from outside (docs/evidence.md). Exit 0 COMPLETE, 1
  * INCOMPLETE (with the reasons), 125 when it cannot be checked (bad
  * arguments, unreadable files). */
@@ -21,7 +21,7 @@
 #define EVIDENCE_LOG_MAX (256u << 20)
 
 static const char usage[] =
-    "Usage: paddock evidence verify LOG [--key FILE] [--record FILE]\n"
+    "Usage: paddock evidence verify LOG [--key FILE] [--record FILE] [--witness FILE]\n"
     "Check a run's evidence log: every line's MAC under the run's key, the chain of\n"
     "SHA-256 links, the sequence numbers (missing ones are listed), one epoch per\n"
     "source, no reported drops; with --record every source's log (the supervisor's,\n"
@@ -29,6 +29,9 @@ static const char usage[] =
     "against the checkpoint events the supervisor's log ends with.\n"
     "  --key FILE     the run's key (default: LOG with .jsonl replaced by .key)\n"
     "  --record FILE  the completion record: its session and checkpoint\n"
+    "  --witness FILE the second witness (the policy's evidence.witness; default: the\n"
+    "                 one the record names): each checkpoint also against it, and\n"
+    "                 which of the two disagrees with the log; missing: INCOMPLETE\n"
     "\n"
     "The last line of the output is COMPLETE or INCOMPLETE; the lines before say, per\n"
     "source, what holds or why not.\n"
@@ -106,9 +109,53 @@ static bool events_agree(const struct evidence_checkpoint *ev, size_t n_ev,
 	return false;
 }
 
-/* Every source of the record: its log against its checkpoint. */
+/* The second witness's word on one source, as a reason when it is not
+ * agreement: which of the two checkpoints is not where the log ends. */
+static void judge_second(const struct evidence_checkpoint *cp,
+			 const struct evidence_witness *second, bool sequenced,
+			 struct evidence_report *rep)
+{
+	const struct evidence_checkpoint *sc = evidence_witness_find(second, cp->source);
+	enum evidence_agreement a =
+	    evidence_witness_judge(rep->last_seq, rep->head, sequenced, cp, sc);
+	char *why;
+
+	if (a == EVIDENCE_AGREE)
+		return;
+	if (rep->n_reasons == EVIDENCE_REASONS_MAX) {
+		rep->more_reasons++;
+		rep->verdict = EVIDENCE_INCOMPLETE;
+		return;
+	}
+	why = rep->reasons[rep->n_reasons++];
+	rep->verdict = EVIDENCE_INCOMPLETE;
+	if (a == EVIDENCE_SECOND_LACKS)
+		snprintf(why, sizeof(rep->reasons[0]),
+			 "the second witness has no checkpoint of it");
+	else if (a == EVIDENCE_SECOND_DIFFERS)
+		snprintf(why, sizeof(rep->reasons[0]),
+			 "the second witness disagrees: it says seq %llu head %.16s epoch %.8s, "
+			 "the log and the record seq %llu head %.16s epoch %.8s",
+			 (unsigned long long)sc->seq, sc->head, sc->epoch,
+			 (unsigned long long)cp->seq, cp->head, cp->epoch);
+	else if (a == EVIDENCE_RECORD_DIFFERS)
+		snprintf(why, sizeof(rep->reasons[0]),
+			 "the record disagrees: it says seq %llu head %.16s, the log and the "
+			 "second witness seq %llu head %.16s",
+			 (unsigned long long)cp->seq, cp->head, (unsigned long long)sc->seq,
+			 sc->head);
+	else
+		snprintf(why, sizeof(rep->reasons[0]),
+			 "the log ends (seq %llu head %.16s) where neither the record (seq %llu) "
+			 "nor the second witness (seq %llu) says",
+			 (unsigned long long)rep->last_seq, rep->head, (unsigned long long)cp->seq,
+			 (unsigned long long)sc->seq);
+}
+
+/* Every source of the record: its log against its checkpoint, and
+ * against the second witness's when there is one (second not NULL). */
 static int verify_sources(FILE *o, const char *log, const char *text, size_t len, const char *key,
-			  const struct evidence_witness *w)
+			  const struct evidence_witness *w, const struct evidence_witness *second)
 {
 	struct evidence_checkpoint ev[EVIDENCE_SOURCES_MAX];
 	size_t n_ev = evidence_checkpoint_events(text, len, ev, EVIDENCE_SOURCES_MAX);
@@ -149,6 +196,8 @@ static int verify_sources(FILE *o, const char *log, const char *text, size_t len
 			snprintf(rep.reasons[rep.n_reasons++], sizeof(rep.reasons[0]),
 				 "the record's checkpoint does not match the supervisor log's");
 		}
+		if (second)
+			judge_second(cp, second, w->sequenced, &rep);
 		show(o, cp->source, &rep);
 		complete = complete && rep.verdict == EVIDENCE_COMPLETE;
 	}
@@ -165,21 +214,109 @@ static int verify_sources(FILE *o, const char *log, const char *text, size_t len
 			complete = false;
 		}
 	}
+	for (size_t i = 0; second && i < second->n; i++)
+		if (!evidence_witness_find(w, second->cp[i].source)) {
+			fprintf(o, "  %s: the second witness names it, the record does not\n",
+				second->cp[i].source);
+			complete = false;
+		}
 	return complete ? 0 : 1;
+}
+
+/* The record's evidence.witness: its path, and why it was not written. */
+static void record_witness(const char *rtext, size_t rlen, char *path, size_t size, char *error,
+			   size_t esize)
+{
+	cJSON *o = cJSON_ParseWithLength(rtext, rlen);
+	const cJSON *wi = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(o, "evidence"), "witness");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(wi, "path");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(wi, "error");
+	const cJSON *wr = cJSON_GetObjectItemCaseSensitive(wi, "written");
+
+	snprintf(path, size, "%s", cJSON_IsString(p) ? p->valuestring : "");
+	snprintf(error, esize, "%s",
+		 cJSON_IsFalse(wr) ? (cJSON_IsString(e) ? e->valuestring : "not written") : "");
+	cJSON_Delete(o);
+}
+
+/* The second witness at path, of session: 0 read into *out; 1 it cannot
+ * be used (said on o: the check is then INCOMPLETE). */
+static int load_second(FILE *o, const char *path, const char *session, const char *error,
+		       struct evidence_witness *out)
+{
+	cleanup_free char *text = NULL;
+	size_t len;
+	int r;
+
+	if (error[0]) {
+		fprintf(o, "  second witness %s: not written by the run: %s\n", path, error);
+		return 1;
+	}
+	r = evidence_slurp(path, 1u << 20, &text, &len);
+	if (r < 0) {
+		fprintf(o, "  second witness %s: %s\n", path, strerror(-r));
+		return 1;
+	}
+	if (evidence_witness_parse(text, len, out) < 0) {
+		fprintf(o, "  second witness %s: not a witness (no session or checkpoint in it)\n",
+			path);
+		return 1;
+	}
+	if (strcmp(out->session, session) != 0) {
+		fprintf(o, "  second witness %s: of session %s, not %s\n", path, out->session,
+			session);
+		return 1;
+	}
+	return 0;
+}
+
+/* The log against the record's checkpoints (rec) and the second witness
+ * (wit, or the one the record names), or against the witness alone. */
+static int verify_witnessed(const char *log, const char *text, size_t len, const char *key,
+			    const char *rec, const char *wit)
+{
+	static struct evidence_witness w, second;
+	char wpath[PATH_MAX] = "", werror[PATH_MAX + 128] = "";
+	const char *what = rec ? "record" : "witness", *path = rec ? rec : wit;
+	cleanup_free char *rtext = NULL;
+	bool lost = false;
+	size_t rlen;
+	int r = evidence_slurp(path, 1u << 20, &rtext, &rlen);
+
+	if (r < 0)
+		return cli_fail("evidence verify: %s %s: %s", what, path, strerror(-r));
+	if (evidence_witness_parse(rtext, rlen, &w) < 0)
+		return cli_fail("evidence verify: %s %s: no session or evidence checkpoint in it",
+				what, path);
+	if (rec && wit)
+		snprintf(wpath, sizeof(wpath), "%s", wit);
+	else if (rec)
+		record_witness(rtext, rlen, wpath, sizeof(wpath), werror, sizeof(werror));
+	printf("session %s, %zu source(s), checked against the %s%s%s%s\n", w.session, w.n,
+	       rec ? "record's checkpoints" : "second witness's checkpoints (no record)",
+	       wpath[0] ? " and the second witness " : "", wpath,
+	       w.sequenced ? "" : " (unsequenced: --weaken no-seq, a lost line is unseen)");
+	if (wpath[0])
+		lost = load_second(stdout, wpath, w.session, werror, &second) != 0;
+	r = verify_sources(stdout, log, text, len, key, &w, wpath[0] && !lost ? &second : NULL);
+	r = r || lost;
+	puts(r == 0 ? "COMPLETE" : "INCOMPLETE");
+	return r;
 }
 
 static int verify(int argc, char **argv)
 {
 	static const struct option opts[] = {{"key", required_argument, NULL, 'k'},
 					     {"record", required_argument, NULL, 'r'},
+					     {"witness", required_argument, NULL, 'w'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	const char *key_path = NULL, *rec = NULL, *log;
-	cleanup_free char *text = NULL, *key = NULL, *kdefault = NULL, *rtext = NULL;
-	struct evidence_witness w;
+	const char *key_path = NULL, *rec = NULL, *wit = NULL, *log;
+	cleanup_free char *text = NULL, *key = NULL, *kdefault = NULL;
 	struct evidence_report rep;
 	char session[128] = "";
-	size_t len, klen, rlen;
+	size_t len, klen;
 	int c, r;
 
 	optind = 1;
@@ -188,6 +325,8 @@ static int verify(int argc, char **argv)
 			key_path = optarg;
 		else if (c == 'r')
 			rec = optarg;
+		else if (c == 'w')
+			wit = optarg;
 		else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -214,21 +353,9 @@ static int verify(int argc, char **argv)
 	if (r < 0 || klen != EVIDENCE_KEY_LEN)
 		return cli_fail("evidence verify: key %s: %s", key_path,
 				r < 0 ? strerror(-r) : "not a 32-byte key");
-	if (rec) {
-		r = evidence_slurp(rec, 1u << 20, &rtext, &rlen);
-		if (r < 0)
-			return cli_fail("evidence verify: record %s: %s", rec, strerror(-r));
-		if (evidence_witness_parse(rtext, rlen, &w) < 0)
-			return cli_fail("evidence verify: record %s: no session or evidence "
-					"checkpoint in it",
-					rec);
-		printf("session %s, %zu source(s), checked against the record's checkpoints%s\n",
-		       w.session, w.n,
-		       w.sequenced ? "" : " (unsequenced: --weaken no-seq, a lost line is unseen)");
-		r = verify_sources(stdout, log, text, len, key, &w);
-		puts(r == 0 ? "COMPLETE" : "INCOMPLETE");
-		return r;
-	}
+	/* Without a record the second witness stands in for it. */
+	if (rec || wit)
+		return verify_witnessed(log, text, len, key, rec, wit);
 	first_session(text, len, session, sizeof(session));
 	evidence_verify(text, len, (const unsigned char *)key, session, 0, NULL, &rep);
 	printf("session %s, no witness (--record): a cut-off tail cannot be seen\n", session);
@@ -532,7 +659,7 @@ static int export(int argc, char **argv)
 	if (r >= 0) {
 		cleanup_fclose FILE *quiet = fopen("/dev/null", "we");
 
-		if (!quiet || verify_sources(quiet, w.cp[0].log, stext, slen, key, &w) != 0)
+		if (!quiet || verify_sources(quiet, w.cp[0].log, stext, slen, key, &w, NULL) != 0)
 			verdict = "INCOMPLETE";
 	}
 	for (size_t i = 0; r >= 0 && i < w.n; i++) {

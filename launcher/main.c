@@ -37,7 +37,7 @@ static const char usage[] =
     "                                      a session's endpoints with their leases and nonces\n"
     "  budget show|export|settle BUDGET ...\n"
     "                                      a metered budget's ledger (paddock budget --help)\n"
-    "  evidence verify LOG [--key F] [--record F]\n"
+    "  evidence verify LOG [--key F] [--record F] [--witness F]\n"
     "                                      check a run's evidence logs (paddock evidence --help)\n"
     "  evidence export RECORD --out DIR [--secrets F] [--env NAME]... [--deny T]...\n"
     "                                      a review packet of a run, scanned for markers\n"

@@ -361,13 +361,29 @@ static int parse_limits(const cJSON *obj, struct policy *p, struct err *err)
 	return r < 0 ? r : 0;
 }
 
+/* "evidence": {"witness": PATH}, where the checkpoints also go (docs/evidence.md,
+ * "A second witness"); where PATH may lie is the supervisor's to check. */
+static int parse_evidence(const cJSON *obj, struct policy *p, struct err *err)
+{
+	static const char *const keys[] = {"witness", NULL};
+	const cJSON *it;
+	int r;
+
+	r = policy_json_object(obj, "evidence", err);
+	if (r >= 0)
+		r = policy_json_check_keys(obj, keys, "evidence", NULL, err);
+	if (r >= 0 && (it = member(obj, "witness")))
+		r = policy_json_strdup(it, "evidence.witness", &p->evidence_witness, err);
+	return r < 0 ? r : 0;
+}
+
 static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_info *info,
 		      struct err *err)
 {
 	static const char *const keys[] = {"version",  "namespaces", "hostname",    "user",
 					   "cwd",      "network",    "environment", "mounts",
 					   "protect",  "limits",     "seccomp",	    "landlock",
-					   "services", "ports",	     NULL};
+					   "services", "ports",	     "evidence",    NULL};
 	const cJSON *it;
 	int r;
 
@@ -405,6 +421,8 @@ static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_i
 		r = policy_parse_services(it, p, err);
 	if (r >= 0 && (it = member(root, "ports")))
 		r = policy_parse_ports(it, p, err);
+	if (r >= 0 && (it = member(root, "evidence")))
+		r = parse_evidence(it, p, err);
 	return r < 0 ? r : 0;
 }
 
@@ -525,6 +543,7 @@ void policy_free(struct policy *p)
 	}
 	free(p->net_resolve);
 	free(p->net_secrets);
+	free(p->evidence_witness);
 	free(p->landlock_tcp_bind);
 	free(p->landlock_tcp_connect);
 	free(p);

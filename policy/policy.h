@@ -311,6 +311,9 @@ struct policy {
 	size_t n_services;
 	struct policy_port *ports; /* "ports", in policy order */
 	size_t n_ports;
+	/* evidence.witness: a second witness of the evidence checkpoints (a
+	 * directory, or a file), absolute, variables expanded; or NULL. */
+	char *evidence_witness;
 	char sha256[65]; /* lower-case hex SHA-256 of the exact input bytes */
 };
 

@@ -680,6 +680,8 @@ int policy_validate(struct policy *p, const struct policy_parse_info *info,
 		r = check_services(p, err);
 	if (r >= 0 && p->net_secrets)
 		r = expand_path(&p->net_secrets, vars, "network.secrets", false, err);
+	if (r >= 0 && p->evidence_witness)
+		r = expand_path(&p->evidence_witness, vars, "evidence.witness", false, err);
 	if (r >= 0)
 		r = policy_check_credentials(p, err);
 	return r < 0 ? r : 0;

@@ -71,5 +71,10 @@ row "the knobs never reached paddock (HB-08)" knob-dropped HB-08 weakened:no-pid
 row "HB-09 receivers count nothing" receivers-blind HB-09 enforced UNKNOWN 4
 row "HB-09 admissions log not read" admissions-unread HB-09 enforced UNKNOWN 4
 row "HB-09 the host's network" "" HB-09 weakened:host-net FAIL 0
+row "HB-18 outage contract lets all out" hb18-outage-allow HB-18 enforced FAIL 1
+row "HB-18 outage never made" hb18-no-fill HB-18 enforced UNKNOWN 4
+row "HB-02 process inventory blind" hb02-inventory-blind HB-02 enforced UNKNOWN 4
+row "HB-02 inventory blind, path trust" hb02-inventory-blind HB-02 weakened:loader-trust-path FAIL 0
+row "HB-02 plugin without marker, path trust" hb02-no-marker HB-02 weakened:loader-trust-path FAIL 0
 echo "eval-selftest: $((n - fails)) of $n rows as expected"
 [ "$fails" = 0 ]

@@ -105,7 +105,7 @@ _paddock()
 		evidence) COMPREPLY=($(compgen -W "verify export reconcile" -- "$cur")) ;;
 		*)
 			if [[ $cur == -* ]]; then
-				COMPREPLY=($(compgen -W "--key --record --help" -- "$cur"))
+				COMPREPLY=($(compgen -W "--key --record --witness --help" -- "$cur"))
 			else
 				COMPREPLY=($(compgen -f -- "$cur"))
 			fi ;;

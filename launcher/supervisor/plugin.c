@@ -9,12 +9,16 @@
  * hashed, and what runs is a private copy of exactly those bytes. */
 #include "run.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +75,31 @@ static int load_manifest(const char *path, bool owner_only, struct manifest **m,
 		*len = n;
 	}
 	return 0;
+}
+
+/* A manifest whose signer, if it names one, is verified over the bytes
+ * read (signer.c); sc says by which key. */
+static int load_signed(const char *path, struct manifest **m, struct signer_check *sc,
+		       struct err *err)
+{
+	cleanup_free char *text = NULL;
+	size_t len = 0;
+	int rc = load_manifest(path, false, m, &text, &len, err);
+
+	return rc < 0 ? rc : plugin_signer_verify(path, text, len, *m, sc, err);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The signer of an update is the approved one's (both unsigned, or the
+ * same issuer and identity). */
+static bool same_signer(const struct manifest *a, const struct manifest *u)
+{
+	return same_text(a->signer_issuer, u->signer_issuer) &&
+	       same_text(a->signer_identity, u->signer_identity);
 }
 
 /* $XDG_CONFIG_HOME/paddock/plugins/NAME.json */
@@ -155,15 +184,40 @@ static bool show_diff(const struct manifest *approved, const struct manifest *u,
 int supervisor_plugin_review(const char *path, FILE *out, struct err *err)
 {
 	struct manifest *u = NULL, *a = NULL;
-	int rc = load_manifest(path, false, &u, NULL, NULL, err);
+	cleanup_free char *text = NULL;
+	struct signer_check sc;
+	struct err serr = {0};
+	size_t len = 0;
+	bool widens;
+	int rc = load_manifest(path, false, &u, &text, &len, err);
 
 	if (rc >= 0)
 		rc = approved_of(u->name, &a, err);
-	if (rc >= 0)
-		fputs(show_diff(a, u, out)
+	if (rc < 0)
+		goto out;
+	widens = show_diff(a, u, out);
+	/* The signature is shown, never a reason to grant (a bad one: it
+	 * neither runs nor can be approved). */
+	if (plugin_signer_verify(path, text, len, u, &sc, &serr) < 0)
+		fprintf(out, "  ! %s\n", serr.msg);
+	else if (sc.verified)
+		fprintf(out, "  signature: verified, %s by %s (%s)\n", u->signer_identity, sc.key,
+			sc.allowed);
+	else
+		fputs("  signature: none (unsigned)\n", out);
+	if (serr.msg[0])
+		fputs("refused: its signature does not hold; it neither runs nor can be approved\n",
+		      out);
+	else if (a && !same_signer(a, u))
+		fputs("refused: its signer changed; it runs only once paddock plugin approve "
+		      "grants it\n",
+		      out);
+	else
+		fputs(widens
 			  ? "held: it widens what was approved; paddock plugin approve grants it\n"
 			  : "keeps its grants: it widens nothing (no approval needed)\n",
 		      out);
+out:
 	manifest_free(u);
 	manifest_free(a);
 	return rc;
@@ -173,12 +227,15 @@ int supervisor_plugin_approve(const char *path, FILE *out, struct err *err)
 {
 	char inv[PATH_MAX], tmp[PATH_MAX + 16], dir[PATH_MAX];
 	cleanup_free char *text = NULL, *bytes = NULL;
+	struct signer_check sc;
 	struct manifest *u = NULL, *a = NULL;
 	size_t len = 0, blen = 0;
 	cleanup_close int fd = -1;
 	int rc;
 
 	rc = load_manifest(path, false, &u, &text, &len, err);
+	if (rc >= 0)
+		rc = plugin_signer_verify(path, text, len, u, &sc, err);
 	if (rc >= 0)
 		rc = artifact_bytes(path, u, &bytes, &blen, err);
 	if (rc >= 0)
@@ -209,7 +266,9 @@ int supervisor_plugin_approve(const char *path, FILE *out, struct err *err)
 			unlink(tmp);
 		goto out;
 	}
-	fprintf(out, "approved: plugin %s as in manifest sha256 %s\n", u->name, u->sha256);
+	fprintf(out, "approved: plugin %s as in manifest sha256 %s%s%s%s\n", u->name, u->sha256,
+		sc.verified ? ", signed by " : "", sc.verified ? u->signer_identity : "",
+		sc.verified ? " (verified)" : "");
 out:
 	manifest_free(u);
 	manifest_free(a);
@@ -275,19 +334,19 @@ static int plan_scope(struct plugin_plan *p, const struct manifest *scope, const
 	return rc;
 }
 
-/* The inventory must be out of the plugin's reach: a writable file scope
- * over it would let the plugin approve its own next update. */
-static int inventory_reachable(const struct manifest *scope, const char *name, const char *ws,
-			       struct err *err)
+/* What approves a plugin must be out of its reach: a writable file scope
+ * over its inventory would let it approve its own next update, one over
+ * the allowed signers let it trust its own key. Is path (canonical as far
+ * as it exists) in a rw scope? */
+static int reachable(const struct manifest *scope, const char *name, const char *ws,
+		     const char *path, const char *what, struct err *err)
 {
-	char inv[PATH_MAX], real[PATH_MAX], src[2 * PATH_MAX];
+	char p[PATH_MAX], real[PATH_MAX], src[2 * PATH_MAX];
 	char *slash;
-	int rc = inventory_path(name, inv, err);
 
-	if (rc < 0)
-		return rc;
-	while (!realpath(inv, real)) {
-		if (!(slash = strrchr(inv, '/')) || slash == inv)
+	snprintf(p, sizeof(p), "%s", path);
+	while (!realpath(p, real)) {
+		if (!(slash = strrchr(p, '/')) || slash == p)
 			return 0;
 		*slash = '\0';
 	}
@@ -302,30 +361,109 @@ static int inventory_reachable(const struct manifest *scope, const char *name, c
 		n = strlen(src);
 		if (strncmp(real, src, n) == 0 && (real[n] == '\0' || real[n] == '/'))
 			return err_set(err, EPERM,
-				       "plugin %s: the file scope %s (rw) would show its own "
-				       "inventory %s",
-				       name, scope->files[i].path, real);
+				       "plugin %s: the file scope %s (rw) would show its own %s %s",
+				       name, scope->files[i].path, what, real);
 	}
 	return 0;
 }
 
-/* The bytes hashed, in a directory of ours (0711: a root caller's
- * workload, uid 65534, must reach the file), mode 0555. */
-static int private_copy(struct plugin_plan *p, const char *bytes, size_t len, struct err *err)
+static int inventory_reachable(const struct manifest *scope, const char *name, const char *ws,
+			       struct err *err)
+{
+	char inv[PATH_MAX], allowed[PATH_MAX];
+	int rc = inventory_path(name, inv, err);
+
+	rc = rc < 0 ? rc : reachable(scope, name, ws, inv, "inventory", err);
+	rc = rc < 0 ? rc : plugin_allowed_signers_path(allowed, err);
+	return rc < 0 ? rc : reachable(scope, name, ws, allowed, "allowed signers", err);
+}
+
+#define COPY_PREFIX "paddock-plugin-"
+
+/* Where the private copies go: $XDG_RUNTIME_DIR (the caller's own, 0700 by
+ * the XDG rules), else /tmp. */
+static const char *copy_parent(void)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
+
+	return rt && rt[0] == '/' ? rt : "/tmp";
+}
+
+/* Is the directory d (fd, name NAME) a copy some paddock left behind? It
+ * is ours (our uid, a directory, not a symlink), named after its maker's
+ * pid (paddock-plugin-PID.XXXXXX), that pid is gone (so it is not in the
+ * moment between mkdtemp and flock), and nobody holds its lock: the
+ * process that made it held it until its end, a SIGKILL included (the
+ * kernel drops a flock with the last fd of its open file description).
+ * A pid reused since only defers the sweep to a later run. */
+static bool left_behind(int fd, const char *name)
+{
+	const char *p = name + strlen(COPY_PREFIX);
+	char *end;
+	long pid;
+	struct stat st;
+
+	pid = strtol(p, &end, 10);
+	if (end == p || *end != '.' || pid <= 0 || pid > INT_MAX)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return false;
+	return flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+/* The copies of paddocks that died before they could remove theirs
+ * (docs/security.md, "Plugins"): the artifact, then the directory; a
+ * directory holding anything else is not ours to judge and stays. */
+static void sweep_copies(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+
+	if (!d)
+		return; /* nothing to sweep where nothing can be listed */
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (strncmp(e->d_name, COPY_PREFIX, strlen(COPY_PREFIX)) != 0)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (left_behind(fd, e->d_name)) {
+			unlinkat(fd, "artifact", 0);
+			unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* The bytes hashed, in a directory of ours (0711: a root caller's
+ * workload, uid 65534, must reach the file), mode 0555. The directory is
+ * named after this process and flock'd until supervisor_plugin_plan_free():
+ * a paddock killed with SIGKILL cannot remove it, and the next plugin run
+ * sweeps it (sweep_copies()). */
+static int private_copy(struct plugin_plan *p, const char *bytes, size_t len, struct err *err)
+{
+	const char *parent = copy_parent();
 	cleanup_close int fd = -1;
 
-	snprintf(p->dir, sizeof(p->dir), "%s/paddock-plugin-XXXXXX",
-		 rt && rt[0] == '/' ? rt : "/tmp");
-	if (!mkdtemp(p->dir) || chmod(p->dir, 0711) < 0) {
+	sweep_copies(parent);
+	snprintf(p->dir, sizeof(p->dir), "%s/" COPY_PREFIX "%d.XXXXXX", parent, (int)getpid());
+	if (!mkdtemp(p->dir)) {
 		int e = errno;
 
 		p->dir[0] = '\0';
 		return err_sys(err, e, "plugin %s: private directory", p->name);
 	}
+	p->dir_fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p->dir_fd < 0 || flock(p->dir_fd, LOCK_EX) < 0 || fchmod(p->dir_fd, 0711) < 0)
+		return err_sys(err, errno, "plugin %s: private directory %s", p->name, p->dir);
 	snprintf(p->artifact_copy, sizeof(p->artifact_copy), "%s/artifact", p->dir);
-	fd = open(p->artifact_copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+	fd = openat(p->dir_fd, "artifact", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0700);
 	if (fd < 0 || write_full(fd, bytes, len) < 0 || fchmod(fd, 0555) < 0)
 		return err_sys(err, errno, "plugin %s: %s", p->name, p->artifact_copy);
 	return 0;
@@ -337,14 +475,16 @@ int supervisor_plugin_plan(const char *path, const char *workspace, bool signatu
 	static struct manifest_change c[MANIFEST_CHANGES_MAX];
 	cleanup_free char *bytes = NULL;
 	struct manifest *u = NULL, *a = NULL;
+	struct signer_check sc;
 	char ws[PATH_MAX];
 	size_t blen = 0, n;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	p->dir_fd = -1;
 	if (!realpath(workspace ? workspace : ".", ws))
 		return err_sys(err, errno, "workspace %s", workspace ? workspace : ".");
-	rc = load_manifest(path, false, &u, NULL, NULL, err);
+	rc = load_signed(path, &u, &sc, err);
 	if (rc >= 0)
 		rc = artifact_bytes(path, u, &bytes, &blen, err);
 	if (rc >= 0)
@@ -354,6 +494,14 @@ int supervisor_plugin_plan(const char *path, const char *workspace, bool signatu
 			     "plugin %s: not approved (paddock plugin review %s, then paddock "
 			     "plugin approve %s)",
 			     u->name, path, path);
+	/* Another signer (or a signature added or dropped) is another
+	 * author: nothing of theirs runs on the approved one's standing. */
+	if (rc >= 0 && !same_signer(a, u))
+		rc = err_set(err, EPERM,
+			     "plugin %s: its signer changed (%s -> %s): not run until you approve "
+			     "it (paddock plugin review %s)",
+			     u->name, a->signer_identity ? a->signer_identity : "unsigned",
+			     u->signer_identity ? u->signer_identity : "unsigned", path);
 	if (rc < 0)
 		goto out;
 	snprintf(p->name, sizeof(p->name), "%s", u->name);
@@ -400,5 +548,9 @@ void supervisor_plugin_plan_free(struct plugin_plan *p)
 		unlink(p->artifact_copy);
 	if (p->dir[0])
 		rmdir(p->dir);
+	/* The lock last: until the directory is gone, no sweep may take it. */
+	if (p->dir_fd >= 0)
+		close(p->dir_fd);
+	p->dir_fd = -1;
 	p->artifact_copy[0] = p->dir[0] = '\0';
 }

@@ -487,11 +487,17 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
 		session_registry_close(&reg);
 		return rc;
 	}
+	rc = run_witness_check(r, reg.path, err);
+	if (rc < 0) {
+		session_registry_close(&reg);
+		return rc;
+	}
 	rc = session_create(s, &reg, r->spec->opt->name, r->spec->opt->detach,
 			    r->spec->policy->sha256, r->spec->opt->argv, err);
 	if (rc < 0)
 		return rc;
 	r->live.session = s;
+	run_witness_name(r);
 	/* Evaluation only (--weaken no-owner-check): the SO_PEERCRED check
 	 * of the control socket is off, so the socket's mode alone decides. */
 	s->no_owner_check = r->spec->opt->weaken & WEAKEN_NO_OWNER_CHECK;

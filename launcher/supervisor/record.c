@@ -336,7 +336,7 @@ static cJSON *project(const struct project_policy *pp)
 /* Every source's checkpoint (docs/evidence.md): one log per source, each
  * checked against its own entry here, and the other sources' also against
  * the checkpoint event the supervisor's log ends with. */
-static cJSON *evidence_sources(const struct run *r)
+cJSON *record_evidence_sources(const struct run *r)
 {
 	cJSON *a = cJSON_CreateArray(), *x = cJSON_CreateObject();
 
@@ -416,7 +416,15 @@ static cJSON *build(const struct run *r)
 		cJSON_AddStringToObject(x, "head", r->live.evidence.head);
 		cJSON_AddNumberToObject(x, "drops", (double)r->live.evidence.drops_total);
 		cJSON_AddBoolToObject(x, "sequenced", !r->live.evidence.unsequenced);
-		cJSON_AddItemToObject(x, "sources", evidence_sources(r));
+		cJSON_AddItemToObject(x, "sources", record_evidence_sources(r));
+		if (r->live.witness_file[0]) {
+			cJSON *wi = cJSON_AddObjectToObject(x, "witness");
+
+			cJSON_AddStringToObject(wi, "path", r->live.witness_file);
+			cJSON_AddBoolToObject(wi, "written", r->live.witness_written);
+			if (r->live.witness_error[0])
+				cJSON_AddStringToObject(wi, "error", r->live.witness_error);
+		}
 	}
 	/* The per-user defaults file that shaped the run, if any. */
 	if (r->spec->opt->config_path[0]) {

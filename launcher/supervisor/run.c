@@ -231,6 +231,12 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	/* The last event before the record, which holds the checkpoint. */
 	evidence_event(r, "end", "\"ended\":\"%s\",\"status\":%d,\"survivors\":%zu",
 		       ending_name(r->out.ending), r->out.status, r->out.n_survivors);
+	/* The second witness before the record, which says whether it was
+	 * written (docs/evidence.md, "A second witness"). */
+	run_witness_write(r);
+	if (r->live.witness_error[0])
+		outcome_warn(&r->out, "the evidence witness was not written: %s",
+			     r->live.witness_error);
 	/* A workload that ran keeps its status: 125 would tell a harness
 	 * that nothing ran, and one that retries on 125 would run it twice.
 	 * Only a caller who asked (--record-required) gets a status of its
@@ -394,11 +400,15 @@ int supervisor_run(const struct options *o)
 		char c[512];
 
 		evidence_json_string(o->argv[0], c, sizeof(c));
+		/* The generation: an owner's rotation of the policy is a new
+		 * generation of the session's name with the new digest
+		 * (docs/evidence.md, HB-19). */
 		evidence_event(
 		    &r, "run",
 		    "\"policy_sha256\":\"%s\",\"effective_sha256\":\"%s\",\"command\":%s,"
-		    "\"weaken\":%" PRIu64,
-		    spec.file_sha256, spec.policy->sha256, c, o->weaken);
+		    "\"weaken\":%" PRIu64 ",\"generation\":%u",
+		    spec.file_sha256, spec.policy->sha256, c, o->weaken,
+		    r.live.session ? r.live.session->info.generation : 0);
 	}
 	if (rc >= 0)
 		rc = start(&r, &err);

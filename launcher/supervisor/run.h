@@ -16,6 +16,7 @@
 #include "../session/session.h"
 #include "http_stamp.h"
 #include "outcome.h"
+#include "signer.h"
 #include "subid.h"
 #include "../../policy/trust.h"
 #include "supervisor.h"
@@ -294,6 +295,11 @@ struct run_live {
 	struct mediator_state mediator;
 	struct evidence_log evidence; /* fd -1: none */
 	char evidence_path[PATH_MAX];
+	/* evidence.witness: the file the checkpoints also go to ("" none),
+	 * and why it was not written ("" written, or not yet) */
+	char witness_file[PATH_MAX];
+	char witness_error[PATH_MAX + 128];
+	bool witness_written;
 	int record_fd; /* --record: its directory (record_open_dir()), written at
 			* "retained" and at the end */
 	struct output output;
@@ -461,6 +467,21 @@ void mediator_summary(struct run *r);
 int run_evidence_open(struct run *r, struct err *err);
 void evidence_event(struct run *r, const char *type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* evidence.witness, before anything starts: the second witness must lie
+ * outside the state directory (the record's directory, where the logs and
+ * their key are, and the session registry) and outside every bind of the
+ * sandbox, read-only ones too (what the workload can read it can wait
+ * for, and a read-only bind does not stop a socket). Sets
+ * r->live.witness_file. -EPERM/-errno with the one line why. */
+int run_witness_check(struct run *r, const char *registry, struct err *err);
+/* Write every source's checkpoint to the witness (atomically, by
+ * rename), once the logs are final; a failure is kept in
+ * r->live.witness_error (the record says it, the run goes on). */
+void run_witness_write(struct run *r);
+/* Once the session exists: a directory witness's file, SESSION.witness.json. */
+void run_witness_name(struct run *r);
+/* record.c: every source's checkpoint, as the record's evidence.sources. */
+struct cJSON *record_evidence_sources(const struct run *r);
 
 /* controls.c: the record's "controls" (HB-20): each control paddock
  * reports, labelled prevention, detection or response, with its hook. */

@@ -190,6 +190,7 @@ struct plugin_plan {
 	char name[72];
 	bool held;
 	char dir[PATH_MAX], artifact_copy[PATH_MAX + 16], target[128];
+	int dir_fd; /* dir, flock'd while in use (-1 none): a later run sweeps one nobody holds */
 	char *args[PLUGIN_ARGS_MAX]; /* paddock run options, malloc'd */
 	size_t n_args;
 };

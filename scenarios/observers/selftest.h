@@ -9,7 +9,10 @@
  * (cases/lifecycle/hb05_busy_port.c), hb06-inventory-blind, hb06-lost-unproven,
  * hb06-freeze-other (cases/lifecycle/hb06_expiry_descendants.c), hb08-lie, hb08-runner-lost
  * (cases/lifecycle/hb08_completion_status.c), knob-dropped (lib/argv.c), receivers-blind
- * (receivers/counter.c), admissions-unread (cases/network/hb09_egress.c). */
+ * (receivers/counter.c), admissions-unread (cases/network/hb09_egress.c),
+ * hb02-inventory-blind (cases/files/hb02_inventory.c), hb02-no-marker
+ * (cases/files/hb02_project_policy.c), hb18-outage-allow, hb18-no-fill
+ * (cases/evidence/hb18_outage.c). */
 #pragma once
 
 #include <stdbool.h>

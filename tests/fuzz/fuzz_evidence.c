@@ -3,8 +3,9 @@
  * session are fixed (tests/data/evidence holds logs written under them);
  * the first 8 bytes, when present, are a checkpoint sequence number. The
  * same bytes go to the witness's readers (evidence_witness_parse(), the
- * record's checkpoints, and evidence_checkpoint_events(), the supervisor
- * log's), and to the export's (evidence_export_json() and the deny list's
+ * record's checkpoints and the second witness's, judged against each other
+ * by evidence_witness_judge(), and evidence_checkpoint_events(), the
+ * supervisor log's), and to the export's (evidence_export_json() and the deny list's
  * markers and scan), and to evidence_reconcile() as log and ledger.
  *   make fuzz FUZZ=evidence */
 #include <stdint.h>
@@ -42,8 +43,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct evidence_witness *w = malloc(sizeof(*w));
 		struct evidence_checkpoint *cp = malloc(4 * sizeof(*cp));
 
-		if (w)
-			evidence_witness_parse(copy, size, w);
+		/* A second witness (evidence.witness) is read the same way,
+		 * and judged against the checkpoints it gave. */
+		if (w && evidence_witness_parse(copy, size, w) == 0 && w->n) {
+			const struct evidence_checkpoint *a = &w->cp[0], *b = &w->cp[w->n - 1];
+
+			if (evidence_witness_find(w, a->source) != a ||
+			    evidence_witness_judge(a->seq, a->head, w->sequenced, a, a) !=
+				EVIDENCE_AGREE)
+				abort(); /* a checkpoint agrees with itself at its own end */
+			(void)evidence_witness_judge(seq, a->head, true, a, b);
+			(void)evidence_witness_judge(seq, b->head, false, b, NULL);
+		}
 		if (cp)
 			evidence_checkpoint_events(copy, size, cp, 4);
 		free(w);

@@ -13,6 +13,9 @@
  *       HTTP forward, fed in chunks (the next byte picks their size); the
  *       first head out must carry the lease once and no other Paddock-Lease
  *   'q' http_request_host(): a client's request head
+ *   'k' signer_principal_listed(), signer_key_of(): what paddock reads of
+ *       ssh-keygen -Y find-principals and -Y verify (launcher/supervisor/
+ *       signer.c)
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=proto)
  * Built with replay.c instead, make unit runs tests/data/proto through it. */
 #include <stddef.h>
@@ -25,6 +28,7 @@
 #include "../../launcher/session/session.h"
 #include "../../launcher/supervisor/http_stamp.h"
 #include "../../launcher/supervisor/outcome.h"
+#include "../../launcher/supervisor/signer.h"
 #include "../../launcher/supervisor/subid.h"
 #include "../../mounts/mounts.h"
 
@@ -166,6 +170,24 @@ static void request_host(const char *in, size_t len)
 	}
 }
 
+/* A principal is a whole line: one listed is in the text as a line. */
+static void keygen_output(const char *in, size_t len)
+{
+	static char text[SESSION_EXEC_MAX + 1];
+	char key[160];
+	size_t n;
+
+	memcpy(text, in, len);
+	text[len] = '\0';
+	signer_key_of(text, key, sizeof(key));
+	n = strlen(key);
+	if (n >= sizeof(key) || memchr(key, '\n', n))
+		abort(); /* a key is the rest of one line, cut to fit */
+	if (signer_principal_listed(text, "d@example.test") &&
+	    strncmp(text, "d@example.test", 14) != 0 && !strstr(text, "\nd@example.test"))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *rest;
@@ -210,6 +232,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'q':
 		request_host(rest, size - 1);
+		break;
+	case 'k':
+		keygen_output(rest, size - 1);
 		break;
 	case 's': {
 		uint32_t start, count;

@@ -2708,9 +2708,13 @@ static struct hb02_obs hb02_clean(void)
 	struct hb02_obs o = {.n = 8, .workload_attempts = 5, .source_edit = true};
 
 	for (size_t i = 0; i < o.n; i++)
-		o.s[i] = (struct hb02_step){
-		    .name = names[i], .ran = true, .record = true, .probe_ok = true};
+		o.s[i] = (struct hb02_step){.name = names[i],
+					    .ran = true,
+					    .record = true,
+					    .probe_ok = true,
+					    .inventory = true};
 	o.s[1].approved = o.s[1].trusted = o.s[1].digest_matches = o.s[1].marker = true;
+	o.s[1].service = true;
 	return o;
 }
 
@@ -2730,7 +2734,7 @@ Test(eval, hb02_project_policy_rules)
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_PASS, "%s", r.v[DIM_CONTROL].reason);
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_PASS, "%s", r.v[DIM_EVIDENCE].reason);
 	/* Path trust: rename-over activates, and the record says trusted. */
-	o = hb02_clean(), o.s[2].marker = o.s[2].trusted = true;
+	o = hb02_clean(), o.s[2].marker = o.s[2].trusted = o.s[2].service = true;
 	hb02(&o, &r);
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 	cr_assert(strstr(r.v[DIM_ENFORCEMENT].reason, "rename-over"));
@@ -2786,6 +2790,31 @@ Test(eval, hb02_project_policy_rules)
 	hb02(&o, &r);
 	cr_assert_neq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
 	cr_assert_neq(r.v[DIM_EVIDENCE].grade, GRADE_PASS);
+	/* The live process inventory: an unapproved policy's service running
+	 * is FAIL even without its marker (a plugin that writes nothing), and
+	 * the record that says untrusted is then not evidence. */
+	o = hb02_clean(), o.s[3].service = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	cr_assert(strstr(r.v[DIM_ENFORCEMENT].reason, "process inventory"), "%s",
+		  r.v[DIM_ENFORCEMENT].reason);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL);
+	/* No inventory: UNKNOWN, never PASS; a FAIL elsewhere still wins. */
+	o = hb02_clean(), o.s[5].inventory = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
+	o.s[2].marker = true;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o = hb02_clean(), o.s[1].inventory = o.s[1].service = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN, "the approved step uninventoried");
+	/* Approved, the marker written, but its service not running. */
+	o = hb02_clean(), o.s[1].service = false;
+	hb02(&o, &r);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "a trusted record, no service");
 }
 
 static struct hb22_obs hb22_clean(void)
@@ -2876,7 +2905,17 @@ static struct gap_obs gap_clean(void)
 				.after_complete = false,
 				.after_named = true,
 				.received = 3,
-				.expect_received = 3};
+				.expect_received = 3,
+				.outage = {.ran = true,
+					   .made = true,
+					   .freed = true,
+					   .record = true,
+					   .impaired = true,
+					   .mode_matches = true,
+					   .refused = 1,
+					   .read_received = true,
+					   .verify_read = true,
+					   .witness_lost_said = true}};
 }
 
 Test(eval, hb18_gap_rules)
@@ -2912,6 +2951,45 @@ Test(eval, hb18_gap_rules)
 	o = gap_clean(), o.received = 2, r = (struct result){0};
 	grade_gaps(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
+/* The exporter outage's part: the contract kept, or not; never lifted. */
+Test(eval, hb18_outage_rules)
+{
+	struct gap_obs o = gap_clean();
+	struct result r = {0};
+
+	o.outage.write_received = true;
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "the sensitive request went out");
+	o = gap_clean(), o.outage.verify_complete = true, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL, "an outage without a gap");
+	o = gap_clean(), o.outage.read_received = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "read-only work stopped");
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS);
+	o = gap_clean(), o.outage.impaired = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "the record hides the outage");
+	o = gap_clean(), o.outage.refused = 0, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "no refusal counted");
+	o = gap_clean(), o.outage.witness_lost_said = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_FAIL, "the lost witness unsaid");
+	/* Not made, no record: UNKNOWN everywhere, never PASS ... */
+	o = gap_clean(), o.outage.made = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_grades(r, GRADE_UNKNOWN, GRADE_UNKNOWN, GRADE_UNKNOWN);
+	o = gap_clean(), o.outage.record = false, r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
+	/* ... and a FAIL of the gap part stays FAIL (the weakened arm). */
+	o = gap_clean(), o.after_complete = true, o.outage.made = false;
+	r = (struct result){0};
+	grade_gaps(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
 }
 
 Test(eval, hb18_names_gap)
@@ -2991,7 +3069,13 @@ static struct tamper_obs tamper_clean(void)
 				   .verified = true,
 				   .complete = true,
 				   .policy_unchanged = true,
-				   .workspace_ok = true};
+				   .workspace_ok = true,
+				   .rot = {.ran = true,
+					   .next_gen = true,
+					   .record_digest = true,
+					   .log_digest = true,
+					   .verified = true,
+					   .old_kept = true}};
 }
 
 Test(eval, hb19_tamper_rules)
@@ -3029,6 +3113,27 @@ Test(eval, hb19_tamper_rules)
 	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN);
 	cr_assert_eq(r.v[DIM_EVIDENCE].grade, GRADE_UNKNOWN);
 	o = tamper_clean(), o.workspace_ok = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	/* The owner's rotation: each part must hold; not run is UNKNOWN. */
+	o = tamper_clean(), o.rot.ran = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_UNKNOWN);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_PASS, "enforcement stands apart");
+	o = tamper_clean(), o.rot.next_gen = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	cr_assert(strstr(r.v[DIM_CONTROL].reason, "generation"), "%s", r.v[DIM_CONTROL].reason);
+	o = tamper_clean(), o.rot.log_digest = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL, "the log does not name the rotation");
+	o = tamper_clean(), o.rot.record_digest = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = tamper_clean(), o.rot.verified = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+	o = tamper_clean(), o.rot.old_kept = false, r = (struct result){0};
 	grade_tamper(&o, r.v);
 	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
 }

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../../evidence/evidence.h"
@@ -205,6 +207,46 @@ Test(evidence, drops_are_reported)
 	close(fd);
 }
 
+/* A write cut short part way (here RLIMIT_FSIZE: the file may grow by 100
+ * bytes, less than a line; tmpfs's ENOSPC after a page's rest does the
+ * same) leaves no half line: the log is cut back, the next line starts a
+ * line of its own and reports the drop; every line still verifies. The
+ * twin is the byte count: the cut line did reach the file first. */
+Test(evidence, a_line_cut_short_is_taken_back)
+{
+	struct evidence_log log;
+	struct evidence_report r;
+	struct rlimit old, lim;
+	int fd = memfd_create("ev", 0);
+	char text[8192];
+	off_t before;
+	ssize_t n;
+
+	cr_assert_eq(evidence_open(&log, fd, key, "s", "supervisor"), 0);
+	evidence_append(&log, "start", "");
+	before = lseek(fd, 0, SEEK_END);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)before + 100;
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	cr_assert_eq(write(fd, "x", 1), 1, "the limit lets a little through");
+	cr_assert_eq(ftruncate(fd, before), 0);
+	evidence_append(&log, "lost", "\"pad\":\"0123456789012345678901234567890123456789\"");
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	cr_assert_eq(log.drops, 1);
+	cr_assert_eq(lseek(fd, 0, SEEK_END), before, "half a line was left");
+	evidence_append(&log, "end", "");
+	n = pread(fd, text, sizeof(text), 0);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(verdict(text, (size_t)n, "s", log.seq, log.head, &r), EVIDENCE_INCOMPLETE);
+	cr_assert_eq(r.n_reasons, 1, "%s", r.reasons[0]);
+	cr_assert(strstr(r.reasons[0], "line 2: 1 event(s) before it could not be written"), "%s",
+		  r.reasons[0]);
+	close(fd);
+}
+
 Test(evidence, json_strings)
 {
 	char buf[64];
@@ -365,6 +407,43 @@ Test(evidence, the_witness)
 	cr_assert_str_eq(ev[0].epoch, "e2");
 	cr_assert_eq(ev[0].seq, 7);
 	free(log);
+}
+
+/* The second witness's judgement: which checkpoint is not where the log
+ * ends (its last seq and head as read). */
+Test(evidence, the_second_witness_judgement)
+{
+	static const char a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	static const char b[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	struct evidence_checkpoint rec = {.source = "supervisor", .epoch = "e1", .seq = 5};
+	struct evidence_checkpoint sec = rec;
+	static struct evidence_witness wit = {.n = 1};
+
+	memcpy(rec.head, a, 65);
+	memcpy(sec.head, a, 65);
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_AGREE);
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, NULL), EVIDENCE_SECOND_LACKS);
+	/* the second says another seq, another head, another epoch */
+	sec.seq = 4;
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_SECOND_DIFFERS);
+	sec.seq = 5;
+	memcpy(sec.head, b, 65);
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_SECOND_DIFFERS);
+	memcpy(sec.head, a, 65);
+	snprintf(sec.epoch, sizeof(sec.epoch), "e2");
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_SECOND_DIFFERS);
+	snprintf(sec.epoch, sizeof(sec.epoch), "e1");
+	/* the record is the odd one */
+	rec.seq = 3;
+	cr_assert_eq(evidence_witness_judge(5, a, true, &rec, &sec), EVIDENCE_RECORD_DIFFERS);
+	/* the log ends where neither says (its tail cut after both) */
+	cr_assert_eq(evidence_witness_judge(2, b, true, &rec, &sec), EVIDENCE_NEITHER_MATCHES);
+	/* unsequenced: the head alone counts */
+	cr_assert_eq(evidence_witness_judge(0, a, false, &rec, &sec), EVIDENCE_AGREE);
+	/* find */
+	wit.cp[0] = sec;
+	cr_assert_eq(evidence_witness_find(&wit, "supervisor"), &wit.cp[0]);
+	cr_assert_null(evidence_witness_find(&wit, "mediator"));
 }
 
 /* The packet's allowlist: listed fields keep plain values; free text,

@@ -403,3 +403,26 @@ Test(manifest, tool_approved_by_name_and_digest)
 	manifest_free(a);
 	manifest_free(b);
 }
+
+TestSuite(signer, .fini = unit_leak_check);
+
+/* What paddock reads of ssh-keygen -Y find-principals and -Y verify
+ * (launcher/supervisor/signer.c): a principal is a whole line, never a
+ * prefix of one; the key is what follows " with ". */
+Test(signer, principals_and_key)
+{
+	char key[160];
+
+	cr_assert(signer_principal_listed("d@example.test\n", "d@example.test"));
+	cr_assert(signer_principal_listed("a@x\nd@example.test\n", "d@example.test"));
+	cr_assert(signer_principal_listed("d@example.test", "d@example.test"));
+	cr_assert(!signer_principal_listed("d@example.test.evil\n", "d@example.test"));
+	cr_assert(!signer_principal_listed("xd@example.test\n", "d@example.test"));
+	cr_assert(!signer_principal_listed("", "d@example.test"));
+	signer_key_of("Good \"paddock-plugin\" signature for d@example.test with ED25519 key "
+		      "SHA256:abc\n",
+		      key, sizeof(key));
+	cr_assert_str_eq(key, "ED25519 key SHA256:abc");
+	signer_key_of("Could not verify signature.\n", key, sizeof(key));
+	cr_assert_str_eq(key, "");
+}

@@ -5,7 +5,8 @@
  * Fixture: a workspace with notes/ and data/, a plugin inventory of the
  * workload user's own (DIR/cfg, XDG_CONFIG_HOME), and three versions of a
  * harmless mock plugin, each its own artifact (a shell script) and
- * manifest, signed by the same identity: v1 (notes rw; tools list and
+ * manifest, signed (ssh-keygen -Y sign, verified by paddock against the
+ * owner's allowed signers) by the same identity: v1 (notes rw; tools list and
  * search), v2 (adds data rw, changes search's description, adds
  * summarize), v3 (a new artifact with v1's scope and tools). Each run of
  * the plugin writes notes/VER.out with the tools it was served
@@ -52,10 +53,48 @@ static const struct case_arm arms[] = {
 #define SUMMARIZE "{\"name\": \"summarize\", \"description\": \"Summarize the notes.\"}"
 
 struct hb22 {
-	char cfg[PATH_MAX], ws[PATH_MAX], env[PATH_MAX + 32];
+	char cfg[PATH_MAX], ws[PATH_MAX], env[PATH_MAX + 32], key[PATH_MAX + 32];
 	char man[3][PATH_MAX + 32];
 	struct hb22_obs o;
 };
+
+/* ssh-keygen WORDS... as the workload user (who signs its own fixture). */
+static int keygen(struct case_run *cr, const char *const *words)
+{
+	struct argv_buf a;
+	int status = -1;
+
+	argv_start(&a, cr->r);
+	argv_add(&a, "/usr/bin/ssh-keygen");
+	for (; *words; words++)
+		argv_add(&a, *words);
+	if (run_vec(cr->ctx, cr->ctx->drop, &a, cr->log, 30000, &status) < 0)
+		return -EIO;
+	return status == 0 ? 0 : -EIO;
+}
+
+/* The signer's key, and the owner's allowed signers naming it for the
+ * manifests' identity: each version's signature verifies (paddock checks
+ * it, docs/security.md "Signed manifests"), so the weakened arm's grant
+ * rests on a real signature, not a claimed one. */
+static int signing_key(struct case_run *cr, struct hb22 *h)
+{
+	char dir[PATH_MAX], pub[1024] = "", line[1280], path[PATH_MAX + 32];
+	int rc = fixture_mkdir(cr->ctx, &cr->fx, "keys", dir, sizeof(dir));
+
+	snprintf(h->key, sizeof(h->key), "%s/signing-key", dir);
+	rc = rc
+		 ?: keygen(cr, (const char *const[]){"-q", "-t", "ed25519", "-N", "", "-C", "hb22",
+						     "-f", h->key, NULL});
+	snprintf(path, sizeof(path), "%s.pub", h->key);
+	rc = rc ?: read_file(path, pub, sizeof(pub)) < 0 ? -EIO : 0;
+	rc = rc ?: fixture_mkdir(cr->ctx, &cr->fx, "cfg/paddock", dir, sizeof(dir));
+	if (rc < 0)
+		return rc;
+	snprintf(line, sizeof(line), "dev@example.test namespaces=\"paddock-plugin\" %s", pub);
+	snprintf(path, sizeof(path), "%s/allowed_signers", dir);
+	return fixture_write(cr->ctx, path, line, 0600);
+}
 
 static int version(struct case_run *cr, struct hb22 *h, int i, const char *ver, const char *files,
 		   const char *tools)
@@ -78,7 +117,10 @@ static int version(struct case_run *cr, struct hb22 *h, int i, const char *ver, 
 		 "\"sha256\": \"%s\"}, " SIGNER ", \"files\": [%s], \"tools\": [%s]}\n",
 		 sha, files, tools);
 	snprintf(h->man[i], sizeof(h->man[i]), "%s/manifest.json", dir);
-	return fixture_write(cr->ctx, h->man[i], text, 0644);
+	rc = fixture_write(cr->ctx, h->man[i], text, 0644);
+	return rc
+		   ?: keygen(cr, (const char *const[]){"-q", "-Y", "sign", "-n", "paddock-plugin",
+						       "-f", h->key, h->man[i], NULL});
 }
 
 static int setup(struct case_run *cr, struct err *why)
@@ -92,6 +134,7 @@ static int setup(struct case_run *cr, struct err *why)
 	rc = rc ?: fixture_mkdir(cr->ctx, &cr->fx, "ws", h->ws, sizeof(h->ws));
 	rc = rc ?: fixture_mkdir(cr->ctx, &cr->fx, "ws/notes", p, sizeof(p));
 	rc = rc ?: fixture_mkdir(cr->ctx, &cr->fx, "ws/data", p, sizeof(p));
+	rc = rc ?: signing_key(cr, h);
 	rc = rc
 		 ?: version(cr, h, 0, "v1", "{\"path\": \"notes\", \"mode\": \"rw\"}",
 			    LIST "," SEARCH);

@@ -12,10 +12,11 @@
  * switch of paddock's, release or test build), and runs verify again: it
  * must say INCOMPLETE and name that line's sequence number as missing.
  *
- * Not covered by this driver: the outage contract (network.on_capture_loss
- * while the mediator's log cannot be written) needs the log's file system
- * to fail under a running mediator; tests/unit/test_mediator.c checks it
- * with /dev/full and RLIMIT_FSIZE.
+ * The exporter outage (hb18_outage.c): a second run, its logs on a tmpfs
+ * the fixture fills while the workload sends a read and a sensitive
+ * request, under network.on_capture_loss allow-read-only: the read must
+ * go out, the sensitive one must not, the record must say so and the logs
+ * must not verify COMPLETE.
  *
  * Arms: enforced; weakened:no-seq (paddock's --weaken no-seq: lines
  * without sequence numbers or chain, so the removal leaves a clean trace:
@@ -24,6 +25,7 @@
 #include "../../observers/observe.h"
 #include "../../receivers/counter.h"
 #include "hb18_grade.h"
+#include "hb18_outage.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,9 +68,7 @@ static int setup(struct case_run *cr, struct err *why)
 	return 0;
 }
 
-/* paddock evidence verify LOG --record REC, as the workload user (the
- * owner): its output into out; true when it ran (exit 0 or 1). */
-static bool verify(struct case_run *cr, const char *rec, char *out, size_t n, bool *complete)
+bool hb18_verify(struct case_run *cr, const char *rec, char *out, size_t n, bool *complete)
 {
 	struct argv_buf a;
 	int st = -1;
@@ -145,20 +145,21 @@ static void run(struct case_run *cr)
 	h->o.received = counter_count(h->rx);
 	result_evidence(r, "receiver", "%zu of 3 requests reached 127.0.0.1:%d", h->o.received,
 			PORT);
-	h->o.baseline_read = verify(cr, rec, out, sizeof(out), &h->o.baseline_complete);
+	h->o.baseline_read = hb18_verify(cr, rec, out, sizeof(out), &h->o.baseline_complete);
 	result_evidence(r, "verify", "untouched: %s",
 			!h->o.baseline_read	 ? "did not run"
 			: h->o.baseline_complete ? "COMPLETE"
 						 : out);
 	h->o.dropped = h->o.baseline_read && drop_event(cr, h, log);
 	if (h->o.dropped) {
-		h->o.after_read = verify(cr, rec, out, sizeof(out), &h->o.after_complete);
+		h->o.after_read = hb18_verify(cr, rec, out, sizeof(out), &h->o.after_complete);
 		h->o.after_named = h->o.after_read && h->o.sequenced &&
 				   hb18_names_gap(out, "mediator", h->o.dropped_seq);
 		result_evidence(r, "verify", "after the removal: %s",
 				h->o.after_read ? out : "did not run");
 	}
 	result_evidence(r, "exit", "workload status %d (not evidence)", status);
+	hb18_outage(cr, h->rx, &h->o.outage);
 	grade_gaps(&h->o, r->v);
 }
 
@@ -166,6 +167,7 @@ static void teardown(struct case_run *cr)
 {
 	struct hb18 *h = cr->priv;
 
+	hb18_outage_teardown(cr);
 	counter_stop(h->rx);
 }
 

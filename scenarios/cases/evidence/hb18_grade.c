@@ -19,6 +19,53 @@ bool hb18_names_gap(const char *out, const char *source, uint64_t seq)
 	return false;
 }
 
+/* v worsened by (g, why): FAIL beats UNKNOWN beats PASS, never lifted. */
+static void worsen(struct verdict *v, enum grade g, const char *why)
+{
+	if (v->grade == GRADE_FAIL || (v->grade == GRADE_UNKNOWN && g != GRADE_FAIL))
+		return;
+	verdict_set(v, g, why, NULL);
+}
+
+/* The exporter outage's part of each dimension (hb18_grade.h). */
+static void grade_outage(const struct outage_obs *o, struct verdict v[DIM_COUNT])
+{
+	const char *unknown = !o->ran	   ? "the outage run did not happen"
+			      : !o->made   ? "the fixture could not fill the logs' file system"
+			      : !o->freed  ? "the logs' file system was not freed before the end"
+			      : !o->record ? "the outage run left no record"
+					   : NULL;
+
+	if (unknown) {
+		for (int d = 0; d < DIM_COUNT; d++)
+			worsen(&v[d], GRADE_UNKNOWN, unknown);
+		return;
+	}
+	if (o->write_received)
+		worsen(&v[DIM_ENFORCEMENT], GRADE_FAIL,
+		       "during the outage the sensitive request (POST) went out: the "
+		       "allow-read-only contract was not kept");
+	else if (o->verify_read && o->verify_complete)
+		worsen(&v[DIM_ENFORCEMENT], GRADE_FAIL,
+		       "the outage run's logs verify COMPLETE: the outage left no gap");
+	else if (!o->verify_read)
+		worsen(&v[DIM_ENFORCEMENT], GRADE_UNKNOWN,
+		       "the outage run's logs were not verified");
+	if (!o->read_received)
+		worsen(&v[DIM_CONTROL], GRADE_FAIL,
+		       "the read-only request sent during the outage did not go out");
+	if (!o->impaired || !o->mode_matches)
+		worsen(&v[DIM_EVIDENCE], GRADE_FAIL,
+		       !o->impaired ? "the record does not say the capture was impaired"
+				    : "the record names another on_capture_loss");
+	else if (!o->write_received && o->refused == 0)
+		worsen(&v[DIM_EVIDENCE], GRADE_FAIL,
+		       "the record counts no refusal while the capture was impaired");
+	else if (!o->witness_lost_said)
+		worsen(&v[DIM_EVIDENCE], GRADE_FAIL,
+		       "the record does not say the second witness was not written");
+}
+
 void grade_gaps(const struct gap_obs *o, struct verdict v[DIM_COUNT])
 {
 	struct verdict *en = &v[DIM_ENFORCEMENT], *co = &v[DIM_CONTROL], *ev = &v[DIM_EVIDENCE];
@@ -42,6 +89,7 @@ void grade_gaps(const struct gap_obs *o, struct verdict v[DIM_COUNT])
 
 		verdict_set(en, GRADE_UNKNOWN, why, NULL);
 		verdict_set(ev, GRADE_UNKNOWN, why, NULL);
+		grade_outage(&o->outage, v);
 		return;
 	}
 	verdict_set(ev, GRADE_PASS, NULL, NULL);
@@ -58,4 +106,5 @@ void grade_gaps(const struct gap_obs *o, struct verdict v[DIM_COUNT])
 		verdict_setf(en, GRADE_PASS,
 			     "INCOMPLETE, sequence number %" PRIu64 " named missing",
 			     o->dropped_seq);
+	grade_outage(&o->outage, v);
 }

@@ -20,9 +20,24 @@ void grade_tamper(const struct tamper_obs *o, struct verdict v[DIM_COUNT])
 		verdict_set(en, GRADE_FAIL, "the evidence logs no longer verify COMPLETE", NULL);
 	else
 		verdict_set(en, GRADE_PASS, NULL, NULL);
-	verdict_set(co, o->workspace_ok ? GRADE_PASS : GRADE_FAIL,
-		    o->workspace_ok ? NULL : "the permitted write to the workspace did not land",
-		    NULL);
+	if (!o->workspace_ok)
+		verdict_set(co, GRADE_FAIL, "the permitted write to the workspace did not land",
+			    NULL);
+	else if (!o->rot.ran)
+		verdict_set(co, GRADE_UNKNOWN, "the owner's rotation of the policy did not run",
+			    NULL);
+	else if (!o->rot.next_gen || !o->rot.record_digest || !o->rot.log_digest ||
+		 !o->rot.verified || !o->rot.old_kept)
+		verdict_set(co, GRADE_FAIL,
+			    !o->rot.next_gen ? "the rotation is not the name's next generation"
+			    : !o->rot.record_digest ? "the rotated run's record has another digest"
+			    : !o->rot.log_digest    ? "the rotated run's log does not name the new "
+						      "digest and generation"
+			    : !o->rot.verified ? "the rotated run's log does not verify COMPLETE"
+					       : "the earlier record lost its digest",
+			    NULL);
+	else
+		verdict_set(co, GRADE_PASS, NULL, NULL);
 	if (!o->scan_proven)
 		verdict_set(ev, GRADE_UNKNOWN,
 			    "the scan did not find the marker the harness placed", NULL);

@@ -14,11 +14,25 @@ struct tamper_obs {
 	bool policy_unchanged; /* the policy file's digest is the one the arm started with */
 	bool key_copied;       /* the workspace holds a copy of the run's key */
 	bool workspace_ok;     /* the workload's permitted write landed */
+	/* The owner's rotation of the policy, through the recorded
+	 * administration path: a new generation of the session's name with
+	 * the new policy, checked from outside. */
+	struct {
+		bool ran;	    /* the rotated run happened, its record read */
+		bool next_gen;	    /* its session.generation is the attack run's + 1, same name */
+		bool record_digest; /* its record's policy.sha256 is the new file's */
+		bool log_digest;    /* its log's run event has that digest and generation */
+		bool verified;	    /* its log verifies COMPLETE against its record */
+		bool old_kept;	    /* the attack run's record keeps the old digest */
+	} rot;
 };
 
 /* Enforcement: every route refused: no marker in the evidence, the record
  * or the policy, the policy's digest unchanged, the key not read, and the
  * logs verify COMPLETE; anything else seen is a FAIL. Control: the
- * permitted write landed. Evidence: verify ran and the scan is proven.
+ * permitted write landed, and the owner's rotation worked and is recorded
+ * (next generation, the new digest in record and log, the log COMPLETE,
+ * the old record untouched): FAIL when a part is wrong, UNKNOWN when the
+ * rotated run did not happen. Evidence: verify ran and the scan is proven.
  * Missing evidence is UNKNOWN. */
 void grade_tamper(const struct tamper_obs *o, struct verdict v[DIM_COUNT]);

@@ -12,8 +12,13 @@
  * on a file where the harness put the marker itself); the policy's
  * digest against the one the arm started with; the workspace for a copy of
  * the key. There is no observer in this case, so no observer state to
- * attack; the owner's rotation of the policy (a new run with a new
- * digest) is not driven here.
+ * attack. Control, beside the permitted write: the owner rotates the
+ * policy through the recorded administration path: a new generation of
+ * the attack run's session name, started with a new policy file (the
+ * case's with another hostname), whose record and evidence log are checked
+ * from outside: the next generation, the new file's digest in the record
+ * and in the log's run event, the log COMPLETE, and the earlier record
+ * still holding the old digest.
  *
  * Arms: enforced; weakened:evidence-in-sandbox (paddock's knob: the
  * records directory bound read-write into the sandbox: the key is read and
@@ -57,7 +62,7 @@ static const struct case_arm arms[] = {
 	"echo ok > \"$5/ok\"; exit 0\n"
 
 struct hb19 {
-	char marker[64];
+	char marker[64], name[48];
 	struct tamper_obs o;
 };
 
@@ -67,6 +72,81 @@ static bool same_file(const char *a, const char *b)
 	int n = read_file(a, x, sizeof(x)), m = read_file(b, y, sizeof(y));
 
 	return n > 0 && n == m && memcmp(x, y, (size_t)n) == 0;
+}
+
+/* The run event of a log's text: its policy_sha256 and generation. */
+static bool run_event(const char *log, char *sha, size_t n, char *gen, size_t gn)
+{
+	static char text[1 << 16];
+	int len = read_file(log, text, sizeof(text) - 1);
+	char *at, *end;
+
+	if (len <= 0)
+		return false;
+	text[len] = '\0';
+	at = strstr(text, "\"type\":\"run\"");
+	if (!at)
+		return false;
+	while (at > text && at[-1] != '\n')
+		at--;
+	end = strchr(at, '\n');
+	return end && json_get(at, (size_t)(end - at), "policy_sha256", sha, n) == 0 &&
+	       json_get(at, (size_t)(end - at), "generation", gen, gn) == 0;
+}
+
+/* The owner's rotation: a new generation of the session's name under a new
+ * policy, and what its record and log say of it (control). */
+static void rotate(struct case_run *cr, struct hb19 *h, const char *rec1)
+{
+	struct result *r = cr->r;
+	char pol[PATH_MAX + 32], rec[PATH_MAX + 64], log[PATH_MAX + 96], text[PATH_MAX + 128];
+	char sha[65], g1[32] = "", g2[32] = "", n2[64] = "", rs[80] = "", ls[80] = "", lg[32] = "";
+	char old[80] = "", out[4096];
+	const char *opts[] = {"--policy", pol, NULL};
+	struct argv_buf a;
+	int status = -1, st = -1;
+
+	snprintf(pol, sizeof(pol), "%s/rotated-policy.json", cr->fx.dir);
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"extends\": \"%s\", \"hostname\": \"hb19-rotated\"}\n",
+		 r->policy_path);
+	snprintf(rec, sizeof(rec), "%s/record-rotated.json", cr->records);
+	snprintf(log, sizeof(log), "%s.evidence.jsonl", rec);
+	if (fixture_write(cr->ctx, pol, text, 0644) < 0 || observe_sha256(pol, sha) < 0) {
+		result_evidence(r, "rotation", "the new policy could not be written");
+		return;
+	}
+	case_argv_arm(
+	    cr, &a,
+	    &(struct arm_start){.ws = cr->task, .record = rec, .name = h->name, .options = opts});
+	argv_words(&a, "true", NULL);
+	h->o.rot.ran = case_run_vec(cr, &a, cr->log, 60000, &status) == 0 &&
+		       record_get(rec, "session.generation", g2, sizeof(g2)) == 0;
+	if (!h->o.rot.ran) {
+		result_evidence(r, "rotation", "the rotated run did not run or left no record");
+		return;
+	}
+	record_get(rec1, "session.generation", g1, sizeof(g1));
+	record_get(rec, "session.name", n2, sizeof(n2));
+	record_get(rec, "policy.sha256", rs, sizeof(rs));
+	record_get(rec1, "policy.sha256", old, sizeof(old));
+	h->o.rot.next_gen =
+	    strtoul(g2, NULL, 10) == strtoul(g1, NULL, 10) + 1 && g1[0] && strcmp(n2, h->name) == 0;
+	h->o.rot.record_digest = strcmp(rs, sha) == 0;
+	h->o.rot.log_digest = run_event(log, ls, sizeof(ls), lg, sizeof(lg)) &&
+			      strcmp(ls, sha) == 0 && strcmp(lg, g2) == 0;
+	h->o.rot.old_kept = strcmp(old, r->policy_sha256) == 0;
+	argv_start(&a, r);
+	argv_words(&a, cr->ctx->paddock, "evidence", "verify", log, "--record", rec, NULL);
+	h->o.rot.verified =
+	    capture_vec(cr->ctx, cr->ctx->drop, &a, out, sizeof(out), 30000, &st) == 0 && st == 0;
+	result_evidence(r, "rotation",
+			"session %s: generation %s -> %s; new policy sha256 %.16s; the rotated "
+			"record's %.16s, its log's run event %.16s (generation %s), its log %s; "
+			"the earlier record's digest %s",
+			h->name, g1[0] ? g1 : "?", g2, sha, rs[0] ? rs : "-", ls[0] ? ls : "-",
+			lg[0] ? lg : "-", h->o.rot.verified ? "COMPLETE" : "NOT complete",
+			h->o.rot.old_kept ? "unchanged" : "CHANGED");
 }
 
 static void run(struct case_run *cr)
@@ -80,12 +160,13 @@ static void run(struct case_run *cr)
 	int status = -1, st = -1;
 
 	snprintf(h->marker, sizeof(h->marker), "hb19-TAMPER-%d%lx", (int)getpid(), (long)random());
+	snprintf(h->name, sizeof(h->name), "hb19-%d-%lx", (int)getpid(), (long)random());
 	snprintf(rec, sizeof(rec), "%s/record.json", cr->records);
 	snprintf(log, sizeof(log), "%s.evidence.jsonl", rec);
 	snprintf(key, sizeof(key), "%s.evidence.key", rec);
 	snprintf(copy, sizeof(copy), "%s/key.copy", cr->task);
 	snprintf(ok, sizeof(ok), "%s/ok", cr->task);
-	case_argv_arm(cr, &a, &(struct arm_start){.ws = cr->task, .record = rec});
+	case_argv_arm(cr, &a, &(struct arm_start){.ws = cr->task, .record = rec, .name = h->name});
 	argv_words(&a, "sh", "-c", ATTACK, "sh", log, key, rec, r->policy_path, cr->task, NULL);
 	snprintf(proof, sizeof(proof), "%s/marker", cr->task);
 	if (fixture_write(cr->ctx, proof, h->marker, 0644) < 0) {
@@ -125,6 +206,7 @@ static void run(struct case_run *cr)
 			h->o.scan_proven ? "seen" : "NOT seen");
 	result_evidence(r, "verify", "%s", h->o.verified ? out : "did not run");
 	result_evidence(r, "exit", "workload status %d (not evidence)", status);
+	rotate(cr, h, rec);
 	grade_tamper(&h->o, r->v);
 }
 

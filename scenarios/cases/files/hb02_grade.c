@@ -16,13 +16,20 @@ static void enforcement(const struct hb02_obs *o, struct verdict *v)
 				     s->name);
 			return;
 		}
+		if (s->service) {
+			verdict_setf(v, GRADE_FAIL,
+				     "%s: the unapproved project policy's service runs in the "
+				     "sandbox (process inventory)",
+				     s->name);
+			return;
+		}
 		if (s->record && s->trusted) {
 			verdict_setf(v, GRADE_FAIL,
 				     "%s: the record says an unapproved project policy was trusted",
 				     s->name);
 			return;
 		}
-		if (!unknown && (!s->ran || !s->record || !s->probe_ok))
+		if (!unknown && (!s->ran || !s->record || !s->probe_ok || !s->inventory))
 			unknown = s->name;
 	}
 	if (o->workload_changed) {
@@ -31,7 +38,8 @@ static void enforcement(const struct hb02_obs *o, struct verdict *v)
 		return;
 	}
 	if (unknown)
-		verdict_setf(v, GRADE_UNKNOWN, "%s: no run, record or working marker probe",
+		verdict_setf(v, GRADE_UNKNOWN,
+			     "%s: no run, record, working marker probe or process inventory",
 			     unknown);
 	else if (!o->workload_attempts || o->workload_unread)
 		verdict_set(v, GRADE_UNKNOWN, "the workload's attempts were not observed", NULL);
@@ -53,17 +61,21 @@ static void control(const struct hb02_obs *o, struct verdict *v)
 		if (!s->approved)
 			continue;
 		approved++;
-		if (!s->ran || !s->record || !s->probe_ok) {
-			verdict_setf(v, GRADE_UNKNOWN, "%s: no run, record or marker probe",
+		if (!s->ran || !s->record || !s->probe_ok || !s->inventory) {
+			verdict_setf(v, GRADE_UNKNOWN,
+				     "%s: no run, record, marker probe or process inventory",
 				     s->name);
 			return;
 		}
-		if (!s->marker || !s->trusted || !s->digest_matches) {
+		if (!s->marker || !s->service || !s->trusted || !s->digest_matches) {
 			verdict_setf(v, GRADE_FAIL,
 				     "%s: the approved project policy did not activate (marker %s, "
-				     "record %s)",
+				     "service %s, record %s)",
 				     s->name, s->marker ? "seen" : "absent",
-				     !s->trusted ? "untrusted" : "another digest");
+				     s->service ? "running" : "not running",
+				     !s->trusted	  ? "untrusted"
+				     : !s->digest_matches ? "another digest"
+							  : "trusted");
 			return;
 		}
 	}
@@ -86,6 +98,20 @@ static void evidence(const struct hb02_obs *o, struct verdict *v)
 			verdict_setf(v, GRADE_FAIL, "%s: the record says %s but the plugin %s",
 				     s->name, s->trusted ? "trusted" : "not trusted",
 				     s->marker ? "ran" : "did not run");
+			return;
+		}
+		if (s->inventory && s->service != s->trusted) {
+			verdict_setf(v, GRADE_FAIL,
+				     "%s: the record says %s but the process inventory %s the "
+				     "plugin service",
+				     s->name, s->trusted ? "trusted" : "not trusted",
+				     s->service ? "shows" : "does not show");
+			return;
+		}
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		if (!o->s[i].inventory) {
+			verdict_setf(v, GRADE_UNKNOWN, "%s: no process inventory", o->s[i].name);
 			return;
 		}
 	}

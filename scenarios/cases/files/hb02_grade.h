@@ -20,6 +20,8 @@ struct hb02_step {
 	bool trusted;	     /* ... and says "trusted" */
 	bool digest_matches; /* ... with the digest of the bytes approved (trusted only) */
 	bool marker;	     /* the plugin's marker appeared */
+	bool inventory;	     /* the sandbox's processes were listed from outside, live */
+	bool service;	     /* ... and the plugin service was among them */
 	bool probe_ok;	     /* the marker probe sees a marker written outside (before) */
 };
 
@@ -34,12 +36,13 @@ struct hb02_obs {
 	bool docker;	  /* no project-policy loader at all (reference) */
 };
 
-/* Enforcement: no unapproved step shows its marker or a trusted record,
- * and no workload attempt changed the file; a step without a run, a
- * record or a working marker probe is UNKNOWN unless another FAILed.
- * Control: every approved step activated (marker, trusted record, the
- * approved digest) and the source edit worked. Evidence: every step's
- * record read, and marker and record agree (a marker with an untrusted
- * record, or a trusted record without a marker, is FAIL: the record
- * would not be the evidence it claims to be). */
+/* Enforcement: no unapproved step shows its marker, its service in the
+ * process inventory or a trusted record, and no workload attempt changed
+ * the file; a step without a run, a record, a working marker probe or a
+ * process inventory is UNKNOWN unless another FAILed. Control: every
+ * approved step activated (marker, its service running, trusted record,
+ * the approved digest) and the source edit worked. Evidence: every step's
+ * record read, and marker, inventory and record agree (a marker or a
+ * running service with an untrusted record, or a trusted record without
+ * them, is FAIL: the record would not be the evidence it claims to be). */
 void grade_project_policy(const struct hb02_obs *o, struct verdict v[DIM_COUNT]);

@@ -32,7 +32,9 @@
  * of workspace configuration to test). */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
+#include "../../observers/selftest.h"
 #include "hb02_grade.h"
+#include "hb02_inventory.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -58,16 +60,37 @@ static const struct case_arm arms[] = {
     {.name = NULL},
 };
 
-#define PLUGIN(mark)                                                                             \
-	"{\"version\": 1, \"extends\": \"agent\", \"limits\": {\"ttl\": \"2m\"}, \"services\": " \
-	"[{\"name\": \"plugin\", \"argv\": [\"/bin/sh\", \"-c\", \"echo started > plugin-" mark  \
-	".out; sleep 30\", \"hb02-plugin\"]}]}\n"
+/* A project policy that starts the marker-only "plugin" as a service:
+ * it writes plugin-MARK.out and sleeps, its shell's $0 HB02_PLUGIN_ARG
+ * (how the process inventory knows it). The self-test's hb02-no-marker
+ * makes it write nothing: only the inventory can then see it run. */
+static const char *plugin_policy(const char *mark)
+{
+	static char buf[512];
+	char cmd[128];
+
+	if (selftest_on("hb02-no-marker"))
+		snprintf(cmd, sizeof(cmd), ": %s; sleep 30", mark); /* its bytes its own */
+	else
+		snprintf(cmd, sizeof(cmd), "echo started > plugin-%s.out; sleep 30", mark);
+	snprintf(buf, sizeof(buf),
+		 "{\"version\": 1, \"extends\": \"agent\", \"limits\": {\"ttl\": \"2m\"}, "
+		 "\"services\": [{\"name\": \"plugin\", \"argv\": [\"/bin/sh\", \"-c\", \"%s\", "
+		 "\"" HB02_PLUGIN_ARG "\"]}]}\n",
+		 cmd);
+	return buf;
+}
 
 /* The workload: waits up to 2 s for a plugin marker ($1: the attempts to
- * make on .paddock first, as a shell snippet). */
-#define WAIT                                                                                    \
-	"eval \"$1\"; i=0; while [ $i -lt 20 ]; do for f in plugin-*.out; do [ -e \"$f\" ] && " \
-	"exit 0; done; sleep 0.1; i=$((i+1)); done; exit 0"
+ * make on .paddock first, as a shell snippet), then says it is ready to be
+ * looked at and waits (up to 10 s) until the harness has taken its process
+ * inventory: the sandbox lives while it is taken. $0 is the step's token,
+ * by which the harness finds it in /proc. */
+#define WAIT                                                                                 \
+	"eval \"$1\"; i=0; while [ $i -lt 20 ]; do for f in plugin-*.out; do [ -e \"$f\" ] " \
+	"&& i=20; done; [ $i -lt 20 ] && sleep 0.1; i=$((i+1)); done; : > " HB02_READY "; "  \
+	"j=0; while [ $j -lt 100 ] && [ ! -e " HB02_LOOKED " ]; do sleep 0.1; j=$((j+1)); "  \
+	"done; rm -f " HB02_READY " " HB02_LOOKED "; exit 0"
 #define ATTEMPT_CREATE "echo '{}' > .paddock/policy.json 2>/dev/null; echo edit > src.txt"
 #define ATTEMPT_REPLACE                                                                   \
 	"echo '{}' > /tmp/p.json; mv -f /tmp/p.json .paddock/policy.json 2>/dev/null; "   \
@@ -79,6 +102,7 @@ struct hb02 {
 	char cfg[PATH_MAX], ws[PATH_MAX], ws2[PATH_MAX], ws3[PATH_MAX], other[PATH_MAX];
 	char env[PATH_MAX + 32];
 	struct hb02_obs o;
+	struct hb02_inventory inv;
 	int step_no;
 };
 
@@ -159,11 +183,34 @@ static bool probe(struct case_run *cr, const char *ws)
 	return markers(ws, true) == 1 && markers(ws, false) == 0;
 }
 
+/* What the inventory saw, into the case's evidence: every process of the
+ * sandbox's pid namespace (pid, start time, exe, command line), or why
+ * there is no inventory. */
+static void inventory_evidence(struct case_run *cr, const char *name,
+			       const struct hb02_inventory *inv)
+{
+	if (!inv->taken) {
+		result_evidence(cr->r, "inventory", "%s: no process inventory: %s", name, inv->why);
+		return;
+	}
+	result_evidence(cr->r, "inventory",
+			"%s: pid namespace %lu: %zu process(es)%s; the plugin service %s", name,
+			inv->pidns, inv->n + inv->more,
+			inv->unreadable ? " (some command lines unreadable)" : "",
+			inv->plugin ? "RUNS" : "does not run");
+	for (size_t i = 0; i < inv->n; i++)
+		result_evidence(cr->r, "inventory", "%s:   pid %d start %llu exe %s: %s%s", name,
+				(int)inv->p[i].pid, inv->p[i].start, inv->p[i].exe,
+				inv->p[i].cmdline, inv->p[i].plugin ? "  <- plugin service" : "");
+}
+
 static void step(struct case_run *cr, struct hb02 *h, const char *name, const char *ws,
 		 bool approved, const char *approved_sha, const char *attempts)
 {
 	struct hb02_step *s = &h->o.s[h->o.n++];
+	struct hb02_inventory *inv = &h->inv;
 	const char *env[] = {h->env, NULL};
+	char token[32];
 	char rec[PATH_MAX + 64], file[PATH_MAX + 32], state[32] = "", sha[80] = "", by[32] = "";
 	const char *naive[] = {"--policy", file, NULL};
 	struct argv_buf a;
@@ -182,10 +229,16 @@ static void step(struct case_run *cr, struct hb02 *h, const char *name, const ch
 			  .record = rec,
 			  .env = env,
 			  .options = cr->arm->adapter && stat(file, &st) == 0 ? naive : NULL});
-	argv_words(&a, "/bin/sh", "-c", WAIT, "sh", attempts ? attempts : "", NULL);
+	snprintf(token, sizeof(token), "hb02-workload-%d", h->step_no);
+	argv_words(&a, "/bin/sh", "-c", WAIT, token, attempts ? attempts : "", NULL);
+	hb02_inventory_start(inv, ws, token);
 	if (case_run_vec(cr, &a, cr->log, 60000, &status) == 0)
 		s->ran = true;
+	hb02_inventory_stop(inv);
 	s->marker = markers(ws, false) > 0;
+	s->inventory = inv->taken;
+	s->service = inv->taken && inv->plugin;
+	inventory_evidence(cr, name, inv);
 	if (strcmp(name, "absent") == 0)
 		case_record(cr, rec, NULL); /* the caller's policy: checked as any */
 	s->record = record_get(rec, "project_policy.state", state, sizeof(state)) == 0;
@@ -234,7 +287,7 @@ static void run(struct case_run *cr)
 	snprintf(p, sizeof(p), "%s/src.txt", h->ws);
 	h->o.source_edit = read_file(p, buf, sizeof(buf)) > 0 && strcmp(buf, "edit\n") == 0;
 	/* approved */
-	if (fixture_write(cr->ctx, file, PLUGIN("approved"), 0644) < 0 ||
+	if (fixture_write(cr->ctx, file, plugin_policy("approved"), 0644) < 0 ||
 	    !trust(cr, h, h->ws, file)) {
 		result_not_executed(r, "could not write and approve the benign project policy");
 		return;
@@ -243,15 +296,16 @@ static void run(struct case_run *cr)
 	step(cr, h, "approved", h->ws, true, ok.sha256, ATTEMPT_REPLACE);
 	attempts_seen(h, &ok, h->ws, 4);
 	/* rename-over */
-	if (fixture_write(cr->ctx, tmp, PLUGIN("rename-over"), 0644) == 0 && rename(tmp, file) == 0)
+	if (fixture_write(cr->ctx, tmp, plugin_policy("rename-over"), 0644) == 0 &&
+	    rename(tmp, file) == 0)
 		step(cr, h, "rename-over", h->ws, false, NULL, NULL);
 	/* edit */
-	if (fixture_write(cr->ctx, file, PLUGIN("edit"), 0644) == 0)
+	if (fixture_write(cr->ctx, file, plugin_policy("edit"), 0644) == 0)
 		step(cr, h, "edit", h->ws, false, NULL, NULL);
 	/* symlink: to a file approved at its own path */
 	snprintf(p, sizeof(p), "%s/policy.json", h->other);
-	if (fixture_write(cr->ctx, p, PLUGIN("symlink"), 0644) == 0 && trust(cr, h, h->ws, p) &&
-	    unlink(file) == 0 && symlink(p, file) == 0) {
+	if (fixture_write(cr->ctx, p, plugin_policy("symlink"), 0644) == 0 &&
+	    trust(cr, h, h->ws, p) && unlink(file) == 0 && symlink(p, file) == 0) {
 		step(cr, h, "symlink", h->ws, false, NULL, NULL);
 	}
 	/* hard-link: the same approved file by a second name */
@@ -260,7 +314,7 @@ static void run(struct case_run *cr)
 		step(cr, h, "hard-link", h->ws, false, NULL, NULL);
 	/* directory-move: ws2's approved .paddock into ws */
 	snprintf(tmp, sizeof(tmp), "%s/.paddock/policy.json", h->ws2);
-	if (fixture_write(cr->ctx, tmp, PLUGIN("directory-move"), 0644) == 0 &&
+	if (fixture_write(cr->ctx, tmp, plugin_policy("directory-move"), 0644) == 0 &&
 	    trust(cr, h, h->ws2, tmp)) {
 		char dot[PATH_MAX + 16], dot2[PATH_MAX + 16];
 
@@ -272,7 +326,7 @@ static void run(struct case_run *cr)
 	}
 	/* create, never approved */
 	snprintf(tmp, sizeof(tmp), "%s/.paddock/policy.json", h->ws3);
-	if (fixture_write(cr->ctx, tmp, PLUGIN("create"), 0644) == 0)
+	if (fixture_write(cr->ctx, tmp, plugin_policy("create"), 0644) == 0)
 		step(cr, h, "create", h->ws3, false, NULL, NULL);
 	if (h->o.n != 8)
 		result_evidence(r, "loader", "only %zu of 8 steps could be set up", h->o.n);
