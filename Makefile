@@ -104,6 +104,14 @@ $(B)/paddock-noreg: launcher/supervisor/run.c $(B)/launcher/main.o \
 	$(CC) $(LDFLAGS) -o $@ $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
 		$(B)/gen/default_seccomp.o $(B)/bench-run-noreg.o $(B)/libpaddock.a $(PKG_LIBS)
 
+# The same for the evidence log (PADDOCK_BENCH_NO_EVIDENCE): the A/B row of
+# what the log costs a run.
+$(B)/paddock-noev: launcher/supervisor/run.c $(B)/launcher/main.o \
+		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
+	$(CC) $(CFLAGS) -DPADDOCK_BENCH_NO_EVIDENCE -c -o $(B)/bench-run-noev.o $<
+	$(CC) $(LDFLAGS) -o $@ $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
+		$(B)/gen/default_seccomp.o $(B)/bench-run-noev.o $(B)/libpaddock.a $(PKG_LIBS)
+
 # paddock-init is static (libc only) and copied into a memfd at every start:
 # built against musl it is ~100 KB instead of ~1 MB with glibc, which makes
 # that copy and its exec cheap. Without musl-gcc (or with SANITIZE=1), glibc.
@@ -303,8 +311,13 @@ $(B)/seccomp_bench: bench/seccomp_bench.c $(B)/libpaddock.a
 $(B)/ledger_bench: bench/ledger_bench.c $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(SQLITE_LIBS) -lpthread
 
+# The evidence log's writer (bench/evidence_bench.c).
+$(B)/evidence_bench: bench/evidence_bench.c $(EVIDENCE_OBJ) $(B)/libpaddock.a
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
 bench: deps
-	$(MAKE) all $(B)/seccomp_bench $(B)/ledger_bench $(B)/paddock-noreg
+	$(MAKE) all $(B)/seccomp_bench $(B)/ledger_bench $(B)/evidence_bench $(B)/paddock-noreg \
+		$(B)/paddock-noev
 	@./bench/run.sh
 
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions

@@ -83,13 +83,16 @@ AB = [("seccomp (the default profile's program)", "paddock (no seccomp)", "paddo
       ("protected paths (the agent policy's)", "paddock (no protected paths)", "paddock"),
       ("the completion record (--record)", "paddock", "paddock (with --record)"),
       ("the session registry (entry, socket, session.json)", "paddock (no registry)", "paddock"),
+      ("the evidence log (chained, MAC'd lines; synced before a record)",
+       "paddock (no evidence log)", "paddock"),
       ("a mediated network (agent-net.json)", "paddock", "paddock (agent-net.json)")]
 L += ["### What each policy feature costs", "",
       "From the start-up run above: each feature off (its `--weaken` knob, which the run "
       "warns about and records) against on; the record is off by default and turned on "
       "with `--record FILE`. The session registry has no switch (a run outside it "
       "could not be listed or stopped): its off row is build/paddock-noreg, the "
-      "launcher built without it for this row alone (Makefile; never installed).", "",
+      "launcher built without it for this row alone (Makefile; never installed); the "
+      "evidence log's is build/paddock-noev, the same way.", "",
       "| feature | off (ms) | on (ms) | on - off (ms) | on / off |", "|---|---|---|---|---|"]
 for what, off, on in AB:
     if off in st and on in st:
@@ -132,6 +135,20 @@ if al:
                  f"{add} | {max(x['mismatched'] for x in al[name]):.0f} |")
     L.append("")
 
+ew = kv_rows("evidence.txt")
+L += ["## The evidence log's writer (bench/evidence_bench.c)", "",
+      "evidence_append() of 20,000 admission-sized events (a chained, HMAC-SHA-256'd JSON "
+      "line each) to a file on this machine's disk: without a sync, and with an "
+      "fdatasync(2) at a checkpoint every 100 events. A run itself syncs its log once, "
+      "before the record that holds its checkpoint.", ""]
+if ew:
+    L += ["| | events/s | s for 20,000 |", "|---|---|---|"]
+    for mode in ("no-sync", "checkpoint-sync"):
+        if mode in ew:
+            L.append(f"| {mode} | {med(ew[mode], 'per_s'):.0f} | {med(ew[mode], 'secs'):.3f} |")
+else:
+    L.append(read("evidence.txt").strip() or "not measured")
+L.append("")
 L += ["## seccomp (bench/seccomp_bench.c)", "", "```", read("seccomp.txt").rstrip(), "```", ""]
 
 rp = kv_rows("reap.txt")
@@ -290,6 +307,10 @@ if al and all(k in al for k in ("bare", "paddock-exec", "bwrap")):
     target("agent loop: paddock exec's added latency per call vs bwrap's (a cold start "
            "each)", "<= 0.3x", f"{(e - b) / (w - b):.2f}x" if w > b else "-",
            w > b and (e - b) / (w - b) <= 0.3)
+if "paddock (no evidence log)" in st:
+    d = p - st["paddock (no evidence log)"]
+    target("start-up with the evidence log vs without", "< 0.3 ms added", f"{d:+.2f} ms",
+           d < 0.3)
 if "unshare" in st:
     target("start-up vs bare unshare", "<= 1.3x", f"{p / st['unshare']:.2f}x",
            p / st["unshare"] <= 1.3)

@@ -86,6 +86,8 @@ PR="$top/build/paddock run --policy $top/contrib/policies/agent.json --record $w
 # The registry has no switch: build/paddock-noreg (Makefile, never
 # installed) is the launcher built without it.
 PNR="$top/build/paddock-noreg run --policy $top/contrib/policies/agent.json --"
+# And the evidence log: build/paddock-noev, built without it.
+PNE="$top/build/paddock-noev run --policy $top/contrib/policies/agent.json --"
 PN="$top/build/paddock run --policy $top/contrib/policies/agent-net.json --"
 I="$top/build/paddock-init"
 
@@ -120,6 +122,7 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 	-n "paddock (no Landlock)" "$PNL /bin/true" \
 	-n "paddock (with --record)" "$PR /bin/true" \
 	-n "paddock (no registry)" "$PNR /bin/true" \
+	-n "paddock (no evidence log)" "$PNE /bin/true" \
 	-n "paddock (agent-net.json)" "$PN /bin/true" \
 	-n unshare "unshare -Urmpfn --mount-proc /bin/true" \
 	-n "paddock --version" "$top/build/paddock --version" \
@@ -205,6 +208,9 @@ loop_id=""
 
 echo "bench: seccomp" >&2
 (cd "$top" && build/seccomp_bench) >"$work/out/seccomp.txt"
+echo "bench: the evidence log's writer" >&2
+"$top/build/evidence_bench" "$work" 20000 >"$work/out/evidence.txt" ||
+	echo "not measured: evidence_bench failed" >"$work/out/evidence.txt"
 
 echo "bench: PID 1 reaping 10,000 orphans ($reps runs each)" >&2
 for i in $(seq "$reps"); do
