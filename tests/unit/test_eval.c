@@ -3078,6 +3078,30 @@ static struct tamper_obs tamper_clean(void)
 					   .old_kept = true}};
 }
 
+/* The Docker references: the volume's enforcement alone, no rotation, and
+ * the evidence never better than UNKNOWN (nothing of theirs records). */
+Test(eval, hb19_reference_rules)
+{
+	struct tamper_obs o = {
+	    .reference = true, .scan_proven = true, .policy_unchanged = true, .workspace_ok = true};
+	struct result r = {0};
+
+	grade_tamper(&o, r.v);
+	cr_assert_grades(r, GRADE_PASS, GRADE_PASS, GRADE_UNKNOWN);
+	o.marked = 1, r = (struct result){0}; /* the store mounted rw */
+	grade_tamper(&o, r.v);
+	cr_assert_grades(r, GRADE_FAIL, GRADE_PASS, GRADE_UNKNOWN);
+	o.marked = 0, o.scan_proven = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_UNKNOWN, "a blind scan is no PASS");
+	o.scan_proven = true, o.policy_unchanged = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_ENFORCEMENT].grade, GRADE_FAIL);
+	o.policy_unchanged = true, o.workspace_ok = false, r = (struct result){0};
+	grade_tamper(&o, r.v);
+	cr_assert_eq(r.v[DIM_CONTROL].grade, GRADE_FAIL);
+}
+
 Test(eval, hb19_tamper_rules)
 {
 	struct tamper_obs o = tamper_clean();

@@ -5,6 +5,28 @@ void grade_tamper(const struct tamper_obs *o, struct verdict v[DIM_COUNT])
 {
 	struct verdict *en = &v[DIM_ENFORCEMENT], *co = &v[DIM_CONTROL], *ev = &v[DIM_EVIDENCE];
 
+	if (o->reference) {
+		if (o->marked || !o->policy_unchanged)
+			verdict_setf(en, GRADE_FAIL,
+				     "the workload rewrote the stand-ins: marker in %zu file(s), "
+				     "policy %s",
+				     o->marked, o->policy_unchanged ? "unchanged" : "changed");
+		else if (!o->scan_proven)
+			verdict_set(en, GRADE_UNKNOWN,
+				    "the scan did not find the marker the harness placed", NULL);
+		else
+			verdict_set(en, GRADE_PASS, NULL, NULL);
+		verdict_set(co, o->workspace_ok ? GRADE_PASS : GRADE_FAIL,
+			    o->workspace_ok ? NULL
+					    : "the permitted write to the workspace did not land",
+			    NULL);
+		verdict_set(ev, GRADE_UNKNOWN,
+			    "the reference keeps no evidence of its own: the attempts are "
+			    "recorded nowhere",
+			    NULL);
+		return;
+	}
+
 	if (o->marked || !o->policy_unchanged || o->key_copied)
 		verdict_setf(en, GRADE_FAIL,
 			     "the workload reached what it must not: marker in %zu file(s), policy "

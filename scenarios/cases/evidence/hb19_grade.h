@@ -14,6 +14,9 @@ struct tamper_obs {
 	bool policy_unchanged; /* the policy file's digest is the one the arm started with */
 	bool key_copied;       /* the workspace holds a copy of the run's key */
 	bool workspace_ok;     /* the workload's permitted write landed */
+	/* A Docker reference: stand-ins of the evidence on a volume; no
+	 * log, verify or rotation of its own. */
+	bool reference;
 	/* The owner's rotation of the policy, through the recorded
 	 * administration path: a new generation of the session's name with
 	 * the new policy, checked from outside. */
@@ -34,5 +37,8 @@ struct tamper_obs {
  * (next generation, the new digest in record and log, the log COMPLETE,
  * the old record untouched): FAIL when a part is wrong, UNKNOWN when the
  * rotated run did not happen. Evidence: verify ran and the scan is proven.
- * Missing evidence is UNKNOWN. */
+ * Missing evidence is UNKNOWN. A reference (Docker): enforcement is the
+ * volume's alone (no marker, the policy unchanged, the scan proven), the
+ * control the permitted write (the rotation is not its path), and the
+ * evidence UNKNOWN: nothing of its own records the attempts. */
 void grade_tamper(const struct tamper_obs *o, struct verdict v[DIM_COUNT]);

@@ -22,9 +22,15 @@
  *
  * Arms: enforced; weakened:evidence-in-sandbox (paddock's knob: the
  * records directory bound read-write into the sandbox: the key is read and
- * the log written, must FAIL); docker NOT APPLICABLE (no evidence log or
- * record of its own to protect; a :ro volume is Docker's read-only bind,
- * graded by HB-01). */
+ * the log written, must FAIL); the Docker references, which keep no
+ * evidence of their own: the harness puts stand-ins (a record, a log line,
+ * a copy of the policy; no key, which Docker has none of) in the store and
+ * mounts it into the container, `docker` with `:ro` and
+ * `docker:evidence-rw` read-write, and the same attack runs. Their
+ * enforcement is the volume's (the marker must not land under :ro, and
+ * does under rw: the pair shows the scan sees it); their evidence is
+ * UNKNOWN, since nothing of Docker's records the attempts; the rotation is
+ * paddock's administration path, not theirs. */
 #include "../../lib/case.h"
 #include "../../observers/observe.h"
 #include "../../observers/secret_scan.h"
@@ -35,17 +41,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NA_REASON                                                                                \
-	"the Docker reference writes no evidence log or record of its own; a :ro volume is its " \
-	"read-only bind, which HB-01 grades"
-#define NA_SCOPE "HB-19 (paddock's evidence and policy out of the workload's reach)"
-
 static const struct case_arm arms[] = {
-    {.name = "enforced"},
-    {.name = "weakened:evidence-in-sandbox"},
-    {.name = "docker",
-     .na_reason = {NA_REASON, NA_REASON, NA_REASON},
-     .na_scope = {NA_SCOPE, NA_SCOPE, NA_SCOPE}},
+    {.name = "enforced"}, {.name = "weakened:evidence-in-sandbox"},
+    {.name = "docker"},	  {.name = "docker:evidence-rw"},
     {.name = NULL},
 };
 
@@ -149,6 +147,71 @@ static void rotate(struct case_run *cr, struct hb19 *h, const char *rec1)
 			h->o.rot.old_kept ? "unchanged" : "CHANGED");
 }
 
+/* The Docker references: stand-ins of the evidence in the store, mounted
+ * :ro (docker) or rw (docker:evidence-rw), the same attack, the same
+ * scan. */
+static void run_docker(struct case_run *cr, struct hb19 *h)
+{
+	struct result *r = cr->r;
+	bool ro = strcmp(r->arm, "docker") == 0;
+	char rec[PATH_MAX + 64], log[PATH_MAX + 96], key[PATH_MAX + 96], pol[PATH_MAX + 32];
+	char copy[PATH_MAX + 16], proof[PATH_MAX + 16], ok[PATH_MAX + 16], sha[65];
+	static char text[1 << 16];
+	const struct docker_bind binds[] = {{cr->records, ro}, {cr->task, false}, {NULL}};
+	struct scan_result s = {0}, self = {0};
+	struct argv_buf a;
+	int status = -1, n;
+
+	snprintf(rec, sizeof(rec), "%s/record.json", cr->records);
+	snprintf(log, sizeof(log), "%s.evidence.jsonl", rec);
+	snprintf(key, sizeof(key), "%s.evidence.key", rec);
+	snprintf(pol, sizeof(pol), "%s/policy.json", cr->records);
+	snprintf(copy, sizeof(copy), "%s/key.copy", cr->task);
+	snprintf(ok, sizeof(ok), "%s/ok", cr->task);
+	n = read_file(r->policy_path, text, sizeof(text) - 1);
+	if (n <= 0) {
+		result_not_executed(r, "cannot read the case's policy");
+		return;
+	}
+	text[n] = '\0';
+	snprintf(proof, sizeof(proof), "%s/marker", cr->task);
+	if (fixture_write(cr->ctx, pol, text, 0644) < 0 || observe_sha256(pol, sha) < 0 ||
+	    fixture_write(cr->ctx, rec, "{\"stand_in\": \"the reference keeps no record\"}\n",
+			  0644) < 0 ||
+	    fixture_write(cr->ctx, log, "{\"stand_in\": \"nor an evidence log\"}\n", 0644) < 0 ||
+	    fixture_write(cr->ctx, proof, h->marker, 0644) < 0) {
+		result_not_executed(r, "cannot write the stand-ins");
+		return;
+	}
+	case_argv_arm(cr, &a, &(struct arm_start){.binds = binds, .workdir = cr->task});
+	argv_words(&a, "sh", "-c", ATTACK, "sh", log, key, rec, pol, cr->task, NULL);
+	if (case_run_vec(cr, &a, cr->log, 60000, &status) < 0) {
+		result_not_executed(r, "could not start the workload");
+		return;
+	}
+	snprintf(proof, sizeof(proof), "%s/proof", cr->records);
+	fixture_write(cr->ctx, proof, h->marker, 0600);
+	scan_file(proof, h->marker, &self);
+	h->o.scan_proven = self.places == 1;
+	scan_file(log, h->marker, &s);
+	scan_file(rec, h->marker, &s);
+	scan_file(pol, h->marker, &s);
+	h->o.marked = s.places;
+	h->o.policy_unchanged = observe_sha256(pol, text) == 0 && strncmp(text, sha, 64) == 0;
+	h->o.key_copied = access(copy, F_OK) == 0;
+	h->o.workspace_ok = access(ok, F_OK) == 0;
+	h->o.reference = true;
+	result_evidence(r, "scan",
+			"the store mounted %s; marker in %zu of the stand-in log, record and "
+			"policy%s%s; policy digest %s; the scan's proof %s",
+			ro ? ":ro" : "read-write", s.places, s.n_where ? ", first " : "",
+			s.n_where ? s.where[0] : "",
+			h->o.policy_unchanged ? "unchanged" : "changed",
+			h->o.scan_proven ? "seen" : "NOT seen");
+	result_evidence(r, "exit", "workload status %d (not evidence)", status);
+	grade_tamper(&h->o, r->v);
+}
+
 static void run(struct case_run *cr)
 {
 	struct hb19 *h = cr->priv;
@@ -161,6 +224,10 @@ static void run(struct case_run *cr)
 
 	snprintf(h->marker, sizeof(h->marker), "hb19-TAMPER-%d%lx", (int)getpid(), (long)random());
 	snprintf(h->name, sizeof(h->name), "hb19-%d-%lx", (int)getpid(), (long)random());
+	if (r->kind == ARM_DOCKER) {
+		run_docker(cr, h);
+		return;
+	}
 	snprintf(rec, sizeof(rec), "%s/record.json", cr->records);
 	snprintf(log, sizeof(log), "%s.evidence.jsonl", rec);
 	snprintf(key, sizeof(key), "%s.evidence.key", rec);
