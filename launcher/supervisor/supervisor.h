@@ -67,7 +67,13 @@
 	(UINT64_C(1) << 26) /* the record's directory bound rw in the sandbox */
 #define WEAKEN_TRUST_TOOL_CLAIM \
 	(UINT64_C(1) << 27) /* evidence reconcile takes the claim for the effect */
-#define WEAKEN_COUNT 28
+/* Remote jobs and adapters (mediator/jobs.c, adapter.c; bits 28 and 29
+ * are other knobs' ): */
+#define WEAKEN_LOCAL_EXIT_IS_STOP \
+	(UINT64_C(1) << 30) /* the session's end taken for its jobs' end: no cancel */
+#define WEAKEN_UNKNOWN_EVENT_ALLOW \
+	(UINT64_C(1) << 31) /* an adapter request it cannot parse passes, unchecked */
+#define WEAKEN_COUNT 32
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
  * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;

@@ -55,12 +55,18 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 			    "writable in the sandbox: the workload can rewrite its own evidence"},
     {"trust-tool-claim", "paddock evidence reconcile takes a tool's claim for its effect: a "
 			 "success without effect, or an effect reported as failure, goes unseen"},
+    /* Bits 28 and 29 are other knobs'; an unnamed bit is no knob. */
+    [30] = {"local-exit-is-stop", "the mediator takes the session's end for its remote jobs' end: "
+				  "nothing is cancelled or asked, every job is recorded as "
+				  "stopped and its exposure released"},
+    [31] = {"unknown-event-allow", "the mediator passes an adapter's request it cannot parse, "
+				   "unchecked by the grant and unmetered"},
 };
 
 const char *weaken_name(uint64_t bit)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == UINT64_C(1) << i)
+		if (bit == UINT64_C(1) << i && weakenings[i][0])
 			return weakenings[i][0];
 	return "unknown";
 }
@@ -68,7 +74,7 @@ const char *weaken_name(uint64_t bit)
 const char *weaken_warning(uint64_t bit)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == UINT64_C(1) << i)
+		if (bit == UINT64_C(1) << i && weakenings[i][0])
 			return weakenings[i][1];
 	return "unknown";
 }
@@ -76,7 +82,7 @@ const char *weaken_warning(uint64_t bit)
 int weaken_parse(const char *name, uint64_t *out)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++) {
-		if (strcmp(name, weakenings[i][0]) == 0) {
+		if (weakenings[i][0] && strcmp(name, weakenings[i][0]) == 0) {
 			*out = UINT64_C(1) << i;
 			return 0;
 		}
@@ -91,7 +97,7 @@ int weaken_known(char *buf, size_t size, const char *near)
 
 	buf[0] = '\0';
 	for (int i = 0; i < WEAKEN_COUNT && n < size; i++) {
-		if (!*near || !strstr(weakenings[i][0], near))
+		if (!weakenings[i][0] || !*near || !strstr(weakenings[i][0], near))
 			continue;
 		int w = snprintf(buf + n, size - n, "%s%s", found ? ", " : "", weakenings[i][0]);
 		if (w < 0)
@@ -107,7 +113,7 @@ size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char 
 	size_t n = 0;
 
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if ((weaken & (UINT64_C(1) << i)) && n < max)
+		if ((weaken & (UINT64_C(1) << i)) && weakenings[i][0] && n < max)
 			out[n++] = weakenings[i][0];
 	if (p && p->seccomp_profile == POLICY_SECCOMP_NONE && n < max)
 		out[n++] = "seccomp-profile-none";
