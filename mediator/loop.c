@@ -115,6 +115,8 @@ struct conn {
 	struct meter_conn mt;	/* its reservation in a budget's ledger (metered rules) */
 	long job;		/* a job submission's slot in mediator.jobs (jobs.c), or -1 */
 	char adapter[512];	/* an adapter's fields for the log lines (adapter.c), or "" */
+	char action[160];	/* its normalised action, for the ledger's route */
+	bool unmetered;		/* --weaken unknown-event-allow passed it unparsed */
 	/* Brokered credentials (credentials.c): the log's extra fields, the
 	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
 	char note[192];
@@ -705,14 +707,14 @@ static int meter_admit(struct mediator *m, struct conn *c, const struct http_req
 	long grant = c->rule->n_grants ? mediator_grant_find(c->rule, rq->method, path) : -1;
 	const struct policy_net_price *price;
 	struct ledger_request lr = {0};
-	char key[65], route[320];
+	char key[65], route[640];
 	struct err err = {0};
 	struct ledger *l;
 	int64_t id = 0;
 	uint64_t bound = 0;
 	int r;
 
-	if (!mt || c->mt.metered)
+	if (!mt || c->mt.metered || c->unmetered)
 		return 0;
 	price = policy_meter_price(c->rule, grant);
 	r = meter_bound(price, rq, c->c2u.d, c->c2u.len, c->c_eof, &bound);
@@ -732,8 +734,12 @@ static int meter_admit(struct mediator *m, struct conn *c, const struct http_req
 		meter_refuse(m, c, MEDIATOR_LEDGER, &err);
 		return -1;
 	}
-	snprintf(route, sizeof(route), "%s %s:%u%.*s", rq->method, c->name, c->port,
-		 (int)strcspn(path, "?#"), path);
+	if (c->action[0])
+		snprintf(route, sizeof(route), "%s (%s %s:%u)", c->action, rq->method, c->name,
+			 c->port);
+	else
+		snprintf(route, sizeof(route), "%s %s:%u%.*s", rq->method, c->name, c->port,
+			 (int)strcspn(path, "?#"), path);
 	lr = (struct ledger_request){
 	    .budget = mt->budget,
 	    .cap = mt->cap,
@@ -828,8 +834,8 @@ static int job_admit(struct mediator *m, struct conn *c, const char *method, con
 	enum job_route jr = jobs_route(c->rule, method, path);
 	struct mediator_job *j;
 
-	if (jr == JOB_NONE || !m->jobs)
-		return 0;
+	if (jr == JOB_NONE || !m->jobs || c->job >= 0)
+		return 0; /* none, or its slot taken when its head was first read */
 	if (m->jobs->n == JOBS_MAX) {
 		refuse(m, c, MEDIATOR_JOBS_FULL);
 		return -1;
@@ -957,6 +963,62 @@ void mediator_end_jobs(struct mediator *m)
 	reap_dead(m);
 	jobs_reconcile(m->jobs, policy_jobs_settle_ms(m->cfg.policy), m->cfg.local_exit_is_stop,
 		       &io);
+}
+
+/* ---------------------------------------------------- provider adapters */
+
+/* An adapter rule's request (adapter.c): parsed into the action schema
+ * and checked against network.actions before anything is reserved or
+ * dialled; the adapter, the route (primary, or the fallback of which
+ * rule) and the action go into its log lines. 0 to go on, 1 to wait for
+ * its body, -1 when it was refused. */
+static int adapter_admit(struct mediator *m, struct conn *c, const struct http_request *rq,
+			 const char *path)
+{
+	struct adapter_action a;
+	const char *why = "";
+	char act[512] = "null", route[128], q[160];
+	int r;
+
+	if (!c->rule->adapter || c->adapter[0])
+		return 0;
+	r = adapter_parse(c->rule->adapter, rq, path, c->c2u.d, c->c2u.len, c->c_eof, &a, &why);
+	if (r == 1)
+		return 1;
+	if (r == 0) {
+		adapter_action_json(&a, act, sizeof(act));
+		snprintf(c->action, sizeof(c->action), "%s %s via %s", a.kind, a.model,
+			 policy_adapter_name(c->rule->adapter));
+	}
+	evidence_json_string(why, q, sizeof(q));
+	if (c->rule->fallback)
+		snprintf(route, sizeof(route), "\"fallback\",\"fallback_of\":\"%s\"",
+			 c->rule->fallback);
+	else
+		snprintf(route, sizeof(route), "\"primary\"");
+	snprintf(c->adapter, sizeof(c->adapter),
+		 ",\"adapter\":\"%s\",\"route\":%s,\"action\":%s%s%s",
+		 policy_adapter_name(c->rule->adapter), route, act, r < 0 ? ",\"unparsed\":" : "",
+		 r < 0 ? q : "");
+	if (r < 0 && m->cfg.unknown_event_allow) {
+		/* --weaken unknown-event-allow: passed as it is, unchecked and
+		 * unmetered (the default approval HB-21 must catch). */
+		c->unmetered = true;
+		return 0;
+	}
+	if (r < 0) {
+		refuse(m, c, MEDIATOR_UNPARSED);
+		return -1;
+	}
+	if (adapter_allows(m->cfg.policy->net_actions, &a, &why) < 0) {
+		size_t n = strlen(c->adapter);
+
+		evidence_json_string(why, q, sizeof(q));
+		snprintf(c->adapter + n, sizeof(c->adapter) - n, ",\"refused_by\":%s", q);
+		refuse(m, c, MEDIATOR_ACTION);
+		return -1;
+	}
+	return 0;
 }
 
 /* HB-23: the attempt of an admitted http request (attempts.c): 0 to go
@@ -1633,6 +1695,9 @@ static void http_head(struct mediator *m, struct conn *c)
 		refuse(m, c, MEDIATOR_GRANT);
 		return;
 	}
+	r = adapter_admit(m, c, &rq, path);
+	if (r != 0)
+		return;
 	if (job_admit(m, c, rq.method, path) < 0)
 		return;
 	/* A metered rule: the attempt's bound is reserved in its budget's

@@ -423,6 +423,36 @@ struct jobs_io {
 void jobs_reconcile(struct mediator_jobs *t, uint64_t settle_ms, bool stop,
 		    const struct jobs_io *io);
 
+/* --------------------------------------------------------- adapter.c */
+
+/* Provider adapters (docs/network.md, "Adapters"): the one action schema
+ * both request shapes are parsed into. Names (model, tools) are 1 to 64 of
+ * [A-Za-z0-9_.:-]: they go into the log as they are. */
+#define ADAPTER_NAME_MAX  64
+#define ADAPTER_TOOLS_MAX 8
+#define ADAPTER_BODY_MAX  8192
+struct adapter_action {
+	char kind[16]; /* "generate" */
+	char model[ADAPTER_NAME_MAX + 1];
+	char tools[ADAPTER_TOOLS_MAX][ADAPTER_NAME_MAX + 1];
+	size_t n_tools;
+	uint64_t max_tokens;
+	bool has_max;
+};
+/* A request of an adapter rule (its head parsed into rq, path its
+ * origin-form target, the body in buf[head_len..len)) into a: 0; 1 when
+ * the body is not all in yet (and !eof); -EINVAL with *why (static text)
+ * when it is not the adapter's shape (unparsed). Pure, fuzzed ('a'). */
+int adapter_parse(enum policy_adapter ad, const struct http_request *rq, const char *path,
+		  const char *buf, size_t len, bool eof, struct adapter_action *a,
+		  const char **why);
+/* Does the grant g allow a (its model one of g's, each tool one of g's)?
+ * 0, or -EACCES with *why. Pure. */
+int adapter_allows(const struct policy_net_actions *g, const struct adapter_action *a,
+		   const char **why);
+/* a as the log's JSON object, into out. */
+void adapter_action_json(const struct adapter_action *a, char *out, size_t size);
+
 /* ---------------------------------------------------------- ledger.c */
 
 /* The durable ledger of a budget: DIR/BUDGET.sqlite (SQLite, WAL,
