@@ -99,7 +99,8 @@ def doc_files(top):
 
 
 def check_knobs(top, out):
-    code = re.findall(r'^\s*\{"([a-z-]+)",', read(top, "launcher/supervisor/weaken.c"), re.M)
+    code = re.findall(r'^\s*(?:\[\d+\] = )?\{"([a-z-]+)",', read(top, "launcher/supervisor/weaken.c"),
+                      re.M)
     if len(code) < 2:
         return ["launcher/supervisor/weaken.c: the knob table was not found"]
     m = re.search(r"evaluation only:(.*?)\(repeatable", out["run_help"], re.S)
