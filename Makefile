@@ -446,6 +446,11 @@ $(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
+# HB-16's and HB-21's grades (tests/unit/test_eval_jobs.c).
+$(B)/tests/test_eval_jobs: tests/unit/test_eval_jobs.c tests/unit/unit.h $(EVAL_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
 $(B)/tests/test_eval_html: tests/unit/test_eval_html.c tests/unit/unit.h tests/unit/eval_sample.h \
 		$(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
