@@ -78,12 +78,13 @@ static const struct hb21_op ops[] = {
 	C("unknown")                                                                      \
 	"-d '{\"type\":\"tool_event\",\"event\":{\"name\":\"shell\",\"input\":\"id\"}}' " \
 	"http://oa.test:19040/v1/chat/completions\n"
-#define RUN                                                  \
-	OA("oa.test", "19040", "ok-oa", "small")             \
-	OA("oa.test", "19040", "deny-oa", "large")           \
-	AN("ok-an", "search") AN("deny-an", "shell")         \
-	    UNKNOWN OA("fb.test", "19042", "ok-fb", "small") \
-		OA("fb.test", "19042", "deny-fb", "large") "exit 0\n"
+#define RUN                                              \
+	OA("oa.test", "19040", "ok-oa", "small")         \
+	OA("oa.test", "19040", "deny-oa", "large")       \
+	AN("ok-an", "search")                            \
+	AN("deny-an", "shell")                           \
+	UNKNOWN OA("fb.test", "19042", "ok-fb", "small") \
+	    OA("fb.test", "19042", "deny-fb", "large") "exit 0\n"
 
 static int setup(struct case_run *cr, struct err *why)
 {
