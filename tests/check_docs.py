@@ -288,7 +288,8 @@ def main(argv):
         return 1
     print("check_docs: syscall count, %d knobs, verbs, decisions, policy keys and eval cases "
           "agree%s" % (
-        len(re.findall(r'^\s*\{"([a-z-]+)",', read(top, "launcher/supervisor/weaken.c"), re.M)),
+        len(re.findall(r'^\s*(?:\[\d+\] = )?\{"([a-z-]+)",',
+                       read(top, "launcher/supervisor/weaken.c"), re.M)),
         "; %d planted drifts caught" % len(DRIFTS) if st else ""))
     return 0
 
