@@ -36,6 +36,22 @@ int rthread_start(struct rthread *t, const char *addr, int port, bool udp, void 
 		  void *arg);
 void rthread_stop(struct rthread *t);
 
+/* A TCP receiver on 127.0.0.1:port with a thread per connection, so
+ * that concurrent callers are served at once (provider.c, jobsvc.c):
+ * each accepted connection goes to one(arg, fd) in a detached thread of
+ * its own, and fd is closed after it. rconns_start(): 0, or -errno with
+ * nothing left open. rconns_stop(): the loop stopped, then the
+ * connection threads waited for (at most wait_ms). */
+struct rconns {
+	struct rthread rt;
+	pthread_mutex_t lock;
+	int live; /* connection threads running */
+	void (*one)(void *arg, int fd);
+	void *arg;
+};
+int rconns_start(struct rconns *c, int port, void (*one)(void *arg, int fd), void *arg);
+void rconns_stop(struct rconns *c, int wait_ms);
+
 /* Listen on addr (127.0.0.1 or ::1) port, TCP or UDP. 0 or -errno. */
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp);
 /* Connections (TCP) or datagrams (UDP) seen, and of those, how many held

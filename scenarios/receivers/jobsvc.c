@@ -23,18 +23,12 @@ struct job {
 };
 
 struct jobsvc {
-	struct rthread rt;
+	struct rconns rc;
 	pthread_mutex_t lock;
 	struct job j[JOBSVC_MAX];
 	size_t n;
 	char *line[LINES_MAX]; /* request lines */
 	size_t n_lines;
-	int live;
-};
-
-struct conn {
-	struct jobsvc *s;
-	int fd;
 };
 
 static uint64_t now_ms(void)
@@ -179,17 +173,16 @@ static void about(struct jobsvc *s, int fd, const char *req, const char *method,
 		answer(fd, code, out);
 }
 
-static void *one(void *arg)
+static void one(void *arg, int fd)
 {
-	struct conn *cn = arg;
-	struct jobsvc *s = cn->s;
+	struct jobsvc *s = arg;
 	struct timeval tv = {.tv_sec = 5};
 	char req[REQ_MAX + 1], method[16] = "", path[256] = "";
 	size_t len = 0;
 
-	setsockopt(cn->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	while (len < REQ_MAX) {
-		ssize_t k = recv(cn->fd, req + len, REQ_MAX - len, 0);
+		ssize_t k = recv(fd, req + len, REQ_MAX - len, 0);
 		const char *end, *cl;
 
 		if (k <= 0)
@@ -209,56 +202,11 @@ static void *one(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		if (strcmp(method, "POST") == 0 &&
 		    (strcmp(path, "/v1/jobs") == 0 || strcmp(path, "/v1/batch") == 0))
-			submit(s, cn->fd, req, path);
+			submit(s, fd, req, path);
 		else if (strncmp(path, "/v1/jobs/", 9) == 0)
-			about(s, cn->fd, req, method, path);
+			about(s, fd, req, method, path);
 		else
-			answer(cn->fd, 200, "{}"); /* the harness's probe */
-	}
-	close(cn->fd);
-	pthread_mutex_lock(&s->lock);
-	s->live--;
-	pthread_mutex_unlock(&s->lock);
-	free(cn);
-	return NULL;
-}
-
-static void *serve(void *arg)
-{
-	struct jobsvc *s = arg;
-
-	for (;;) {
-		struct pollfd f[2] = {{.fd = s->rt.fd, .events = POLLIN},
-				      {.fd = s->rt.stop[0], .events = POLLIN}};
-		struct conn *cn;
-		pthread_t th;
-		int c;
-
-		if (poll(f, 2, -1) < 0 && errno != EINTR)
-			return NULL;
-		if (f[1].revents)
-			return NULL;
-		if (!(f[0].revents & POLLIN) ||
-		    (c = accept4(s->rt.fd, NULL, NULL, SOCK_CLOEXEC)) < 0)
-			continue;
-		cn = malloc(sizeof(*cn));
-		if (cn) {
-			*cn = (struct conn){s, c};
-			pthread_mutex_lock(&s->lock);
-			s->live++;
-			pthread_mutex_unlock(&s->lock);
-		}
-		if (!cn || pthread_create(&th, NULL, one, cn) != 0) {
-			if (cn) {
-				pthread_mutex_lock(&s->lock);
-				s->live--;
-				pthread_mutex_unlock(&s->lock);
-			}
-			close(c);
-			free(cn);
-			continue;
-		}
-		pthread_detach(th);
+			answer(fd, 200, "{}"); /* the harness's probe */
 	}
 }
 
@@ -270,7 +218,7 @@ int jobsvc_start(struct jobsvc **out, int port)
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
-	e = rthread_start(&s->rt, "127.0.0.1", port, false, serve, s);
+	e = rconns_start(&s->rc, port, one, s);
 	if (e < 0) {
 		pthread_mutex_destroy(&s->lock);
 		free(s);
@@ -319,20 +267,9 @@ void jobsvc_stop(struct jobsvc *s)
 {
 	if (!s)
 		return;
-	rthread_stop(&s->rt);
 	/* Connection threads end within their receive timeout, or when a
 	 * silent one's caller left (10 s at most). */
-	for (int t = 0; t < 120; t++) {
-		int live;
-		struct timespec ts = {0, 100000000L};
-
-		pthread_mutex_lock(&s->lock);
-		live = s->live;
-		pthread_mutex_unlock(&s->lock);
-		if (!live)
-			break;
-		nanosleep(&ts, NULL);
-	}
+	rconns_stop(&s->rc, 12000);
 	for (size_t i = 0; i < s->n_lines; i++)
 		free(s->line[i]);
 	pthread_mutex_destroy(&s->lock);

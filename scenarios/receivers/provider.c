@@ -18,17 +18,11 @@
 #define REQ_MAX 8192
 
 struct provider {
-	struct rthread rt;
+	struct rconns rc;
 	pthread_mutex_t lock;
 	char *log[LOG_MAX];
 	size_t n;
 	unsigned charged;
-	int live; /* connection threads still running */
-};
-
-struct conn {
-	struct provider *p;
-	int c;
 };
 
 static void header(const char *head, const char *name, char *out, size_t size)
@@ -53,10 +47,9 @@ static void nap(int ms)
 		;
 }
 
-static void *one(void *arg)
+static void one(void *arg, int c)
 {
-	struct conn *cn = arg;
-	struct provider *p = cn->p;
+	struct provider *p = arg;
 	struct timeval tv = {.tv_sec = 5};
 	char req[REQ_MAX + 1], method[16] = "", path[256] = "", key[96], adm[96], line[800];
 	char out[256];
@@ -64,9 +57,9 @@ static void *one(void *arg)
 	unsigned charge;
 	bool answer = true;
 
-	setsockopt(cn->c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	while (len < REQ_MAX) {
-		ssize_t k = recv(cn->c, req + len, REQ_MAX - len, 0);
+		ssize_t k = recv(c, req + len, REQ_MAX - len, 0);
 		const char *end, *cl;
 
 		if (k <= 0)
@@ -100,57 +93,10 @@ static void *one(void *arg)
 					 "Connection: close\r\n\r\nok\n",
 					 charge);
 
-			(void)!send(cn->c, out, (size_t)n, MSG_NOSIGNAL);
+			(void)!send(c, out, (size_t)n, MSG_NOSIGNAL);
 		} else {
 			nap(100);
 		}
-	}
-	close(cn->c);
-	pthread_mutex_lock(&p->lock);
-	p->live--;
-	pthread_mutex_unlock(&p->lock);
-	free(cn);
-	return NULL;
-}
-
-static void *serve(void *arg)
-{
-	struct provider *p = arg;
-
-	for (;;) {
-		struct pollfd f[2] = {{.fd = p->rt.fd, .events = POLLIN},
-				      {.fd = p->rt.stop[0], .events = POLLIN}};
-		struct conn *cn;
-		pthread_t th;
-		int c;
-
-		if (poll(f, 2, -1) < 0 && errno != EINTR)
-			return NULL;
-		if (f[1].revents)
-			return NULL;
-		if (!(f[0].revents & POLLIN))
-			continue;
-		c = accept4(p->rt.fd, NULL, NULL, SOCK_CLOEXEC);
-		if (c < 0)
-			continue;
-		cn = malloc(sizeof(*cn));
-		if (!cn) {
-			close(c);
-			continue;
-		}
-		*cn = (struct conn){p, c};
-		pthread_mutex_lock(&p->lock);
-		p->live++;
-		pthread_mutex_unlock(&p->lock);
-		if (pthread_create(&th, NULL, one, cn) != 0) {
-			pthread_mutex_lock(&p->lock);
-			p->live--;
-			pthread_mutex_unlock(&p->lock);
-			close(c);
-			free(cn);
-			continue;
-		}
-		pthread_detach(th);
 	}
 }
 
@@ -162,7 +108,7 @@ int provider_start(struct provider **out, int port)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
-	e = rthread_start(&p->rt, "127.0.0.1", port, false, serve, p);
+	e = rconns_start(&p->rc, port, one, p);
 	if (e < 0) {
 		pthread_mutex_destroy(&p->lock);
 		free(p);
@@ -217,18 +163,8 @@ void provider_stop(struct provider *p)
 {
 	if (!p)
 		return;
-	rthread_stop(&p->rt);
 	/* Connection threads end within their receive timeout. */
-	for (int t = 0; t < 100; t++) {
-		int live;
-
-		pthread_mutex_lock(&p->lock);
-		live = p->live;
-		pthread_mutex_unlock(&p->lock);
-		if (!live)
-			break;
-		nap(100);
-	}
+	rconns_stop(&p->rc, 10000);
 	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
 		free(p->log[i]);
 	free(p);

@@ -125,6 +125,29 @@ static struct service *serve(void (*one)(void *, int))
 	return s;
 }
 
+/* paddock run of sh -c script with pol (and --weaken weaken when given)
+ * in a world of its own, its record in w; it must exit 0. */
+static void session(struct h_proc *p, struct h_world *w, const char *pol, const char *weaken,
+		    const char *script)
+{
+	const char *args[16] = {"run", "--policy", pol, "--record", NULL};
+	size_t k = 4;
+
+	*w = h_world();
+	args[k++] = w->record;
+	if (weaken) {
+		args[k++] = "--weaken";
+		args[k++] = weaken;
+	}
+	args[k++] = "--";
+	args[k++] = "sh";
+	args[k++] = "-c";
+	args[k++] = script;
+	args[k] = NULL;
+	h_run_paddock(p, w->ws, args);
+	cr_assert_eq(p->status, 0, H_SHOW(p));
+}
+
 /* One session: submit a job, exit at once. */
 static void submit_and_exit(struct service *s, const char *weaken, struct h_world *w)
 {
@@ -134,14 +157,7 @@ static void submit_and_exit(struct service *s, const char *weaken, struct h_worl
 		  s->port);
 	struct h_proc p;
 
-	*w = h_world();
-	if (weaken)
-		H_PADDOCK(&p, w->ws, "run", "--policy", pol, "--record", w->record, "--weaken",
-			  weaken, "--", "sh", "-c", script);
-	else
-		H_PADDOCK(&p, w->ws, "run", "--policy", pol, "--record", w->record, "--", "sh",
-			  "-c", script);
-	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	session(&p, w, pol, weaken, script);
 	cr_assert_eq(atomic_load(&s->submitted), 1, "the service got %d job(s)",
 		     atomic_load(&s->submitted));
 }
@@ -201,14 +217,7 @@ static struct h_proc models(struct service *s, const char *weaken, struct h_worl
 		  c, c, c);
 	struct h_proc p;
 
-	*w = h_world();
-	if (weaken)
-		H_PADDOCK(&p, w->ws, "run", "--policy", pol, "--record", w->record, "--weaken",
-			  weaken, "--", "sh", "-c", script);
-	else
-		H_PADDOCK(&p, w->ws, "run", "--policy", pol, "--record", w->record, "--", "sh",
-			  "-c", script);
-	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	session(&p, w, pol, weaken, script);
 	return p;
 }
 
