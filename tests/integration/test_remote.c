@@ -125,19 +125,21 @@ static struct service *serve(void (*one)(void *, int))
 	return s;
 }
 
-/* paddock run of sh -c script with pol (and --weaken weaken when given)
- * in a world of its own, its record in w; it must exit 0. */
+/* paddock run of sh -c script with pol (and --weaken weaken, or --ttl
+ * when weaken is "ttl=DUR") in a world of its own, its record in w; it
+ * must exit 0 (124 past a ttl). */
 static void session(struct h_proc *p, struct h_world *w, const char *pol, const char *weaken,
 		    const char *script)
 {
 	const char *args[16] = {"run", "--policy", pol, "--record", NULL};
+	bool ttl = weaken && strncmp(weaken, "ttl=", 4) == 0;
 	size_t k = 4;
 
 	*w = h_world();
 	args[k++] = w->record;
 	if (weaken) {
-		args[k++] = "--weaken";
-		args[k++] = weaken;
+		args[k++] = ttl ? "--ttl" : "--weaken";
+		args[k++] = ttl ? weaken + 4 : weaken;
 	}
 	args[k++] = "--";
 	args[k++] = "sh";
@@ -145,16 +147,17 @@ static void session(struct h_proc *p, struct h_world *w, const char *pol, const 
 	args[k++] = script;
 	args[k] = NULL;
 	h_run_paddock(p, w->ws, args);
-	cr_assert_eq(p->status, 0, H_SHOW(p));
+	cr_assert_eq(p->status, ttl ? 124 : 0, H_SHOW(p));
 }
 
-/* One session: submit a job, exit at once. */
+/* One session: submit a job, exit at once (or sleep until the ttl a
+ * "ttl=DUR" weaken gives). */
 static void submit_and_exit(struct service *s, const char *weaken, struct h_world *w)
 {
 	char *pol = policy(h_tmpdir(), h_fmt(JOBS_NET, s->port));
 	const char *script =
-	    h_fmt("curl -s -m 10 -o /dev/null -X POST -d '{}' http://jobs.test:%d/v1/jobs; exit 0",
-		  s->port);
+	    h_fmt("curl -s -m 10 -o /dev/null -X POST -d '{}' http://jobs.test:%d/v1/jobs; %s",
+		  s->port, weaken && strncmp(weaken, "ttl=", 4) == 0 ? "sleep 60" : "exit 0");
 	struct h_proc p;
 
 	session(&p, w, pol, weaken, script);
@@ -179,6 +182,17 @@ Test(remote, jobs_are_cancelled_and_reconciled_at_the_end)
 	cr_assert_str_eq(h_json(w.record, "d['network']['jobs'][0]['ledger']"), "\"settled\"");
 	/* The local exit stays the local exit. */
 	cr_assert_str_eq(h_json(w.record, "d['status']"), "0");
+}
+
+Test(remote, jobs_are_cancelled_when_the_session_expires)
+{
+	struct service *s = serve(job_one);
+	struct h_world w;
+
+	submit_and_exit(s, "ttl=3s", &w);
+	cr_assert_eq(atomic_load(&s->cancels), 1);
+	cr_assert_str_eq(h_json(w.record, "d['network']['jobs'][0]['state']"), "\"ended\"");
+	cr_assert_str_eq(h_json(w.record, "d['status']"), "124");
 }
 
 Test(remote, weakened_twin_local_exit_is_stop_cancels_nothing)
