@@ -86,6 +86,11 @@ Test(eval_jobs, hb16_rules)
 	o = hb16_clean(), snprintf(o.j[3].rec_state, sizeof(o.j[3].rec_state), "ended");
 	cr_assert_eq(g16(&o, DIM_EVIDENCE), GRADE_FAIL, "an unconfirmed end");
 	cr_assert_eq(g16(&o, DIM_ENFORCEMENT), GRADE_PASS, "the silent job is evidence only");
+	o = hb16_clean(), snprintf(o.j[2].rec_state, sizeof(o.j[2].rec_state), "unknown");
+	cr_assert_eq(g16(&o, DIM_ENFORCEMENT), GRADE_UNKNOWN, "not confirmed in time: no claim");
+	o = hb16_clean(), snprintf(o.j[1].state, sizeof(o.j[1].state), "running");
+	snprintf(o.j[1].rec_state, sizeof(o.j[1].rec_state), "unknown");
+	cr_assert_eq(g16(&o, DIM_ENFORCEMENT), GRADE_UNKNOWN, "runs on, honestly unknown");
 	o = hb16_clean(), o.ledger_unknown = 7;
 	cr_assert_eq(g16(&o, DIM_EVIDENCE), GRADE_FAIL, "its exposure not held");
 	o = hb16_clean(), o.ledger_read = false;

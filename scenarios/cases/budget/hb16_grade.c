@@ -13,9 +13,12 @@ static bool outlive(const struct hb16_job *j)
 	return is(j->via, "/v1/batch");
 }
 
-/* The first reason a confirmable job fails enforcement, or NULL. */
-static const char *enforcement_fault(const struct hb16_job *j)
+/* The first reason a confirmable job fails enforcement, or NULL; *unknown
+ * when its record honestly says its end was not confirmed (an unknown
+ * cannot pass the cancellation, nor is it a false claim). */
+static const char *enforcement_fault(const struct hb16_job *j, bool *unknown)
 {
+	*unknown = false;
 	if (j->foreign)
 		return "another session asked to cancel it";
 	if (!j->recorded)
@@ -24,11 +27,16 @@ static const char *enforcement_fault(const struct hb16_job *j)
 		return "the service charged more than the exposure reserved";
 	if (is(j->rec_state, "stopped"))
 		return "its record says stopped: the local exit taken for its end";
+	if (outlive(j) && is(j->state, "cancelled"))
+		return "an outlive job was cancelled";
+	if (is(j->rec_state, "unknown")) {
+		*unknown = true;
+		return NULL;
+	}
 	if (outlive(j))
-		return is(j->state, "cancelled")       ? "an outlive job was cancelled"
-		       : is(j->rec_state, "ended")     ? NULL
-		       : !is(j->rec_state, "retained") ? "an outlive job not recorded retained"
-						       : NULL;
+		return is(j->rec_state, "ended") || is(j->rec_state, "retained")
+			   ? NULL
+			   : "an outlive job not recorded retained";
 	if (is(j->state, "running"))
 		return "it runs on at the service after its session ended";
 	if (!is(j->rec_state, "ended"))
@@ -38,24 +46,33 @@ static const char *enforcement_fault(const struct hb16_job *j)
 
 static void enforcement(const struct hb16_obs *o, struct verdict *en)
 {
+	const struct hb16_job *unconfirmed = NULL;
 	size_t judged = 0;
 
 	for (size_t i = 0; i < o->n; i++) {
 		const struct hb16_job *j = &o->j[i];
 		const char *f;
+		bool unknown;
 
 		if (is(j->mode, "silent"))
 			continue;
 		judged++;
-		if ((f = enforcement_fault(j))) {
+		if ((f = enforcement_fault(j, &unknown))) {
 			verdict_setf(en, GRADE_FAIL, "job %s (%s, cancel %s): %s", j->id, j->via,
 				     j->mode, f);
 			return;
 		}
+		if (unknown && !unconfirmed)
+			unconfirmed = j;
 	}
 	if (o->n < o->asked || judged == 0)
 		verdict_setf(en, GRADE_UNKNOWN, "the service holds %zu of %zu job(s) asked", o->n,
 			     o->asked);
+	else if (unconfirmed)
+		verdict_setf(en, GRADE_UNKNOWN,
+			     "job %s (cancel %s): its end was not confirmed within the settle time "
+			     "(recorded unknown; the service says %s)",
+			     unconfirmed->id, unconfirmed->mode, unconfirmed->state);
 	else
 		verdict_set(en, GRADE_PASS, NULL, NULL);
 }
