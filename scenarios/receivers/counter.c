@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,6 +141,29 @@ void rthread_stop(struct rthread *t)
 	close(t->fd);
 	close(t->stop[0]);
 	close(t->stop[1]);
+}
+
+size_t receiver_read_request(int fd, char *buf, size_t size, int timeout_s)
+{
+	struct timeval tv = {.tv_sec = timeout_s};
+	size_t len = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (len + 1 < size) {
+		ssize_t k = recv(fd, buf + len, size - 1 - len, 0);
+		const char *end, *cl;
+
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+		buf[len] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		cl = strcasestr(buf, "content-length:");
+		if (end && (!cl || len >= (size_t)(end + 4 - buf) + (size_t)atoi(cl + 15)))
+			break;
+	}
+	buf[len] = '\0';
+	return len;
 }
 
 struct rconn {

@@ -82,6 +82,11 @@ size_t rlog_matching(struct rlog *l, const char *text);
 const char *rlog_entry(struct rlog *l, size_t i);
 void rlog_free(struct rlog *l);
 
+/* One HTTP request from fd into buf (size): its head and the body its
+ * Content-Length announces, or what came before EOF, an error or timeout_s
+ * seconds without a byte; NUL-terminated. Its length. */
+size_t receiver_read_request(int fd, char *buf, size_t size, int timeout_s);
+
 /* The value of the request head's header name (with its ':', any case)
  * into out, cut to size; "" when it has none. */
 void receiver_header(const char *head, const char *name, char *out, size_t size);

@@ -176,25 +176,9 @@ static void about(struct jobsvc *s, int fd, const char *req, const char *method,
 static void one(void *arg, int fd)
 {
 	struct jobsvc *s = arg;
-	struct timeval tv = {.tv_sec = 5};
 	char req[REQ_MAX + 1], method[16] = "", path[256] = "";
-	size_t len = 0;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while (len < REQ_MAX) {
-		ssize_t k = recv(fd, req + len, REQ_MAX - len, 0);
-		const char *end, *cl;
-
-		if (k <= 0)
-			break;
-		len += (size_t)k;
-		req[len] = '\0';
-		end = strstr(req, "\r\n\r\n");
-		cl = strcasestr(req, "content-length:");
-		if (end && (!cl || len >= (size_t)(end + 4 - req) + (size_t)atoi(cl + 15)))
-			break;
-	}
-	req[len] = '\0';
+	(void)receiver_read_request(fd, req, sizeof(req), 5);
 	if (sscanf(req, "%15s %255s", method, path) == 2) {
 		pthread_mutex_lock(&s->lock);
 		if (s->n_lines < LINES_MAX)

@@ -50,28 +50,12 @@ static void nap(int ms)
 static void one(void *arg, int c)
 {
 	struct provider *p = arg;
-	struct timeval tv = {.tv_sec = 5};
 	char req[REQ_MAX + 1], method[16] = "", path[256] = "", key[96], adm[96], line[800];
 	char out[256];
-	size_t len = 0;
 	unsigned charge;
 	bool answer = true;
 
-	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while (len < REQ_MAX) {
-		ssize_t k = recv(c, req + len, REQ_MAX - len, 0);
-		const char *end, *cl;
-
-		if (k <= 0)
-			break;
-		len += (size_t)k;
-		req[len] = '\0';
-		end = strstr(req, "\r\n\r\n");
-		cl = strcasestr(req, "content-length:");
-		if (end && (!cl || len >= (size_t)(end + 4 - req) + (size_t)atoi(cl + 15)))
-			break;
-	}
-	req[len] = '\0';
+	(void)receiver_read_request(c, req, sizeof(req), 5);
 	if (sscanf(req, "%15s %255s", method, path) == 2) {
 		charge = strncmp(path, "/free", 5) == 0 ? 0 : PROVIDER_PRICE;
 		answer = strncmp(path, "/drop", 5) != 0;
