@@ -199,6 +199,32 @@ int adapter_allows(const struct policy_net_actions *g, const struct adapter_acti
 	return 0;
 }
 
+int adapter_charge(enum policy_adapter ad, const char *buf, size_t len, bool eof, bool full,
+		   uint64_t *charge)
+{
+	const char *member_name =
+	    ad == POLICY_ADAPTER_OPENAI ? "completion_tokens" : "output_tokens";
+	const char *end = memmem(buf, len, "\r\n\r\n", 4);
+	const cJSON *u;
+	cJSON *b;
+	int r = -ENOENT;
+
+	if (!eof && !full)
+		return 1; /* the body is read to its end (the upstream closes) */
+	if (!end || memchr(end + 4, '\0', len - (size_t)(end + 4 - buf)))
+		return -ENOENT;
+	b = cJSON_ParseWithLength(end + 4, len - (size_t)(end + 4 - buf));
+	u = member(member(b, "usage"), member_name);
+	if (cJSON_IsNumber(u) && u->valuedouble >= 0 &&
+	    u->valuedouble <= (double)POLICY_METER_CREDITS_MAX &&
+	    u->valuedouble == (double)(uint64_t)u->valuedouble) {
+		*charge = (uint64_t)u->valuedouble;
+		r = 0;
+	}
+	cJSON_Delete(b);
+	return r;
+}
+
 void adapter_action_json(const struct adapter_action *a, char *out, size_t size)
 {
 	size_t n;

@@ -1104,6 +1104,11 @@ static void attempt_response(struct mediator *m, struct conn *c)
 	if (c->mt.active) {
 		k = meter_charge(c->rule->meter, c->u2c.d, c->u2c.len, c->u_eof,
 				 c->u2c.len == BUF_SIZE, &charge);
+		/* No charge declared: an adapter reads its shape's usage. */
+		if (k == -ENOENT && c->rule->adapter && !c->rule->meter->charge_header &&
+		    !c->rule->meter->charge_field)
+			k = adapter_charge(c->rule->adapter, c->u2c.d, c->u2c.len, c->u_eof,
+					   c->u2c.len == BUF_SIZE, &charge);
 		if (k == 1)
 			return;
 	}

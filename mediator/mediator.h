@@ -450,6 +450,14 @@ int adapter_parse(enum policy_adapter ad, const struct http_request *rq, const c
  * 0, or -EACCES with *why. Pure. */
 int adapter_allows(const struct policy_net_actions *g, const struct adapter_action *a,
 		   const char **why);
+/* The charge an adapter's response states, when the rule's "metered"
+ * names none: the JSON body's usage.completion_tokens (openai) or
+ * usage.output_tokens (anthropic), a whole number. 0 with *charge; 1 until
+ * the response is read to its end (eof) or fills the buffer (full);
+ * -ENOENT when it states none readably (the bound is charged). Pure,
+ * fuzzed ('A'). */
+int adapter_charge(enum policy_adapter ad, const char *buf, size_t len, bool eof, bool full,
+		   uint64_t *charge);
 /* a as the log's JSON object, into out. */
 void adapter_action_json(const struct adapter_action *a, char *out, size_t size);
 

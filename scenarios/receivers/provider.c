@@ -51,7 +51,7 @@ static void one(void *arg, int c)
 {
 	struct provider *p = arg;
 	char req[REQ_MAX + 1], method[16] = "", path[256] = "", key[96], adm[96], line[800];
-	char out[256];
+	char out[512];
 	unsigned charge;
 	bool answer = true;
 
@@ -72,10 +72,28 @@ static void one(void *arg, int c)
 		if (charge && answer)
 			nap(PROVIDER_WAIT_MS);
 		if (answer) {
-			int n = snprintf(out, sizeof(out),
-					 "HTTP/1.1 200 OK\r\nX-Charge: %u\r\nContent-Length: 3\r\n"
-					 "Connection: close\r\n\r\nok\n",
+			char body[160];
+			int n;
+
+			/* HB-21's two model-API shapes state the charge in their
+			 * own usage member too. */
+			if (strcmp(path, "/v1/chat/completions") == 0)
+				snprintf(
+				    body, sizeof(body),
+				    "{\"choices\":[{\"message\":{\"role\":\"assistant\","
+				    "\"content\":\"ok\"}}],\"usage\":{\"completion_tokens\":%u}}",
+				    charge);
+			else if (strcmp(path, "/v1/messages") == 0)
+				snprintf(body, sizeof(body),
+					 "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],"
+					 "\"usage\":{\"output_tokens\":%u}}",
 					 charge);
+			else
+				snprintf(body, sizeof(body), "ok\n");
+			n = snprintf(out, sizeof(out),
+				     "HTTP/1.1 200 OK\r\nX-Charge: %u\r\nContent-Length: %zu\r\n"
+				     "Connection: close\r\n\r\n%s",
+				     charge, strlen(body), body);
 
 			(void)!send(c, out, (size_t)n, MSG_NOSIGNAL);
 		} else {

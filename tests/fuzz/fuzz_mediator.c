@@ -432,6 +432,14 @@ static void adapter(const char *buf, size_t n)
 		(void)adapter_allows(p->net_actions, &a, &why);
 		adapter_action_json(&a, out, sizeof(out));
 	}
+	for (size_t k = 0; k < 2; k++) {
+		uint64_t c = 0;
+
+		/* The same bytes as a response of either shape. */
+		if (adapter_charge(p->net_allow[k].adapter, buf, n, true, false, &c) == 0 &&
+		    c > POLICY_METER_CREDITS_MAX)
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -254,6 +254,31 @@ Test(jobs, adapter_two_shapes_one_action)
 	policy_free(p);
 }
 
+Test(jobs, adapter_charges_from_each_shape)
+{
+	static const char oa[] =
+	    "HTTP/1.1 200 OK\r\n\r\n{\"choices\":[],\"usage\":{\"prompt_tokens\":9,"
+	    "\"completion_tokens\":4}}";
+	static const char an[] =
+	    "HTTP/1.1 200 OK\r\n\r\n{\"content\":[],\"usage\":{\"input_tokens\":9,"
+	    "\"output_tokens\":3}}";
+	static const char frac[] = "HTTP/1.1 200 OK\r\n\r\n{\"usage\":{\"output_tokens\":2.5}}";
+	uint64_t c = 0;
+
+	cr_assert_eq(adapter_charge(POLICY_ADAPTER_OPENAI, oa, strlen(oa), false, false, &c), 1);
+	cr_assert_eq(adapter_charge(POLICY_ADAPTER_OPENAI, oa, strlen(oa), true, false, &c), 0);
+	cr_assert_eq(c, 4);
+	cr_assert_eq(adapter_charge(POLICY_ADAPTER_ANTHROPIC, an, strlen(an), true, false, &c), 0);
+	cr_assert_eq(c, 3);
+	/* Each reads its own shape only; a fraction is no charge (the bound). */
+	cr_assert_eq(adapter_charge(POLICY_ADAPTER_OPENAI, an, strlen(an), true, false, &c),
+		     -ENOENT);
+	cr_assert_eq(adapter_charge(POLICY_ADAPTER_ANTHROPIC, oa, strlen(oa), true, false, &c),
+		     -ENOENT);
+	cr_assert_eq(adapter_charge(POLICY_ADAPTER_ANTHROPIC, frac, strlen(frac), true, false, &c),
+		     -ENOENT);
+}
+
 Test(jobs, adapter_unparsed_shapes)
 {
 	struct policy *p = unit_policy(adapter_policy);
