@@ -343,7 +343,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (paddock run --help lists "
 				    "the %d knobs)",
-				    optarg, WEAKEN_COUNT);
+				    optarg, weaken_named());
 			}
 			o->weaken |= bit;
 			break;

@@ -154,6 +154,8 @@ int weaken_parse(const char *name, uint64_t *out);
 /* The knobs whose name contains near, ", "-separated, into buf (cut at
  * size); returns how many. */
 int weaken_known(char *buf, size_t size, const char *near);
+/* How many knobs there are (bits without a name are none). */
+int weaken_named(void);
 /* The weakenings in effect: the knobs plus what the policy itself turns
  * off ("seccomp-profile-none"). For the record and --explain. */
 size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char **out, size_t max);

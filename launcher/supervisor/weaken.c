@@ -90,6 +90,15 @@ int weaken_parse(const char *name, uint64_t *out)
 	return -EINVAL;
 }
 
+int weaken_named(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < WEAKEN_COUNT; i++)
+		n += weakenings[i][0] != NULL;
+	return n;
+}
+
 int weaken_known(char *buf, size_t size, const char *near)
 {
 	size_t n = 0;
