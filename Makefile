@@ -152,8 +152,9 @@ $(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENC
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
-# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,attempts}.c).
+# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,jobs,attempts}.c).
 MEDIATOR_TESTS = $(B)/tests/test_mediator $(B)/tests/test_gate $(B)/tests/test_meter \
+		 $(B)/tests/test_jobs \
 		 $(B)/tests/test_attempts
 $(MEDIATOR_TESTS): $(B)/tests/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_policy.h \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
@@ -242,7 +243,7 @@ FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
 		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c \
-		     mediator/meter.c mediator/ledger.c \
+		     mediator/meter.c mediator/ledger.c mediator/jobs.c mediator/adapter.c \
 		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
@@ -465,6 +466,11 @@ $(B)/paddock-eval: $(EVAL_OBJ) $(B)/policy/sha256.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+# HB-16's and HB-21's grades (tests/unit/test_eval_jobs.c).
+$(B)/tests/test_eval_jobs: tests/unit/test_eval_jobs.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 

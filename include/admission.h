@@ -34,6 +34,10 @@ enum mediator_decision {
 	MEDIATOR_LEDGER,     /* the ledger is unavailable (locked, full, corrupt, missing) */
 	/* network.on_capture_loss (docs/evidence.md): */
 	MEDIATOR_CAPTURE, /* the admissions log cannot be written, and the policy refuses */
+	/* Remote jobs and adapters (mediator/jobs.c, adapter.c): */
+	MEDIATOR_JOBS_FULL, /* a job submission with no lease left to track it */
+	MEDIATOR_UNPARSED,  /* an adapter's request the mediator cannot parse */
+	MEDIATOR_ACTION,    /* an adapter's action the grant (network.actions) does not allow */
 	MEDIATOR_DECISIONS,
 };
 
@@ -63,6 +67,9 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "refused-unpriced",
     "refused-ledger",
     "refused-capture-loss",
+    "refused-jobs-full",
+    "refused-unparsed",
+    "refused-action",
 };
 
 static inline const char *mediator_decision_name(enum mediator_decision d)

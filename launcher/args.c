@@ -240,6 +240,7 @@ static const char run_usage[] =
     "                         check-then-charge, unpriced-as-free,\n"
     "                         release-on-timeout, no-seq, raw-export,\n"
     "                         evidence-in-sandbox, trust-tool-claim,\n"
+    "                         local-exit-is-stop, unknown-event-allow,\n"
     "                         exec-unhardened\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
@@ -342,8 +343,8 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				return err_set(
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (paddock run --help lists "
-				    "the knobs)",
-				    optarg);
+				    "the %d knobs)",
+				    optarg, weaken_named());
 			}
 			o->weaken |= bit;
 			break;

@@ -113,6 +113,10 @@ struct conn {
 	bool read_only;		/* GET, HEAD or OPTIONS without a body (on_capture_loss) */
 	struct attempt_conn at; /* HB-23: its operation's attempt (attempts.c) */
 	struct meter_conn mt;	/* its reservation in a budget's ledger (metered rules) */
+	long job;		/* a job submission's slot in mediator.jobs (jobs.c), or -1 */
+	char adapter[512];	/* an adapter's fields for the log lines (adapter.c), or "" */
+	char action[160];	/* its normalised action, for the ledger's route */
+	bool unmetered;		/* --weaken unknown-event-allow passed it unparsed */
 	/* Brokered credentials (credentials.c): the log's extra fields, the
 	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
 	char note[192];
@@ -147,6 +151,7 @@ struct mediator {
 		struct ledger *l;
 	} ledgers[POLICY_NET_RULES_MAX];
 	size_t n_ledgers;
+	struct mediator_jobs *jobs; /* the session's remote jobs (a rule declares "jobs") */
 	/* While the log cannot be written (network.on_capture_loss): what
 	 * was decided unrecorded, said when it can be written again. */
 	struct {
@@ -156,6 +161,8 @@ struct mediator {
 
 /* Metered rules' part of the loop (below, after refuse()). */
 static void meter_end(struct mediator *m, struct conn *c, bool sent);
+/* Remote jobs' part of the loop (below, after the metered rules'). */
+static void job_close(struct mediator *m, struct conn *c);
 
 /* The release gate's log of an approval (below, after dial()). */
 static void approval_log(struct mediator *m, const struct approval *a, const char *by);
@@ -233,6 +240,11 @@ int mediator_new(const struct mediator_config *cfg, struct mediator **out)
 		return -e;
 	}
 	own_addresses(m);
+	for (size_t i = 0; i < cfg->policy->n_net_allow && !m->jobs; i++)
+		if (cfg->policy->net_allow[i].jobs && !(m->jobs = calloc(1, sizeof(*m->jobs)))) {
+			mediator_free(m);
+			return -ENOMEM;
+		}
 	if (gate_new(cfg->gate_off, cfg->policy->net_hold_ms, &m->gate) < 0) {
 		mediator_free(m);
 		return -ENOMEM;
@@ -474,6 +486,7 @@ static void conn_close(struct mediator *m, struct conn *c)
 	struct conn **pp;
 
 	attempt_abandon(m, c);
+	job_close(m, c);
 	if (c->admitted) {
 		char extra[48];
 
@@ -610,6 +623,9 @@ static void attempt_fields(const struct conn *c, char *out, size_t size)
 	if (c->mt.metered && n < size)
 		snprintf(out + n, size - n, ",\"budget\":\"%s\",\"bound\":%llu%s",
 			 c->rule->meter->budget, (unsigned long long)c->mt.bound, c->mt.note);
+	n = strlen(out);
+	if (c->adapter[0] && n < size)
+		snprintf(out + n, size - n, "%s", c->adapter);
 }
 
 static void refuse(struct mediator *m, struct conn *c, enum mediator_decision d)
@@ -691,14 +707,14 @@ static int meter_admit(struct mediator *m, struct conn *c, const struct http_req
 	long grant = c->rule->n_grants ? mediator_grant_find(c->rule, rq->method, path) : -1;
 	const struct policy_net_price *price;
 	struct ledger_request lr = {0};
-	char key[65], route[320];
+	char key[65], route[640];
 	struct err err = {0};
 	struct ledger *l;
 	int64_t id = 0;
 	uint64_t bound = 0;
 	int r;
 
-	if (!mt || c->mt.metered)
+	if (!mt || c->mt.metered || c->unmetered)
 		return 0;
 	price = policy_meter_price(c->rule, grant);
 	r = meter_bound(price, rq, c->c2u.d, c->c2u.len, c->c_eof, &bound);
@@ -718,8 +734,12 @@ static int meter_admit(struct mediator *m, struct conn *c, const struct http_req
 		meter_refuse(m, c, MEDIATOR_LEDGER, &err);
 		return -1;
 	}
-	snprintf(route, sizeof(route), "%s %s:%u%.*s", rq->method, c->name, c->port,
-		 (int)strcspn(path, "?#"), path);
+	if (c->action[0])
+		snprintf(route, sizeof(route), "%s (%s %s:%u)", c->action, rq->method, c->name,
+			 c->port);
+	else
+		snprintf(route, sizeof(route), "%s %s:%u%.*s", rq->method, c->name, c->port,
+			 (int)strcspn(path, "?#"), path);
 	lr = (struct ledger_request){
 	    .budget = mt->budget,
 	    .cap = mt->cap,
@@ -802,6 +822,203 @@ static void meter_end(struct mediator *m, struct conn *c, bool sent)
 	if (sent && m->cfg.release_on_timeout && c->at.op_hex[0] &&
 	    m->attempts.op[c->at.op].state == ATTEMPTS_UNKNOWN)
 		m->attempts.op[c->at.op].state = ATTEMPTS_OPEN;
+}
+
+/* ------------------------------------------------------- remote jobs */
+
+/* A job submission (jobs.c) gets its slot before anything is reserved or
+ * dialled: one that could not be tracked is never sent. 0, or -1 when it
+ * was refused. */
+static int job_admit(struct mediator *m, struct conn *c, const char *method, const char *path)
+{
+	enum job_route jr = jobs_route(c->rule, method, path);
+	struct mediator_job *j;
+
+	if (jr == JOB_NONE || !m->jobs || c->job >= 0)
+		return 0; /* none, or its slot taken when its head was first read */
+	if (m->jobs->n == JOBS_MAX) {
+		refuse(m, c, MEDIATOR_JOBS_FULL);
+		return -1;
+	}
+	c->job = (long)m->jobs->n;
+	j = &m->jobs->j[m->jobs->n++];
+	*j = (struct mediator_job){.rule = c->rule,
+				   .port = c->port,
+				   .outlive = jr == JOB_OUTLIVE,
+				   .pending = true,
+				   .row = -1};
+	snprintf(j->name, sizeof(j->name), "%s", c->name);
+	return 0;
+}
+
+static void job_line(struct mediator *m, const struct conn *c, const struct mediator_job *j,
+		     const char *ledger)
+{
+	char f[1024], qs[80], qr[80];
+
+	evidence_json_string(j->state, qs, sizeof(qs));
+	evidence_json_string(j->remote[0] ? j->remote : "", qr, sizeof(qr));
+	snprintf(f, sizeof(f),
+		 ",\"job\":\"%s\",\"job_admission\":\"%s\",\"owner\":\"%s\",\"lease\":\"%s\","
+		 "\"state\":%s,\"remote_state\":%s,\"cancel\":\"%s\",\"charge\":%llu,"
+		 "\"charge_known\":%s,\"exposure\":%llu,\"budget\":\"%s\",\"ledger_op\":%lld,"
+		 "\"ledger\":\"%s\"",
+		 j->id, j->admission, m->cfg.session ? m->cfg.session : "",
+		 j->outlive ? "outlive" : "session", qs, qr, j->cancel[0] ? j->cancel : "not-sent",
+		 (unsigned long long)j->charge, j->has_charge ? "true" : "false",
+		 (unsigned long long)j->exposure, j->rule->meter ? j->rule->meter->budget : "",
+		 (long long)j->row, ledger);
+	log_line(m, c, "job", MEDIATOR_ALLOWED, j->name, j->port, f);
+}
+
+/* A submission's response: a 2xx one leases the job (the id its body
+ * names; none: the job is unknown at the end) and the reservation becomes
+ * the job's, held until its end. true when it did. */
+static bool job_lease(struct mediator *m, struct conn *c, unsigned status)
+{
+	struct mediator_job *j;
+
+	if (c->job < 0)
+		return false;
+	j = &m->jobs->j[c->job];
+	c->job = -1;
+	j->pending = false;
+	if (status < 200 || status >= 300) {
+		j->voided = true;
+		return false;
+	}
+	if (jobs_parse_id(c->u2c.d, c->u2c.len, j->id) < 0)
+		j->id[0] = '\0';
+	snprintf(j->admission, sizeof(j->admission), "%s", c->admission);
+	snprintf(j->state, sizeof(j->state), "leased");
+	j->exposure = c->mt.bound;
+	j->reserved = c->mt.active;
+	j->ledger = c->mt.ledger;
+	j->row = c->mt.active ? c->mt.id : -1;
+	c->mt.active = false;
+	snprintf(c->mt.note, sizeof(c->mt.note), ",\"ledger_op\":%lld,\"ledger\":\"leased\"",
+		 (long long)j->row);
+	job_line(m, c, j, j->reserved ? "reserved" : "free");
+	return true;
+}
+
+/* A submission's connection ends unanswered: sent, a job may run (its
+ * end is unknown; the ledger made its bound unknown); never sent, none. */
+static void job_close(struct mediator *m, struct conn *c)
+{
+	if (c->job < 0)
+		return;
+	m->jobs->j[c->job].pending = false;
+	m->jobs->j[c->job].voided = c->up == 0;
+	m->jobs->j[c->job].exposure = c->mt.bound;
+	snprintf(m->jobs->j[c->job].admission, sizeof(m->jobs->j[c->job].admission), "%s",
+		 c->admission);
+	c->job = -1;
+}
+
+static int job_dial(void *arg, const char *name, uint16_t port)
+{
+	enum mediator_decision d;
+
+	return mediator_open_upstream(arg, name, port, &d);
+}
+
+/* A job's end, in the ledger and the log: ended with the charge the
+ * service states (none stated: the exposure, never less), unknown (held),
+ * retained (held: the lease goes on), stopped (--weaken
+ * local-exit-is-stop: released). */
+static void job_end(void *arg, struct mediator_job *j)
+{
+	struct mediator *m = arg;
+	struct ledger *l = j->reserved ? m->ledgers[j->ledger].l : NULL;
+	struct err err = {0};
+	const char *ledger = j->reserved ? "reserved" : "free";
+
+	if (l && strcmp(j->state, "ended") == 0) {
+		if (!j->has_charge)
+			j->charge = j->exposure;
+		(void)ledger_settle(l, j->row, j->charge, j->has_charge ? "receiver" : "bound",
+				    &err);
+		ledger = err.msg[0] ? "reserved" : "settled";
+	} else if (l && strcmp(j->state, "unknown") == 0) {
+		(void)ledger_unknown(l, j->row, &err);
+		ledger = err.msg[0] ? "reserved" : "unknown";
+	} else if (l && strcmp(j->state, "stopped") == 0) {
+		(void)ledger_release(l, j->row, "local-exit", &err);
+		ledger = err.msg[0] ? "reserved" : "released";
+	}
+	job_line(m, NULL, j, ledger);
+}
+
+void mediator_end_jobs(struct mediator *m)
+{
+	const struct jobs_io io = {.arg = m, .dial = job_dial, .end = job_end};
+
+	if (!m || !m->jobs || !m->jobs->n)
+		return;
+	/* Connections still open are closed first: a submission whose answer
+	 * never came is then known to be unanswered. */
+	while (m->conns)
+		conn_close(m, m->conns);
+	reap_dead(m);
+	jobs_reconcile(m->jobs, policy_jobs_settle_ms(m->cfg.policy), m->cfg.local_exit_is_stop,
+		       &io);
+}
+
+/* ---------------------------------------------------- provider adapters */
+
+/* An adapter rule's request (adapter.c): parsed into the action schema
+ * and checked against network.actions before anything is reserved or
+ * dialled; the adapter, the route (primary, or the fallback of which
+ * rule) and the action go into its log lines. 0 to go on, 1 to wait for
+ * its body, -1 when it was refused. */
+static int adapter_admit(struct mediator *m, struct conn *c, const struct http_request *rq,
+			 const char *path)
+{
+	struct adapter_action a;
+	const char *why = "";
+	char act[512] = "null", route[128], q[160];
+	int r;
+
+	if (!c->rule->adapter || c->adapter[0])
+		return 0;
+	r = adapter_parse(c->rule->adapter, rq, path, c->c2u.d, c->c2u.len, c->c_eof, &a, &why);
+	if (r == 1)
+		return 1;
+	if (r == 0) {
+		adapter_action_json(&a, act, sizeof(act));
+		snprintf(c->action, sizeof(c->action), "%s %s via %s", a.kind, a.model,
+			 policy_adapter_name(c->rule->adapter));
+	}
+	evidence_json_string(why, q, sizeof(q));
+	if (c->rule->fallback)
+		snprintf(route, sizeof(route), "\"fallback\",\"fallback_of\":\"%s\"",
+			 c->rule->fallback);
+	else
+		snprintf(route, sizeof(route), "\"primary\"");
+	snprintf(c->adapter, sizeof(c->adapter),
+		 ",\"adapter\":\"%s\",\"route\":%s,\"action\":%s%s%s",
+		 policy_adapter_name(c->rule->adapter), route, act, r < 0 ? ",\"unparsed\":" : "",
+		 r < 0 ? q : "");
+	if (r < 0 && m->cfg.unknown_event_allow) {
+		/* --weaken unknown-event-allow: passed as it is, unchecked and
+		 * unmetered (the default approval HB-21 must catch). */
+		c->unmetered = true;
+		return 0;
+	}
+	if (r < 0) {
+		refuse(m, c, MEDIATOR_UNPARSED);
+		return -1;
+	}
+	if (adapter_allows(m->cfg.policy->net_actions, &a, &why) < 0) {
+		size_t n = strlen(c->adapter);
+
+		evidence_json_string(why, q, sizeof(q));
+		snprintf(c->adapter + n, sizeof(c->adapter) - n, ",\"refused_by\":%s", q);
+		refuse(m, c, MEDIATOR_ACTION);
+		return -1;
+	}
+	return 0;
 }
 
 /* HB-23: the attempt of an admitted http request (attempts.c): 0 to go
@@ -887,14 +1104,24 @@ static void attempt_response(struct mediator *m, struct conn *c)
 	if (c->mt.active) {
 		k = meter_charge(c->rule->meter, c->u2c.d, c->u2c.len, c->u_eof,
 				 c->u2c.len == BUF_SIZE, &charge);
+		/* No charge declared: an adapter reads its shape's usage. */
+		if (k == -ENOENT && c->rule->adapter && !c->rule->meter->charge_header &&
+		    !c->rule->meter->charge_field)
+			k = adapter_charge(c->rule->adapter, c->u2c.d, c->u2c.len, c->u_eof,
+					   c->u2c.len == BUF_SIZE, &charge);
 		if (k == 1)
 			return;
 	}
+	/* A job submission: the job's id is in the whole response. */
+	if (c->job >= 0 && !c->u_eof && c->u2c.len < BUF_SIZE)
+		return;
 	v = attempts_response(&m->attempts, &c->at, c->u2c.d, c->u2c.len, c->u_eof,
 			      c->u2c.len == BUF_SIZE, m->cfg.verbose_denial, &status, &cls);
 	if (v == ATTEMPTS_WAIT)
 		return;
-	if (status)
+	if (status && job_lease(m, c, status))
+		; /* the reservation is the job's now, held until its end */
+	else if (status)
 		meter_settle(m, c, k == 0, charge);
 	else
 		meter_end(m, c, true); /* sent, and no response to read */
@@ -1473,6 +1700,11 @@ static void http_head(struct mediator *m, struct conn *c)
 		refuse(m, c, MEDIATOR_GRANT);
 		return;
 	}
+	r = adapter_admit(m, c, &rq, path);
+	if (r != 0)
+		return;
+	if (job_admit(m, c, rq.method, path) < 0)
+		return;
 	/* A metered rule: the attempt's bound is reserved in its budget's
 	 * ledger before anything is dialled (or it is refused). */
 	r = meter_admit(m, c, &rq, path);
@@ -1486,8 +1718,8 @@ static void http_head(struct mediator *m, struct conn *c)
 			meter_end(m, c, false);
 		return;
 	}
-	if (c->mt.active)
-		c->at.watch = c->at.hold = true; /* its charge is read from the response */
+	if (c->mt.active || c->job >= 0)
+		c->at.watch = c->at.hold = true; /* its charge (a job's id) is in the response */
 	admit_id(m, c);
 	r = rewrite(c, &rq, path);
 	if (r >= 0 && m->cfg.cred) {
@@ -1589,6 +1821,7 @@ static void accept_one(struct mediator *m, struct listener *l)
 		return;
 	}
 	c->cfd = fd;
+	c->job = -1;
 	c->ufd = -1;
 	c->since_ms = now_ms();
 	c->ctag = (struct tag){TAG_CLIENT, c};
@@ -1922,6 +2155,7 @@ void mediator_free(struct mediator *m)
 		close(m->reserve_fd);
 	mediator_names_free(&m->names);
 	gate_free(m->gate);
+	free(m->jobs);
 	for (size_t i = 0; i < m->n_ledgers; i++)
 		ledger_close(m->ledgers[i].l);
 	free(m);

@@ -144,6 +144,10 @@ static int budget_config(const cJSON *root, struct config *c, struct mediator_co
 	mc->unpriced_free = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unpriced_free"));
 	mc->release_on_timeout =
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "release_on_timeout"));
+	mc->local_exit_is_stop =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "local_exit_is_stop"));
+	mc->unknown_event_allow =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unknown_event_allow"));
 	return 0;
 }
 
@@ -306,6 +310,10 @@ int main(int argc, char **argv)
 	served = r >= 0;
 	if (r >= 0)
 		r = mediator_run(m, sfd);
+	/* The session ended: its remote jobs did not (jobs.c). Before the
+	 * last word, so the supervisor reads their ends in the log. */
+	if (served)
+		mediator_end_jobs(m);
 	/* The last word on the ready pipe: the lines lost since the last
 	 * one written, which no line of the log can say (its file system
 	 * full to the end); the supervisor puts them in the checkpoint. */

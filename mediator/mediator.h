@@ -351,6 +351,116 @@ int meter_op_key(const struct http_request *rq, const char *buf, const char *bud
 int meter_charge(const struct policy_net_meter *m, const char *buf, size_t len, bool eof, bool full,
 		 uint64_t *charge);
 
+/* ------------------------------------------------------------ jobs.c */
+
+/* Remote jobs (docs/network.md, "Remote jobs"): a job submitted through a
+ * rule's "jobs" is leased to the session (its owner), its exposure (the
+ * submission's bound) held in the ledger until its end is known. */
+#define JOBS_MAX   64
+#define JOB_ID_MAX 64
+
+struct mediator_job {
+	char id[JOB_ID_MAX + 1]; /* "" when the submission's response named none */
+	char admission[48];	 /* the submission's: the job service's owner */
+	char name[POLICY_NET_NAME_MAX + 2];
+	uint16_t port;
+	const struct policy_net_rule *rule;
+	bool outlive;	   /* submitted through "outlive": may outlive the session */
+	size_t ledger;	   /* the ledger's slot (loop.c) */
+	int64_t row;	   /* its reservation */
+	uint64_t exposure; /* the bound reserved */
+	bool reserved;	   /* row is the job's (not a free submission's) */
+	bool pending;	   /* submitted, no response read yet */
+	bool voided;	   /* no job: never sent, or the submission was refused */
+	/* Its end (jobs_reconcile): our word for it, the service's, the
+	 * cancel's answer, and the charge the service states. */
+	char state[16];	 /* ended, retained, unknown, stopped */
+	char remote[32]; /* the service's state, or "no-answer" */
+	char cancel[16]; /* accepted, refused, no-answer, not-sent */
+	uint64_t charge;
+	bool has_charge;
+	bool final;
+};
+
+struct mediator_jobs {
+	struct mediator_job j[JOBS_MAX];
+	size_t n;
+};
+
+enum job_route {
+	JOB_NONE,
+	JOB_SUBMIT,
+	JOB_OUTLIVE,
+};
+/* Is a request of rule r a job submission? Pure. */
+enum job_route jobs_route(const struct policy_net_rule *r, const char *method, const char *path);
+/* The job id of a submission's whole response (head and body): its JSON
+ * body's member "id", 1 to 64 of [A-Za-z0-9_.-] (it goes into a path).
+ * 0, or -EINVAL. Pure, fuzzed ('j'). */
+int jobs_parse_id(const char *resp, size_t len, char id[JOB_ID_MAX + 1]);
+/* A status response: its HTTP status, the JSON body's "state" (1 to 31
+ * of [a-z_-]) and "charge" (a whole number of credits, optional). 0, or
+ * -EINVAL. Pure, fuzzed ('J'). */
+int jobs_parse_status(const char *resp, size_t len, unsigned *status, char state[32],
+		      uint64_t *charge, bool *has_charge);
+/* A state the service will not leave: cancelled, completed, failed. */
+bool jobs_state_ended(const char *state);
+/* A route template with "{id}" replaced by id, into out. 0, or -E2BIG. */
+int jobs_target(const char *tmpl, const char *id, char *out, size_t size);
+
+/* What jobs_reconcile needs of the loop: a connecting socket to name:port
+ * (or -1), and each job's end (its ledger row settled, its line logged). */
+struct jobs_io {
+	void *arg;
+	int (*dial)(void *arg, const char *name, uint16_t port);
+	void (*end)(void *arg, struct mediator_job *j);
+};
+/* At the session's end: each job's status asked; one not ended is
+ * retained (outlive) or cancelled and polled until it ends, for at most
+ * settle_ms in all; what is not confirmed by then is unknown, never
+ * stopped. stop (--weaken local-exit-is-stop): nothing asked, every job
+ * "stopped". io->end is called once per job. */
+void jobs_reconcile(struct mediator_jobs *t, uint64_t settle_ms, bool stop,
+		    const struct jobs_io *io);
+
+/* --------------------------------------------------------- adapter.c */
+
+/* Provider adapters (docs/network.md, "Adapters"): the one action schema
+ * both request shapes are parsed into. Names (model, tools) are 1 to 64 of
+ * [A-Za-z0-9_.:-]: they go into the log as they are. */
+#define ADAPTER_NAME_MAX  64
+#define ADAPTER_TOOLS_MAX 8
+#define ADAPTER_BODY_MAX  8192
+struct adapter_action {
+	char kind[16]; /* "generate" */
+	char model[ADAPTER_NAME_MAX + 1];
+	char tools[ADAPTER_TOOLS_MAX][ADAPTER_NAME_MAX + 1];
+	size_t n_tools;
+	uint64_t max_tokens;
+	bool has_max;
+};
+/* A request of an adapter rule (its head parsed into rq, path its
+ * origin-form target, the body in buf[head_len..len)) into a: 0; 1 when
+ * the body is not all in yet (and !eof); -EINVAL with *why (static text)
+ * when it is not the adapter's shape (unparsed). Pure, fuzzed ('a'). */
+int adapter_parse(enum policy_adapter ad, const struct http_request *rq, const char *path,
+		  const char *buf, size_t len, bool eof, struct adapter_action *a,
+		  const char **why);
+/* Does the grant g allow a (its model one of g's, each tool one of g's)?
+ * 0, or -EACCES with *why. Pure. */
+int adapter_allows(const struct policy_net_actions *g, const struct adapter_action *a,
+		   const char **why);
+/* The charge an adapter's response states, when the rule's "metered"
+ * names none: the JSON body's usage.completion_tokens (openai) or
+ * usage.output_tokens (anthropic), a whole number. 0 with *charge; 1 until
+ * the response is read to its end (eof) or fills the buffer (full);
+ * -ENOENT when it states none readably (the bound is charged). Pure,
+ * fuzzed ('A'). */
+int adapter_charge(enum policy_adapter ad, const char *buf, size_t len, bool eof, bool full,
+		   uint64_t *charge);
+/* a as the log's JSON object, into out. */
+void adapter_action_json(const struct adapter_action *a, char *out, size_t size);
+
 /* ---------------------------------------------------------- ledger.c */
 
 /* The durable ledger of a budget: DIR/BUDGET.sqlite (SQLite, WAL,
@@ -531,9 +641,11 @@ struct mediator_config {
 	 * locked one is waited for, and the budgets' weakenings. */
 	const char *budget_dir;
 	unsigned ledger_busy_ms;
-	bool check_then_charge;	 /* --weaken check-then-charge */
-	bool unpriced_free;	 /* --weaken unpriced-as-free */
-	bool release_on_timeout; /* --weaken release-on-timeout */
+	bool check_then_charge;	  /* --weaken check-then-charge */
+	bool unpriced_free;	  /* --weaken unpriced-as-free */
+	bool release_on_timeout;  /* --weaken release-on-timeout */
+	bool local_exit_is_stop;  /* --weaken local-exit-is-stop */
+	bool unknown_event_allow; /* --weaken unknown-event-allow */
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */
@@ -554,6 +666,9 @@ int mediator_add_listener(struct mediator *m, int fd, enum mediator_listener_kin
 /* Serve until SIGTERM (or SIGINT) arrives on the signalfd sfd: then every
  * open connection is logged as closed. -errno on a failure of the loop. */
 int mediator_run(struct mediator *m, int sfd);
+/* After mediator_run: the session's remote jobs reconciled (jobs.c), each
+ * end in the log. */
+void mediator_end_jobs(struct mediator *m);
 /* DNS: the answer to one query in buf (len bytes) into out. Pure but for
  * the name table it extends. Returns its length, or -EINVAL for a query
  * not worth an answer. */

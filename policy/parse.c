@@ -535,6 +535,8 @@ void policy_free(struct policy *p)
 		}
 		free(r->grants);
 		policy_meter_free(r->meter);
+		policy_jobs_free(r->jobs);
+		free(r->fallback);
 	}
 	free(p->net_allow);
 	for (size_t i = 0; i < p->n_net_resolve; i++) {
@@ -544,6 +546,7 @@ void policy_free(struct policy *p)
 	free(p->net_resolve);
 	free(p->net_secrets);
 	free(p->evidence_witness);
+	policy_actions_free(p->net_actions);
 	free(p->landlock_tcp_bind);
 	free(p->landlock_tcp_connect);
 	free(p);

@@ -49,6 +49,19 @@ int policy_parse_grant_meter(const cJSON *obj, const char *path, const struct po
 void policy_meter_free(struct policy_net_meter *m);
 void policy_price_free(struct policy_net_price *p);
 
+/* parse_jobs.c: a metered rule's "jobs" object into rule->jobs. */
+int policy_parse_jobs(const cJSON *obj, const char *path, struct policy_net_rule *rule,
+		      struct err *err);
+void policy_jobs_free(struct policy_net_jobs *j);
+
+/* parse_adapter.c: a rule's "adapter" and "fallback"; "network.actions";
+ * and, once every rule is parsed, each fallback's primary and ledger. */
+int policy_parse_adapter(const cJSON *obj, const char *path, struct policy_net_rule *rule,
+			 struct err *err);
+int policy_parse_actions(const cJSON *it, struct policy *p, struct err *err);
+int policy_check_adapters(const struct policy *p, struct err *err);
+void policy_actions_free(struct policy_net_actions *a);
+
 /* "<path>: invalid size ..." or "<path>: size ... is too large" for the
  * result r of policy_parse_size(); hint is appended to the examples. */
 int policy_size_error(int r, const char *path, const char *s, const char *hint, struct err *err);

@@ -400,9 +400,9 @@ static int budget_and_tool(const cJSON *obj, const char *path, struct policy_net
 
 static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *rule, struct err *err)
 {
-	static const char *const keys[] = {"host",    "ports",	 "protocol", "grants",
-					   "publish", "private", "attempts", "deadline",
-					   "tool",    "metered", NULL};
+	static const char *const keys[] = {"host",    "ports",	  "protocol", "grants", "publish",
+					   "private", "attempts", "deadline", "tool",	"metered",
+					   "jobs",    "adapter",  "fallback", NULL};
 	char path[JPATH_MAX], sub[JPATH_MAX];
 	const cJSON *host = member(obj, "host"), *ports = member(obj, "ports"),
 		    *proto = member(obj, "protocol");
@@ -413,10 +413,12 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	rule->index = index;
 	r = policy_json_object(obj, path, err);
 	if (r >= 0)
-		r = policy_json_check_keys(obj, keys, path,
-					   " (known: host, ports, protocol, grants, publish, "
-					   "private, attempts, deadline, tool, metered)",
-					   err);
+		r = policy_json_check_keys(
+		    obj, keys, path,
+		    " (known: host, ports, protocol, grants, publish, "
+		    "private, attempts, deadline, tool, metered, jobs, adapter, "
+		    "fallback)",
+		    err);
 	if (r < 0)
 		return r;
 	if (!host || !ports || !proto)
@@ -447,6 +449,10 @@ static int parse_rule(const cJSON *obj, size_t index, struct policy_net_rule *ru
 	r = budget_and_tool(obj, path, rule, err);
 	if (r >= 0)
 		r = policy_parse_meter(obj, path, rule, err);
+	if (r >= 0)
+		r = policy_parse_jobs(obj, path, rule, err);
+	if (r >= 0)
+		r = policy_parse_adapter(obj, path, rule, err);
 	if (r < 0)
 		return r;
 	if (member(obj, "grants")) {
@@ -579,7 +585,7 @@ static int parse_capture_loss(const cJSON *x, struct policy *p, struct err *err)
 int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 {
 	static const char *const keys[] = {"mode",    "allow",		 "resolve", "hold",
-					   "secrets", "on_capture_loss", NULL};
+					   "secrets", "on_capture_loss", "actions", NULL};
 	const cJSON *mode, *x;
 	const char *s;
 	int r;
@@ -591,7 +597,7 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		if (r >= 0)
 			r = policy_json_check_keys(it, keys, "network",
 						   " (known: mode, allow, resolve, hold, secrets, "
-						   "on_capture_loss)",
+						   "on_capture_loss, actions)",
 						   err);
 		if (r < 0)
 			return r;
@@ -643,5 +649,13 @@ int policy_parse_network(const cJSON *it, struct policy *p, struct err *err)
 		if (r < 0)
 			return r;
 	}
+	if ((x = member(it, "actions"))) {
+		r = policy_parse_actions(x, p, err);
+		if (r < 0)
+			return r;
+	}
+	r = policy_check_adapters(p, err);
+	if (r < 0)
+		return r;
 	return check_resolve_named(p, err);
 }

@@ -187,6 +187,43 @@ struct policy_net_meter {
 	struct policy_net_price price;
 };
 
+/* A metered rule's asynchronous jobs (docs/network.md, "Remote jobs"):
+ * a request of submit (or outlive) is a job submission; its bound (the
+ * grant's or rule's price) is the job's exposure, reserved until the job
+ * ends. The response's JSON member "id" names the job; status and cancel
+ * are path templates with one "{id}". At the session's end the mediator
+ * asks each job's status, cancels those not ended (and not submitted
+ * through outlive, which are authorised to outlive the session), and polls
+ * them for at most settle_ms; what it cannot confirm is unknown. */
+#define POLICY_JOBS_SETTLE_MAX (60ull * 1000)
+#define POLICY_JOBS_SETTLE_DEF (5ull * 1000)
+#define POLICY_JOB_PATH_MAX    256
+struct policy_net_route {
+	char method[8];
+	char *path; /* NULL: none */
+};
+struct policy_net_jobs {
+	struct policy_net_route submit, status, cancel, outlive;
+	uint64_t settle_ms;
+};
+
+/* Provider adapters (docs/network.md, "Adapters"): an http rule's
+ * "adapter" names the request shape the mediator parses into the one
+ * action schema ("network.actions" is the grant every adapter shares);
+ * "fallback" names the adapter rule it stands in for. */
+enum policy_adapter {
+	POLICY_ADAPTER_NONE,
+	POLICY_ADAPTER_OPENAI,	  /* POST /v1/chat/completions */
+	POLICY_ADAPTER_ANTHROPIC, /* POST /v1/messages */
+};
+#define POLICY_ACTIONS_MAX 32 /* models, and tools */
+struct policy_net_actions {
+	char **models; /* a "generate" action's model must be one of them */
+	size_t n_models;
+	char **tools; /* every tool it declares must be one of them */
+	size_t n_tools;
+};
+
 struct policy_net_grant {
 	char *methods[POLICY_GRANT_METHODS_MAX];
 	size_t n_methods;
@@ -218,6 +255,9 @@ struct policy_net_rule {
 	 * denial (its status and digest go to the admissions log only). */
 	bool tool;
 	struct policy_net_meter *meter; /* "metered" (http rules), or NULL */
+	struct policy_net_jobs *jobs;	/* "jobs" (metered rules), or NULL */
+	enum policy_adapter adapter;	/* "adapter" (http rules) */
+	char *fallback;			/* "fallback": the host of the rule it stands in for */
 };
 
 /* A path template's form: "/", or "/" segments each a {name} (a-z, 0-9,
@@ -274,6 +314,7 @@ struct policy {
 	uint64_t net_hold_ms; /* "network.hold": how long a publication waits for an approval */
 	char *net_secrets;    /* network.secrets: the secrets file, or NULL */
 	enum policy_capture_loss net_on_capture_loss; /* network.on_capture_loss (default deny) */
+	struct policy_net_actions *net_actions;	      /* network.actions (adapters), or NULL */
 	bool env_clear;				      /* default true */
 	char **env_keep;			      /* names; a trailing '*' matches a prefix */
 	size_t n_env_keep;
@@ -462,3 +503,11 @@ bool policy_budget_id_valid(const char *s);
 const struct policy_net_price *policy_meter_price(const struct policy_net_rule *r, long grant);
 /* Any rule is metered. */
 bool policy_has_meter(const struct policy *p);
+/* Any rule declares jobs; the longest settle_ms of them (0: none). */
+uint64_t policy_jobs_settle_ms(const struct policy *p);
+/* Does route rt (its path exact, or a template with "{id}") match method
+ * and path (origin-form, the query ignored)? Pure. */
+bool policy_route_match(const struct policy_net_route *rt, const char *method, const char *path);
+const char *policy_adapter_name(enum policy_adapter a);
+/* Any rule has an adapter. */
+bool policy_has_adapter(const struct policy *p);

@@ -317,6 +317,7 @@ static cJSON *network_policy(const struct policy *p)
 			cJSON_AddTrueToObject(o, "tool");
 		if (rule->meter)
 			add_meter(o, rule->meter);
+		jobs_policy_json(o, rule);
 		cJSON_AddItemToArray(allow, o);
 	}
 	{
@@ -327,6 +328,7 @@ static cJSON *network_policy(const struct policy *p)
 	}
 	cJSON_AddStringToObject(net, "on_capture_loss",
 				policy_capture_loss_name(p->net_on_capture_loss));
+	jobs_actions_json(net, p);
 	res = cJSON_AddObjectToObject(net, "resolve");
 	for (size_t i = 0; res && i < p->n_net_resolve; i++)
 		cJSON_AddStringToObject(res, p->net_resolve[i].host, p->net_resolve[i].addr);
@@ -376,6 +378,7 @@ static int config(const struct run *r, int *out, struct err *err)
 		cJSON_AddTrueToObject(root, "log_unsequenced");
 	credentials_config(root, r->spec);
 	budget_config(root, r->spec);
+	jobs_config(root, r->spec);
 	ls = cJSON_AddArrayToObject(root, "listeners");
 	for (size_t i = 0; ls && i < ms->n; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -531,6 +534,7 @@ int mediator_start(struct run *r, struct err *err)
 	if (r->live.session)
 		r->live.session->gate_fd = ms->ctl_fd;
 	ms->pid = pid;
+	ms->stop_ms = jobs_stop_ms(r->spec->policy);
 	ms->pidfd = pidfd_open(pid, 0);
 	if (ms->pidfd < 0) {
 		kill(pid, SIGKILL); /* our unreaped child */
@@ -588,11 +592,13 @@ void mediator_stop(struct mediator_state *ms)
 		ms->ready_fd = -1;
 		return;
 	}
-	/* SIGTERM: it logs the close of every open connection; SIGKILL one
-	 * second later at the latest. By pidfd, reaping exactly it. */
+	/* SIGTERM: it logs the close of every open connection and settles
+	 * the session's remote jobs; SIGKILL one second later at the latest
+	 * (after the jobs' settle time, with jobs). By pidfd, reaping
+	 * exactly it. */
 	pidfd_send_signal(ms->pidfd, SIGTERM, NULL, 0);
 	p = (struct pollfd){.fd = ms->pidfd, .events = POLLIN};
-	if (poll(&p, 1, 1000) <= 0)
+	if (poll(&p, 1, ms->stop_ms ? (int)ms->stop_ms : 1000) <= 0)
 		pidfd_send_signal(ms->pidfd, SIGKILL, NULL, 0);
 	while (waitid(P_PIDFD, (id_t)ms->pidfd, &(siginfo_t){0}, WEXITED) < 0 && errno == EINTR)
 		;
@@ -664,8 +670,10 @@ void mediator_summary(struct run *r)
 			     strcmp(ev->valuestring, "close") != 0 &&
 			     strcmp(ev->valuestring, "outcome") != 0 && k < MEDIATOR_DECISIONS;
 			     k++)
-				if (strcmp(d->valuestring, mediator_decision_names[k]) == 0)
+				if (strcmp(d->valuestring, mediator_decision_names[k]) == 0 &&
+				    strcmp(ev->valuestring, "job") != 0)
 					r->out.net.counts[k]++;
+			jobs_log_line(&r->out.net, o);
 			cJSON_Delete(o);
 			if (!end)
 				break;

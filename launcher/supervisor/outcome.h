@@ -47,8 +47,26 @@ struct survivor {
 
 #define OUTCOME_WARNINGS_MAX 4
 
+/* A remote job of the session (mediator/jobs.c), from the mediator's
+ * "job" lines: the lease, and its end as the service confirmed it, apart
+ * from the local exit. A job leased with no end line (the mediator was
+ * killed first) is unknown. */
+#define OUTCOME_JOBS_MAX 64
+struct outcome_job {
+	char id[72], admission[48];
+	char lease[8];	 /* session, outlive */
+	char state[16];	 /* ended, retained, unknown, stopped */
+	char remote[32]; /* the service's state, or no-answer, not-asked, no-id */
+	char cancel[16];
+	char ledger[12]; /* the row's state after the end */
+	uint64_t charge, exposure;
+	bool charge_known;
+};
+
 /* A mediated network's admissions, summed from the mediator's log. */
 struct outcome_net {
+	struct outcome_job jobs[OUTCOME_JOBS_MAX];
+	size_t n_jobs;
 	bool reported; /* the log was read */
 	bool verified; /* its chain and MACs held (evidence_verify()) */
 	char verify_reason[160];

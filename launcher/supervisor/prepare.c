@@ -667,6 +667,8 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		rc = credentials_prepare(r, err);
 	if (rc >= 0)
 		rc = budget_prepare(r, err);
+	if (rc >= 0)
+		rc = jobs_prepare(r, err);
 	if (rc < 0)
 		return rc;
 	/* --weaken verbose-denial, retry-unbounded weaken the mediator: with

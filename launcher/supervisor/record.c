@@ -282,6 +282,8 @@ static cJSON *network(const struct run *r)
 	cJSON_AddNumberToObject(c, "lines_lost", (double)r->out.net.dropped);
 	cJSON_AddNumberToObject(c, "refused_while_impaired", (double)r->out.net.blind_refused);
 	cJSON_AddNumberToObject(c, "admitted_while_impaired", (double)r->out.net.blind_admitted);
+	if (r->out.net.n_jobs)
+		cJSON_AddItemToObject(o, "jobs", jobs_json(&r->out.net));
 	return o;
 }
 

@@ -221,6 +221,7 @@ struct mediator_state {
 	int ready_fd;		/* the ready pipe, kept for the mediator's last word; -1: none */
 	bool end_reported;	/* it said "end N" */
 	unsigned long end_lost; /* N: log lines lost after its last line */
+	unsigned stop_ms;	/* after SIGTERM, before SIGKILL (jobs_stop_ms()) */
 };
 
 /* What is open and running. */
@@ -459,6 +460,21 @@ void credentials_policy_json(struct cJSON *grant, const struct policy_net_grant 
 int budget_prepare(struct run_spec *r, struct err *err);
 void budget_config(struct cJSON *root, const struct run_spec *r);
 void mediator_summary(struct run *r);
+/* jobs.c: remote jobs and adapters. jobs_prepare(): their knobs need a
+ * rule with "jobs" (local-exit-is-stop) or an "adapter"
+ * (unknown-event-allow). jobs_config(): the mediator's part of the
+ * configuration. jobs_policy_json(): a rule's "jobs", "adapter",
+ * "fallback" as written; jobs_actions_json(): "network.actions".
+ * jobs_log_line(): one line of the admissions log into out->jobs.
+ * jobs_json(): the record's "jobs" array. jobs_stop_ms(): how long the
+ * mediator is given after SIGTERM (the jobs' settle time added). */
+int jobs_prepare(struct run_spec *r, struct err *err);
+void jobs_config(struct cJSON *root, const struct run_spec *r);
+void jobs_policy_json(struct cJSON *rule, const struct policy_net_rule *p);
+void jobs_actions_json(struct cJSON *net, const struct policy *p);
+void jobs_log_line(struct outcome_net *out, const struct cJSON *line);
+struct cJSON *jobs_json(const struct outcome_net *net);
+unsigned jobs_stop_ms(const struct policy *p);
 
 /* evidence.c: the run's evidence log (docs/evidence.md): opened beside the
  * record (RECORD.evidence.jsonl, its key RECORD.evidence.key, 0600) or in

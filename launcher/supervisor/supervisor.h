@@ -67,6 +67,12 @@
 	(UINT64_C(1) << 26) /* the record's directory bound rw in the sandbox */
 #define WEAKEN_TRUST_TOOL_CLAIM \
 	(UINT64_C(1) << 27) /* evidence reconcile takes the claim for the effect */
+/* Remote jobs and adapters (mediator/jobs.c, adapter.c; bits 28 and 29
+ * are other knobs' ): */
+#define WEAKEN_LOCAL_EXIT_IS_STOP \
+	(UINT64_C(1) << 30) /* the session's end taken for its jobs' end: no cancel */
+#define WEAKEN_UNKNOWN_EVENT_ALLOW \
+	(UINT64_C(1) << 31) /* an adapter request it cannot parse passes, unchecked */
 /* paddock exec (supervisor/exec.c), bits 44 and 45: */
 #define WEAKEN_EXEC_UNHARDENED \
 	(UINT64_C(1) << 44) /* exec'd commands keep the helper's caps, no NNP/Landlock/seccomp */
@@ -152,6 +158,8 @@ int weaken_parse(const char *name, uint64_t *out);
 /* The knobs whose name contains near or is within two edits of it,
  * ", "-separated, into buf (cut at size); returns how many. */
 int weaken_known(char *buf, size_t size, const char *near);
+/* How many knobs there are (bits without a name are none). */
+int weaken_named(void);
 /* The weakenings in effect: the knobs plus what the policy itself turns
  * off ("seccomp-profile-none"). For the record and --explain. */
 size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char **out, size_t max);

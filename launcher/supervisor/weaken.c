@@ -55,6 +55,12 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 			    "writable in the sandbox: the workload can rewrite its own evidence"},
     {"trust-tool-claim", "paddock evidence reconcile takes a tool's claim for its effect: a "
 			 "success without effect, or an effect reported as failure, goes unseen"},
+    /* Bits 28 and 29 are other knobs'; an unnamed bit is no knob. */
+    [30] = {"local-exit-is-stop", "the mediator takes the session's end for its remote jobs' end: "
+				  "nothing is cancelled or asked, every job is recorded as "
+				  "stopped and its exposure released"},
+    [31] = {"unknown-event-allow", "the mediator passes an adapter's request it cannot parse, "
+				   "unchecked by the grant and unmetered"},
     /* A bit without a name is no knob (the lookups below skip it); the
      * check-docs and completion scripts read a name at a line's start. */
     // clang-format off
@@ -130,6 +136,15 @@ static int distance(const char *a, const char *b)
 static bool near_to(const char *name, const char *near)
 {
 	return *near && (strstr(name, near) || distance(name, near) <= 2);
+}
+
+int weaken_named(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < WEAKEN_COUNT; i++)
+		n += weakenings[i][0] != NULL;
+	return n;
 }
 
 int weaken_known(char *buf, size_t size, const char *near)

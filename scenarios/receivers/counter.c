@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HEAD_MAX 2048
@@ -139,6 +141,117 @@ void rthread_stop(struct rthread *t)
 	close(t->fd);
 	close(t->stop[0]);
 	close(t->stop[1]);
+}
+
+size_t receiver_read_request(int fd, char *buf, size_t size, int timeout_s)
+{
+	struct timeval tv = {.tv_sec = timeout_s};
+	size_t len = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (len + 1 < size) {
+		ssize_t k = recv(fd, buf + len, size - 1 - len, 0);
+		const char *end, *cl;
+
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+		buf[len] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		cl = strcasestr(buf, "content-length:");
+		if (end && (!cl || len >= (size_t)(end + 4 - buf) + (size_t)atoi(cl + 15)))
+			break;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+struct rconn {
+	struct rconns *c;
+	int fd;
+};
+
+static void *rconn_thread(void *arg)
+{
+	struct rconn *cn = arg;
+	struct rconns *c = cn->c;
+
+	c->one(c->arg, cn->fd);
+	close(cn->fd);
+	free(cn);
+	pthread_mutex_lock(&c->lock);
+	c->live--;
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static void *rconns_loop(void *arg)
+{
+	struct rconns *c = arg;
+
+	for (;;) {
+		struct pollfd f[2] = {{.fd = c->rt.fd, .events = POLLIN},
+				      {.fd = c->rt.stop[0], .events = POLLIN}};
+		struct rconn *cn;
+		pthread_t th;
+		int fd;
+
+		if (poll(f, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (f[1].revents)
+			return NULL;
+		if (!(f[0].revents & POLLIN) ||
+		    (fd = accept4(c->rt.fd, NULL, NULL, SOCK_CLOEXEC)) < 0)
+			continue;
+		cn = malloc(sizeof(*cn));
+		if (!cn) {
+			close(fd);
+			continue;
+		}
+		*cn = (struct rconn){c, fd};
+		pthread_mutex_lock(&c->lock);
+		c->live++;
+		pthread_mutex_unlock(&c->lock);
+		if (pthread_create(&th, NULL, rconn_thread, cn) != 0) {
+			pthread_mutex_lock(&c->lock);
+			c->live--;
+			pthread_mutex_unlock(&c->lock);
+			close(fd);
+			free(cn);
+			continue;
+		}
+		pthread_detach(th);
+	}
+}
+
+int rconns_start(struct rconns *c, int port, void (*one)(void *arg, int fd), void *arg)
+{
+	int e;
+
+	c->one = one;
+	c->arg = arg;
+	c->live = 0;
+	pthread_mutex_init(&c->lock, NULL);
+	e = rthread_start(&c->rt, "127.0.0.1", port, false, rconns_loop, c);
+	if (e < 0)
+		pthread_mutex_destroy(&c->lock);
+	return e;
+}
+
+void rconns_stop(struct rconns *c, int wait_ms)
+{
+	rthread_stop(&c->rt);
+	for (int t = 0; t < wait_ms / 100; t++) {
+		struct timespec ts = {0, 100000000L};
+		int live;
+
+		pthread_mutex_lock(&c->lock);
+		live = c->live;
+		pthread_mutex_unlock(&c->lock);
+		if (!live)
+			break;
+		nanosleep(&ts, NULL);
+	}
 }
 
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp)

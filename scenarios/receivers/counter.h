@@ -36,6 +36,22 @@ int rthread_start(struct rthread *t, const char *addr, int port, bool udp, void 
 		  void *arg);
 void rthread_stop(struct rthread *t);
 
+/* A TCP receiver on 127.0.0.1:port with a thread per connection, so
+ * that concurrent callers are served at once (provider.c, jobsvc.c):
+ * each accepted connection goes to one(arg, fd) in a detached thread of
+ * its own, and fd is closed after it. rconns_start(): 0, or -errno with
+ * nothing left open. rconns_stop(): the loop stopped, then the
+ * connection threads waited for (at most wait_ms). */
+struct rconns {
+	struct rthread rt;
+	pthread_mutex_t lock;
+	int live; /* connection threads running */
+	void (*one)(void *arg, int fd);
+	void *arg;
+};
+int rconns_start(struct rconns *c, int port, void (*one)(void *arg, int fd), void *arg);
+void rconns_stop(struct rconns *c, int wait_ms);
+
 /* Listen on addr (127.0.0.1 or ::1) port, TCP or UDP. 0 or -errno. */
 int counter_start(struct counter_rx **out, const char *addr, int port, bool udp);
 /* Connections (TCP) or datagrams (UDP) seen, and of those, how many held
@@ -65,6 +81,11 @@ size_t rlog_matching(struct rlog *l, const char *text);
 /* The i-th entry kept (NUL-terminated), or NULL. */
 const char *rlog_entry(struct rlog *l, size_t i);
 void rlog_free(struct rlog *l);
+
+/* One HTTP request from fd into buf (size): its head and the body its
+ * Content-Length announces, or what came before EOF, an error or timeout_s
+ * seconds without a byte; NUL-terminated. Its length. */
+size_t receiver_read_request(int fd, char *buf, size_t size, int timeout_s);
 
 /* The value of the request head's header name (with its ':', any case)
  * into out, cut to size; "" when it has none. */

@@ -18,17 +18,11 @@
 #define REQ_MAX 8192
 
 struct provider {
-	struct rthread rt;
+	struct rconns rc;
 	pthread_mutex_t lock;
 	char *log[LOG_MAX];
 	size_t n;
 	unsigned charged;
-	int live; /* connection threads still running */
-};
-
-struct conn {
-	struct provider *p;
-	int c;
 };
 
 static void header(const char *head, const char *name, char *out, size_t size)
@@ -53,32 +47,15 @@ static void nap(int ms)
 		;
 }
 
-static void *one(void *arg)
+static void one(void *arg, int c)
 {
-	struct conn *cn = arg;
-	struct provider *p = cn->p;
-	struct timeval tv = {.tv_sec = 5};
+	struct provider *p = arg;
 	char req[REQ_MAX + 1], method[16] = "", path[256] = "", key[96], adm[96], line[800];
-	char out[256];
-	size_t len = 0;
+	char out[512];
 	unsigned charge;
 	bool answer = true;
 
-	setsockopt(cn->c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while (len < REQ_MAX) {
-		ssize_t k = recv(cn->c, req + len, REQ_MAX - len, 0);
-		const char *end, *cl;
-
-		if (k <= 0)
-			break;
-		len += (size_t)k;
-		req[len] = '\0';
-		end = strstr(req, "\r\n\r\n");
-		cl = strcasestr(req, "content-length:");
-		if (end && (!cl || len >= (size_t)(end + 4 - req) + (size_t)atoi(cl + 15)))
-			break;
-	}
-	req[len] = '\0';
+	(void)receiver_read_request(c, req, sizeof(req), 5);
 	if (sscanf(req, "%15s %255s", method, path) == 2) {
 		charge = strncmp(path, "/free", 5) == 0 ? 0 : PROVIDER_PRICE;
 		answer = strncmp(path, "/drop", 5) != 0;
@@ -95,62 +72,33 @@ static void *one(void *arg)
 		if (charge && answer)
 			nap(PROVIDER_WAIT_MS);
 		if (answer) {
-			int n = snprintf(out, sizeof(out),
-					 "HTTP/1.1 200 OK\r\nX-Charge: %u\r\nContent-Length: 3\r\n"
-					 "Connection: close\r\n\r\nok\n",
-					 charge);
+			char body[160];
+			int n;
 
-			(void)!send(cn->c, out, (size_t)n, MSG_NOSIGNAL);
+			/* HB-21's two model-API shapes state the charge in their
+			 * own usage member too. */
+			if (strcmp(path, "/v1/chat/completions") == 0)
+				snprintf(
+				    body, sizeof(body),
+				    "{\"choices\":[{\"message\":{\"role\":\"assistant\","
+				    "\"content\":\"ok\"}}],\"usage\":{\"completion_tokens\":%u}}",
+				    charge);
+			else if (strcmp(path, "/v1/messages") == 0)
+				snprintf(body, sizeof(body),
+					 "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],"
+					 "\"usage\":{\"output_tokens\":%u}}",
+					 charge);
+			else
+				snprintf(body, sizeof(body), "ok\n");
+			n = snprintf(out, sizeof(out),
+				     "HTTP/1.1 200 OK\r\nX-Charge: %u\r\nContent-Length: %zu\r\n"
+				     "Connection: close\r\n\r\n%s",
+				     charge, strlen(body), body);
+
+			(void)!send(c, out, (size_t)n, MSG_NOSIGNAL);
 		} else {
 			nap(100);
 		}
-	}
-	close(cn->c);
-	pthread_mutex_lock(&p->lock);
-	p->live--;
-	pthread_mutex_unlock(&p->lock);
-	free(cn);
-	return NULL;
-}
-
-static void *serve(void *arg)
-{
-	struct provider *p = arg;
-
-	for (;;) {
-		struct pollfd f[2] = {{.fd = p->rt.fd, .events = POLLIN},
-				      {.fd = p->rt.stop[0], .events = POLLIN}};
-		struct conn *cn;
-		pthread_t th;
-		int c;
-
-		if (poll(f, 2, -1) < 0 && errno != EINTR)
-			return NULL;
-		if (f[1].revents)
-			return NULL;
-		if (!(f[0].revents & POLLIN))
-			continue;
-		c = accept4(p->rt.fd, NULL, NULL, SOCK_CLOEXEC);
-		if (c < 0)
-			continue;
-		cn = malloc(sizeof(*cn));
-		if (!cn) {
-			close(c);
-			continue;
-		}
-		*cn = (struct conn){p, c};
-		pthread_mutex_lock(&p->lock);
-		p->live++;
-		pthread_mutex_unlock(&p->lock);
-		if (pthread_create(&th, NULL, one, cn) != 0) {
-			pthread_mutex_lock(&p->lock);
-			p->live--;
-			pthread_mutex_unlock(&p->lock);
-			close(c);
-			free(cn);
-			continue;
-		}
-		pthread_detach(th);
 	}
 }
 
@@ -162,7 +110,7 @@ int provider_start(struct provider **out, int port)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
-	e = rthread_start(&p->rt, "127.0.0.1", port, false, serve, p);
+	e = rconns_start(&p->rc, port, one, p);
 	if (e < 0) {
 		pthread_mutex_destroy(&p->lock);
 		free(p);
@@ -217,18 +165,8 @@ void provider_stop(struct provider *p)
 {
 	if (!p)
 		return;
-	rthread_stop(&p->rt);
 	/* Connection threads end within their receive timeout. */
-	for (int t = 0; t < 100; t++) {
-		int live;
-
-		pthread_mutex_lock(&p->lock);
-		live = p->live;
-		pthread_mutex_unlock(&p->lock);
-		if (!live)
-			break;
-		nap(100);
-	}
+	rconns_stop(&p->rc, 10000);
 	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
 		free(p->log[i]);
 	free(p);

@@ -6,7 +6,9 @@
  * PATH key=K admission=ID charged=N answered=yes|no". /drop bills, reads
  * the request and closes without an answer (a lost acknowledgement);
  * /free is free and answered; every other path waits PROVIDER_WAIT_MS
- * (every caller in flight together), then answers 200 with "X-Charge: N".
+ * (every caller in flight together), then answers 200 with "X-Charge: N"
+ * (and, for HB-21's /v1/chat/completions and /v1/messages, a JSON body of
+ * that shape stating N in usage.completion_tokens or usage.output_tokens).
  * A harness fixture, not an enforcement point: its ledger is the evidence
  * the cases grade from. */
 #pragma once

@@ -369,6 +369,79 @@ static void attempt(const char *buf, size_t n)
 		attempts_end(&t, &ac, ATTEMPT_UNKNOWN);
 }
 
+/* A job's id and status ('j', 'J'): what a submission and a status
+ * response are parsed into (jobs.c); the id goes into a path, so it must
+ * stay within its alphabet; a target built from it must fit. */
+static void job_id(const char *buf, size_t n)
+{
+	char id[JOB_ID_MAX + 1], target[POLICY_JOB_PATH_MAX + JOB_ID_MAX + 8];
+
+	if (jobs_parse_id(buf, n, id) < 0)
+		return;
+	if (strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+		strlen(id) ||
+	    !id[0] || jobs_target("/v1/jobs/{id}/cancel", id, target, sizeof(target)) < 0)
+		abort();
+}
+
+static void job_status(const char *buf, size_t n)
+{
+	char state[32];
+	uint64_t charge = 0;
+	bool has = false;
+	unsigned st = 0;
+
+	if (jobs_parse_status(buf, n, &st, state, &charge, &has) == 0 &&
+	    (!state[0] || (has && charge > POLICY_METER_CREDITS_MAX)))
+		abort();
+	(void)jobs_state_ended(state);
+}
+
+/* An adapter rule's request ('A'): both shapes over the same bytes, and
+ * the grant over what either parsed. */
+static const struct policy *adapters(void)
+{
+	static const char json[] =
+	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"actions\":{\"models\":"
+	    "[\"small\"],\"tools\":[\"search\"]},\"allow\":[{\"host\":\"o.test\",\"ports\":"
+	    "[80],\"protocol\":\"http\",\"adapter\":\"openai\"},{\"host\":\"a.test\","
+	    "\"ports\":[80],\"protocol\":\"http\",\"adapter\":\"anthropic\"}]}}";
+	static struct policy *p;
+
+	if (!p)
+		p = load(json);
+	return p;
+}
+
+static void adapter(const char *buf, size_t n)
+{
+	const struct policy *p = adapters();
+	struct http_request rq;
+	struct adapter_action a;
+	const char *why;
+	char out[1024];
+
+	if (http_parse_request(buf, n, &rq, &why) <= 0)
+		return;
+	for (size_t k = 0; k < 2; k++) {
+		if (adapter_parse(p->net_allow[k].adapter, &rq, rq.target, buf, n, n & 1, &a,
+				  &why) != 0)
+			continue;
+		if (!a.model[0] || a.n_tools > ADAPTER_TOOLS_MAX)
+			abort();
+		(void)adapter_allows(p->net_actions, &a, &why);
+		adapter_action_json(&a, out, sizeof(out));
+	}
+	for (size_t k = 0; k < 2; k++) {
+		uint64_t c = 0;
+
+		/* The same bytes as a response of either shape. */
+		if (adapter_charge(p->net_allow[k].adapter, buf, n, true, false, &c) == 0 &&
+		    c > POLICY_METER_CREDITS_MAX)
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char name[POLICY_NET_NAME_MAX + 2];
@@ -448,6 +521,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'R':
 		redact(copy, size - 1);
+		break;
+	case 'j':
+		job_id(copy, size - 1);
+		break;
+	case 'J':
+		job_status(copy, size - 1);
+		break;
+	case 'A':
+		adapter(copy, size - 1);
 		break;
 	case 'u': {
 		/* A C string, as getenv() gives it. */

@@ -148,7 +148,8 @@ bool budget_probe(struct provider *p, int port, size_t want)
 	return provider_matching(p, "GET /free-probe ") >= want;
 }
 
-int budget_ledger_unknown(struct case_run *cr, const char *env, unsigned *unknown)
+int budget_ledger_unknown(struct case_run *cr, const char *env, const char *budget,
+			  unsigned *unknown)
 {
 	static char out[1 << 16];
 	struct argv_buf a;
@@ -156,7 +157,7 @@ int budget_ledger_unknown(struct case_run *cr, const char *env, unsigned *unknow
 	int status = -1, rc;
 
 	argv_start(&a, NULL);
-	argv_words(&a, "/usr/bin/env", env, cr->ctx->paddock, "budget", "show", "team", "--json",
+	argv_words(&a, "/usr/bin/env", env, cr->ctx->paddock, "budget", "show", budget, "--json",
 		   NULL);
 	rc = capture_vec(cr->ctx, cr->ctx->drop, &a, out, sizeof(out), 30000, &status);
 	if (rc < 0 || status != 0)

@@ -53,8 +53,9 @@ size_t budget_joined(struct provider *p, const char *text);
 /* The harness's own request to the provider (free, never billed): true
  * once want of them are in its ledger. */
 bool budget_probe(struct provider *p, int port, size_t want);
-/* `paddock budget show team --json` as the workload user: the credits
+/* `paddock budget show BUDGET --json` as the workload user: the credits
  * held as unknown into *unknown. 0, or negative. */
-int budget_ledger_unknown(struct case_run *cr, const char *env, unsigned *unknown);
+int budget_ledger_unknown(struct case_run *cr, const char *env, const char *budget,
+			  unsigned *unknown);
 /* Forget the logs read (between arms). */
 void budget_logs_reset(void);

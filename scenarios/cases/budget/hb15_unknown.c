@@ -74,7 +74,7 @@ static void run(struct case_run *cr)
 	budget_logs(cr, &h->o, rec1, "session 1");
 	budget_logs(cr, &h->o, rec2, "session 2");
 	h->o.control_ok = provider_matching(h->p, "key=k2 ") == 1 && h->o.settled >= 1;
-	h->o.ledger_read = budget_ledger_unknown(cr, env, &h->o.ledger_unknown) == 0;
+	h->o.ledger_read = budget_ledger_unknown(cr, env, "team", &h->o.ledger_unknown) == 0;
 	result_evidence(r, "provider",
 			"k1 (answer withheld) reached it %zu time(s) of %zu asked, billed %u for "
 			"it; k2 %zu time(s); billed %u in all; probes %s",
