@@ -67,7 +67,11 @@
 	(UINT64_C(1) << 26) /* the record's directory bound rw in the sandbox */
 #define WEAKEN_TRUST_TOOL_CLAIM \
 	(UINT64_C(1) << 27) /* evidence reconcile takes the claim for the effect */
-#define WEAKEN_COUNT 28
+/* The redaction of brokered secrets (mediator/redact.c): */
+#define WEAKEN_REDACT_PLAIN_ONLY \
+	(UINT64_C(1) << 34) /* a secret is redacted only as it is, not split or encoded */
+/* Bits 28 to 33 belong to other branches: their rows are NULL until then. */
+#define WEAKEN_COUNT 35
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
  * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;

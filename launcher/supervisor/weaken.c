@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The weakening knobs, in bit order: name, and the warning printed when
- * one is in effect. */
+ * one is in effect. A bit without a knob (yet) is a NULL row. */
 static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"rw-binds", "read-only binds are writable in this sandbox"},
     {"no-pidns", "no pid namespace: expiry can only kill the direct child"},
@@ -55,12 +55,16 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 			    "writable in the sandbox: the workload can rewrite its own evidence"},
     {"trust-tool-claim", "paddock evidence reconcile takes a tool's claim for its effect: a "
 			 "success without effect, or an effect reported as failure, goes unseen"},
+    [34] = {"redact-plain-only",
+	    "the mediator redacts a brokered secret from responses only as it is: split by "
+	    "chunked framing, or sent back hex, base64, percent-encoded or JSON-escaped, it "
+	    "reaches the workload"},
 };
 
 const char *weaken_name(uint64_t bit)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == UINT64_C(1) << i)
+		if (bit == UINT64_C(1) << i && weakenings[i][0])
 			return weakenings[i][0];
 	return "unknown";
 }
@@ -68,7 +72,7 @@ const char *weaken_name(uint64_t bit)
 const char *weaken_warning(uint64_t bit)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if (bit == UINT64_C(1) << i)
+		if (bit == UINT64_C(1) << i && weakenings[i][1])
 			return weakenings[i][1];
 	return "unknown";
 }
@@ -76,7 +80,7 @@ const char *weaken_warning(uint64_t bit)
 int weaken_parse(const char *name, uint64_t *out)
 {
 	for (int i = 0; i < WEAKEN_COUNT; i++) {
-		if (strcmp(name, weakenings[i][0]) == 0) {
+		if (weakenings[i][0] && strcmp(name, weakenings[i][0]) == 0) {
 			*out = UINT64_C(1) << i;
 			return 0;
 		}
@@ -91,7 +95,7 @@ int weaken_known(char *buf, size_t size, const char *near)
 
 	buf[0] = '\0';
 	for (int i = 0; i < WEAKEN_COUNT && n < size; i++) {
-		if (!*near || !strstr(weakenings[i][0], near))
+		if (!weakenings[i][0] || !*near || !strstr(weakenings[i][0], near))
 			continue;
 		int w = snprintf(buf + n, size - n, "%s%s", found ? ", " : "", weakenings[i][0]);
 		if (w < 0)
@@ -107,7 +111,7 @@ size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char 
 	size_t n = 0;
 
 	for (int i = 0; i < WEAKEN_COUNT; i++)
-		if ((weaken & (UINT64_C(1) << i)) && n < max)
+		if ((weaken & (UINT64_C(1) << i)) && weakenings[i][0] && n < max)
 			out[n++] = weakenings[i][0];
 	if (p && p->seccomp_profile == POLICY_SECCOMP_NONE && n < max)
 		out[n++] = "seccomp-profile-none";
