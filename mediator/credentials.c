@@ -268,17 +268,20 @@ static bool holds_placeholder(const struct mediator_credentials *cr, const char 
 	return false;
 }
 
-/* Does s[0..n) hold anything of a placeholder's shape ("pdk_" and 32
- * lower-case hex digits)? */
-static bool foreign_placeholder(const char *s, size_t n)
+/* Does s[0..n) hold something of a placeholder's shape ("pdk_" and 32
+ * lower-case hex digits) that is none of cr's? */
+static bool foreign_placeholder(const struct mediator_credentials *cr, const char *s, size_t n)
 {
 	for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), "pdk_", 4)); p += 4) {
 		size_t k = 4;
+		bool ours = false;
 
 		while (k < CRED_PLACEHOLDER_LEN && p + k < s + n &&
 		       ((p[k] >= '0' && p[k] <= '9') || (p[k] >= 'a' && p[k] <= 'f')))
 			k++;
-		if (k == CRED_PLACEHOLDER_LEN)
+		for (size_t i = 0; i < cr->n && !ours; i++)
+			ours = memcmp(p, cr->s[i].placeholder, CRED_PLACEHOLDER_LEN) == 0;
+		if (k == CRED_PLACEHOLDER_LEN && !ours)
 			return true;
 	}
 	return false;
@@ -422,6 +425,14 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
 	    (size_t)(sp2 - sp1 - 1) >= sizeof(target) || head_len < 4 ||
 	    memcmp(end - 4, "\r\n\r\n", 4) != 0)
 		return -EINVAL;
+	/* A placeholder that is none of ours: another session's (running or
+	 * ended), replayed. Placeholders are random per session and only
+	 * this mediator's own table swaps: refused, never dropped or passed
+	 * on (the rebuilt head would drop it from a credential's header). */
+	if (foreign_placeholder(cr, buf, head_len)) {
+		snprintf(note, note_size, ",\"placeholder\":\"foreign\"");
+		return -EACCES;
+	}
 	memcpy(method, buf, (size_t)(sp1 - buf));
 	method[sp1 - buf] = '\0';
 	memcpy(target, sp1 + 1, (size_t)(sp2 - sp1 - 1));
@@ -460,14 +471,6 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
 			snprintf(note, note_size, ",\"credential\":\"%s\"", cr->s[i].env);
 			return -EACCES;
 		}
-	/* A placeholder that is none of ours: another session's (running or
-	 * ended), replayed. Placeholders are random per session and only
-	 * this mediator's own table swaps: it is refused, never passed on. */
-	if (foreign_placeholder(o.d, o.n)) {
-		explicit_bzero(o.d, o.n);
-		snprintf(note, note_size, ",\"placeholder\":\"foreign\"");
-		return -EACCES;
-	}
 	for (size_t i = 0; i < na; i++)
 		if (a[i].swapped && note_size > k)
 			k += (size_t)snprintf(note + k, note_size - k,
