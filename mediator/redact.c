@@ -467,7 +467,10 @@ static int chunk(struct pass *ps, uint64_t o)
 	switch (r->cstate) {
 	case C_SIZE:
 		if (hexval((unsigned char)ch) >= 0) {
-			if (++r->digits > 15)
+			/* At most 7 digits (a chunk under 256 MiB): a size
+			 * line, which is framing and not scanned, can then
+			 * hold no secret (8 characters at least). */
+			if (++r->digits > 7)
 				return -EINVAL;
 			r->left = r->left * 16 + (uint64_t)hexval((unsigned char)ch);
 		} else if (r->digits && (ch == ';' || ch == '\r')) {
