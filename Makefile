@@ -223,7 +223,7 @@ FUZZ_SEED_policy := tests/data/valid contrib/policies tests/data/trust
 FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
-		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c \
+		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c mediator/redact.c \
 		     mediator/meter.c mediator/ledger.c \
 		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator

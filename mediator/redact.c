@@ -39,7 +39,8 @@ enum {
 	P_HEAD,	 /* the response's head is being read (held whole) */
 	P_LEN,	 /* a Content-Length body */
 	P_CHUNK, /* a chunked body */
-	P_CLOSE, /* a body up to the close, a raw stream, or what follows a body */
+	P_CLOSE, /* a body up to the close, or a raw stream */
+	P_AFTER, /* past the response's end: one request, one response */
 };
 
 enum {
@@ -444,13 +445,13 @@ static long head(struct redact *r, const char *buf, size_t n)
 	if (coded && r->strict)
 		return -EPROTO;
 	if (r->head_request || status == 204 || status == 304)
-		r->phase = P_CLOSE;
+		r->phase = P_AFTER;
 	else if (coded)
 		r->phase = P_CLOSE; /* not an audience: scanned as it is */
 	else if (te)
 		r->phase = P_CHUNK;
 	else if (cl)
-		r->phase = r->left ? P_LEN : P_CLOSE;
+		r->phase = r->left ? P_LEN : P_AFTER;
 	else
 		r->phase = P_CLOSE;
 	r->cstate = C_SIZE;
@@ -592,16 +593,21 @@ long redact_scan(struct redact *r, char *buf, size_t len, uint64_t base, bool eo
 		}
 		if (r->phase == P_CHUNK) {
 			if (r->cstate == C_DONE) {
-				r->phase = P_CLOSE;
+				r->phase = P_AFTER;
 				continue;
 			}
 			if (chunk(&ps, r->at) < 0)
 				return r->failed = -EINVAL;
+		} else if (r->phase == P_AFTER) {
+			/* The connection carried one request (Connection:
+			 * close): bytes past its response belong to no
+			 * message, and could finish a secret the end cut. */
+			buf[r->at - base] = '*';
 		} else {
 			entity(&ps, r->at);
 			if (r->phase == P_LEN && !--r->left) {
 				end_run(&ps);
-				r->phase = P_CLOSE;
+				r->phase = P_AFTER;
 			}
 		}
 		r->at++;
