@@ -1779,7 +1779,11 @@ static bool redact_step(struct mediator *m, struct conn *c)
 		c->u2c_hold = 0;
 		return true;
 	}
-	if (cr->plain_only) { /* --weaken redact-plain-only */
+	/* A tunnel (tls, tcp) gets the plain scan: no secret is ever swapped
+	 * into one, its bytes are opaque, and holding back what might begin
+	 * an encoded form would stall an interactive protocol more often.
+	 * --weaken redact-plain-only: every connection the plain scan. */
+	if (cr->plain_only || !c->rd_http) {
 		c->u2c_hold =
 		    mediator_cred_redact(cr, c->u2c.d, c->u2c.len, c->u_eof, &c->redacted);
 		return true;

@@ -459,6 +459,25 @@ static long head(struct redact *r, const char *buf, size_t n)
 	return end - buf;
 }
 
+/* A whole 1xx interim response at buf[0..n): its length, else 0 (more
+ * bytes, or no interim response: head() decides). */
+static long interim(const char *buf, size_t n)
+{
+	unsigned status;
+	const char *end;
+	long s;
+
+	if (n < 12 || (memcmp(buf, "HTTP/1.1 1", 10) != 0 && memcmp(buf, "HTTP/1.0 1", 10) != 0))
+		return 0;
+	end = memmem(buf, n, "\r\n\r\n", 4);
+	if (!end)
+		return 0;
+	/* Well formed: the parser wants the final response after it (0);
+	 * else head() refuses it. */
+	s = http_parse_status(buf, (size_t)(end - buf) + 4, &status);
+	return s == 0 ? end + 4 - buf : 0;
+}
+
 /* A chunked body's byte at offset o: 0, or -EINVAL. */
 static int chunk(struct pass *ps, uint64_t o)
 {
@@ -573,7 +592,18 @@ long redact_scan(struct redact *r, char *buf, size_t len, uint64_t base, bool eo
 		r->at = base;
 	while (r->at < end) {
 		if (r->phase == P_HEAD) {
-			long h = head(r, buf + (r->at - base), (size_t)(end - r->at));
+			long h = interim(buf + (r->at - base), (size_t)(end - r->at));
+
+			/* A 1xx (100 Continue) goes on at once, scanned: a
+			 * client may wait for it before it sends its body. */
+			if (h > 0) {
+				for (o = r->at; o < r->at + (uint64_t)h; o++)
+					entity(&ps, o);
+				end_run(&ps);
+				r->at += (uint64_t)h;
+				continue;
+			}
+			h = head(r, buf + (r->at - base), (size_t)(end - r->at));
 
 			/* A response we cannot frame is cut (fail closed);
 			 * a head the end cut short is scanned as it is. */

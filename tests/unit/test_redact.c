@@ -429,6 +429,7 @@ Test(redact, holds, .init = setup, .fini = teardown)
 	char a[] = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nxSk~>?";
 	char b[] = "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\nxSk~>?";
 	char c[] = "HTTP/1.1 200 OK\r\nContent-Le";
+	char d[] = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nCont";
 	char raw[] = "..U2t+Pj83cS9aeCFl"; /* base64 of the secret, no framing */
 
 	cr_assert_eq(redact_init(&r, &cr, true, false, true), 0);
@@ -440,6 +441,10 @@ Test(redact, holds, .init = setup, .fini = teardown)
 	redact_free(&r);
 	cr_assert_eq(redact_init(&r, &cr, true, false, true), 0);
 	cr_assert_eq(redact_scan(&r, c, strlen(c), 0, false), (long)strlen(c));
+	redact_free(&r);
+	/* A 1xx goes on at once (a client may wait for it), the rest held. */
+	cr_assert_eq(redact_init(&r, &cr, true, false, true), 0);
+	cr_assert_eq(redact_scan(&r, d, strlen(d), 0, false), (long)strlen(d) - 25);
 	redact_free(&r);
 	/* A HEAD's response has no body, whatever its Content-Length. */
 	cr_assert_eq(redact_init(&r, &cr, true, true, true), 0);
@@ -467,4 +472,42 @@ Test(redact, a_hold_of_the_whole_buffer_is_seen, .init = setup, .fini = teardown
 	cr_assert_eq(stream(false, true, true, wire, wn, 4096, out, &on, &count), -ENOBUFS);
 	for (size_t i = 0; i + strlen("Sk~>") <= on; i++)
 		cr_assert(memcmp(out + i, "Sk~>", 4) != 0);
+}
+
+/* A body longer than the mediator's buffer, the secret (as it is, and in
+ * base64) straddling the buffer's end at each offset, chunked in chunks of
+ * 1000 bytes or not: redacted all the same. */
+Test(redact, across_the_buffers_end, .init = setup, .fini = teardown)
+{
+	static char body[3 * BUFSZ], wire[4 * BUFSZ], want[4 * BUFSZ], out[4 * BUFSZ];
+	static const char *const forms_[] = {SECRET, "U2t+Pj83cS9aeCFl"};
+	size_t on, wn, sn;
+	unsigned long count;
+
+	for (size_t fi = 0; fi < 2; fi++) {
+		size_t n = strlen(forms_[fi]);
+
+		for (size_t at = BUFSZ - 100 - n; at < BUFSZ + 10; at++)
+			for (int ch = 0; ch < 2; ch++) {
+				memset(body, 'a', sizeof(body));
+				memcpy(body + at, forms_[fi], n);
+				if (ch) {
+					wn = chunked(head_ch, body, sizeof(body), 1000, wire);
+					memset(body + at, '*', n);
+					sn = chunked(head_ch, body, sizeof(body), 1000, want);
+				} else {
+					wn = (size_t)sprintf(wire, head_cl, sizeof(body));
+					memcpy(want, wire, wn);
+					memcpy(wire + wn, body, sizeof(body));
+					memset(body + at, '*', n);
+					memcpy(want + wn, body, sizeof(body));
+					wn += sizeof(body);
+					sn = wn;
+				}
+				cr_assert_eq(
+				    stream(false, true, true, wire, wn, 4096, out, &on, &count), 0);
+				cr_assert(on == sn && memcmp(out, want, sn) == 0 && count == 1,
+					  "form %zu at %zu, chunked %d", fi, at, ch);
+			}
+	}
 }
