@@ -1774,6 +1774,7 @@ static bool redact_step(struct mediator *m, struct conn *c)
 	const struct mediator_credentials *cr = m->cfg.cred;
 	char extra[1024];
 	long h;
+	int n;
 
 	if (c->state == C_CLOSING) { /* our own reply replaced it */
 		c->u2c_hold = 0;
@@ -1798,23 +1799,25 @@ static bool redact_step(struct mediator *m, struct conn *c)
 		c->u2c_hold = (size_t)h;
 		return true;
 	}
-	snprintf(extra, sizeof(extra), ",\"response\":\"%s\"",
-		 h == -EPROTO ? "coded"
-		 : h >= 0     ? "unscannable"
-			      : "malformed");
-	m->counts[MEDIATOR_CREDENTIAL]++;
-	log_line(m, c, "response-refused", MEDIATOR_CREDENTIAL, c->name, c->port, extra);
+	n = snprintf(extra, sizeof(extra), ",\"response\":\"%s\"",
+		     h == -EPROTO ? "coded"
+		     : h >= 0	  ? "unscannable"
+				  : "malformed");
 	if (c->ufd >= 0) {
 		close(c->ufd);
 		c->ufd = -1;
 	}
+	m->counts[MEDIATOR_CREDENTIAL]++;
 	if (c->down == 0 && c->http) {
 		/* Nothing of it reached the client yet: the terse denial. */
-		tell(m, c, MEDIATOR_CREDENTIAL, DENIAL_DENIED, 0, extra, sizeof(extra));
+		tell(m, c, MEDIATOR_CREDENTIAL, DENIAL_DENIED, 0, extra + n,
+		     sizeof(extra) - (size_t)n);
 		c->u2c_hold = 0;
+		log_line(m, c, "response-refused", MEDIATOR_CREDENTIAL, c->name, c->port, extra);
 		update(m, c);
 		return false;
 	}
+	log_line(m, c, "response-refused", MEDIATOR_CREDENTIAL, c->name, c->port, extra);
 	c->u2c.len = 0;
 	conn_close(m, c);
 	return false;
