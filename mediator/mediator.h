@@ -547,8 +547,9 @@ void redact_forms_free(struct mediator_credentials *cr);
 int redact_init(struct redact *r, const struct mediator_credentials *cr, bool http,
 		bool head_request, bool strict);
 void redact_free(struct redact *r);
-/* The bytes from upstream not yet released, buf[0..len), the first at
- * wire offset base (the count released before): each secret's occurrence
+/* The bytes from upstream not yet released, buf[0..len) (len at most
+ * HTTP_HEAD_MAX: a hold of all of it when full is the caller's to cut),
+ * the first at wire offset base (the count released before): each secret's occurrence
  * there starred ('*', same length); returns how many bytes at the end to
  * hold back (0 at eof). -EINVAL for a response that cannot be framed
  * (strict HTTP/1.1, a Content-Length with Transfer-Encoding), -EPROTO for

@@ -215,9 +215,11 @@ int redact_init(struct redact *r, const struct mediator_credentials *cr, bool ht
 	r->head_request = head_request;
 	r->strict = strict;
 	/* A decoded byte spans at most 6 entity bytes (\u00XX), and a
-	 * pending escape 5 more. */
-	r->dcap = pow2(cr->form_max + 1);
-	r->cap = pow2(6 * cr->form_max + 8);
+	 * pending escape 5 more; but what a match spans is all in the
+	 * caller's buffer (at most HTTP_HEAD_MAX bytes: a longer hold is the
+	 * caller's cut), so no ring needs more. */
+	r->dcap = pow2(cr->form_max + 1 < HTTP_HEAD_MAX ? cr->form_max + 1 : HTTP_HEAD_MAX);
+	r->cap = pow2(6 * cr->form_max + 8 < HTTP_HEAD_MAX ? 6 * cr->form_max + 8 : HTTP_HEAD_MAX);
 	r->wire = calloc(r->cap, sizeof(*r->wire));
 	r->dstart = calloc(r->dcap, sizeof(*r->dstart));
 	if (!r->wire || !r->dstart) {
