@@ -262,8 +262,9 @@ static bool star(struct pass *ps, uint64_t from, uint64_t to)
 	return changed;
 }
 
-/* One byte c through every automaton of view v. true: a form of a secret
- * ended on it (*len its length in the view's bytes). */
+/* One byte c through every automaton of view v (0: the wire, 1: decoded);
+ * last_ent is the last entity byte it came from. A form complete there is
+ * starred, and counted. */
 static void step_view(struct pass *ps, unsigned v, unsigned char c, uint64_t last_ent)
 {
 	struct redact *r = ps->r;
@@ -388,6 +389,12 @@ static void end_run(struct pass *ps)
 	memset(r->st, 0, sizeof(r->st));
 }
 
+static bool tchar(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
 /* The response's head at buf[i..): its length once whole, 0 for more,
  * -EINVAL when it cannot be framed, -EPROTO for a coding we cannot read
  * (strict), with the body's framing in r. */
@@ -409,9 +416,16 @@ static long head(struct redact *r, const char *buf, size_t n)
 		const char *colon = memchr(line, ':', (size_t)(eol - line)), *v;
 		size_t kn, vn;
 
-		if (!colon || colon == line || memchr(line, '\n', (size_t)(eol - line)))
+		/* A name of token characters (no space before the colon, no
+		 * obs-fold), no bare CR or LF: what a lenient client might
+		 * read as another framing is refused (RFC 9112 5.1, 5.2). */
+		if (!colon || colon == line || memchr(line, '\n', (size_t)(eol - line)) ||
+		    memchr(line, '\r', (size_t)(eol - line)))
 			return -EINVAL;
 		kn = (size_t)(colon - line);
+		for (size_t k = 0; k < kn; k++)
+			if (!tchar(line[k]))
+				return -EINVAL;
 		for (v = colon + 1; v < eol && (*v == ' ' || *v == '\t'); v++)
 			;
 		vn = (size_t)(eol - v);

@@ -408,6 +408,9 @@ Test(redact, refusals, .init = setup, .fini = teardown)
 	     -EINVAL},
 	    {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nz\r\n", false, -EINVAL},
 	    {"HTTP/1.1 200 OK\r\nNo colon\r\n\r\n", false, -EINVAL},
+	    {"HTTP/1.1 200 OK\r\nTransfer-Encoding : chunked\r\n\r\n", false, -EINVAL},
+	    {"HTTP/1.1 200 OK\r\nX: a\r\n folded\r\n\r\n", false, -EINVAL},
+	    {"HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n", false, -EINVAL},
 	    {"HTTP/1.1 200 OK\nX: y\r\n\r\n", false, -EINVAL},
 	    {"FTP 200\r\n\r\n", false, -EINVAL},
 	};
