@@ -441,6 +441,11 @@ enum {
 	REDACT_FORM_B64, /* + 0, 1, 2: the alignment to a 3-byte group */
 	REDACT_FORMS = REDACT_FORM_B64 + 3,
 };
+enum {
+	REDACT_CANON_NONE,
+	REDACT_CANON_HEX, /* compared with A-F folded to a-f */
+	REDACT_CANON_B64, /* compared with '-' and '_' folded to '+' and '/' */
+};
 struct redact_form {
 	const char *p;
 	size_t n;
@@ -537,8 +542,9 @@ struct redact {
 	unsigned long count; /* occurrences redacted */
 };
 
-/* Each secret's forms (at the end of mediator_credentials_load()), and
- * their region's end (in mediator_credentials_free()). -errno. */
+/* Each secret's forms (redact_forms.c; at the end of
+ * mediator_credentials_load()), and their region's end (in
+ * mediator_credentials_free()). -errno. */
 int redact_forms_build(struct mediator_credentials *cr);
 void redact_forms_free(struct mediator_credentials *cr);
 /* A connection's redaction: http (an HTTP request was sent: the response
