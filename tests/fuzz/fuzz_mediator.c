@@ -22,7 +22,7 @@
  *       released bytes checked to hold no secret (abort() if they do)
  *   'x' redact_scan(): an upstream's response (or raw stream) in reads of
  *       a size the input picks, framed as HTTP/1.1; the released bytes
- *       hold no secret, raw or hex (abort() if they do)
+ *       hold no secret, raw, hex or base64 (abort() if they do)
  *   'm' meter_bound() and meter_op_key() of a request head and body
  *       against fixed prices (metered rules); a bound above its price's
  *       largest is an abort()
@@ -189,7 +189,9 @@ static void redact(const char *in, size_t n)
  * second the flags (http, HEAD, strict), the rest an upstream's stream, as
  * loop.c relays it (a buffer of HTTP_HEAD_MAX bytes, released all but the
  * held tail; a refusal or a buffer all held cuts it). What was released
- * holds no secret, raw or hex: abort() if it does. */
+ * holds no secret as it is, in hex or in base64 (the forms of the wire
+ * view: every occurrence lies within one run of scanned bytes, framing
+ * never inside one): abort() if it does. */
 static void redact_framed(const char *in, size_t n)
 {
 	const struct policy_net_rule *rule;
@@ -198,7 +200,7 @@ static void redact_framed(const char *in, size_t n)
 	size_t rs, len = 0, fed = 0, got = 0;
 	struct redact r;
 	uint64_t base = 0;
-	char *out, hex[64];
+	char *out, *lower, *std, hex[64];
 	unsigned flags;
 
 	if (n < 2)
@@ -233,13 +235,30 @@ static void redact_framed(const char *in, size_t n)
 			break;
 	}
 	redact_free(&r);
+	/* The output folded as the forms are (hex to lower case, base64's
+	 * url-safe alphabet to the standard one). */
+	lower = malloc(got + 1);
+	std = malloc(got + 1);
+	if (!lower || !std)
+		abort();
+	for (size_t k = 0; k < got; k++) {
+		char ch = out[k];
+
+		lower[k] = ch >= 'A' && ch <= 'F' ? (char)(ch | 0x20) : ch;
+		std[k] = ch == '-' ? '+' : ch == '_' ? '/' : ch;
+	}
 	for (size_t i = 0; i < cr->n; i++) {
 		for (size_t k = 0; k < cr->s[i].len; k++)
 			snprintf(hex + 2 * k, 3, "%02x", (unsigned char)cr->s[i].value[k]);
 		if (memmem(out, got, cr->s[i].value, cr->s[i].len) ||
-		    memmem(out, got, hex, 2 * cr->s[i].len))
+		    memmem(lower, got, hex, 2 * cr->s[i].len))
 			abort(); /* a secret went back to the workload */
+		for (unsigned f = REDACT_FORM_B64; f < REDACT_FORMS; f++)
+			if (memmem(std, got, cr->s[i].form[f].p, cr->s[i].form[f].n))
+				abort(); /* its base64 did */
 	}
+	free(lower);
+	free(std);
 	free(out);
 }
 
