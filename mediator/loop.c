@@ -1800,9 +1800,9 @@ static bool redact_step(struct mediator *m, struct conn *c)
 		return true;
 	}
 	n = snprintf(extra, sizeof(extra), ",\"response\":\"%s\"",
-		     h == -EPROTO ? "coded"
-		     : h >= 0	  ? "unscannable"
-				  : "malformed");
+		     h == -EPROTO   ? "coded"
+		     : h == -EINVAL ? "malformed"
+				    : "unscannable");
 	if (c->ufd >= 0) {
 		close(c->ufd);
 		c->ufd = -1;
