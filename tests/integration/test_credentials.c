@@ -83,7 +83,9 @@ static void send_slow(int c, const char *data, size_t n, size_t piece)
  *   101                in Set-Cookie (base64), Location (percent-encoded)
  *                      and WWW-Authenticate (raw) of a 302;
  *   102                gzip-coded (Content-Encoding), which it was not
- *                      asked for: "GZIP-BODY" then the token. */
+ *                      asked for: "GZIP-BODY" then the token;
+ *   103                a chunk, then framing that is none ("zz"), then
+ *                      "AFTER-BAD" and the token. */
 static void answer_forms(struct receiver *r, int c, const char *head)
 {
 	static char f[SCAN_FORMS][SCAN_FORM_LEN];
@@ -118,6 +120,14 @@ static void answer_forms(struct receiver *r, int c, const char *head)
 			     "token=\"%s\"\r\nContent-Length: 0\r\n\r\n",
 			     f[3], f[9], f[0]);
 		send_slow(c, resp, (size_t)n, 7);
+	} else if (id == 103) {
+		static const char first[] =
+		    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nfirst-ok\n\r\n";
+
+		send_slow(c, first, strlen(first), strlen(first));
+		usleep(100 * 1000);
+		n = snprintf(resp, sizeof(resp), "%szz\r\nAFTER-BAD %s\r\n", first, tok);
+		send_slow(c, resp + strlen(first), (size_t)n - strlen(first), 64);
 	} else {
 		bl = snprintf(body, sizeof(body), "GZIP-BODY %s\n", tok);
 		n = snprintf(resp, sizeof(resp),
@@ -360,7 +370,7 @@ static void encoded(bool weak)
 	struct receiver *saas = receiver(false), *other = receiver(false);
 	char *s = secrets(&w, GOOD_SECRETS, 0600);
 	char *p = policy(&w, saas->port, other->port, NULL);
-	const char *ids = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 100 101 102";
+	const char *ids = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 100 101 102 103";
 	static char f[SCAN_FORMS][SCAN_FORM_LEN];
 	struct scan_result out = {0};
 	struct h_proc pr;
@@ -396,9 +406,16 @@ static void encoded(bool weak)
 	cr_assert(!h_contains(pr.out_text, "GZIP-BODY"), H_SHOW(&pr));
 	cr_assert(saw(saas, "Accept-Encoding: identity\r\n", false));
 	cr_assert(!saw(saas, "gzip", false), "the client's Accept-Encoding reached the audience");
-	cr_assert_eq(admissions(&w, "refused-credential"), 1, H_SHOW(&pr));
+	/* The framing that is none: what came before it reached the
+	 * workload, nothing after it. */
+	cr_assert(h_contains(pr.out_text, "first-ok"), H_SHOW(&pr));
+	cr_assert(!h_contains(pr.out_text, "AFTER-BAD"), H_SHOW(&pr));
+	cr_assert_eq(admissions(&w, "refused-credential"), 2, H_SHOW(&pr));
 	cr_assert_str_eq(h_json(w.record, "sum(1 for l in open(d['network']['admissions_log']) "
 					  "if '\"response\":\"coded\"' in l)"),
+			 "1");
+	cr_assert_str_eq(h_json(w.record, "sum(1 for l in open(d['network']['admissions_log']) "
+					  "if '\"response\":\"malformed\"' in l)"),
 			 "1");
 }
 
