@@ -159,6 +159,12 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 $(B)/tests/%: tests/integration/%.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SAN),$(CFLAGS)) -o $@ $< $(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS)
+# The secret-marker scan's forms (scenarios/observers/secret_scan.c).
+$(B)/tests/test_secret_scan: tests/unit/test_secret_scan.c tests/unit/unit.h \
+		$(B)/scenarios/observers/secret_scan.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(CRIT_LIBS)
+
 # test_credentials.c includes the secret-marker scan of HB-11.
 $(B)/tests/test_credentials: scenarios/observers/secret_scan.c scenarios/observers/secret_scan.h
 
