@@ -555,6 +555,9 @@ Test(credentials, bad_secrets_files_are_one_line_errors)
 		refused(w.ws, "no secrets file", none, "there is no secrets file");
 		refused(w.ws, "--secrets unused", unused, "the policy brokers no credential");
 		refused(w.ws, "knob unused", knob, "the policy brokers no credential");
+		knob[4] = "redact-plain-only";
+		refused(w.ws, "redact knob unused", knob,
+			"--weaken redact-plain-only: the policy brokers no credential");
 		refused(w.ws, "--setenv of the variable", setenv_, "also set by environment.set");
 	}
 }
