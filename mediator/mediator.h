@@ -452,6 +452,14 @@ struct redact_form {
 	const uint32_t *fail;
 	unsigned canon;
 };
+static inline unsigned char redact_canon(unsigned kind, unsigned char c)
+{
+	if (kind == REDACT_CANON_HEX && c >= 'A' && c <= 'F')
+		return (unsigned char)(c | 0x20);
+	if (kind == REDACT_CANON_B64)
+		return c == '-' ? '+' : c == '_' ? '/' : c;
+	return c;
+}
 
 struct mediator_secret {
 	char env[POLICY_CRED_NAME_MAX + 1];
@@ -474,7 +482,8 @@ struct mediator_credentials {
 	bool plain_only;    /* --weaken redact-plain-only: mediator_cred_redact() alone */
 	char *forms_region; /* the secrets' forms (redact.c), MADV_DONTDUMP */
 	size_t forms_len;
-	size_t form_max; /* the longest form */
+	size_t form_max;	  /* the longest form */
+	unsigned char first[256]; /* 1: a form may begin with this byte (its fast path) */
 };
 
 /* The secret called name in a secrets file's text: lines "NAME=VALUE"
@@ -536,6 +545,7 @@ struct redact {
 	uint64_t dec, *dstart; /* decoded bytes seen; ring: -> its first entity byte */
 	size_t dcap;
 	uint32_t st[CRED_MAX][REDACT_FORMS][2]; /* each automaton: wire, decoded view */
+	unsigned active[2];			/* automata of each view past state 0 */
 	unsigned char pend[6];			/* an escape being read */
 	size_t npend;
 	uint64_t pend_start;

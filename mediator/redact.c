@@ -64,15 +64,6 @@ static int hexval(unsigned char c)
 				      : -1;
 }
 
-static unsigned char canon(unsigned kind, unsigned char c)
-{
-	if (kind == REDACT_CANON_HEX && c >= 'A' && c <= 'F')
-		return (unsigned char)(c | 0x20);
-	if (kind == REDACT_CANON_B64)
-		return c == '-' ? '+' : c == '_' ? '/' : c;
-	return c;
-}
-
 /* ---------------------------------------------------------- the stream */
 
 static size_t pow2(size_t n)
@@ -148,11 +139,15 @@ static void step_view(struct pass *ps, unsigned v, unsigned char c, uint64_t las
 	struct redact *r = ps->r;
 	const struct mediator_credentials *cr = r->cr;
 
+	/* The fast path: no automaton of the view is past its start, and
+	 * no form begins with c (most bytes of most bodies). */
+	if (!r->active[v] && !cr->first[c])
+		return;
 	for (size_t i = 0; i < cr->n; i++)
 		for (unsigned f = 0; f < REDACT_FORMS; f++) {
 			const struct redact_form *rf = &cr->s[i].form[f];
-			uint32_t *st = &r->st[i][f][v];
-			unsigned char x = canon(rf->canon, c);
+			uint32_t *st = &r->st[i][f][v], was = *st;
+			unsigned char x = redact_canon(rf->canon, c);
 			uint64_t first;
 
 			if (!rf->n)
@@ -161,8 +156,10 @@ static void step_view(struct pass *ps, unsigned v, unsigned char c, uint64_t las
 				*st = rf->fail[*st - 1];
 			if ((unsigned char)rf->p[*st] == x)
 				++*st;
+			r->active[v] += (*st && !was) - (!*st && was);
 			if (*st < rf->n)
 				continue;
+			r->active[v]--;
 			first = v == 0 ? last_ent - rf->n + 1
 				       : r->dstart[(r->dec - rf->n) & (r->dcap - 1)];
 			if (star(ps, first, last_ent))
@@ -265,6 +262,7 @@ static void end_run(struct pass *ps)
 
 	flush(ps);
 	memset(r->st, 0, sizeof(r->st));
+	r->active[0] = r->active[1] = 0;
 }
 
 static bool tchar(char c)

@@ -107,6 +107,10 @@ int redact_forms_build(struct mediator_credentials *cr)
 			p = (char *)(fail + rf->n);
 			if (rf->n > max)
 				max = rf->n;
+			for (unsigned c = 0; rf->n && c < 256; c++)
+				if (redact_canon(rf->canon, (unsigned char)c) ==
+				    (unsigned char)rf->p[0])
+					cr->first[c] = 1;
 		}
 	}
 	cr->form_max = max;
