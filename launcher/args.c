@@ -333,7 +333,12 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 		case 'W':
 			if (weaken_parse(optarg, &bit) < 0) {
 				char known[256];
+				int knobs = 0;
 
+				/* (a bit without a knob yet is no knob) */
+				for (unsigned i = 0; i < WEAKEN_COUNT; i++)
+					knobs +=
+					    strcmp(weaken_name(UINT64_C(1) << i), "unknown") != 0;
 				if (weaken_known(known, sizeof(known), optarg) > 0)
 					return err_set(
 					    err, EINVAL,
@@ -343,7 +348,7 @@ int options_parse(int argc, char **argv, struct options *o, struct err *err)
 				    err, EINVAL,
 				    "--weaken %s: unknown knob (paddock run --help lists "
 				    "the %d knobs)",
-				    optarg, WEAKEN_COUNT);
+				    optarg, knobs);
 			}
 			o->weaken |= bit;
 			break;
