@@ -152,10 +152,10 @@ $(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENC
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
-# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,jobs,attempts}.c).
+# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,jobs,attempts,redact}.c).
 MEDIATOR_TESTS = $(B)/tests/test_mediator $(B)/tests/test_gate $(B)/tests/test_meter \
 		 $(B)/tests/test_jobs \
-		 $(B)/tests/test_attempts
+		 $(B)/tests/test_attempts $(B)/tests/test_redact
 $(MEDIATOR_TESTS): $(B)/tests/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_policy.h \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
 	@mkdir -p $(dir $@)
@@ -178,6 +178,12 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 $(B)/tests/%: tests/integration/%.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SAN),$(CFLAGS)) -o $@ $< $(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS)
+# The secret-marker scan's forms (scenarios/observers/secret_scan.c).
+$(B)/tests/test_secret_scan: tests/unit/test_secret_scan.c tests/unit/unit.h \
+		$(B)/scenarios/observers/secret_scan.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(CRIT_LIBS)
+
 # test_credentials.c includes the secret-marker scan of HB-11.
 $(B)/tests/test_credentials: scenarios/observers/secret_scan.c scenarios/observers/secret_scan.h
 
@@ -242,7 +248,8 @@ FUZZ_SEED_policy := tests/data/valid contrib/policies tests/data/trust
 FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
-		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c \
+		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c mediator/redact.c \
+		     mediator/redact_forms.c \
 		     mediator/meter.c mediator/ledger.c mediator/jobs.c mediator/adapter.c \
 		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator

@@ -241,7 +241,7 @@ static const char run_usage[] =
     "                         release-on-timeout, no-seq, raw-export,\n"
     "                         evidence-in-sandbox, trust-tool-claim,\n"
     "                         local-exit-is-stop, unknown-event-allow,\n"
-    "                         exec-unhardened\n"
+    "                         redact-plain-only, exec-unhardened\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"

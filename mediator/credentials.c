@@ -6,11 +6,10 @@
  * name the variable, the secret's name or a line number, and the log gets
  * a fingerprint (HMAC-SHA-256 under the run's evidence key, 8 hex digits).
  *
- * What the redaction of responses covers: every occurrence of a secret's
- * bytes as they are in the stream (head and body), also split across
- * reads (a tail that could begin a secret is held back until the next read
- * or the end). Not covered: a secret split by chunked framing, or sent
- * back encoded (percent-encoded, base64, compressed). */
+ * The redaction of responses is redact.c's (its forms, its framing);
+ * mediator_cred_redact() below is the plain scan that --weaken
+ * redact-plain-only falls back to: the secret's bytes as they are in the
+ * stream, also split across reads, and nothing else. */
 #include "mediator.h"
 
 #include <fcntl.h>
@@ -201,12 +200,17 @@ int mediator_credentials_load(struct mediator_credentials *cr, const char *path,
 			if (!have)
 				r = err_set(err, EINVAL, "config: no placeholder for %s", c->env);
 		}
+	if (r >= 0 && (r = redact_forms_build(cr)) < 0)
+		return err_sys(err, r, "credentials: the redaction's forms");
 	return r < 0 ? r : 0;
 }
 
 void mediator_credentials_free(struct mediator_credentials *cr)
 {
-	if (!cr || !cr->region)
+	if (!cr)
+		return;
+	redact_forms_free(cr);
+	if (!cr->region)
 		return;
 	explicit_bzero(cr->region, cr->region_len);
 	munmap(cr->region, cr->region_len);
@@ -261,6 +265,35 @@ static bool holds_placeholder(const struct mediator_credentials *cr, const char 
 	for (size_t i = 0; i < cr->n; i++)
 		if (memmem(s, n, cr->s[i].placeholder, CRED_PLACEHOLDER_LEN))
 			return true;
+	return false;
+}
+
+static bool dropped_for_audience(const char *h, size_t n)
+{
+	static const char *const names[] = {"accept-encoding:", "range:", "if-range:", NULL};
+
+	for (size_t i = 0; names[i]; i++)
+		if (n >= strlen(names[i]) && strncasecmp(h, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
+}
+
+/* Does s[0..n) hold something of a placeholder's shape ("pdk_" and 32
+ * lower-case hex digits) that is none of cr's? */
+static bool foreign_placeholder(const struct mediator_credentials *cr, const char *s, size_t n)
+{
+	for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), "pdk_", 4)); p += 4) {
+		size_t k = 4;
+		bool ours = false;
+
+		while (k < CRED_PLACEHOLDER_LEN && p + k < s + n &&
+		       ((p[k] >= '0' && p[k] <= '9') || (p[k] >= 'a' && p[k] <= 'f')))
+			k++;
+		for (size_t i = 0; i < cr->n && !ours; i++)
+			ours = memcmp(p, cr->s[i].placeholder, CRED_PLACEHOLDER_LEN) == 0;
+		if (k == CRED_PLACEHOLDER_LEN && !ours)
+			return true;
+	}
 	return false;
 }
 
@@ -393,6 +426,7 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
 	struct out o = {.d = cr->scratch, .size = HTTP_HEAD_MAX};
 	const char *sp1, *sp2, *line, *end = buf + head_len;
 	size_t na, k = 0, rest = *len - head_len;
+	bool audience = redact_rule_audience(r);
 
 	note[0] = '\0';
 	sp1 = memchr(buf, ' ', head_len);
@@ -401,6 +435,14 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
 	    (size_t)(sp2 - sp1 - 1) >= sizeof(target) || head_len < 4 ||
 	    memcmp(end - 4, "\r\n\r\n", 4) != 0)
 		return -EINVAL;
+	/* A placeholder that is none of ours: another session's (running or
+	 * ended), replayed. Placeholders are random per session and only
+	 * this mediator's own table swaps: refused, never dropped or passed
+	 * on (the rebuilt head would drop it from a credential's header). */
+	if (foreign_placeholder(cr, buf, head_len)) {
+		snprintf(note, note_size, ",\"placeholder\":\"foreign\"");
+		return -EACCES;
+	}
 	memcpy(method, buf, (size_t)(sp1 - buf));
 	method[sp1 - buf] = '\0';
 	memcpy(target, sp1 + 1, (size_t)(sp2 - sp1 - 1));
@@ -417,9 +459,18 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
 
 		if (!eol)
 			return -EINVAL;
-		put_header(cr, &o, line, (size_t)(eol - line), a, na);
+		/* An audience is asked for an uncompressed answer: the
+		 * redaction reads what it sends back (redact.c), and refuses
+		 * a coded one. Without the header any coding would do (RFC
+		 * 9110 12.5.3), hence "identity". Nor is it asked for a part
+		 * (Range): two ranges of one echo would hand the workload a
+		 * secret in two pieces that no scan of either could see. */
+		if (!audience || !dropped_for_audience(line, (size_t)(eol - line)))
+			put_header(cr, &o, line, (size_t)(eol - line), a, na);
 		line = eol + 2;
 	}
+	if (audience)
+		puts_(&o, "Accept-Encoding: identity\r\n");
 	puts_(&o, "\r\n");
 	if (o.full || o.n + rest > size)
 		return -E2BIG;

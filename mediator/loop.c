@@ -122,6 +122,8 @@ struct conn {
 	char note[192];
 	size_t u2c_hold;
 	unsigned long redacted;
+	struct redact rd; /* redact.c: set up once an upstream answers */
+	bool rd_http, rd_head;
 	struct conn *next;
 };
 
@@ -527,6 +529,7 @@ static struct conn *conn_alloc(void)
 
 static void conn_free(struct conn *c)
 {
+	redact_free(&c->rd);
 	explicit_bzero(c, sizeof(*c));
 	munmap(c, sizeof(*c));
 }
@@ -1729,6 +1732,8 @@ static void http_head(struct mediator *m, struct conn *c)
 			refuse(m, c, MEDIATOR_CREDENTIAL);
 			return;
 		}
+		c->rd_http = true;
+		c->rd_head = strcmp(rq.method, "HEAD") == 0;
 	}
 	if (r < 0) {
 		refuse(m, c, MEDIATOR_MALFORMED);
@@ -1993,6 +1998,64 @@ static void client_readable(struct mediator *m, struct conn *c)
 	}
 }
 
+/* The redaction of what came from upstream (redact.c): false when the
+ * connection ended, because the rest of a response could not be scanned
+ * (it cannot be framed, it is compressed, or a possible secret would hold
+ * the whole buffer): fail closed, nothing more of it reaches the client. */
+static bool redact_step(struct mediator *m, struct conn *c)
+{
+	const struct mediator_credentials *cr = m->cfg.cred;
+	char extra[1024];
+	long h;
+	int n;
+
+	if (c->state == C_CLOSING) { /* our own reply replaced it */
+		c->u2c_hold = 0;
+		return true;
+	}
+	/* A tunnel (tls, tcp) gets the plain scan: no secret is ever swapped
+	 * into one, its bytes are opaque, and holding back what might begin
+	 * an encoded form would stall an interactive protocol more often.
+	 * --weaken redact-plain-only: every connection the plain scan. */
+	if (cr->plain_only || !c->rd_http) {
+		c->u2c_hold =
+		    mediator_cred_redact(cr, c->u2c.d, c->u2c.len, c->u_eof, &c->redacted);
+		return true;
+	}
+	if (!c->rd.cr && redact_init(&c->rd, cr, c->rd_http, c->rd_head,
+				     c->rd_http && redact_rule_audience(c->rule)) < 0)
+		h = -ENOMEM;
+	else
+		h = redact_scan(&c->rd, c->u2c.d, c->u2c.len, c->down, c->u_eof);
+	c->redacted = c->rd.count;
+	if (h >= 0 && !((size_t)h == c->u2c.len && c->u2c.len == BUF_SIZE)) {
+		c->u2c_hold = (size_t)h;
+		return true;
+	}
+	n = snprintf(extra, sizeof(extra), ",\"response\":\"%s\"",
+		     h == -EPROTO   ? "coded"
+		     : h == -EINVAL ? "malformed"
+				    : "unscannable");
+	if (c->ufd >= 0) {
+		close(c->ufd);
+		c->ufd = -1;
+	}
+	m->counts[MEDIATOR_CREDENTIAL]++;
+	if (c->down == 0 && c->http) {
+		/* Nothing of it reached the client yet: the terse denial. */
+		tell(m, c, MEDIATOR_CREDENTIAL, DENIAL_DENIED, 0, extra + n,
+		     sizeof(extra) - (size_t)n);
+		c->u2c_hold = 0;
+		log_line(m, c, "response-refused", MEDIATOR_CREDENTIAL, c->name, c->port, extra);
+		update(m, c);
+		return false;
+	}
+	log_line(m, c, "response-refused", MEDIATOR_CREDENTIAL, c->name, c->port, extra);
+	c->u2c.len = 0;
+	conn_close(m, c);
+	return false;
+}
+
 static bool drain(int fd, struct buf *b, size_t hold, uint64_t *count)
 {
 	ssize_t n = write(fd, b->d, b->len - hold);
@@ -2041,10 +2104,9 @@ static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 				taint(m, c);
 			attempt_response(m, c);
 		}
-		/* No secret goes back to the workload (credentials.c). */
-		if (m->cfg.cred)
-			c->u2c_hold = mediator_cred_redact(m->cfg.cred, c->u2c.d, c->u2c.len,
-							   c->u_eof, &c->redacted);
+		/* No secret goes back to the workload (redact.c). */
+		if (m->cfg.cred && !redact_step(m, c))
+			return;
 		/* The upstream is done: it is watched no more (a hung-up
 		 * socket would report EPOLLHUP for ever). */
 		if (c->u_eof && c->ufd >= 0) {

@@ -17,7 +17,8 @@
  * dial is the host's. Brokered credentials (credentials.c): "credentials":
  * [{"env": NAME, "placeholder": "pdk_..."}, ...] and "secrets": PATH, the
  * secrets file it reads itself (the secrets are never in this config);
- * "any_audience": true for --weaken credential-any-audience. It runs until SIGTERM (the
+ * "any_audience": true for --weaken credential-any-audience, "redact_plain_only":
+ * true for --weaken redact-plain-only. It runs until SIGTERM (the
  * supervisor's, at the end of the session) or the supervisor's death (PR_SET_PDEATHSIG). Exit 0, or
  * 125 with one line on stderr for a bad configuration. */
 #include "mediator.h"
@@ -73,6 +74,8 @@ static int load_credentials(const cJSON *root, struct config *c, const unsigned 
 			return r;
 	}
 	c->cred.any_audience = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "any_audience"));
+	c->cred.plain_only =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "redact_plain_only"));
 	return mediator_credentials_load(&c->cred, sf->valuestring, c->policy, key, err);
 }
 

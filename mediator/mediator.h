@@ -542,6 +542,35 @@ int budget_main(int argc, char **argv);
 #define CRED_PLACEHOLDER_LEN 36
 #define CRED_FILE_MAX	     65536
 
+/* A spelling of a secret the redaction looks for (redact.c): its bytes in
+ * canonical form (hex lower case, base64 in the standard alphabet) and
+ * its Knuth-Morris-Pratt failure table, both in a region never dumped. */
+enum {
+	REDACT_FORM_RAW,
+	REDACT_FORM_HEX,
+	REDACT_FORM_B64, /* + 0, 1, 2: the alignment to a 3-byte group */
+	REDACT_FORMS = REDACT_FORM_B64 + 3,
+};
+enum {
+	REDACT_CANON_NONE,
+	REDACT_CANON_HEX, /* compared with A-F folded to a-f */
+	REDACT_CANON_B64, /* compared with '-' and '_' folded to '+' and '/' */
+};
+struct redact_form {
+	const char *p;
+	size_t n;
+	const uint32_t *fail;
+	unsigned canon;
+};
+static inline unsigned char redact_canon(unsigned kind, unsigned char c)
+{
+	if (kind == REDACT_CANON_HEX && c >= 'A' && c <= 'F')
+		return (unsigned char)(c | 0x20);
+	if (kind == REDACT_CANON_B64)
+		return c == '-' ? '+' : c == '_' ? '/' : c;
+	return c;
+}
+
 struct mediator_secret {
 	char env[POLICY_CRED_NAME_MAX + 1];
 	char placeholder[CRED_PLACEHOLDER_LEN + 1];
@@ -549,6 +578,7 @@ struct mediator_secret {
 	char *value;				   /* in the locked region, never logged */
 	size_t len;
 	char fingerprint[9]; /* HMAC-SHA-256(key, value), the first 8 hex digits */
+	struct redact_form form[REDACT_FORMS];
 };
 
 struct mediator_credentials {
@@ -559,6 +589,11 @@ struct mediator_credentials {
 	size_t region_len;
 	char *scratch; /* BUF_SIZE bytes in the region: a head being rebuilt */
 	size_t used;
+	bool plain_only;    /* --weaken redact-plain-only: mediator_cred_redact() alone */
+	char *forms_region; /* the secrets' forms (redact.c), MADV_DONTDUMP */
+	size_t forms_len;
+	size_t form_max;	  /* the longest form */
+	unsigned char first[256]; /* 1: a form may begin with this byte (its fast path) */
 };
 
 /* The secret called name in a secrets file's text: lines "NAME=VALUE"
@@ -598,6 +633,57 @@ int mediator_cred_swap(const struct mediator_credentials *cr, const struct polic
  * occurrences. Pure. */
 size_t mediator_cred_redact(const struct mediator_credentials *cr, char *buf, size_t len, bool eof,
 			    unsigned long *count);
+
+/* ---------------------------------------------------------- redact.c */
+
+/* The redaction of responses (docs/network.md, "Redaction"): every secret,
+ * also hex, base64 (both alphabets, any alignment), percent-encoded or
+ * JSON-escaped, in the head, the body and a chunked body's trailers, also
+ * split across chunks or reads. One per connection, over the bytes from
+ * upstream in order. */
+struct redact {
+	const struct mediator_credentials *cr;
+	int phase;
+	bool head_request, strict;
+	long failed;
+	uint64_t at;   /* the wire offset of the next byte to read */
+	uint64_t left; /* Content-Length: bytes to come; chunked: of this chunk */
+	int cstate;
+	unsigned digits;
+	uint64_t ent, *wire; /* entity bytes seen; ring: entity byte -> wire offset */
+	size_t cap;
+	uint64_t dec, *dstart; /* decoded bytes seen; ring: -> its first entity byte */
+	size_t dcap;
+	uint32_t st[CRED_MAX][REDACT_FORMS][2]; /* each automaton: wire, decoded view */
+	unsigned active[2];			/* automata of each view past state 0 */
+	unsigned char pend[6];			/* an escape being read */
+	size_t npend;
+	uint64_t pend_start;
+	unsigned long count; /* occurrences redacted */
+};
+
+/* Each secret's forms (redact_forms.c; at the end of
+ * mediator_credentials_load()), and their region's end (in
+ * mediator_credentials_free()). -errno. */
+int redact_forms_build(struct mediator_credentials *cr);
+void redact_forms_free(struct mediator_credentials *cr);
+/* A connection's redaction: http (an HTTP request was sent: the response
+ * is framed), head_request (its method was HEAD: no body), strict (an
+ * audience of a credential: a coded response is refused). -ENOMEM. */
+int redact_init(struct redact *r, const struct mediator_credentials *cr, bool http,
+		bool head_request, bool strict);
+void redact_free(struct redact *r);
+/* The bytes from upstream not yet released, buf[0..len) (len at most
+ * HTTP_HEAD_MAX: a hold of all of it when full is the caller's to cut),
+ * the first at wire offset base (the count released before): each secret's occurrence
+ * there starred ('*', same length); returns how many bytes at the end to
+ * hold back (0 at eof). -EINVAL for a response that cannot be framed
+ * (strict HTTP/1.1, a Content-Length with Transfer-Encoding), -EPROTO for
+ * a compressed or otherwise coded one when strict: the rest must not reach
+ * the workload. Pure but for its state; fuzzed ('x'). */
+long redact_scan(struct redact *r, char *buf, size_t len, uint64_t base, bool eof);
+/* Does a grant of r carry a credential (r is an audience)? */
+bool redact_rule_audience(const struct policy_net_rule *r);
 
 /* ------------------------------------------------------------ loop.c */
 

@@ -60,7 +60,7 @@ opts=$(sed -n '/^static const struct option long_opts\[\] = {/,/^};/p' "$top/lau
 same "paddock run --" "$opts" "$(comp _paddock paddock run -- | grep '^--')"
 
 knobs=$(sed -n '/^static const char \*const weakenings/,/^};/p' \
-	"$top/launcher/supervisor/weaken.c" | sed -n 's/^ *\(\[[0-9]*\] = \)\{0,1\}{"\([a-z-]*\)",*.*/\2/p')
+	"$top/launcher/supervisor/weaken.c" | sed -n 's/^ *\(\[[0-9]*\] *= *\)\{0,1\}{"\([a-z-]*\)",*.*/\2/p')
 [ "$(echo "$knobs" | wc -l)" -ge 18 ] || bad "weaken.c's table: $(echo "$knobs" | wc -l) knobs"
 same "paddock run --weaken" "$knobs" "$(comp _paddock paddock run --weaken '')"
 same "paddock run -W" "$knobs" "$(comp _paddock paddock run -W '')"

@@ -99,8 +99,7 @@ def doc_files(top):
 
 
 def check_knobs(top, out):
-    code = re.findall(r'^\s*(?:\[\d+\] = )?\{"([a-z-]+)",', read(top, "launcher/supervisor/weaken.c"),
-                      re.M)
+    code = re.findall(r'^\s*(?:\[\d+\]\s*=\s*)?\{"([a-z-]+)",', read(top, "launcher/supervisor/weaken.c"), re.M)
     if len(code) < 2:
         return ["launcher/supervisor/weaken.c: the knob table was not found"]
     m = re.search(r"evaluation only:(.*?)\(repeatable", out["run_help"], re.S)
@@ -288,8 +287,7 @@ def main(argv):
         return 1
     print("check_docs: syscall count, %d knobs, verbs, decisions, policy keys and eval cases "
           "agree%s" % (
-        len(re.findall(r'^\s*(?:\[\d+\] = )?\{"([a-z-]+)",',
-                       read(top, "launcher/supervisor/weaken.c"), re.M)),
+        len(re.findall(r'^\s*(?:\[\d+\]\s*=\s*)?\{"([a-z-]+)",', read(top, "launcher/supervisor/weaken.c"), re.M)),
         "; %d planted drifts caught" % len(DRIFTS) if st else ""))
     return 0
 

@@ -135,6 +135,10 @@ int credentials_prepare(struct run_spec *r, struct err *err)
 		return err_set(err, EINVAL,
 			       "--weaken credential-any-audience: the policy brokers no "
 			       "credential (no grant has \"credential\")");
+	if (r->opt->weaken & WEAKEN_REDACT_PLAIN_ONLY && !any)
+		return err_set(err, EINVAL,
+			       "--weaken redact-plain-only: the policy brokers no credential (no "
+			       "grant has \"credential\")");
 	if (r->opt->secrets_path && !any)
 		return err_set(err, EINVAL,
 			       "--secrets %s: the policy brokers no credential (no grant has "
@@ -171,6 +175,8 @@ void credentials_config(cJSON *root, const struct run_spec *r)
 	}
 	if (r->opt->weaken & WEAKEN_CREDENTIAL_ANY_AUDIENCE)
 		cJSON_AddTrueToObject(root, "any_audience");
+	if (r->opt->weaken & WEAKEN_REDACT_PLAIN_ONLY)
+		cJSON_AddTrueToObject(root, "redact_plain_only");
 }
 
 void credentials_policy_json(cJSON *grant, const struct policy_net_grant *g)

@@ -73,6 +73,9 @@
 	(UINT64_C(1) << 30) /* the session's end taken for its jobs' end: no cancel */
 #define WEAKEN_UNKNOWN_EVENT_ALLOW \
 	(UINT64_C(1) << 31) /* an adapter request it cannot parse passes, unchecked */
+/* The redaction of brokered secrets (mediator/redact.c): */
+#define WEAKEN_REDACT_PLAIN_ONLY \
+	(UINT64_C(1) << 34) /* a secret is redacted only as it is, not split or encoded */
 /* paddock exec (supervisor/exec.c), bits 44 and 45: */
 #define WEAKEN_EXEC_UNHARDENED \
 	(UINT64_C(1) << 44) /* exec'd commands keep the helper's caps, no NNP/Landlock/seccomp */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The weakening knobs, in bit order: name, and the warning printed when
- * one is in effect. */
+ * one is in effect. A bit without a knob (yet) is a NULL row. */
 static const char *const weakenings[WEAKEN_COUNT][2] = {
     {"rw-binds", "read-only binds are writable in this sandbox"},
     {"no-pidns", "no pid namespace: expiry can only kill the direct child"},
@@ -61,6 +61,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 				  "stopped and its exposure released"},
     [31] = {"unknown-event-allow", "the mediator passes an adapter's request it cannot parse, "
 				   "unchecked by the grant and unmetered"},
+    [34] = {"redact-plain-only",
+	    "the mediator redacts a brokered secret from responses only as it is: split by "
+	    "chunked framing, or sent back hex, base64, percent-encoded or JSON-escaped, it "
+	    "reaches the workload"},
     /* A bit without a name is no knob (the lookups below skip it); the
      * check-docs and completion scripts read a name at a line's start. */
     // clang-format off

@@ -14,9 +14,79 @@
 
 #define CHUNK (1u << 20)
 
-bool scan_has(const char *buf, size_t n, const char *marker)
+const char *const scan_form_names[SCAN_FORMS] = {
+    "raw",	   "hex",	  "HEX", "base64-0", "base64-1", "base64-2", "base64url-0",
+    "base64url-1", "base64url-2", "%XX", "%xx",	     "\\u00XX",	 "\\u00xx",  "json-raw",
+};
+
+/* The base64 characters of m preceded by a other bytes whose six bits are
+ * all m's. */
+static void b64(const char *m, size_t n, unsigned a, bool url, char *out)
+{
+	const char *al = url ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+			     : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t k = 0;
+
+	for (size_t i = (8 * a + 5) / 6; 6 * i + 6 <= 8 * (a + n); i++) {
+		unsigned v = 0;
+
+		for (size_t b = 6 * i; b < 6 * i + 6; b++)
+			v = v << 1 |
+			    (b / 8 < a ? 0 : ((unsigned char)m[b / 8 - a] >> (7 - b % 8)) & 1);
+		out[k++] = al[v];
+	}
+	out[k] = '\0';
+}
+
+size_t scan_forms(const char *marker, char out[SCAN_FORMS][SCAN_FORM_LEN])
+{
+	size_t n = strnlen(marker, SCAN_MARKER_MAX);
+
+	snprintf(out[0], SCAN_FORM_LEN, "%.*s", (int)n, marker);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)marker[i];
+
+		snprintf(out[1] + 2 * i, 3, "%02x", c);
+		snprintf(out[2] + 2 * i, 3, "%02X", c);
+		snprintf(out[9] + 3 * i, 4, "%%%02X", c);
+		snprintf(out[10] + 3 * i, 4, "%%%02x", c);
+		snprintf(out[11] + 6 * i, 7, "\\u%04X", c);
+		snprintf(out[12] + 6 * i, 7, "\\u%04x", c);
+	}
+	if (!n)
+		for (int f = 1; f <= 12; f++)
+			out[f][0] = '\0';
+	for (unsigned a = 0; a < 3; a++) {
+		b64(marker, n, a, false, out[3 + a]);
+		b64(marker, n, a, true, out[6 + a]);
+	}
+	/* JSON's own escapes: a '/' as "\/" (the rest as it is). */
+	for (size_t i = 0, k = 0; i <= n; i++) {
+		if (i < n && marker[i] == '/')
+			out[13][k++] = '\\';
+		out[13][k++] = i < n ? marker[i] : '\0';
+	}
+	return SCAN_FORMS;
+}
+
+bool scan_has_raw(const char *buf, size_t n, const char *marker)
 {
 	return memmem(buf, n, marker, strlen(marker)) != NULL;
+}
+
+bool scan_has(const char *buf, size_t n, const char *marker)
+{
+	static __thread char forms[SCAN_FORMS][SCAN_FORM_LEN];
+	static __thread char last[SCAN_MARKER_MAX + 1];
+
+	if (strncmp(last, marker, sizeof(last)) != 0) {
+		scan_forms(marker, forms);
+		snprintf(last, sizeof(last), "%.*s", SCAN_MARKER_MAX, marker);
+	}
+	for (size_t f = 0; f < SCAN_FORMS; f++)
+		if (forms[f][0] && memmem(buf, n, forms[f], strlen(forms[f])))
+			return true;
+	return false;
 }
 
 __attribute__((format(printf, 2, 3))) static void note(struct scan_result *r, const char *fmt, ...)
@@ -44,7 +114,7 @@ void scan_text(const char *label, const char *buf, size_t n, const char *marker,
 /* fd read to its end in chunks, the marker looked for across them. */
 static bool fd_has(int fd, const char *marker, uint64_t *bytes, bool *ok)
 {
-	size_t m = strlen(marker), keep = 0;
+	size_t m = 6 * strlen(marker), keep = 0; /* the longest form's length */
 	char *buf = malloc(CHUNK + m);
 	bool hit = false;
 
@@ -183,7 +253,7 @@ static void scan_mem(pid_t pid, const char *marker, struct scan_result *r)
 	while (maps && mem >= 0 && !hit && fgets(line, sizeof(line), maps)) {
 		unsigned long lo, hi;
 		char perms[8];
-		size_t m = strlen(marker);
+		size_t m = 6 * strlen(marker); /* the longest form's length */
 
 		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
 		    strstr(line, "[vvar") || strstr(line, "[vsyscall]"))

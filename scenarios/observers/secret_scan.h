@@ -3,7 +3,8 @@
  * outside the sandbox as its owner. Files and trees (no symlink followed),
  * text paddock printed, and the processes of a running sandbox: their
  * /proc/PID/environ and their memory (/proc/PID/maps, /proc/PID/mem). Each
- * place holding the marker counts once. libc only. */
+ * place holding the marker, in any of its forms (scan_forms()), counts
+ * once. libc only. */
 #pragma once
 
 #include <stdbool.h>
@@ -25,8 +26,21 @@ struct scan_result {
 	size_t n_where;
 };
 
-/* Does buf hold marker? */
+/* The spellings of a marker (at most SCAN_MARKER_MAX bytes) that are
+ * looked for: itself; hex, lower and upper case; base64, standard and
+ * url-safe, each at the three alignments to a 3-byte group (only the
+ * characters that carry the marker's bits alone); percent-encoded, every
+ * byte, %XX and %xx; JSON-escaped, every byte, \u00XX and \u00xx. Each
+ * NUL-terminated into out; their count. scan_form_names[i] names form i. */
+#define SCAN_FORMS	14
+#define SCAN_MARKER_MAX 128
+#define SCAN_FORM_LEN	(6 * SCAN_MARKER_MAX + 1)
+size_t scan_forms(const char *marker, char out[SCAN_FORMS][SCAN_FORM_LEN]);
+extern const char *const scan_form_names[SCAN_FORMS];
+/* Does buf hold marker, in any of its forms? */
 bool scan_has(const char *buf, size_t n, const char *marker);
+/* Does buf hold marker as it is (not encoded)? */
+bool scan_has_raw(const char *buf, size_t n, const char *marker);
 /* One text (a stream paddock printed) under label. */
 void scan_text(const char *label, const char *buf, size_t n, const char *marker,
 	       struct scan_result *r);

@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "../observers/secret_scan.h"
 #include "counter.h"
 
 #define HEADS_MAX 64
@@ -24,7 +25,7 @@ struct audience_rx {
 	char *heads[HEADS_MAX];
 	size_t n;
 	bool sent_any;
-	char sent[HEADS_MAX * 128]; /* the echoes, in order */
+	char sent[HEADS_MAX * 2048]; /* the echoes' bodies, in order */
 	size_t n_sent;
 };
 
@@ -37,18 +38,40 @@ static void value(const char *head, const char *name, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)(n > 100 ? 100 : n), h ? h + strlen(name) : "");
 }
 
+/* The echo: the credential headers as they came, then the token (the
+ * Authorization value past "Bearer ", or the X-Api-Key value) in every
+ * form the outside scan looks for (hex, base64, percent-encoded,
+ * JSON-escaped: secret_scan.h), as a chunked body of 3-byte chunks written
+ * in pieces: an upstream echoing it split and encoded. */
 static void answer(struct audience_rx *rx, int c, const char *head)
 {
-	char a[128], k[128], body[300], resp[512];
+	static __thread char f[SCAN_FORMS][SCAN_FORM_LEN];
+	char a[128], k[128], body[SCAN_FORMS * (SCAN_FORM_LEN + 8) + 300], resp[4 * sizeof(body)];
+	const char *tok;
 	int bl, n;
 
 	value(head, "\r\nAuthorization: ", a, sizeof(a));
 	value(head, "\r\nX-Api-Key: ", k, sizeof(k));
+	tok = strncmp(a, "Bearer ", 7) == 0 ? a + 7 : k;
 	bl = snprintf(body, sizeof(body), "echo:[%s][%s]\n", a, k);
+	if (*tok) {
+		scan_forms(tok, f);
+		for (size_t i = 0; i < SCAN_FORMS && (size_t)bl < sizeof(body); i++)
+			bl += snprintf(body + bl, sizeof(body) - (size_t)bl, "%s:<<%s>>\n",
+				       scan_form_names[i], f[i]);
+	}
+	if ((size_t)bl >= sizeof(body))
+		bl = (int)sizeof(body) - 1;
 	n = snprintf(resp, sizeof(resp),
-		     "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", bl,
-		     body);
-	(void)!send(c, resp, (size_t)n, MSG_NOSIGNAL);
+		     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+	for (int i = 0; i < bl; i += 3)
+		n += snprintf(resp + n, sizeof(resp) - (size_t)n, "%x\r\n%.*s\r\n",
+			      bl - i < 3 ? bl - i : 3, 3, body + i);
+	n += snprintf(resp + n, sizeof(resp) - (size_t)n, "0\r\n\r\n");
+	for (int i = 0; i < n; i += 256) {
+		(void)!send(c, resp + i, (size_t)(n - i < 256 ? n - i : 256), MSG_NOSIGNAL);
+		usleep(1000);
+	}
 	pthread_mutex_lock(&rx->lock);
 	if (rx->n_sent + (size_t)bl < sizeof(rx->sent)) {
 		memcpy(rx->sent + rx->n_sent, body, (size_t)bl);

@@ -20,6 +20,9 @@
  *       against fixed credentials; a placeholder left is a refusal
  *   'R' mediator_cred_redact(): an upstream stream in two reads, the
  *       released bytes checked to hold no secret (abort() if they do)
+ *   'x' redact_scan(): an upstream's response (or raw stream) in reads of
+ *       a size the input picks, framed as HTTP/1.1; the released bytes
+ *       hold no secret, raw, hex or base64 (abort() if they do)
  *   'm' meter_bound() and meter_op_key() of a request head and body
  *       against fixed prices (metered rules); a bound above its price's
  *       largest is an abort()
@@ -126,6 +129,8 @@ static struct mediator_credentials *creds(const struct policy_net_rule **rule)
 		cr.s[1].value = vb;
 		cr.s[1].len = strlen(vb);
 		cr.s[1].where = p->net_allow[0].grants[1].credential;
+		if (redact_forms_build(&cr) < 0)
+			abort();
 	}
 	*rule = &p->net_allow[0];
 	return &cr;
@@ -177,6 +182,83 @@ static void redact(const char *in, size_t n)
 		if (memmem(out, got, cr->s[i].value, cr->s[i].len))
 			abort(); /* a secret went back to the workload */
 	free(buf);
+	free(out);
+}
+
+/* redact_scan(): the first byte the size of each read (1 to 64), the
+ * second the flags (http, HEAD, strict), the rest an upstream's stream, as
+ * loop.c relays it (a buffer of HTTP_HEAD_MAX bytes, released all but the
+ * held tail; a refusal or a buffer all held cuts it). What was released
+ * holds no secret as it is, in hex or in base64 (the forms of the wire
+ * view: every occurrence lies within one run of scanned bytes, framing
+ * never inside one): abort() if it does. */
+static void redact_framed(const char *in, size_t n)
+{
+	const struct policy_net_rule *rule;
+	const struct mediator_credentials *cr = creds(&rule);
+	static char buf[HTTP_HEAD_MAX];
+	size_t rs, len = 0, fed = 0, got = 0;
+	struct redact r;
+	uint64_t base = 0;
+	char *out, *lower, *std, hex[64];
+	unsigned flags;
+
+	if (n < 2)
+		return;
+	rs = 1 + (unsigned char)in[0] % 64;
+	flags = (unsigned char)in[1];
+	in += 2;
+	n -= 2;
+	out = malloc(n + 1);
+	if (!out || redact_init(&r, cr, flags & 1, flags & 2, flags & 4) < 0)
+		abort();
+	for (;;) {
+		size_t take = n - fed < rs ? n - fed : rs;
+		bool eof;
+		long h;
+
+		if (take > sizeof(buf) - len)
+			take = sizeof(buf) - len;
+		memcpy(buf + len, in + fed, take);
+		len += take;
+		fed += take;
+		eof = fed == n;
+		h = redact_scan(&r, buf, len, base, eof);
+		if (h < 0 || (size_t)h > len || (eof && h) || (!eof && (size_t)h == sizeof(buf)))
+			break;
+		memcpy(out + got, buf, len - (size_t)h);
+		got += len - (size_t)h;
+		base += len - (size_t)h;
+		memmove(buf, buf + len - (size_t)h, (size_t)h);
+		len = (size_t)h;
+		if (eof)
+			break;
+	}
+	redact_free(&r);
+	/* The output folded as the forms are (hex to lower case, base64's
+	 * url-safe alphabet to the standard one). */
+	lower = malloc(got + 1);
+	std = malloc(got + 1);
+	if (!lower || !std)
+		abort();
+	for (size_t k = 0; k < got; k++) {
+		char ch = out[k];
+
+		lower[k] = ch >= 'A' && ch <= 'F' ? (char)(ch | 0x20) : ch;
+		std[k] = ch == '-' ? '+' : ch == '_' ? '/' : ch;
+	}
+	for (size_t i = 0; i < cr->n; i++) {
+		for (size_t k = 0; k < cr->s[i].len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", (unsigned char)cr->s[i].value[k]);
+		if (memmem(out, got, cr->s[i].value, cr->s[i].len) ||
+		    memmem(lower, got, hex, 2 * cr->s[i].len))
+			abort(); /* a secret went back to the workload */
+		for (unsigned f = REDACT_FORM_B64; f < REDACT_FORMS; f++)
+			if (memmem(std, got, cr->s[i].form[f].p, cr->s[i].form[f].n))
+				abort(); /* its base64 did */
+	}
+	free(lower);
+	free(std);
 	free(out);
 }
 
@@ -530,6 +612,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'A':
 		adapter(copy, size - 1);
+		break;
+	case 'x':
+		redact_framed(copy, size - 1);
 		break;
 	case 'u': {
 		/* A C string, as getenv() gives it. */

@@ -27,7 +27,8 @@ TestSuite(credentials, .init = h_init, .fini = h_fini, .timeout = 120);
 struct receiver {
 	int fd, port;
 	atomic_int count;
-	bool echo; /* answer with the request's Authorization value, in two writes */
+	bool echo;  /* answer with the request's Authorization value, in two writes */
+	bool forms; /* answer with the token in the form its path names (answer_forms()) */
 	pthread_mutex_t lock;
 	char seen[16384], sent[16384];
 	size_t n_seen, n_sent;
@@ -66,6 +67,78 @@ static void answer(struct receiver *r, int c, const char *head)
 	keep(r, r->sent, &r->n_sent, resp, (size_t)n);
 }
 
+static void send_slow(int c, const char *data, size_t n, size_t piece)
+{
+	for (size_t i = 0; i < n; i += piece) {
+		(void)!send(c, data + i, n - i < piece ? n - i : piece, MSG_NOSIGNAL);
+		usleep(2000); /* its own TCP segment, most likely its own read */
+	}
+}
+
+/* The token of the request's "Authorization: Bearer " echoed the way an
+ * upstream may echo it, by the id of GET /v1/items/ID:
+ *   0 .. SCAN_FORMS-1  that form of it (scan_forms()) in a chunked body,
+ *                      chunks of 1 to 5 bytes, each in its own write;
+ *   100                raw and hex in a Content-Length body, a byte a write;
+ *   101                in Set-Cookie (base64), Location (percent-encoded)
+ *                      and WWW-Authenticate (raw) of a 302;
+ *   102                gzip-coded (Content-Encoding), which it was not
+ *                      asked for: "GZIP-BODY" then the token;
+ *   103                a chunk, then framing that is none ("zz"), then
+ *                      "AFTER-BAD" and the token. */
+static void answer_forms(struct receiver *r, int c, const char *head)
+{
+	static char f[SCAN_FORMS][SCAN_FORM_LEN];
+	const char *a = strstr(head, "Authorization: Bearer ");
+	char tok[SCAN_MARKER_MAX + 1], resp[16384], body[4096];
+	int id = atoi(head + strlen("GET /v1/items/")), n = 0, bl;
+
+	snprintf(tok, sizeof(tok), "%.*s", a ? (int)strcspn(a + 22, "\r\n") : 0, a ? a + 22 : "");
+	scan_forms(tok, f);
+	if (id >= 0 && id < SCAN_FORMS) {
+		size_t cs = (size_t)id % 5 + 1;
+
+		bl = snprintf(body, sizeof(body), "form %d:<<%s>>\n", id, f[id]);
+		n = snprintf(resp, sizeof(resp),
+			     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+		for (int i = 0; i < bl; i += (int)cs)
+			n += snprintf(resp + n, sizeof(resp) - (size_t)n, "%x\r\n%.*s\r\n",
+				      bl - i < (int)cs ? bl - i : (int)cs, (int)cs, body + i);
+		n += snprintf(resp + n, sizeof(resp) - (size_t)n, "0\r\n\r\n");
+		send_slow(c, resp, (size_t)n, 64);
+		keep(r, r->sent, &r->n_sent, body, (size_t)bl); /* what it sent, unframed */
+		return;
+	} else if (id == 100) {
+		bl = snprintf(body, sizeof(body), "raw:%s hex:%s\n", f[0], f[1]);
+		n = snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s",
+			     bl, body);
+		send_slow(c, resp, (size_t)n, 1);
+	} else if (id == 101) {
+		n = snprintf(resp, sizeof(resp),
+			     "HTTP/1.1 302 Found\r\nSet-Cookie: t=%s; Path=/\r\nLocation: "
+			     "/cb?t=%s\r\nWWW-Authenticate: Bearer error=\"invalid_token\", "
+			     "token=\"%s\"\r\nContent-Length: 0\r\n\r\n",
+			     f[3], f[9], f[0]);
+		send_slow(c, resp, (size_t)n, 7);
+	} else if (id == 103) {
+		static const char first[] =
+		    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nfirst-ok\n\r\n";
+
+		send_slow(c, first, strlen(first), strlen(first));
+		usleep(100 * 1000);
+		n = snprintf(resp, sizeof(resp), "%szz\r\nAFTER-BAD %s\r\n", first, tok);
+		send_slow(c, resp + strlen(first), (size_t)n - strlen(first), 64);
+	} else {
+		bl = snprintf(body, sizeof(body), "GZIP-BODY %s\n", tok);
+		n = snprintf(resp, sizeof(resp),
+			     "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: "
+			     "%d\r\n\r\n%s",
+			     bl, body);
+		send_slow(c, resp, (size_t)n, (size_t)n);
+	}
+	keep(r, r->sent, &r->n_sent, resp, (size_t)n);
+}
+
 static void *serve(void *arg)
 {
 	struct receiver *r = arg;
@@ -82,7 +155,10 @@ static void *serve(void *arg)
 		if (n > 0) {
 			buf[n] = '\0';
 			keep(r, r->seen, &r->n_seen, buf, (size_t)n);
-			answer(r, c, buf);
+			if (r->forms && strncmp(buf, "GET /v1/items/", 14) == 0)
+				answer_forms(r, c, buf);
+			else
+				answer(r, c, buf);
 		}
 		close(c);
 	}
@@ -113,7 +189,7 @@ static bool saw(struct receiver *r, const char *text, bool sent)
 	bool yes;
 
 	pthread_mutex_lock(&r->lock);
-	yes = scan_has(sent ? r->sent : r->seen, sent ? r->n_sent : r->n_seen, text);
+	yes = scan_has_raw(sent ? r->sent : r->seen, sent ? r->n_sent : r->n_seen, text);
 	pthread_mutex_unlock(&r->lock);
 	return yes;
 }
@@ -280,6 +356,143 @@ Test(credentials, an_echoed_secret_is_redacted)
 			 "1");
 }
 
+/* An upstream that echoes the secret split by chunks and TCP segments,
+ * in every form (hex, base64 at three alignments in both alphabets,
+ * percent-encoded, JSON-escaped), in its headers, and coded: what reaches
+ * the workload holds it in none of those forms (the scan looks for each);
+ * the coded answer is refused (refused-credential, "response-refused"),
+ * and the audience was asked for identity although the client asked for
+ * gzip. The twin, --weaken redact-plain-only, lets the forms through: the
+ * same scan of the same output finds them. */
+static void encoded(bool weak)
+{
+	struct h_world w = h_world();
+	struct receiver *saas = receiver(false), *other = receiver(false);
+	char *s = secrets(&w, GOOD_SECRETS, 0600);
+	char *p = policy(&w, saas->port, other->port, NULL);
+	const char *ids = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 100 101 102 103";
+	static char f[SCAN_FORMS][SCAN_FORM_LEN];
+	struct scan_result out = {0};
+	struct h_proc pr;
+	size_t leaked = 0;
+
+	saas->forms = true;
+	H_PADDOCK(&pr, w.ws, "run", "--policy", p, "--secrets", s, "--record", w.record, "--weaken",
+		  weak ? "redact-plain-only" : "no-sweep", "--", "sh", "-c",
+		  h_fmt("for i in %s; do curl -s -i -m 10 --compressed -H \"Authorization: Bearer "
+			"$SAAS_TOKEN\" http://saas.test:%d/v1/items/$i; echo \" [end $i]\"; done",
+			ids, saas->port));
+	cr_assert_eq(pr.status, 0, H_SHOW(&pr));
+	/* The receiver did send every form (the test would see a leak). */
+	scan_forms(MARKER, f);
+	for (size_t k = 0; k < SCAN_FORMS; k++)
+		cr_assert(saw(saas, f[k], true), "form %s was not sent", scan_form_names[k]);
+	cr_assert(h_contains(pr.out_text, "[end 101]"), H_SHOW(&pr));
+	for (size_t k = 0; k < SCAN_FORMS; k++)
+		if (h_contains(pr.out_text, f[k])) {
+			leaked++;
+			cr_log_info("form %s reached the workload", scan_form_names[k]);
+		}
+	scan_text("the workload's output", pr.out_text, strlen(pr.out_text), MARKER, &out);
+	if (weak) {
+		cr_assert_gt(leaked, 0, H_SHOW(&pr));
+		cr_assert_eq(out.places, 1);
+		return;
+	}
+	cr_assert_eq(leaked, 0, H_SHOW(&pr));
+	cr_assert_eq(out.places, 0, H_SHOW(&pr));
+	cr_assert(h_contains(pr.out_text, "form 13:<<"), H_SHOW(&pr));
+	cr_assert(h_contains(pr.out_text, "Set-Cookie: t="), H_SHOW(&pr));
+	cr_assert(!h_contains(pr.out_text, "GZIP-BODY"), H_SHOW(&pr));
+	cr_assert(saw(saas, "Accept-Encoding: identity\r\n", false));
+	cr_assert(!saw(saas, "gzip", false), "the client's Accept-Encoding reached the audience");
+	/* The framing that is none: what came before it reached the
+	 * workload, nothing after it. */
+	cr_assert(h_contains(pr.out_text, "first-ok"), H_SHOW(&pr));
+	cr_assert(!h_contains(pr.out_text, "AFTER-BAD"), H_SHOW(&pr));
+	cr_assert_eq(admissions(&w, "refused-credential"), 2, H_SHOW(&pr));
+	cr_assert_str_eq(h_json(w.record, "sum(1 for l in open(d['network']['admissions_log']) "
+					  "if '\"response\":\"coded\"' in l)"),
+			 "1");
+	cr_assert_str_eq(h_json(w.record, "sum(1 for l in open(d['network']['admissions_log']) "
+					  "if '\"response\":\"malformed\"' in l)"),
+			 "1");
+}
+
+Test(credentials, an_encoded_or_split_echo_is_redacted)
+{
+	encoded(false);
+}
+
+Test(credentials, weakened_twin_plain_redaction_lets_encoded_echoes_through)
+{
+	encoded(true);
+}
+
+/* A placeholder of another session of the same user (running, then
+ * ended) presented by this one is refused and counted, never swapped:
+ * placeholders are random per session and only a session's own mediator
+ * swaps its own. The twin: this session's own placeholder, in the same
+ * request, is swapped (the test sees a swap when there is one). */
+static void replay(bool own)
+{
+	struct h_world w = h_world();
+	struct receiver *saas = receiver(false), *other = receiver(false);
+	char *s = secrets(&w, GOOD_SECRETS, 0600);
+	char *p = policy(&w, saas->port, other->port, NULL);
+	const char *rec_a = h_join(w.base, "a.json");
+	struct h_proc a, b;
+	char pa[64] = "";
+	const char *req = h_fmt("curl -s -m 5 -o /dev/null -H \"Authorization: Bearer $T\" "
+				"http://saas.test:%d/v1/items/7; echo status=$?",
+				saas->port);
+
+	/* Session A runs on while B presents its placeholder. */
+	H_PADDOCK_START(&a, w.ws, "run", "--policy", p, "--secrets", s, "--record", rec_a, "--",
+			"sh", "-c",
+			"echo $SAAS_TOKEN > token_a; for i in $(seq 300); do [ -e go ] && break; "
+			"sleep 0.1; done");
+	for (int i = 0; i < 300 && access(h_join(w.ws, "token_a"), F_OK) != 0; i++)
+		usleep(100 * 1000);
+	snprintf(pa, sizeof(pa), "%.36s", h_read_file(h_join(w.ws, "token_a"), NULL));
+	cr_assert(strncmp(pa, "pdk_", 4) == 0, "session A's placeholder: %s", pa);
+	for (int round = 0; round < 2; round++) {
+		/* round 0: A is running; round 1: A has ended. */
+		if (round == 1) {
+			h_write_file(h_join(w.ws, "go"), "", 0644);
+			h_wait(&a, H_TIMEOUT_MS);
+			cr_assert_eq(a.status, 0, H_SHOW(&a));
+		}
+		H_PADDOCK(&b, w.ws, "run", "--policy", p, "--secrets", s, "--record", w.record,
+			  "--", "sh", "-c", h_fmt("T=%s; %s", own ? "$SAAS_TOKEN" : pa, req));
+		cr_assert_eq(b.status, 0, H_SHOW(&b));
+		if (own) {
+			cr_assert(saw(saas, "Authorization: Bearer " MARKER "\r\n", false));
+			cr_assert_eq(admissions(&w, "refused-credential"), 0, H_SHOW(&b));
+			continue;
+		}
+		cr_assert_eq(admissions(&w, "refused-credential"), 1, H_SHOW(&b));
+		cr_assert_eq(atomic_load(&saas->count), 0, "a replayed placeholder was sent on");
+		cr_assert(!saw(saas, MARKER, false), "a replayed placeholder was swapped");
+		cr_assert_str_eq(h_json(w.record, "sum(1 for l in "
+						  "open(d['network']['admissions_log']) if "
+						  "'\"placeholder\":\"foreign\"' in l)"),
+				 "1");
+	}
+	if (own)
+		cr_assert_eq(atomic_load(&saas->count), 2);
+}
+
+Test(credentials, another_sessions_placeholder_is_refused)
+{
+	replay(false);
+}
+
+Test(credentials, replay_twin_the_sessions_own_placeholder_is_swapped)
+{
+	replay(true);
+}
+
 static void refused(const char *ws, const char *what, const char *const *argv, const char *needle)
 {
 	struct h_proc pr;
@@ -342,6 +555,9 @@ Test(credentials, bad_secrets_files_are_one_line_errors)
 		refused(w.ws, "no secrets file", none, "there is no secrets file");
 		refused(w.ws, "--secrets unused", unused, "the policy brokers no credential");
 		refused(w.ws, "knob unused", knob, "the policy brokers no credential");
+		knob[4] = "redact-plain-only";
+		refused(w.ws, "redact knob unused", knob,
+			"--weaken redact-plain-only: the policy brokers no credential");
 		refused(w.ws, "--setenv of the variable", setenv_, "also set by environment.set");
 	}
 }

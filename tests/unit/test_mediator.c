@@ -596,6 +596,7 @@ static const char cred_json[] =
     "{\"host\":\"o.test\",\"ports\":[80],\"protocol\":\"http\"}]}}";
 #define PA "pdk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define PB "pdk_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define PF "pdk_0123456789abcdef0123456789abcdef" /* another session's */
 
 static struct policy *cred_setup(struct mediator_credentials *cr, const char *file)
 {
@@ -671,7 +672,7 @@ Test(mediator, credential_swap_and_audience)
 			  out, note),
 		     0);
 	cr_assert_str_eq(out, "GET /v1/items/1 HTTP/1.1\r\nHost: s.test\r\nAuthorization: Bearer "
-			      "SECRET-A\r\nX: y\r\n\r\nBODY");
+			      "SECRET-A\r\nX: y\r\nAccept-Encoding: identity\r\n\r\nBODY");
 	cr_assert(strstr(note, "\"credential\":\"A_TOKEN\",\"fingerprint\":\""), "%s", note);
 	cr_assert(!strstr(note, "SECRET"));
 	/* The query: swapped (encoded), the other value of it dropped. */
@@ -679,14 +680,14 @@ Test(mediator, credential_swap_and_audience)
 			  "GET /v1/search?x=1&api_key=" PB "&api_key=2 HTTP/1.1\r\nHost: s\r\n\r\n",
 			  out, note),
 		     0);
-	cr_assert_str_eq(out,
-			 "GET /v1/search?x=1&api_key=s%26b%25-b-b-b HTTP/1.1\r\nHost: s\r\n\r\n");
+	cr_assert_str_eq(out, "GET /v1/search?x=1&api_key=s%26b%25-b-b-b HTTP/1.1\r\nHost: "
+			      "s\r\nAccept-Encoding: identity\r\n\r\n");
 	/* A covered request without the placeholder: the header is the
 	 * client's own, dropped. */
 	cr_assert_gt(
 	    swap(&cr, s, "GET /v1/items/2 HTTP/1.1\r\nAuthorization: Bearer x\r\n\r\n", out, note),
 	    0);
-	cr_assert_str_eq(out, "GET /v1/items/2 HTTP/1.1\r\n\r\n");
+	cr_assert_str_eq(out, "GET /v1/items/2 HTTP/1.1\r\nAccept-Encoding: identity\r\n\r\n");
 	cr_assert_str_eq(note, "");
 	/* The wrong method, path, host, place, or the other credential's
 	 * placeholder: refused, and the note names the variable only. */
@@ -708,11 +709,58 @@ Test(mediator, credential_swap_and_audience)
 	cr_assert_eq(
 	    swap(&cr, s, "GET /v1/items/1 HTTP/1.1\r\nAuthorization: " PA "\r\n\r\n", out, note),
 	    -EACCES); /* without its prefix */
+	/* An audience is asked for no coding (the redaction reads what it
+	 * answers); another host keeps the client's Accept-Encoding. */
+	cr_assert_gt(swap(&cr, s,
+			  "GET /v1/items/1 HTTP/1.1\r\nAccept-Encoding: gzip, br\r\nRange: "
+			  "bytes=4-\r\nIf-Range: x\r\nAuthorization: Bearer " PA "\r\n\r\n",
+			  out, note),
+		     0);
+	cr_assert(!strstr(out, "gzip") && !strstr(out, "Range") &&
+		      strstr(out, "\r\nAccept-Encoding: identity\r\n\r\n"),
+		  "%s", out);
+	cr_assert_gt(swap(&cr, o,
+			  "GET / HTTP/1.1\r\nAccept-Encoding: gzip\r\nRange: bytes=1-\r\n\r\n", out,
+			  note),
+		     0);
+	cr_assert_str_eq(out, "GET / HTTP/1.1\r\nAccept-Encoding: gzip\r\nRange: bytes=1-\r\n\r\n");
 	/* The twin: --weaken credential-any-audience swaps it anywhere. */
 	cr.any_audience = true;
 	cr_assert_gt(
 	    swap(&cr, o, "GET / HTTP/1.1\r\nAuthorization: Bearer " PA "\r\n\r\n", out, note), 0);
 	cr_assert(strstr(out, "Authorization: Bearer SECRET-A\r\n"), "%s", out);
+	mediator_credentials_free(&cr);
+	policy_free(p);
+}
+
+/* A placeholder of another session (running or ended: this mediator's
+ * table never had it) is refused wherever it is in the head, never passed
+ * on; the twin: the same request with this session's own is swapped. */
+Test(mediator, credential_foreign_placeholder_refused)
+{
+	struct mediator_credentials cr = {0};
+	struct policy *p = cred_setup(&cr, "a=SECRET-A\nb=s&b%-b-b-b\n");
+	const struct policy_net_rule *s = &p->net_allow[0], *o = &p->net_allow[1];
+	static char out[HTTP_HEAD_MAX];
+	char note[192];
+	static const char *const heads[] = {
+	    "GET /v1/items/1 HTTP/1.1\r\nAuthorization: Bearer " PF "\r\n\r\n",
+	    "GET /v1/search?api_key=" PF " HTTP/1.1\r\n\r\n",
+	    "GET /v1/items/1 HTTP/1.1\r\nX-Other: " PF "\r\n\r\n",
+	};
+
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		cr_expect_eq(swap(&cr, s, heads[i], out, note), -EACCES, "%zu", i);
+		cr_expect_str_eq(note, ",\"placeholder\":\"foreign\"", "%zu", i);
+	}
+	cr_expect_eq(swap(&cr, o, "GET / HTTP/1.1\r\nCookie: t=" PF "\r\n\r\n", out, note),
+		     -EACCES);
+	/* Not a placeholder's shape: passes. */
+	cr_expect_gt(swap(&cr, o, "GET / HTTP/1.1\r\nX: pdk_12345\r\n\r\n", out, note), 0);
+	cr_expect_gt(swap(&cr, s,
+			  "GET /v1/items/1 HTTP/1.1\r\nAuthorization: Bearer " PA "\r\n\r\n", out,
+			  note),
+		     0);
 	mediator_credentials_free(&cr);
 	policy_free(p);
 }

@@ -23,9 +23,17 @@
  * request its grant does not cover is misdirected. The admissions log
  * read back from the record: refused-credential counted.
  *
+ * Each service's response echoes the secret it got, as it is and in every
+ * form the scan looks for (hex, base64, percent-encoded, JSON-escaped), in
+ * a chunked body of 3-byte chunks: the scan finds any of them the
+ * redaction let through (in the workspace's echo, the shell's memory).
+ *
  * Arms: enforced; weakened:audience-unchecked (paddock's --weaken
  * credential-any-audience: the placeholder is swapped wherever it is
  * presented, so mail.test gets saas's secret: must FAIL);
+ * weakened:redact-plain-only (--weaken redact-plain-only: the redaction
+ * sees the secret only as it is in one run of bytes, so the split and
+ * encoded echoes reach the workload: must FAIL);
  * weakened:secret-in-env (an adapter, the naive way: the same rules
  * without credentials, the secrets passed by --setenv: the scan finds them
  * in the workload's environment and memory, must FAIL); docker, the
@@ -50,6 +58,7 @@
 static const struct case_arm arms[] = {
     {.name = "enforced"},
     {.name = "weakened:audience-unchecked", .knob = "credential-any-audience"},
+    {.name = "weakened:redact-plain-only", .knob = "redact-plain-only"},
     {.name = "weakened:secret-in-env",
      .adapter = true,
      .mock = "secret-in-env is a configuration of the harness: the same rules without "
