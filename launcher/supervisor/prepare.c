@@ -619,6 +619,8 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		if (ctx)
 			seccomp_release(ctx);
 	}
+	sb->extra_bpf = r->opt->extra_bpf;
+	sb->extra_bpf_len = r->opt->extra_bpf_len;
 	rc = denials_prepare(r, err);
 	if (rc < 0)
 		return rc;

@@ -130,6 +130,15 @@ struct options {
 	const char *name; /* the session's name, NULL: unnamed */
 	enum opt_tty tty;
 	char **argv; /* the workload command, NULL-terminated */
+	/* paddock oci (launcher/cmd_oci.c): the bundle's seccomp program,
+	 * stacked on paddock's (sandbox_spec.extra_bpf); and a call once the
+	 * sandbox's namespaces exist (pid: its PID 1 on the host) and before
+	 * anything of it runs: the create/start split. Non-zero fails the
+	 * run with err. */
+	const void *extra_bpf;
+	size_t extra_bpf_len;
+	int (*before_go)(const char *session_id, int pid, void *arg, struct err *err);
+	void *before_go_arg;
 };
 
 /* weaken.c */
