@@ -53,7 +53,11 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 .PHONY: report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
-all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
+all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator $(B)/paddock-oci
+
+# paddock-oci: the same binary under the name engines are given (docs/oci.md).
+$(B)/paddock-oci: $(B)/paddock
+	ln -sf paddock $@
 
 # paddock-mediator (mediator/, docs/network.md): the parsers and rules are
 # pure (unit-tested, fuzzed); main.c and loop.c do the I/O.
@@ -311,9 +315,10 @@ install: all
 		$(addprefix $(DESTDIR)$(PREFIX)/share/paddock/scenarios/cases/,$(EVAL_AREAS))
 	install -m 755 $(B)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
 	install -m 755 $(B)/paddock-eval $(DESTDIR)$(PREFIX)/bin/paddock-eval
+	ln -sf paddock $(DESTDIR)$(PREFIX)/bin/paddock-oci
 	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
 	install -m 755 $(B)/paddock-mediator $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator
-	install -m 644 docs/man/paddock.1 docs/man/paddock-eval.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/paddock.1 docs/man/paddock-eval.1 docs/man/paddock-oci.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/paddock-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 docs/man/paddock-init.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 contrib/policies/*.json $(DESTDIR)$(PREFIX)/share/paddock/policies/
@@ -326,6 +331,7 @@ install: all
 # Everything install put there, and the directories of paddock's own.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/paddock $(DESTDIR)$(PREFIX)/bin/paddock-eval \
+		$(DESTDIR)$(PREFIX)/bin/paddock-oci $(DESTDIR)$(PREFIX)/share/man/man1/paddock-oci.1 \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator \
 		$(DESTDIR)$(PREFIX)/share/man/man1/paddock.1 \

@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,40 +77,81 @@ static const char usage[] =
     "implemented (pause, resume, update, checkpoint, restore, events, ...) is an\n"
     "error naming it. See paddock-oci(1) and docs/oci.md.\n";
 
-int oci_fail(const struct oci_ctx *c, const char *fmt, ...)
+void oci_log(const struct oci_ctx *c, const char *level, const char *text)
 {
-	char msg[1024];
-	va_list ap;
 	FILE *f;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "paddock oci: %s\n", msg);
-	if (c && c->log && (f = fopen(c->log, "ae"))) {
+	if (!c || !c->log || !(f = fopen(c->log, "ae")))
+		return;
+	for (const char *line = text, *end; *line; line = *end ? end + 1 : end) {
+		char msg[1024];
+
+		end = strchrnul(line, '\n');
+		snprintf(msg, sizeof(msg), "%.*s", (int)(end - line), line);
+		if (!msg[0])
+			continue;
 		if (c->log_json) {
 			cJSON *o = cJSON_CreateObject();
-			char t[64], *line;
+			char t[64], *out;
 			struct timespec now;
 			struct tm tm;
 
 			clock_gettime(CLOCK_REALTIME, &now);
 			gmtime_r(&now.tv_sec, &tm);
 			strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm);
-			cJSON_AddStringToObject(o, "level", "error");
+			cJSON_AddStringToObject(o, "level", level);
 			cJSON_AddStringToObject(o, "msg", msg);
 			cJSON_AddStringToObject(o, "time", t);
-			line = cJSON_PrintUnformatted(o);
-			if (line)
-				fprintf(f, "%s\n", line);
-			free(line);
+			out = cJSON_PrintUnformatted(o);
+			if (out)
+				fprintf(f, "%s\n", out);
+			free(out);
 			cJSON_Delete(o);
 		} else {
-			fprintf(f, "paddock oci: %s\n", msg);
+			fprintf(f, "paddock oci: %s: %s\n", level, msg);
 		}
-		fclose(f);
 	}
+	fclose(f);
+}
+
+int oci_fail(const struct oci_ctx *c, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "paddock oci: %s\n", msg);
+	oci_log(c, "error", msg);
 	return EXIT_LAUNCHER;
+}
+
+/* Up to size - 1 bytes of fd (until EOF, or what is there with
+ * nonblock), NUL-terminated: the count. */
+static ssize_t read_all(int fd, char *buf, size_t size, bool nonblock)
+{
+	size_t n = 0;
+	ssize_t k;
+
+	if (nonblock)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while (n < size - 1 && (k = read(fd, buf + n, size - 1 - n)) > 0)
+		n += (size_t)k;
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+/* The last non-empty line of text, without "paddock: ". */
+static const char *last_line(char *text)
+{
+	char *end = text + strlen(text), *start;
+
+	while (end > text && end[-1] == '\n')
+		*--end = '\0';
+	start = strrchr(text, '\n');
+	start = start ? start + 1 : text;
+	return strncmp(start, "paddock: ", 9) == 0 ? start + 9 : start;
 }
 
 uint64_t oci_start_time(pid_t pid)
@@ -424,6 +467,7 @@ static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_c
 	size_t len, extra_len = 0, n = 0;
 	char path[4200];
 	struct err err = {0};
+	struct statfs sf;
 	struct stat st;
 	int r;
 
@@ -453,6 +497,20 @@ static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_c
 	    (r = evidence_slurp(cfg->policy_ref, 1u << 20, &extra, &extra_len)) < 0)
 		return oci_config_free(cfg), oci_fail(c, "annotations.org.paddock.policy %s: %s",
 						      cfg->policy_ref, strerror(-r));
+	/* A root caller's workload is an unprivileged uid, and a writable
+	 * bind is idmapped for it (sandbox/userns.c), which overlayfs (the
+	 * rootfs of Docker and Podman) refuses. */
+	if (getuid() == 0 && statfs(cfg->root, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC)
+		cfg->root_force_ro = true;
+	/* A root caller's workload cannot pass the engine's 0700 directories
+	 * on the way to the rootfs: the monitor binds the rootfs, in a mount
+	 * namespace of its own, at a path it can (oci_monitor()). */
+	if (getuid() == 0 &&
+	    asprintf(&cfg->root_view, "%s/%s.%d", OCI_VIEW_DIR, c->id, (int)getpid()) < 0) {
+		cfg->root_view = NULL;
+		oci_config_free(cfg);
+		return oci_fail(c, "out of memory");
+	}
 	if (list_rootfs(cfg->root, &ents, &n, &err) < 0 ||
 	    oci_config_policy(cfg, ents, n, extra, extra_len, &err) < 0) {
 		entries_free(ents, n);
@@ -476,10 +534,11 @@ static int oci_create(struct oci_ctx *c, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *bundle = ".", *pid_file = NULL, *console = NULL;
-	char bundle_abs[4096], buf[32];
+	char bundle_abs[4096], buf[32], msg[2048];
 	struct oci_config cfg;
 	struct err err = {0};
-	int ch, r, ready[2];
+	int ch, r, ready[2], errp[2];
+	ssize_t n;
 	pid_t pid;
 
 	optind = 1;
@@ -538,7 +597,10 @@ static int oci_create(struct oci_ctx *c, int argc, char **argv)
 					   : oci_fail(c, "%s: %s", c->dir, strerror(e));
 		}
 	}
-	if (pipe2(ready, O_CLOEXEC) < 0) {
+	/* ready: the monitor's "ok" once the container is made; errp: its
+	 * stderr until then, so that an error of the supervisor reaches
+	 * --log (the engine reads its message there). */
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		oci_config_free(&cfg);
 		return oci_fail(c, "pipe: %s", strerror(errno));
 	}
@@ -548,25 +610,39 @@ static int oci_create(struct oci_ctx *c, int argc, char **argv)
 		return oci_fail(c, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
+		int saved = fcntl(2, F_DUPFD_CLOEXEC, 10);
+
 		close(ready[0]);
-		oci_monitor(c, &cfg, bundle_abs, ready[1]);
+		close(errp[0]);
+		if (saved < 0 || dup2(errp[1], 2) < 0)
+			_exit(EXIT_LAUNCHER);
+		close(errp[1]);
+		oci_monitor(c, &cfg, bundle_abs, ready[1], saved);
 	}
 	close(ready[1]);
+	close(errp[1]);
 	oci_config_free(&cfg);
-	/* The monitor says "ok" once the container is created, or exits. */
 	r = (int)read(ready[0], buf, sizeof(buf) - 1);
 	close(ready[0]);
 	if (r <= 0 || strncmp(buf, "ok", 2) != 0) {
 		int status = 0;
 
+		n = read_all(errp[0], msg, sizeof(msg), false);
+		close(errp[0]);
 		waitpid(pid, &status, 0);
 		rmdir(c->dir);
-		return oci_fail(c,
-				"create %s: the container's monitor ended (status %d) before the "
-				"container was made; its error is above",
-				c->id,
-				WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		return oci_fail(
+		    c, "create %s: %s", c->id,
+		    n > 0 ? last_line(msg)
+			  : "the container's monitor ended before the container was made");
 	}
+	/* What the supervisor warned of (a policy wider than paddock's agent
+	 * policy, limits not enforced): into the log, not the container's
+	 * output. Written before "ok", so it is there now. */
+	n = read_all(errp[0], msg, sizeof(msg), true);
+	close(errp[0]);
+	if (n > 0)
+		oci_log(c, "warning", msg);
 	if (pid_file) {
 		FILE *f = fopen(pid_file, "we");
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -36,6 +37,7 @@ struct gate_arg {
 	const char *bundle;
 	const char *record;
 	int ready_fd;
+	int stderr_fd;
 };
 
 static pid_t spawn_hook(const struct oci_hook *h, int in)
@@ -276,6 +278,11 @@ static int gate(const char *session, int pid, void *arg, struct err *err)
 	fifo = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fifo < 0)
 		return err_sys(err, errno, "%s", path);
+	/* The container's stderr from here on (the relay writes to fd 2). */
+	if (dup2(g->stderr_fd, 2) < 0)
+		return err_sys(err, errno, "stderr");
+	close(g->stderr_fd);
+	g->stderr_fd = -1;
 	if (write(g->ready_fd, "ok", 2) != 2)
 		return err_sys(err, errno, "create went away");
 	close(g->ready_fd);
@@ -283,13 +290,34 @@ static int gate(const char *session, int pid, void *arg, struct err *err)
 	return wait_start(fifo, err);
 }
 
-void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bundle, int ready_fd)
+/* The rootfs at view, in a mount namespace of the monitor's own (the
+ * sandbox's is made from it): the engine's directories above the rootfs
+ * are 0700 (Docker's data root), which the workload's unprivileged uid
+ * cannot pass, and which paddock will not widen on the host. */
+static int view_rootfs(const char *root, const char *view, struct err *err)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return err_sys(err, errno, "unshare(CLONE_NEWNS)");
+	/* Nothing of ours propagates back to the host's namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return err_sys(err, errno, "make / private");
+	if ((mkdir(OCI_VIEW_DIR, 0711) < 0 && errno != EEXIST) ||
+	    (mkdir(view, 0700) < 0 && errno != EEXIST))
+		return err_sys(err, errno, "%s", view);
+	if (mount(root, view, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return err_sys(err, errno, "bind %s at %s", root, view);
+	return 0;
+}
+
+void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bundle, int ready_fd,
+		 int stderr_fd)
 {
 	struct options o = {0};
 	char record[4200], path[4200];
-	struct gate_arg g = {c, cfg, bundle, record, ready_fd};
+	struct gate_arg g = {c, cfg, bundle, record, ready_fd, stderr_fd};
 	struct err err = {0};
 	FILE *f;
+	int r;
 
 	/* Out of the caller's session: a terminal that closes must not
 	 * hang up the container. */
@@ -305,6 +333,8 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	snprintf(path, sizeof(path), "%s/exec.fifo", c->dir);
 	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
 		_exit(oci_fail(c, "%s: %s", path, strerror(errno)));
+	if (cfg->root_view && view_rootfs(cfg->root, cfg->root_view, &err) < 0)
+		_exit(oci_fail(c, "%s", err.msg));
 	o.builtin_policy = cfg->policy_json;
 	o.builtin_policy_len = strlen(cfg->policy_json);
 	o.workspace = bundle;
@@ -316,8 +346,10 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	o.extra_bpf_len = cfg->bpf_len;
 	o.before_go = gate;
 	o.before_go_arg = &g;
-	(void)err;
-	_exit(supervisor_run(&o));
+	r = supervisor_run(&o);
+	if (cfg->root_view && umount2(cfg->root_view, MNT_DETACH) == 0)
+		(void)rmdir(cfg->root_view);
+	_exit(r);
 }
 
 /* ----------------------------------------------------------------- exec */

@@ -10,6 +10,8 @@
 #include "supervisor/oci.h"
 
 #define OCI_ID_MAX 128
+/* Where a root caller's monitor binds the rootfs (oci_monitor()). */
+#define OCI_VIEW_DIR "/run/paddock-oci-rootfs"
 
 /* The global options (runc's), and where this container's state is. */
 struct oci_ctx {
@@ -44,6 +46,8 @@ enum oci_status {
  * log (JSON with --log-format json: what containerd's shim reads back).
  * Returns EXIT_LAUNCHER. */
 int oci_fail(const struct oci_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Each line of text into --log at level ("warning", "error"). */
+void oci_log(const struct oci_ctx *c, const char *level, const char *text);
 /* The start time of pid, 0 when it is gone (or a zombie). */
 uint64_t oci_start_time(pid_t pid);
 /* state.json of c->dir into st: 0, or -errno (-ENOENT: no such container). */
@@ -61,6 +65,8 @@ int oci_hooks_run(const struct oci_config *cfg, enum oci_hook_kind kind, const c
 
 /* cmd_oci_run.c: the container's monitor (forked by create; returns only
  * by _exit), and paddock oci exec. */
-void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bundle, int ready_fd)
-    __attribute__((noreturn));
+/* ready_fd: where "ok" goes; stderr_fd: the real stderr, put back on fd
+ * 2 then (until then fd 2 is create's pipe). */
+void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bundle, int ready_fd,
+		 int stderr_fd) __attribute__((noreturn));
 int oci_exec(const struct oci_ctx *c, int argc, char **argv);

@@ -1323,6 +1323,12 @@ int oci_config_policy(struct oci_config *c, const struct oci_entry *entries, siz
 		cJSON_Delete(oci_mounts);
 		return oom(err);
 	}
+	if (c->root_force_ro && !c->root_readonly &&
+	    note(c, "root.readonly: true (the rootfs cannot be idmapped for paddock's "
+		    "unprivileged workload), a tmpfs on /tmp") < 0) {
+		cJSON_Delete(oci_mounts);
+		return oom(err);
+	}
 	/* The rootfs' top entries first, then config.json's mounts on top
 	 * (a mount may not hide an earlier one in paddock's plan: an entry a
 	 * mount replaces is left out). */
@@ -1335,8 +1341,8 @@ int oci_config_policy(struct oci_config *c, const struct oci_entry *entries, siz
 		    covered(oci_mounts, e->name))
 			continue;
 		snprintf(target, sizeof(target), "/%s", e->name);
-		if (snprintf(source, sizeof(source), "%s/%s", c->root, e->name) >=
-		    (int)sizeof(source))
+		if (snprintf(source, sizeof(source), "%s/%s", c->root_view ? c->root_view : c->root,
+			     e->name) >= (int)sizeof(source))
 			r = err_set(err, ENAMETOOLONG, "root.path: too long");
 		else if (!(m = cJSON_CreateObject()) || !cJSON_AddItemToArray(mounts, m))
 			r = (cJSON_Delete(m), oom(err));
@@ -1346,12 +1352,20 @@ int oci_config_policy(struct oci_config *c, const struct oci_entry *entries, siz
 				    cJSON_AddStringToObject(m, "link", e->link ? e->link : "")
 				? 0
 				: oom(err);
+		else if (e->kind == OCI_ENTRY_DIR && c->root_force_ro && !c->root_readonly &&
+			 strcmp(e->name, "tmp") == 0)
+			r = cJSON_AddStringToObject(m, "type", "tmpfs") &&
+				    cJSON_AddStringToObject(m, "target", target) &&
+				    cJSON_AddStringToObject(m, "mode", "1777")
+				? 0
+				: oom(err);
 		else
 			r = cJSON_AddStringToObject(m, "type", "bind") &&
 				    cJSON_AddStringToObject(m, "source", source) &&
 				    cJSON_AddStringToObject(m, "target", target) &&
-				    cJSON_AddStringToObject(m, "mode",
-							    c->root_readonly ? "ro" : "rw")
+				    cJSON_AddStringToObject(
+					m, "mode",
+					c->root_readonly || c->root_force_ro ? "ro" : "rw")
 				? 0
 				: oom(err);
 	}
@@ -1370,6 +1384,7 @@ void oci_config_free(struct oci_config *c)
 {
 	strv_free(c->argv);
 	free(c->root);
+	free(c->root_view);
 	strv_free(c->sysctl);
 	for (size_t k = 0; k < OCI_HOOK_KINDS; k++) {
 		for (size_t i = 0; i < c->n_hooks[k]; i++) {

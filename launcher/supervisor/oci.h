@@ -50,6 +50,15 @@ struct oci_config {
 	bool terminal;
 	char *root;	    /* root.path, made absolute against the bundle */
 	bool root_readonly; /* root.readonly */
+	/* Set by the caller before oci_config_policy(): the rootfs cannot be
+	 * bound writable (a root caller's unprivileged workload needs an
+	 * idmapped mount, which overlayfs does not allow): read-only, with a
+	 * tmpfs on /tmp, and a note. */
+	bool root_force_ro;
+	/* Set by the caller before oci_config_policy(): where the binds'
+	 * sources find the rootfs (a bind of it the sandbox's uid can reach),
+	 * NULL: root itself. */
+	char *root_view;
 	bool has_oom;
 	int oom_score_adj;
 	char **sysctl; /* "net.ipv4.x=VALUE", for the network namespace */
