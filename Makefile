@@ -188,6 +188,11 @@ $(B)/tests/fuzz_git_replay: tests/fuzz/fuzz_git.c tests/fuzz/replay.c $(B)/libpa
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
+# paddock oci's config.json translator (tests/fuzz/fuzz_oci.c).
+$(B)/tests/fuzz_oci_replay: tests/fuzz/fuzz_oci.c tests/fuzz/replay.c $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
 # The mediator's parsers of what a workload sends (tests/fuzz/fuzz_mediator.c).
 $(B)/tests/fuzz_mediator_replay: tests/fuzz/fuzz_mediator.c tests/fuzz/replay.c \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
@@ -211,11 +216,12 @@ FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/d
 	      $(B)/tests/fuzz_git_replay tests/data/git && \
 	      $(B)/tests/fuzz_mediator_replay tests/data/mediator && \
 	      $(B)/tests/fuzz_evidence_replay tests/data/evidence && \
-	      $(B)/tests/fuzz_eval_replay tests/data/eval
+	      $(B)/tests/fuzz_eval_replay tests/data/eval && \
+	      $(B)/tests/fuzz_oci_replay tests/data/oci
 
 fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_git_replay \
 		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
-		$(B)/tests/fuzz_eval_replay
+		$(B)/tests/fuzz_eval_replay $(B)/tests/fuzz_oci_replay
 	$(FUZZ_REPLAY)
 
 # make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target;
@@ -237,6 +243,8 @@ FUZZ_SRC_git := mounts/gitconf.c
 FUZZ_SEED_git := tests/data/git
 FUZZ_SRC_eval := scenarios/cases/files/hb03_grade.c scenarios/lib/grading.c
 FUZZ_SEED_eval := tests/data/eval
+FUZZ_SRC_oci := launcher/supervisor/oci.c launcher/supervisor/oci_seccomp.c policy/*.c
+FUZZ_SEED_oci := tests/data/oci
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ)$(FUZZ_ONLY) \
@@ -251,7 +259,7 @@ deps:
 
 unit: all $(UNIT_BIN) $(B)/tests/html_fixture $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
 		$(B)/tests/fuzz_git_replay $(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
-		$(B)/tests/fuzz_eval_replay
+		$(B)/tests/fuzz_eval_replay $(B)/tests/fuzz_oci_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 	/usr/bin/python3 tests/check_schema.py .

@@ -972,8 +972,12 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 		    (r = want_int(get(it, "shares"), "linux.resources.cpu.shares", 0, 262144, &sh,
 				  err)) < 0)
 			return r;
-		if (sh != 0)
-			return err_set(err, EINVAL, "linux.resources.cpu.shares: not supported");
+		/* 1024 is the kernel's default weight: the same as none. */
+		if (sh != 0 && sh != 1024)
+			return err_set(err, EINVAL,
+				       "linux.resources.cpu.shares: %.0f not supported (0 or 1024, "
+				       "the default weight)",
+				       sh);
 		if (get(it, "quota") && (r = want_int(get(it, "quota"), "linux.resources.cpu.quota",
 						      -1, 9007199254740991.0, &q, err)) < 0)
 			return r;
