@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -309,6 +310,119 @@ static int view_rootfs(const char *root, const char *view, struct err *err)
 	return 0;
 }
 
+/* Is the top directory of target one of the rootfs' own (bound from it),
+ * rather than a mount of config.json or paddock's? */
+static bool in_rootfs(const cJSON *mounts, const char *target, const char *root)
+{
+	const char *slash = strchr(target + 1, '/');
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, mounts) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "target"));
+		const char *src =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "source"));
+		size_t n = strlen(root);
+
+		if (!t || strlen(t) != (size_t)(slash - target) ||
+		    strncmp(t, target, (size_t)(slash - target)) != 0)
+			continue;
+		return src && strncmp(src, root, n) == 0 && src[n] == '/';
+	}
+	return false;
+}
+
+/* The mount points of config.json's mounts below the rootfs' own
+ * directories (/etc/hosts in an image without one), made in the rootfs as
+ * runc makes them: paddock binds the rootfs' directories (read-only for a
+ * root caller) and cannot make them inside. Each component is opened
+ * without following a symlink, so an image's /etc -> /somewhere cannot
+ * send this anywhere but into the rootfs: such a path is refused. */
+static int make_mountpoints(const struct oci_config *cfg, struct err *err)
+{
+	const cJSON *mounts = cJSON_GetObjectItemCaseSensitive(cfg->policy, "mounts"), *m;
+	const char *view = cfg->root_view ? cfg->root_view : cfg->root;
+
+	cJSON_ArrayForEach(m, mounts) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "target"));
+		const char *type =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "type"));
+		const char *src =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "source"));
+		cleanup_close int dir = -1;
+		char buf[4096], *comp, *next;
+		struct stat st;
+		bool file;
+
+		if (!t || !type || !strchr(t + 1, '/') || !in_rootfs(mounts, t, view))
+			continue;
+		file =
+		    strcmp(type, "bind") == 0 && src && stat(src, &st) == 0 && !S_ISDIR(st.st_mode);
+		snprintf(buf, sizeof(buf), "%s", t + 1);
+		dir = open(view, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dir < 0)
+			return err_sys(err, errno, "%s", view);
+		for (comp = buf; comp; comp = next) {
+			int fd;
+
+			next = strchr(comp, '/');
+			if (next)
+				*next++ = '\0';
+			if (!*comp)
+				continue;
+			if (!next && file) {
+				fd = openat(dir, comp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+					    0644);
+				if (fd < 0 && errno != EISDIR)
+					return err_sys(err, errno, "mount point %s in the rootfs",
+						       t);
+				if (fd >= 0)
+					close(fd);
+				break;
+			}
+			if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
+				return err_sys(err, errno, "mount point %s in the rootfs", t);
+			fd = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				return err_sys(
+				    err, errno == ELOOP ? ELOOP : errno,
+				    "mount point %s in the rootfs (a symlink on the way?)", t);
+			close(dir);
+			dir = fd;
+		}
+	}
+	return 0;
+}
+
+/* process.rlimits above our hard limit: a root monitor raises its own
+ * (CAP_SYS_RESOURCE), as runc would, so that paddock can give the workload
+ * what it asks; otherwise paddock refuses it with its own message. */
+static void raise_hard_limits(const struct oci_config *cfg)
+{
+	static const struct {
+		const char *name;
+		int resource;
+	} names[] = {{"nproc", RLIMIT_NPROC},
+		     {"nofile", RLIMIT_NOFILE},
+		     {"fsize", RLIMIT_FSIZE},
+		     {"as", RLIMIT_AS},
+		     {"core", RLIMIT_CORE}};
+	const cJSON *rl = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cfg->policy, "limits"), "rlimits");
+
+	if (getuid() != 0)
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rl, names[i].name);
+		struct rlimit cur;
+
+		if (!cJSON_IsNumber(v) || getrlimit(names[i].resource, &cur) < 0 ||
+		    (rlim_t)v->valuedouble <= cur.rlim_max)
+			continue;
+		cur.rlim_max = (rlim_t)v->valuedouble;
+		(void)setrlimit(names[i].resource, &cur);
+	}
+}
+
 void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bundle, int ready_fd,
 		 int stderr_fd)
 {
@@ -335,6 +449,12 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 		_exit(oci_fail(c, "%s: %s", path, strerror(errno)));
 	if (cfg->root_view && view_rootfs(cfg->root, cfg->root_view, &err) < 0)
 		_exit(oci_fail(c, "%s", err.msg));
+	raise_hard_limits(cfg);
+	if (make_mountpoints(cfg, &err) < 0)
+		_exit(oci_fail(c, "%s", err.msg));
+	/* The workload inherits it through the sandbox's clone and init. */
+	if (cfg->has_umask)
+		umask(cfg->umask);
 	o.builtin_policy = cfg->policy_json;
 	o.builtin_policy_len = strlen(cfg->policy_json);
 	o.workspace = bundle;

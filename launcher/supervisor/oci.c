@@ -297,8 +297,14 @@ static int parse_user(struct oci_config *c, const cJSON *u, struct err *err)
 		r = want_int(get(u, "gid"), "process.user.gid", 0, 4294967294.0, &gid, err);
 	if (r < 0)
 		return r;
-	if (get(u, "umask"))
-		return err_set(err, EINVAL, "process.user.umask: not supported by paddock oci");
+	if ((it = get(u, "umask"))) {
+		double m;
+
+		if ((r = want_int(it, "process.user.umask", 0, 0777, &m, err)) < 0)
+			return r;
+		c->has_umask = true;
+		c->umask = (unsigned)m;
+	}
 	if (get(u, "username"))
 		return err_set(err, EINVAL, "process.user.username: not supported (Windows only)");
 	if (!cJSON_AddNumberToObject(user, "uid", uid) ||
@@ -640,8 +646,8 @@ static int one_mount(struct oci_config *c, const cJSON *m, size_t i, bool *has_d
 	}
 	if (strcmp(type, "cgroup") == 0 || strcmp(type, "cgroup2") == 0 ||
 	    strcmp(type, "mqueue") == 0) {
-		static const char *const co[] = {"nosuid", "nodev",    "noexec",
-						 "ro",	   "relatime", NULL};
+		static const char *const co[] = {"nosuid",   "nodev",	"noexec",   "ro",
+						 "relatime", "private", "rprivate", NULL};
 
 		if ((r = mount_options(c, opts, path, co, NULL, NULL, 0, NULL, 0, err)) < 0)
 			return r;

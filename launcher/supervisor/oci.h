@@ -59,6 +59,8 @@ struct oci_config {
 	 * sources find the rootfs (a bind of it the sandbox's uid can reach),
 	 * NULL: root itself. */
 	char *root_view;
+	bool has_umask; /* process.user.umask: set by the monitor, inherited */
+	unsigned umask;
 	bool has_oom;
 	int oom_score_adj;
 	char **sysctl; /* "net.ipv4.x=VALUE", for the network namespace */

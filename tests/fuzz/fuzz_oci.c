@@ -17,9 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct oci_entry ents[] = {
-	    {"bin", OCI_ENTRY_DIR, NULL}, {"etc", OCI_ENTRY_DIR, NULL},
+	    {"bin", OCI_ENTRY_DIR, NULL},	   {"etc", OCI_ENTRY_DIR, NULL},
 	    {"lib", OCI_ENTRY_SYMLINK, "usr/lib"}, {"tmp", OCI_ENTRY_DIR, NULL},
-	    {".dockerenv", OCI_ENTRY_FILE, NULL}, {"dev", OCI_ENTRY_DIR, NULL},
+	    {".dockerenv", OCI_ENTRY_FILE, NULL},  {"dev", OCI_ENTRY_DIR, NULL},
 	};
 	static const struct policy_vars vars = {.workspace = "/b", .home = "/root", .pwd = "/"};
 	struct oci_config c;

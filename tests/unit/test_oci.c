@@ -16,9 +16,9 @@
 TestSuite(oci, .fini = unit_leak_check);
 
 static const struct oci_entry rootfs[] = {
-    {"bin", OCI_ENTRY_DIR, NULL},	 {"etc", OCI_ENTRY_DIR, NULL},
+    {"bin", OCI_ENTRY_DIR, NULL},	   {"etc", OCI_ENTRY_DIR, NULL},
     {"lib", OCI_ENTRY_SYMLINK, "usr/lib"}, {"tmp", OCI_ENTRY_DIR, NULL},
-    {"dev", OCI_ENTRY_DIR, NULL},	 {"proc", OCI_ENTRY_DIR, NULL},
+    {"dev", OCI_ENTRY_DIR, NULL},	   {"proc", OCI_ENTRY_DIR, NULL},
 };
 
 static char *slurp(const char *path, size_t *len)
@@ -68,8 +68,9 @@ static struct policy *accepted(const char *text, struct oci_config *c)
 	struct err err = {0};
 
 	cr_assert_eq(oci_config_parse(text, strlen(text), "/b", c, &err), 0, "%s", err.msg);
-	cr_assert_eq(oci_config_policy(c, rootfs, sizeof(rootfs) / sizeof(rootfs[0]), NULL, 0, &err),
-		     0, "%s", err.msg);
+	cr_assert_eq(
+	    oci_config_policy(c, rootfs, sizeof(rootfs) / sizeof(rootfs[0]), NULL, 0, &err), 0,
+	    "%s", err.msg);
 	cr_assert_eq(policy_load_buffer(c->policy_json, strlen(c->policy_json), &vars, &p, &err), 0,
 		     "%s\n%s", err.msg, c->policy_json);
 	return p;
@@ -129,7 +130,8 @@ Test(oci, docker_config_is_translated_and_narrowings_are_noted)
 		dev |= m->type == POLICY_MOUNT_DEV && strcmp(m->target, "/dev") == 0;
 		etc_bind |= m->type == POLICY_MOUNT_BIND && strcmp(m->target, "/etc") == 0 &&
 			    strcmp(m->source, "/b/merged/etc") == 0 && !m->readonly;
-		resolv |= m->type == POLICY_MOUNT_BIND && strcmp(m->target, "/etc/resolv.conf") == 0;
+		resolv |=
+		    m->type == POLICY_MOUNT_BIND && strcmp(m->target, "/etc/resolv.conf") == 0;
 		sys_dir |= m->type == POLICY_MOUNT_DIR && strcmp(m->target, "/sys") == 0;
 		cr_assert(strcmp(m->target, "/dev/mqueue") != 0, "mqueue is not mounted");
 	}
@@ -192,10 +194,11 @@ Test(oci, a_rootfs_forced_read_only_says_so)
 Test(oci, limits_and_rlimits_map)
 {
 	struct oci_config c;
-	char *text = config(",\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"soft\":1024,\"hard\":4096}]",
-			    ",\"resources\":{\"memory\":{\"limit\":67108864},\"pids\":{\"limit\":64},"
-			    "\"cpu\":{\"quota\":50000,\"period\":100000}}",
-			    "");
+	char *text =
+	    config(",\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"soft\":1024,\"hard\":4096}]",
+		   ",\"resources\":{\"memory\":{\"limit\":67108864},\"pids\":{\"limit\":64},"
+		   "\"cpu\":{\"quota\":50000,\"period\":100000}}",
+		   "");
 	struct policy *p = accepted(text, &c);
 
 	cr_assert(p->rlimits[POLICY_RLIMIT_NOFILE].set);
@@ -213,14 +216,16 @@ Test(oci, an_unknown_field_is_refused_by_its_path)
 {
 	char *t;
 
-	refused(t = config("", "", ",\"solaris\":{}"), "config.json.solaris: not supported"), free(t);
+	refused(t = config("", "", ",\"solaris\":{}"), "config.json.solaris: not supported"),
+	    free(t);
 	refused(t = config(",\"umaskk\":1", "", ""), "process.umaskk: not supported"), free(t);
 	refused(t = config("", ",\"intelRdt\":{}", ""), "linux.intelRdt: not supported"), free(t);
 	refused(t = config("", ",\"resources\":{\"hugepageLimits\":[]}", ""),
 		"linux.resources.hugepageLimits: not supported"),
 	    free(t);
-	refused(t = config("", "", ",\"mounts\":[{\"destination\":\"/x\",\"type\":\"tmpfs\","
-				   "\"options\":[\"huge=always\"]}]"),
+	refused(t = config("", "",
+			   ",\"mounts\":[{\"destination\":\"/x\",\"type\":\"tmpfs\","
+			   "\"options\":[\"huge=always\"]}]"),
 		"mounts[0].options[0]: \"huge=always\" is not supported"),
 	    free(t);
 	refused(t = config(",\"cwd\":\"/\"", "", ""), "process: duplicate key \"cwd\""), free(t);
@@ -255,22 +260,24 @@ Test(oci, namespaces_paddock_cannot_give_are_refused)
 
 Test(oci, a_seccomp_profile_with_an_unknown_syscall_is_refused)
 {
-	char *t = config("",
-			 ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":[{\"names\":"
-			 "[\"read\",\"nosuchcall\"],\"action\":\"SCMP_ACT_ALLOW\"}]}",
-			 "");
+	char *t =
+	    config("",
+		   ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":[{\"names\":"
+		   "[\"read\",\"nosuchcall\"],\"action\":\"SCMP_ACT_ALLOW\"}]}",
+		   "");
 
 	refused(t, "linux.seccomp.syscalls[0].names[1]: unknown syscall \"nosuchcall\"");
 	free(t);
 	refused(t = config("", ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_NOTIFY\"}", ""),
 		"linux.seccomp.defaultAction: unknown action \"SCMP_ACT_NOTIFY\" (not supported)"),
 	    free(t);
-	refused(t = config("",
-			   ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{"
-			   "\"names\":[\"kill\"],\"action\":\"SCMP_ACT_ERRNO\",\"args\":[{\"index\":"
-			   "0,\"value\":1,\"op\":\"SCMP_CMP_SOMETIMES\"}]}]}",
-			   ""),
-		"linux.seccomp.syscalls[0].args[0].op: unknown operator"),
+	refused(
+	    t = config("",
+		       ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{"
+		       "\"names\":[\"kill\"],\"action\":\"SCMP_ACT_ERRNO\",\"args\":[{\"index\":"
+		       "0,\"value\":1,\"op\":\"SCMP_CMP_SOMETIMES\"}]}]}",
+		       ""),
+	    "linux.seccomp.syscalls[0].args[0].op: unknown operator"),
 	    free(t);
 }
 
@@ -279,10 +286,11 @@ Test(oci, a_seccomp_profile_of_known_names_compiles)
 {
 	struct oci_config c;
 	struct err err = {0};
-	char *t = config("",
-			 ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":[{\"names\":"
-			 "[\"read\",\"write\"],\"action\":\"SCMP_ACT_ALLOW\"}]}",
-			 "");
+	char *t =
+	    config("",
+		   ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":[{\"names\":"
+		   "[\"read\",\"write\"],\"action\":\"SCMP_ACT_ALLOW\"}]}",
+		   "");
 
 	cr_assert_eq(oci_config_parse(t, strlen(t), "/b", &c, &err), 0, "%s", err.msg);
 	cr_assert_not_null(c.bpf);
