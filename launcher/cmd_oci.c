@@ -500,12 +500,13 @@ static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_c
 	/* A root caller's workload is an unprivileged uid, and a writable
 	 * bind is idmapped for it (sandbox/userns.c), which overlayfs (the
 	 * rootfs of Docker and Podman) refuses. */
-	if (getuid() == 0 && statfs(cfg->root, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC)
+	if (supervisor_host_root() && statfs(cfg->root, &sf) == 0 &&
+	    sf.f_type == OVERLAYFS_SUPER_MAGIC)
 		cfg->root_force_ro = true;
 	/* A root caller's workload cannot pass the engine's 0700 directories
 	 * on the way to the rootfs: the monitor binds the rootfs, in a mount
 	 * namespace of its own, at a path it can (oci_monitor()). */
-	if (getuid() == 0 &&
+	if (supervisor_host_root() &&
 	    asprintf(&cfg->root_view, "%s/%s.%d", OCI_VIEW_DIR, c->id, (int)getpid()) < 0) {
 		cfg->root_view = NULL;
 		oci_config_free(cfg);
@@ -921,7 +922,7 @@ static const char *default_root(char *buf, size_t size)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 
-	if (getuid() == 0)
+	if (supervisor_host_root())
 		return "/run/paddock-oci";
 	if (xdg && xdg[0] == '/')
 		snprintf(buf, size, "%s/paddock-oci", xdg);

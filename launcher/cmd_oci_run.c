@@ -409,7 +409,7 @@ static void raise_hard_limits(const struct oci_config *cfg)
 	const cJSON *rl = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(cfg->policy, "limits"), "rlimits");
 
-	if (getuid() != 0)
+	if (!supervisor_host_root())
 		return;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rl, names[i].name);

@@ -610,9 +610,10 @@ static int one_mount(struct oci_config *c, const cJSON *m, size_t i, bool *has_d
 	}
 	if ((strcmp(type, "devpts") == 0 && strcmp(dest, "/dev/pts") == 0) ||
 	    (strcmp(type, "tmpfs") == 0 && strcmp(dest, "/dev/shm") == 0)) {
-		static const char *const po[] = {
-		    "nosuid",	 "noexec", "nodev",    "newinstance",  "ptmxmode=0666",
-		    "mode=0620", "gid=5",  "mode=620", "ptmxmode=666", NULL};
+		static const char *const po[] = {"nosuid",	"noexec",	 "nodev",
+						 "newinstance", "ptmxmode=0666", "mode=0620",
+						 "gid=5",	"mode=620",	 "ptmxmode=666",
+						 "private",	"rprivate",	 NULL};
 
 		if (!*has_dev)
 			return err_set(err, EINVAL, "%s: %s only below a tmpfs /dev", path, dest);

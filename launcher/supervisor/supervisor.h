@@ -161,6 +161,11 @@ int weaken_known(char *buf, size_t size, const char *near);
  * off ("seccomp-profile-none"). For the record and --explain. */
 size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char **out, size_t max);
 
+/* prepare.c: the caller is uid 0 of the host's user namespace (a root
+ * caller, whose workload is another uid); uid 0 of another namespace is
+ * not. */
+bool supervisor_host_root(void);
+
 /* run.c: paddock run from parsed options to the exit status (the
  * workload's, or a documented launcher status), its one-line errors
  * printed. */
