@@ -757,6 +757,23 @@ static int oci_kill(struct oci_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* A monitor killed before it removed its rootfs view leaves an empty
+ * directory OCI_VIEW_DIR/ID.PID on the host (oci_monitor()). */
+static void remove_views(const char *id)
+{
+	size_t n = strlen(id);
+	struct dirent *e;
+	DIR *d = opendir(OCI_VIEW_DIR);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, id, n) == 0 && e->d_name[n] == '.' &&
+		    strspn(e->d_name + n + 1, "0123456789") == strlen(e->d_name + n + 1))
+			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+	closedir(d);
+}
+
 static int remove_state(const struct oci_ctx *c)
 {
 	static const char *const names[] = {"state.json", "exec.fifo", "started", "policy.json",
@@ -819,6 +836,7 @@ static int oci_delete(struct oci_ctx *c, int argc, char **argv)
 				oci_fail(c, "warning: %s", err.msg);
 		}
 	}
+	remove_views(c->id);
 	if ((r = remove_state(c)) < 0)
 		return oci_fail(c, "delete %s: %s", c->dir, strerror(-r));
 	return 0;

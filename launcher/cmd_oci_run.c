@@ -447,11 +447,12 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	snprintf(path, sizeof(path), "%s/exec.fifo", c->dir);
 	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
 		_exit(oci_fail(c, "%s: %s", path, strerror(errno)));
-	if (cfg->root_view && view_rootfs(cfg->root, cfg->root_view, &err) < 0)
-		_exit(oci_fail(c, "%s", err.msg));
+	if ((cfg->root_view && view_rootfs(cfg->root, cfg->root_view, &err) < 0) ||
+	    make_mountpoints(cfg, &err) < 0) {
+		r = oci_fail(c, "%s", err.msg);
+		goto out;
+	}
 	raise_hard_limits(cfg);
-	if (make_mountpoints(cfg, &err) < 0)
-		_exit(oci_fail(c, "%s", err.msg));
 	/* The workload inherits it through the sandbox's clone and init. */
 	if (cfg->has_umask)
 		umask(cfg->umask);
@@ -467,8 +468,13 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	o.before_go = gate;
 	o.before_go_arg = &g;
 	r = supervisor_run(&o);
-	if (cfg->root_view && umount2(cfg->root_view, MNT_DETACH) == 0)
+out:
+	/* The view's directory on the host: empty there (the bind is in our
+	 * namespace only), removed once the bind is gone. */
+	if (cfg->root_view) {
+		(void)umount2(cfg->root_view, MNT_DETACH);
 		(void)rmdir(cfg->root_view);
+	}
 	_exit(r);
 }
 
