@@ -340,6 +340,8 @@ char *oci_state_json(const struct oci_ctx *c, const struct oci_state *st, enum o
 
 /* ------------------------------------------------------------- commands */
 
+static int remove_state(const struct oci_ctx *c);
+
 /* ID: what runc accepts, and a file name. */
 static bool id_valid(const char *id)
 {
@@ -631,7 +633,7 @@ static int oci_create(struct oci_ctx *c, int argc, char **argv)
 		n = read_all(errp[0], msg, sizeof(msg), false);
 		close(errp[0]);
 		waitpid(pid, &status, 0);
-		rmdir(c->dir);
+		(void)remove_state(c);
 		return oci_fail(
 		    c, "create %s: %s", c->id,
 		    n > 0 ? last_line(msg)
@@ -802,7 +804,7 @@ static int oci_delete(struct oci_ctx *c, int argc, char **argv)
 		return r;
 	r = oci_state_read(c, &st);
 	if (r == -ENOENT && force) {
-		rmdir(c->dir);
+		(void)remove_state(c);
 		return 0;
 	}
 	if ((r = lookup(c, &st)) != 0)
