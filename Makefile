@@ -482,6 +482,11 @@ $(B)/tests/fan_stress: tests/integration/fan_stress.c $(FAN_SRC) $(B)/policy/sha
 fan-stress: $(B)/tests/fan_stress
 	@for p in normal budget stall; do $(B)/tests/fan_stress $$p || exit 1; done
 
+# paddock oci under Podman, Docker and containerd (as root; tests/oci/run.sh
+# installs the engines, starts and stops its own instances).
+test-oci: all
+	@./tests/oci/run.sh
+
 # Runs every implemented case over its arms (as root: workloads drop to
 # paddock-test; the Docker arm starts an offline engine only if none
 # answers, and stops only what it started).

@@ -480,6 +480,26 @@ out:
 
 /* ----------------------------------------------------------------- exec */
 
+/* Are rlimits (process.json's) those of the container's config.json? */
+static bool same_rlimits(const struct oci_state *st, const cJSON *rlimits)
+{
+	cleanup_free char *text = NULL;
+	char path[4200];
+	bool same = false;
+	size_t len;
+	cJSON *cfg;
+
+	snprintf(path, sizeof(path), "%s/config.json", st->bundle);
+	if (evidence_slurp(path, OCI_CONFIG_MAX_BYTES, &text, &len) < 0)
+		return false;
+	cfg = cJSON_ParseWithLength(text, len);
+	same = cJSON_Compare(cJSON_GetObjectItemCaseSensitive(
+				 cJSON_GetObjectItemCaseSensitive(cfg, "process"), "rlimits"),
+			     rlimits, true);
+	cJSON_Delete(cfg);
+	return same;
+}
+
 /* process.json of exec into paddock exec's arguments (av, n). */
 static int exec_args(const struct oci_ctx *c, const struct oci_state *st, const char *text,
 		     size_t len, char ***av, size_t *n)
@@ -520,9 +540,11 @@ static int exec_args(const struct oci_ctx *c, const struct oci_state *st, const 
 	if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "terminal")))
 		rc = oci_fail(c,
 			      "exec --process: process.terminal: a terminal is not supported yet");
+	/* paddock exec's command gets the container's limits: the same
+	 * ones asked again (Podman does) are honoured, others refused. */
 	if (!rc && (it = cJSON_GetObjectItemCaseSensitive(p, "rlimits")) &&
-	    cJSON_GetArraySize(it) > 0)
-		rc = oci_fail(c, "exec --process: process.rlimits: not supported for exec");
+	    cJSON_GetArraySize(it) > 0 && !same_rlimits(st, it))
+		rc = oci_fail(c, "exec --process: process.rlimits: only the container's own");
 	/* paddock exec runs as the container's process does: one id is
 	 * mapped in its user namespace. */
 	if (!rc && user &&
