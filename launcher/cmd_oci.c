@@ -687,6 +687,23 @@ static int oci_start(struct oci_ctx *c, int argc, char **argv)
 				strerror(r));
 	}
 	close(fd);
+	/* runc's start returns once the process runs: so do we, once the
+	 * session says so (an exec right after would find it starting), or
+	 * the container ended first. */
+	for (int k = 0; k < 3000 && oci_start_time(st.pid) == st.start; k++) {
+		struct session_info info;
+		struct registry reg;
+		struct err err = {0};
+		bool up;
+
+		if (cli_lookup(&reg, st.session, &info, &err) < 0)
+			break;
+		up = info.state != SESSION_STARTING;
+		session_registry_close(&reg);
+		if (up)
+			break;
+		usleep(2000);
+	}
 	return 0;
 }
 

@@ -202,7 +202,7 @@ has "paddock oci and paddock-oci are one" "paddock-oci version" "$("$B/paddock" 
 podman_checks() { # LABEL RUN-AS-PREFIX...
 	local label=$1; shift
 	local P=("$@" podman --root "$PM/storage" --runroot "$PM/run" --cgroup-manager cgroupfs
-		--events-backend file --runtime "$OCI")
+		--events-backend file --runtime "$OCI" --runtime-flag "root=$PM/oci")
 	out=$("${P[@]}" import "$T/rootfs.tar" localhost/paddock-oci-bb:test 2>&1) ||
 		{ bad "podman $label: import" "$out"; return; }
 	ok "podman $label: import of the busybox rootfs"
@@ -334,11 +334,11 @@ with tarfile.open(sys.argv[2], "w") as t:
         add("blobs/sha256/" + d, b)
 EOF
 		out=$("${A[@]}" images import "$C/image.tar" 2>&1) && ok "ctr: images import" || bad "ctr: images import" "$out"
-		out=$(timeout 60 "${A[@]}" run --rm --runtime io.containerd.runc.v2 --runc-binary "$OCI" \
+		out=$(timeout 60 "${A[@]}" run --rm --runtime io.containerd.runc.v2 --runc-binary "$OCI" --runc-root "$C/oci" \
 			docker.io/library/paddock-oci-bb:test t1 sh -c 'echo hello from ctr; cat /proc/1/cmdline | tr "\0" " "' 2>&1)
 		say "     ctr run printed: $(printf '%s' "$out" | tr '\n' '|')"
 		has "ctr: run --rm under paddock-init" "hello from ctr|paddock-init" "$(printf '%s' "$out" | tr '\n' '|')"
-		timeout 60 "${A[@]}" run -d --runtime io.containerd.runc.v2 --runc-binary "$OCI" \
+		timeout 60 "${A[@]}" run -d --runtime io.containerd.runc.v2 --runc-binary "$OCI" --runc-root "$C/oci" \
 			docker.io/library/paddock-oci-bb:test t2 sleep 60 >/dev/null 2>&1
 		out=$("${A[@]}" task ls 2>&1)
 		has "ctr: run -d, task RUNNING" "RUNNING" "$(printf '%s' "$out" | grep t2)"
