@@ -657,6 +657,32 @@ static int oci_create(struct oci_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* The hooks of kind, with config.json read again from the bundle (the
+ * engine's until delete returns): 0, or the error printed. */
+static int run_hooks_again(const struct oci_ctx *c, const struct oci_state *st,
+			   enum oci_hook_kind kind, enum oci_status status)
+{
+	cleanup_free char *text = NULL, *state = NULL;
+	struct oci_config cfg;
+	struct err err = {0};
+	char path[4200];
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/config.json", st->bundle);
+	if (evidence_slurp(path, OCI_CONFIG_MAX_BYTES, &text, &len) < 0 ||
+	    oci_config_parse(text, len, st->bundle, &cfg, &err) < 0)
+		return 0; /* nothing to run: create parsed it, the engine changed it since */
+	if (!cfg.n_hooks[kind]) {
+		oci_config_free(&cfg);
+		return 0;
+	}
+	state = oci_state_json(c, st, status, status == OCI_STOPPED ? 0 : st->init);
+	r = state ? oci_hooks_run(&cfg, kind, state, &err) : err_set(&err, ENOMEM, "out of memory");
+	oci_config_free(&cfg);
+	return r < 0 ? oci_fail(c, "%s", err.msg) : 0;
+}
+
 static int oci_start(struct oci_ctx *c, int argc, char **argv)
 {
 	struct oci_state st;
@@ -704,7 +730,7 @@ static int oci_start(struct oci_ctx *c, int argc, char **argv)
 			break;
 		usleep(2000);
 	}
-	return 0;
+	return run_hooks_again(c, &st, OCI_HOOK_POSTSTART, OCI_RUNNING);
 }
 
 static int oci_state_cmd(struct oci_ctx *c, int argc, char **argv)
@@ -836,25 +862,9 @@ static int oci_delete(struct oci_ctx *c, int argc, char **argv)
 		for (int k = 0; k < 500 && oci_start_time(st.pid) == st.start; k++)
 			usleep(10000);
 	}
-	{
-		struct oci_config cfg;
-		cleanup_free char *text = NULL, *state = NULL;
-		char path[4200];
-		struct err err = {0};
-		size_t len;
-
-		/* poststop hooks: config.json is read again (the bundle is the
-		 * engine's until delete returns). */
-		snprintf(path, sizeof(path), "%s/config.json", st.bundle);
-		if (evidence_slurp(path, OCI_CONFIG_MAX_BYTES, &text, &len) == 0 &&
-		    oci_config_parse(text, len, st.bundle, &cfg, &err) == 0) {
-			state = oci_state_json(c, &st, OCI_STOPPED, 0);
-			r = state ? oci_hooks_run(&cfg, OCI_HOOK_POSTSTOP, state, &err) : 0;
-			oci_config_free(&cfg);
-			if (r < 0)
-				oci_fail(c, "warning: %s", err.msg);
-		}
-	}
+	/* runtime-spec: a poststop hook's failure is a warning only. */
+	if (run_hooks_again(c, &st, OCI_HOOK_POSTSTOP, OCI_STOPPED) != 0)
+		oci_fail(c, "warning: delete %s: a poststop hook failed (above)", c->id);
 	remove_views(c->id);
 	if ((r = remove_state(c)) < 0)
 		return oci_fail(c, "delete %s: %s", c->dir, strerror(-r));

@@ -125,7 +125,9 @@ has "a seccomp profile with an unknown syscall is refused" 'linux.seccomp.syscal
 
 # The lifecycle: create leaves the container made and stopped before its
 # process runs; start runs it; state follows; delete removes it.
-bundle "$T/b1" '["sh","-c","echo started > /tmp/mark; echo out-of-c1; hostname; sleep 30"]'
+hook() { printf '{"path":"/bin/sh","args":["sh","-c","cat > %s/%s.json"],"timeout":10}' "$T" "$1"; }
+bundle "$T/b1" '["sh","-c","echo started > /tmp/mark; echo out-of-c1; hostname; sleep 30"]' '' \
+	",\"hooks\":{\"prestart\":[$(hook prestart)],\"createRuntime\":[$(hook createRuntime)],\"poststart\":[$(hook poststart)],\"poststop\":[$(hook poststop)]}"
 "$OCI" --root "$R" create --bundle "$T/b1" --pid-file "$T/c1.pid" c1 >"$T/c1.out" 2>"$T/c1.err"
 rc=$?
 [ $rc = 0 ] && ok "create: status 0" || bad "create: status 0" "status $rc: $(cat "$T/c1.err")"
@@ -135,6 +137,10 @@ pid=$(cat "$T/c1.pid" 2>/dev/null)
 pids+=("$pid")
 st=$("$OCI" --root "$R" state c1)
 has "state: created" '"status":	"created"' "$st"
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s['status']=='created' and s['pid']>0 and s['id']=='c1', s" "$T/prestart.json" &&
+	[ -s "$T/createRuntime.json" ] && ok "hooks: prestart and createRuntime got the state on stdin" ||
+	bad "hooks: prestart and createRuntime got the state on stdin" "$(cat "$T/prestart.json" 2>&1)"
+[ -e "$T/poststart.json" ] && bad "hooks: no poststart before start" "it ran" || ok "hooks: no poststart before start"
 has "state: the record's path in the annotations" '"org.paddock.record":' "$st"
 [ "$(stat -c %a "$R/c1")" = 700 ] && ok "the state directory is 0700" || bad "the state directory is 0700" "$(stat -c %a "$R/c1")"
 sleep 0.5
@@ -144,6 +150,7 @@ for _ in $(seq 50); do grep -q box "$T/c1.out" && break; sleep 0.1; done
 has "the process ran, hostname from config.json" "out-of-c1
 box" "$(cat "$T/c1.out")"
 has "state: running" '"status":	"running"' "$("$OCI" --root "$R" state c1)"
+has "hooks: poststart after start, running" '"status":	"running"' "$(cat "$T/poststart.json" 2>&1)"
 out=$("$OCI" --root "$R" ps --format json c1)
 python3 -c "import json,sys; p=json.loads(sys.argv[1]); assert len(p) >= 2, p" "$out" &&
 	ok "ps --format json: init and the process" || bad "ps --format json: init and the process" "$out"
@@ -167,6 +174,7 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['status']=
 	ok "the completion record: status 143" || bad "the completion record: status 143" "$rec"
 "$OCI" --root "$R" delete c1 && [ ! -e "$R/c1" ] && ok "delete removes the state" ||
 	bad "delete removes the state" "$(ls "$R/c1" 2>&1)"
+has "hooks: poststop at delete, stopped" '"status":	"stopped"' "$(cat "$T/poststop.json" 2>&1)"
 out=$("$OCI" --root "$R" state c1 2>&1)
 has "state of a deleted container" 'container "c1" does not exist' "$out"
 # delete --force of a container that never started.
