@@ -20,9 +20,7 @@
 
 #define PATHLEN 192
 
-/* A JSON path for a message: cut when too long (it is only shown). */
-__attribute__((format(printf, 3, 4))) static void pathf(char *out, size_t size, const char *fmt,
-							...)
+void oci_pathf(char *out, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,9 +58,9 @@ __attribute__((format(printf, 2, 3))) static int note(struct oci_config *c, cons
 }
 
 /* Every member of obj is one of known (NULL-terminated), at most once. */
-static int keys_known(const cJSON *obj, const char *path, const char *const *known, struct err *err)
+int oci_json_keys(const void *json, const char *path, const char *const *known, struct err *err)
 {
-	const cJSON *it, *prev;
+	const cJSON *obj = json, *it, *prev;
 
 	if (!cJSON_IsObject(obj))
 		return err_set(err, EINVAL, "%s: must be an object", path);
@@ -145,7 +143,7 @@ static int want_strings(const cJSON *arr, const char *path, bool nonempty, char 
 		const char *s;
 		int r;
 
-		pathf(p, sizeof(p), "%s[%zu]", path, i);
+		oci_pathf(p, sizeof(p), "%s[%zu]", path, i);
 		r = want_string(it, p, &s, err);
 		if (r == 0 && !(v[i] = strdup(s)))
 			r = oom(err);
@@ -201,11 +199,11 @@ static int parse_rlimits(struct oci_config *c, const cJSON *arr, cJSON *limits, 
 		const char *type = NULL, *name = NULL;
 		double soft, hard;
 
-		pathf(p, sizeof(p), "process.rlimits[%zu]", i);
-		r = keys_known(it, p, keys, err);
+		oci_pathf(p, sizeof(p), "process.rlimits[%zu]", i);
+		r = oci_json_keys(it, p, keys, err);
 		if (r < 0)
 			return r;
-		pathf(p, sizeof(p), "process.rlimits[%zu].type", i);
+		oci_pathf(p, sizeof(p), "process.rlimits[%zu].type", i);
 		r = want_string(get(it, "type"), p, &type, err);
 		if (r < 0)
 			return r;
@@ -219,9 +217,9 @@ static int parse_rlimits(struct oci_config *c, const cJSON *arr, cJSON *limits, 
 				       p, type);
 		if (get(rl, name))
 			return err_set(err, EINVAL, "%s: \"%s\" given twice", p, type);
-		pathf(p, sizeof(p), "process.rlimits[%zu].soft", i);
+		oci_pathf(p, sizeof(p), "process.rlimits[%zu].soft", i);
 		r = want_int(get(it, "soft"), p, 0, 9007199254740991.0, &soft, err);
-		pathf(p, sizeof(p), "process.rlimits[%zu].hard", i);
+		oci_pathf(p, sizeof(p), "process.rlimits[%zu].hard", i);
 		if (r == 0)
 			r = want_int(get(it, "hard"), p, 0, 9007199254740991.0, &hard, err);
 		if (r < 0)
@@ -253,7 +251,7 @@ static int parse_env(const cJSON *arr, cJSON *set, struct err *err)
 		char name[256];
 		int r;
 
-		pathf(p, sizeof(p), "process.env[%zu]", i++);
+		oci_pathf(p, sizeof(p), "process.env[%zu]", i++);
 		r = want_string(it, p, &s, err);
 		if (r < 0)
 			return r;
@@ -290,7 +288,7 @@ static int parse_user(struct oci_config *c, const cJSON *u, struct err *err)
 
 	if (!user)
 		return oom(err);
-	r = keys_known(u, "process.user", keys, err);
+	r = oci_json_keys(u, "process.user", keys, err);
 	if (r == 0)
 		r = want_int(get(u, "uid"), "process.user.uid", 0, 4294967294.0, &uid, err);
 	if (r == 0)
@@ -322,7 +320,7 @@ static int parse_user(struct oci_config *c, const cJSON *u, struct err *err)
 			char p[PATHLEN];
 			double v;
 
-			pathf(p, sizeof(p), "process.user.additionalGids[%zu]", i++);
+			oci_pathf(p, sizeof(p), "process.user.additionalGids[%zu]", i++);
 			r = want_int(g, p, 0, 4294967294.0, &v, err);
 			if (r < 0)
 				return r;
@@ -362,7 +360,7 @@ static int parse_process(struct oci_config *c, const cJSON *pr, struct err *err)
 	const char *cwd;
 	int r;
 
-	r = keys_known(pr, "process", keys, err);
+	r = oci_json_keys(pr, "process", keys, err);
 	if (r < 0)
 		return r;
 	if ((it = get(pr, "terminal")) &&
@@ -404,7 +402,7 @@ static int parse_process(struct oci_config *c, const cJSON *pr, struct err *err)
 						 "permitted", "ambient",   NULL};
 		size_t most = 0;
 
-		r = keys_known(it, "process.capabilities", ck, err);
+		r = oci_json_keys(it, "process.capabilities", ck, err);
 		if (r < 0)
 			return r;
 		for (size_t k = 0; ck[k]; k++) {
@@ -413,7 +411,7 @@ static int parse_process(struct oci_config *c, const cJSON *pr, struct err *err)
 
 			if (!get(it, ck[k]))
 				continue;
-			pathf(p, sizeof(p), "process.capabilities.%s", ck[k]);
+			oci_pathf(p, sizeof(p), "process.capabilities.%s", ck[k]);
 			r = want_strings(get(it, ck[k]), p, false, &v, &n, err);
 			strv_free(v);
 			if (r < 0)
@@ -485,7 +483,7 @@ static int mount_options(struct oci_config *c, const cJSON *opts, const char *pa
 		size_t k;
 		int r;
 
-		pathf(p, sizeof(p), "%s.options[%zu]", path, i++);
+		oci_pathf(p, sizeof(p), "%s.options[%zu]", path, i++);
 		if ((r = want_string(it, p, &s, err)) < 0)
 			return r;
 		if (strcmp(s, "ro") == 0 && ro) {
@@ -551,9 +549,9 @@ static int one_mount(struct oci_config *c, const cJSON *m, size_t i, bool *has_d
 	int r;
 
 	snprintf(path, sizeof(path), "mounts[%zu]", i);
-	if ((r = keys_known(m, path, keys, err)) < 0)
+	if ((r = oci_json_keys(m, path, keys, err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.destination", path);
+	oci_pathf(p, sizeof(p), "%s.destination", path);
 	if ((r = want_string(get(m, "destination"), p, &dest, err)) < 0)
 		return r;
 	if (dest[0] != '/' || strcmp(dest, "/") == 0)
@@ -561,10 +559,10 @@ static int one_mount(struct oci_config *c, const cJSON *m, size_t i, bool *has_d
 	if (get(m, "uidMappings") || get(m, "gidMappings"))
 		return err_set(err, EINVAL, "%s.%s: idmapped mounts are not supported", path,
 			       get(m, "uidMappings") ? "uidMappings" : "gidMappings");
-	pathf(p, sizeof(p), "%s.type", path);
+	oci_pathf(p, sizeof(p), "%s.type", path);
 	if ((it = get(m, "type")) && (r = want_string(it, p, &type, err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.source", path);
+	oci_pathf(p, sizeof(p), "%s.source", path);
 	if ((it = get(m, "source")) && (r = want_string(it, p, &source, err)) < 0)
 		return r;
 	if (cJSON_IsArray(opts))
@@ -693,16 +691,16 @@ static int parse_hook(const cJSON *h, const char *path, struct oci_hook *out, st
 	const char *s;
 	int r;
 
-	if ((r = keys_known(h, path, keys, err)) < 0)
+	if ((r = oci_json_keys(h, path, keys, err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.path", path);
+	oci_pathf(p, sizeof(p), "%s.path", path);
 	if ((r = want_string(get(h, "path"), p, &s, err)) < 0)
 		return r;
 	if (s[0] != '/')
 		return err_set(err, EINVAL, "%s: must be an absolute path", p);
 	if (!(out->path = strdup(s)))
 		return oom(err);
-	pathf(p, sizeof(p), "%s.args", path);
+	oci_pathf(p, sizeof(p), "%s.args", path);
 	if ((it = get(h, "args")))
 		r = want_strings(it, p, false, &out->args, NULL, err);
 	else if (!(out->args = calloc(2, sizeof(char *))) || !(out->args[0] = strdup(s)))
@@ -712,7 +710,7 @@ static int parse_hook(const cJSON *h, const char *path, struct oci_hook *out, st
 	if (!out->args[0] && (free(out->args), !(out->args = calloc(2, sizeof(char *))) ||
 						   !(out->args[0] = strdup(s))))
 		return oom(err);
-	pathf(p, sizeof(p), "%s.env", path);
+	oci_pathf(p, sizeof(p), "%s.env", path);
 	if ((it = get(h, "env")))
 		r = want_strings(it, p, false, &out->env, NULL, err);
 	else if (!(out->env = calloc(1, sizeof(char *))))
@@ -722,7 +720,7 @@ static int parse_hook(const cJSON *h, const char *path, struct oci_hook *out, st
 	if ((it = get(h, "timeout"))) {
 		double t;
 
-		pathf(p, sizeof(p), "%s.timeout", path);
+		oci_pathf(p, sizeof(p), "%s.timeout", path);
 		if ((r = want_int(it, p, 1, 3600, &t, err)) < 0)
 			return r;
 		out->timeout_s = (int)t;
@@ -735,7 +733,7 @@ static int parse_hooks(struct oci_config *c, const cJSON *hooks, struct err *err
 	static const char *const keys[] = {"prestart", "createRuntime",	  "poststart",
 					   "poststop", "createContainer", "startContainer",
 					   NULL};
-	int r = keys_known(hooks, "hooks", keys, err);
+	int r = oci_json_keys(hooks, "hooks", keys, err);
 
 	if (r < 0)
 		return r;
@@ -763,7 +761,7 @@ static int parse_hooks(struct oci_config *c, const cJSON *hooks, struct err *err
 		cJSON_ArrayForEach(it, arr) {
 			char p[PATHLEN];
 
-			pathf(p, sizeof(p), "hooks.%s[%zu]", hook_names[k], i);
+			oci_pathf(p, sizeof(p), "hooks.%s[%zu]", hook_names[k], i);
 			r = parse_hook(it, p, &c->hooks[k][i], err);
 			c->n_hooks[k] = ++i;
 			if (r < 0)
@@ -800,10 +798,10 @@ static int parse_namespaces(struct oci_config *c, const cJSON *arr, bool *uts, s
 		size_t k;
 		int r;
 
-		pathf(p, sizeof(p), "linux.namespaces[%zu]", i);
-		if ((r = keys_known(it, p, keys, err)) < 0)
+		oci_pathf(p, sizeof(p), "linux.namespaces[%zu]", i);
+		if ((r = oci_json_keys(it, p, keys, err)) < 0)
 			return r;
-		pathf(p, sizeof(p), "linux.namespaces[%zu].type", i);
+		oci_pathf(p, sizeof(p), "linux.namespaces[%zu].type", i);
 		if ((r = want_string(get(it, "type"), p, &type, err)) < 0)
 			return r;
 		for (k = 0; k < sizeof(ns_names) / sizeof(ns_names[0]); k++)
@@ -870,13 +868,13 @@ static int parse_mappings(struct oci_config *c, const cJSON *arr, const char *pa
 		double v;
 		int r;
 
-		pathf(p, sizeof(p), "%s[%zu]", path, i++);
-		if ((r = keys_known(it, p, keys, err)) < 0)
+		oci_pathf(p, sizeof(p), "%s[%zu]", path, i++);
+		if ((r = oci_json_keys(it, p, keys, err)) < 0)
 			return r;
 		for (size_t k = 0; keys[k]; k++) {
 			char q[PATHLEN + 16];
 
-			pathf(q, sizeof(q), "%s.%s", p, keys[k]);
+			oci_pathf(q, sizeof(q), "%s.%s", p, keys[k]);
 			if ((r = want_int(get(it, keys[k]), q, k == 2 ? 1 : 0, 4294967295.0, &v,
 					  err)) < 0)
 				return r;
@@ -902,7 +900,7 @@ static int parse_sysctl(struct oci_config *c, const cJSON *obj, struct err *err)
 		const char *v;
 		int r;
 
-		pathf(p, sizeof(p), "linux.sysctl.%s", it->string);
+		oci_pathf(p, sizeof(p), "linux.sysctl.%s", it->string);
 		if ((r = want_string(it, p, &v, err)) < 0)
 			return r;
 		/* Only the network namespace's own: paddock's sandbox has one,
@@ -930,7 +928,7 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 	const cJSON *it;
 	int r;
 
-	if ((r = keys_known(res, "linux.resources", keys, err)) < 0)
+	if ((r = oci_json_keys(res, "linux.resources", keys, err)) < 0)
 		return r;
 	if ((it = get(res, "devices"))) {
 		if (!cJSON_IsArray(it))
@@ -947,7 +945,7 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 		const cJSON *l = get(it, "limit");
 		double v;
 
-		if ((r = keys_known(it, "linux.resources.memory", mk, err)) < 0)
+		if ((r = oci_json_keys(it, "linux.resources.memory", mk, err)) < 0)
 			return r;
 		if (get(it, "reservation") || get(it, "swap")) {
 			const cJSON *s =
@@ -973,7 +971,7 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 		static const char *const ck[] = {"shares", "quota", "period", NULL};
 		double q = 0, per = 100000, sh = 0;
 
-		if ((r = keys_known(it, "linux.resources.cpu", ck, err)) < 0)
+		if ((r = oci_json_keys(it, "linux.resources.cpu", ck, err)) < 0)
 			return r;
 		if (get(it, "shares") &&
 		    (r = want_int(get(it, "shares"), "linux.resources.cpu.shares", 0, 262144, &sh,
@@ -1007,7 +1005,7 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 		static const char *const pk[] = {"limit", NULL};
 		double v = 0;
 
-		if ((r = keys_known(it, "linux.resources.pids", pk, err)) < 0 ||
+		if ((r = oci_json_keys(it, "linux.resources.pids", pk, err)) < 0 ||
 		    (r = want_int(get(it, "limit"), "linux.resources.pids.limit", -1, 4194304, &v,
 				  err)) < 0)
 			return r;
@@ -1018,7 +1016,7 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 		static const char *const bk[] = {"weight", NULL};
 		double w = 0;
 
-		if ((r = keys_known(it, "linux.resources.blockIO", bk, err)) < 0 ||
+		if ((r = oci_json_keys(it, "linux.resources.blockIO", bk, err)) < 0 ||
 		    (r = want_int(get(it, "weight"), "linux.resources.blockIO.weight", 0, 1000, &w,
 				  err)) < 0)
 			return r;
@@ -1077,7 +1075,7 @@ static int parse_linux(struct oci_config *c, const cJSON *lx, bool *uts, struct 
 	const char *s;
 	int r;
 
-	if ((r = keys_known(lx, "linux", keys, err)) < 0)
+	if ((r = oci_json_keys(lx, "linux", keys, err)) < 0)
 		return r;
 	if (!get(lx, "namespaces"))
 		return err_set(err, EINVAL, "linux.namespaces: required");
@@ -1087,7 +1085,7 @@ static int parse_linux(struct oci_config *c, const cJSON *lx, bool *uts, struct 
 		const char *key = k ? "gidMappings" : "uidMappings";
 		char p[PATHLEN];
 
-		pathf(p, sizeof(p), "linux.%s", key);
+		oci_pathf(p, sizeof(p), "linux.%s", key);
 		if ((it = get(lx, key)) && (r = parse_mappings(c, it, p, err)) < 0)
 			return r;
 	}
@@ -1151,7 +1149,7 @@ static int parse_annotations(struct oci_config *c, const cJSON *an, struct err *
 		const char *v;
 		int r;
 
-		pathf(p, sizeof(p), "annotations.%s", it->string);
+		oci_pathf(p, sizeof(p), "annotations.%s", it->string);
 		if (!cJSON_IsString(it))
 			return err_set(err, EINVAL, "%s: must be a string", p);
 		v = it->valuestring;
@@ -1188,7 +1186,7 @@ static int parse_root(struct oci_config *c, const cJSON *root, const char *bundl
 	const char *s;
 	int r;
 
-	if ((r = keys_known(root, "root", keys, err)) < 0)
+	if ((r = oci_json_keys(root, "root", keys, err)) < 0)
 		return r;
 	if ((r = want_string(get(root, "path"), "root.path", &s, err)) < 0)
 		return r;
@@ -1241,7 +1239,7 @@ int oci_config_parse(const char *text, size_t len, const char *bundle, struct oc
 	    !cJSON_AddNumberToObject(policy(out), "version", 1) ||
 	    !cJSON_AddArrayToObject(policy(out), "mounts"))
 		return r = oom(err), oci_config_free(out), r;
-	r = keys_known(doc, "config.json", keys, err);
+	r = oci_json_keys(doc, "config.json", keys, err);
 	if (r == 0 && (r = want_string(get(doc, "ociVersion"), "ociVersion", &s, err)) == 0 &&
 	    strncmp(s, "1.", 2) != 0)
 		r = err_set(err, EINVAL, "ociVersion: \"%s\" is not supported (1.x)", s);
@@ -1309,7 +1307,7 @@ static int take_extra(struct oci_config *c, const char *extra, size_t len, struc
 
 	if (!doc)
 		return err_set(err, EINVAL, "annotations.org.paddock.policy: invalid JSON");
-	if ((r = keys_known(doc, "annotations.org.paddock.policy", keys, err)) < 0)
+	if ((r = oci_json_keys(doc, "annotations.org.paddock.policy", keys, err)) < 0)
 		return r;
 	for (size_t k = 1; keys[k]; k++) {
 		cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(doc, keys[k]);

@@ -92,6 +92,13 @@ int oci_config_policy(struct oci_config *c, const struct oci_entry *entries, siz
 		      const char *extra, size_t extra_len, struct err *err);
 void oci_config_free(struct oci_config *c);
 
+/* What oci.c and oci_seccomp.c share: every member of the JSON object
+ * json (a cJSON *) is one of known (NULL-terminated), at most once; else
+ * -EINVAL with err naming PATH.KEY. oci_pathf(): a JSON path for a
+ * message, cut when too long (it is only shown). */
+int oci_json_keys(const void *json, const char *path, const char *const *known, struct err *err);
+__attribute__((format(printf, 3, 4))) void oci_pathf(char *out, size_t size, const char *fmt, ...);
+
 /* oci_seccomp.c: a runtime-spec seccomp object (a cJSON *) compiled with
  * libseccomp into a BPF program (malloc'd into *bpf, *len bytes). path
  * names the object in errors ("linux.seccomp"). */

@@ -19,17 +19,6 @@
 
 #include "../../include/cleanup.h"
 
-/* A JSON path for a message: cut when too long (it is only shown). */
-__attribute__((format(printf, 3, 4))) static void pathf(char *out, size_t size, const char *fmt,
-							...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, size, fmt, ap);
-	va_end(ap);
-}
-
 static void ctx_release(scmp_filter_ctx *c)
 {
 	if (*c)
@@ -63,28 +52,6 @@ static const struct {
     {"SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ},
 };
 
-static int keys_ok(const cJSON *obj, const char *path, const char *const *known, struct err *err)
-{
-	const cJSON *it, *prev;
-
-	if (!cJSON_IsObject(obj))
-		return err_set(err, EINVAL, "%s: must be an object", path);
-	cJSON_ArrayForEach(it, obj) {
-		size_t i;
-
-		for (i = 0; known[i] && strcmp(known[i], it->string) != 0; i++)
-			;
-		if (!known[i])
-			return err_set(err, EINVAL, "%s.%s: not supported by paddock oci", path,
-				       it->string);
-		for (prev = obj->child; prev != it; prev = prev->next)
-			if (strcmp(prev->string, it->string) == 0)
-				return err_set(err, EINVAL, "%s: duplicate key \"%s\"", path,
-					       it->string);
-	}
-	return 0;
-}
-
 static int uint_of(const cJSON *it, const char *path, double max, uint64_t *out, struct err *err)
 {
 	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0 ||
@@ -111,7 +78,7 @@ static int action_of(const cJSON *it, const cJSON *errno_ret, const char *path, 
 			continue;
 		*out = actions[i].action;
 		if (errno_ret) {
-			pathf(p, sizeof(p), "%s (its errnoRet)", path);
+			oci_pathf(p, sizeof(p), "%s (its errnoRet)", path);
 			if ((r = uint_of(errno_ret, p, 4095, &e, err)) < 0)
 				return r;
 			if (strcmp(it->valuestring, "SCMP_ACT_ERRNO") != 0 &&
@@ -137,21 +104,21 @@ static int one_arg(const cJSON *a, const char *path, struct scmp_arg_cmp *out, s
 	char p[224];
 	int r;
 
-	if ((r = keys_ok(a, path, keys, err)) < 0)
+	if ((r = oci_json_keys(a, path, keys, err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.index", path);
+	oci_pathf(p, sizeof(p), "%s.index", path);
 	if ((r = uint_of(cJSON_GetObjectItemCaseSensitive(a, "index"), p, 5, &idx, err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.value", path);
+	oci_pathf(p, sizeof(p), "%s.value", path);
 	if ((r = uint_of(cJSON_GetObjectItemCaseSensitive(a, "value"), p, 9007199254740991.0, &v1,
 			 err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.valueTwo", path);
+	oci_pathf(p, sizeof(p), "%s.valueTwo", path);
 	if (cJSON_GetObjectItemCaseSensitive(a, "valueTwo") &&
 	    (r = uint_of(cJSON_GetObjectItemCaseSensitive(a, "valueTwo"), p, 9007199254740991.0,
 			 &v2, err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.op", path);
+	oci_pathf(p, sizeof(p), "%s.op", path);
 	if (!cJSON_IsString(op))
 		return err_set(err, EINVAL, "%s: must be a string", p);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -176,9 +143,9 @@ static int one_rule(scmp_filter_ctx ctx, const cJSON *s, const char *path, uint3
 	size_t i = 0;
 	int r;
 
-	if ((r = keys_ok(s, path, keys, err)) < 0)
+	if ((r = oci_json_keys(s, path, keys, err)) < 0)
 		return r;
-	pathf(p, sizeof(p), "%s.action", path);
+	oci_pathf(p, sizeof(p), "%s.action", path);
 	if ((r = action_of(cJSON_GetObjectItemCaseSensitive(s, "action"),
 			   cJSON_GetObjectItemCaseSensitive(s, "errnoRet"), p, &action, err)) < 0)
 		return r;
@@ -186,7 +153,7 @@ static int one_rule(scmp_filter_ctx ctx, const cJSON *s, const char *path, uint3
 		if (!cJSON_IsArray(args) || cJSON_GetArraySize(args) > 6)
 			return err_set(err, EINVAL, "%s.args: an array of at most 6", path);
 		cJSON_ArrayForEach(it, args) {
-			pathf(p, sizeof(p), "%s.args[%u]", path, n_cmp);
+			oci_pathf(p, sizeof(p), "%s.args[%u]", path, n_cmp);
 			if ((r = one_arg(it, p, &cmp[n_cmp], err)) < 0)
 				return r;
 			n_cmp++;
@@ -197,7 +164,7 @@ static int one_rule(scmp_filter_ctx ctx, const cJSON *s, const char *path, uint3
 	cJSON_ArrayForEach(it, names) {
 		int nr;
 
-		pathf(p, sizeof(p), "%s.names[%zu]", path, i++);
+		oci_pathf(p, sizeof(p), "%s.names[%zu]", path, i++);
 		if (!cJSON_IsString(it))
 			return err_set(err, EINVAL, "%s: must be a string", p);
 		nr = seccomp_syscall_resolve_name(it->valuestring);
@@ -253,7 +220,7 @@ int oci_seccomp_compile(const void *json, const char *path, void **bpf, size_t *
 	size_t i = 0;
 	int r;
 
-	if ((r = keys_ok(sec, path, keys, err)) < 0)
+	if ((r = oci_json_keys(sec, path, keys, err)) < 0)
 		return r;
 	if (cJSON_GetObjectItemCaseSensitive(sec, "listenerPath") ||
 	    cJSON_GetObjectItemCaseSensitive(sec, "listenerMetadata"))
@@ -262,7 +229,7 @@ int oci_seccomp_compile(const void *json, const char *path, void **bpf, size_t *
 	if ((it = cJSON_GetObjectItemCaseSensitive(sec, "flags")) &&
 	    (!cJSON_IsArray(it) || cJSON_GetArraySize(it) > 0))
 		return err_set(err, EINVAL, "%s.flags: not supported by paddock oci", path);
-	pathf(p, sizeof(p), "%s.defaultAction", path);
+	oci_pathf(p, sizeof(p), "%s.defaultAction", path);
 	if ((r = action_of(cJSON_GetObjectItemCaseSensitive(sec, "defaultAction"),
 			   cJSON_GetObjectItemCaseSensitive(sec, "defaultErrnoRet"), p, &def,
 			   err)) < 0)
@@ -282,7 +249,7 @@ int oci_seccomp_compile(const void *json, const char *path, void **bpf, size_t *
 			char name[32];
 			uint32_t arch;
 
-			pathf(p, sizeof(p), "%s.architectures[%zu]", path, i++);
+			oci_pathf(p, sizeof(p), "%s.architectures[%zu]", path, i++);
 			if (!cJSON_IsString(a) || strncmp(a->valuestring, "SCMP_ARCH_", 10) != 0 ||
 			    strlen(a->valuestring) >= sizeof(name) + 10)
 				return err_set(err, EINVAL, "%s: an SCMP_ARCH_ name", p);
@@ -305,7 +272,7 @@ int oci_seccomp_compile(const void *json, const char *path, void **bpf, size_t *
 		if (!cJSON_IsArray(it))
 			return err_set(err, EINVAL, "%s.syscalls: must be an array", path);
 		cJSON_ArrayForEach(s, it) {
-			pathf(p, sizeof(p), "%s.syscalls[%zu]", path, i++);
+			oci_pathf(p, sizeof(p), "%s.syscalls[%zu]", path, i++);
 			if ((r = one_rule(ctx, s, p, def, err)) < 0)
 				return r;
 		}
