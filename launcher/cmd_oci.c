@@ -54,7 +54,7 @@ static const char usage[] =
     "                    send SIGNAL (default SIGTERM) to the container\n"
     "  delete [--force] ID\n"
     "                    remove a stopped container (--force: kill it first)\n"
-    "  exec --process FILE [--detach] [--pid-file FILE] ID\n"
+    "  exec --process FILE [--detach] [--pid-file FILE] [--console-socket S] [--tty] ID\n"
     "                    run a process (runtime-spec JSON) in a running container\n"
     "  ps [--format json|table] ID\n"
     "                    the container's processes (host pids)\n"
@@ -580,11 +580,15 @@ static int oci_create(struct oci_ctx *c, int argc, char **argv)
 		return oci_fail(c, "bundle %s: %s", bundle, strerror(errno));
 	if ((r = load_bundle(c, bundle_abs, &cfg)) != 0)
 		return r;
-	if (cfg.terminal || console) {
+	/* runc's rule: a terminal comes with the socket its master goes to,
+	 * and the socket only with a terminal. */
+	if (cfg.terminal != !!console) {
 		oci_config_free(&cfg);
-		return oci_fail(c, "%s: a terminal (console socket) is not supported yet",
-				console ? "create --console-socket" : "process.terminal");
+		return oci_fail(c, "%s",
+				console ? "create --console-socket: process.terminal is false"
+					: "process.terminal: needs --console-socket");
 	}
+	c->console = console;
 	if (make_root(c->root, &err) < 0) {
 		oci_config_free(&cfg);
 		return oci_fail(c, "%s", err.msg);

@@ -22,6 +22,9 @@
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -423,6 +426,9 @@ static void raise_hard_limits(const struct oci_config *cfg)
 	}
 }
 
+static int take_console(const struct oci_ctx *c, const struct oci_config *cfg, int *stderr_fd,
+			struct err *err);
+
 void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bundle, int ready_fd,
 		 int stderr_fd)
 {
@@ -448,7 +454,8 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
 		_exit(oci_fail(c, "%s: %s", path, strerror(errno)));
 	if ((cfg->root_view && view_rootfs(cfg->root, cfg->root_view, &err) < 0) ||
-	    make_mountpoints(cfg, &err) < 0) {
+	    make_mountpoints(cfg, &err) < 0 ||
+	    (cfg->terminal && take_console(c, cfg, &g.stderr_fd, &err) < 0)) {
 		r = oci_fail(c, "%s", err.msg);
 		goto out;
 	}
@@ -461,7 +468,7 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	o.workspace = bundle;
 	o.record_path = record;
 	o.no_config = true;
-	o.tty = OPT_TTY_NO;
+	o.tty = cfg->terminal ? OPT_TTY_YES : OPT_TTY_NO;
 	o.argv = cfg->argv;
 	o.extra_bpf = cfg->bpf;
 	o.extra_bpf_len = cfg->bpf_len;
@@ -476,6 +483,69 @@ out:
 		(void)rmdir(cfg->root_view);
 	}
 	_exit(r);
+}
+
+int oci_console(const char *sock, unsigned rows, unsigned cols, struct err *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	cleanup_close int m = -1, s = -1, fd = -1;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char name[64];
+	struct iovec iov = {.iov_base = name};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *cm;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 || ptsname_r(m, name, sizeof(name)) != 0)
+		return err_sys(err, errno, "a pty for the console");
+	s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return err_sys(err, errno, "%s", name);
+	if (rows && cols)
+		(void)ioctl(s, TIOCSWINSZ,
+			    &(struct winsize){.ws_row = (unsigned short)rows,
+					      .ws_col = (unsigned short)cols});
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return err_set(err, ENAMETOOLONG, "--console-socket %s: too long", sock);
+	strcpy(sa.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return err_sys(err, errno, "--console-socket %s", sock);
+	memset(u.buf, 0, sizeof(u.buf));
+	iov.iov_len = strlen(name);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &m, sizeof(int));
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
+		return err_sys(err, errno, "--console-socket %s: send the pty", sock);
+	return take_fd(&s);
+}
+
+/* The console's slave as our stdin and stdout (fd 2 follows at the gate,
+ * through stderr_fd) and our controlling terminal: its size changes come
+ * to us as SIGWINCH, which the supervisor passes on. */
+static int take_console(const struct oci_ctx *c, const struct oci_config *cfg, int *stderr_fd,
+			struct err *err)
+{
+	int s = oci_console(c->console, cfg->rows, cfg->cols, err);
+
+	if (s < 0)
+		return s;
+	if (dup2(s, 0) < 0 || dup2(s, 1) < 0 || ioctl(0, TIOCSCTTY, 0) < 0) {
+		close(s);
+		return err_sys(err, errno, "the console as stdio");
+	}
+	close(*stderr_fd);
+	*stderr_fd = s;
+	return 0;
 }
 
 /* ----------------------------------------------------------------- exec */
@@ -502,7 +572,8 @@ static bool same_rlimits(const struct oci_state *st, const cJSON *rlimits)
 
 /* process.json of exec into paddock exec's arguments (av, n). */
 static int exec_args(const struct oci_ctx *c, const struct oci_state *st, const char *text,
-		     size_t len, char ***av, size_t *n)
+		     size_t len, char ***av, size_t *n, bool *terminal, unsigned *rows,
+		     unsigned *cols)
 {
 	static const char *const keys[] = {"terminal",
 					   "consoleSize",
@@ -537,9 +608,13 @@ static int exec_args(const struct oci_ctx *c, const struct oci_state *st, const 
 	args = cJSON_GetObjectItemCaseSensitive(p, "args");
 	env = cJSON_GetObjectItemCaseSensitive(p, "env");
 	cwd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "cwd"));
-	if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "terminal")))
-		rc = oci_fail(c,
-			      "exec --process: process.terminal: a terminal is not supported yet");
+	*terminal = *terminal || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "terminal"));
+	if ((it = cJSON_GetObjectItemCaseSensitive(p, "consoleSize"))) {
+		*rows =
+		    (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "height"));
+		*cols =
+		    (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "width"));
+	}
 	/* paddock exec's command gets the container's limits: the same
 	 * ones asked again (Podman does) are honoured, others refused. */
 	if (!rc && (it = cJSON_GetObjectItemCaseSensitive(p, "rlimits")) &&
@@ -564,7 +639,7 @@ static int exec_args(const struct oci_ctx *c, const struct oci_state *st, const 
 		return rc;
 	}
 	(*av)[k++] = strdup("exec");
-	(*av)[k++] = strdup("--no-tty");
+	(*av)[k++] = strdup(*terminal ? "--tty" : "--no-tty");
 	if (cwd) {
 		(*av)[k++] = strdup("--cwd");
 		(*av)[k++] = strdup(cwd);
@@ -599,11 +674,13 @@ int oci_exec(const struct oci_ctx *c0, int argc, char **argv)
 	struct oci_ctx c = *c0;
 	const char *process = NULL, *pid_file = NULL, *id = NULL;
 	cleanup_free char *text = NULL;
-	bool detach = false;
+	bool detach = false, terminal = false, tty_flag = false;
+	unsigned rows = 0, cols = 0;
+	struct err err = {0};
 	struct oci_state st;
 	char **av = NULL;
 	size_t len, n = 0;
-	int r;
+	int r, slave = -1;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -614,9 +691,10 @@ int oci_exec(const struct oci_ctx *c0, int argc, char **argv)
 			pid_file = argv[++i];
 		else if (strcmp(a, "--detach") == 0 || strcmp(a, "-d") == 0)
 			detach = true;
-		else if (strcmp(a, "--console-socket") == 0)
-			return oci_fail(&c,
-					"exec --console-socket: a terminal is not supported yet");
+		else if (strcmp(a, "--console-socket") == 0 && i + 1 < argc)
+			c.console = argv[++i];
+		else if (strcmp(a, "--tty") == 0 || strcmp(a, "-t") == 0)
+			tty_flag = true; /* runc's: the same as process.terminal */
 		else if (a[0] == '-')
 			return oci_fail(
 			    &c, "exec %s: not supported by paddock oci (give --process)", a);
@@ -639,9 +717,21 @@ int oci_exec(const struct oci_ctx *c0, int argc, char **argv)
 		return oci_fail(&c, "container not running");
 	if ((r = evidence_slurp(process, 1u << 20, &text, &len)) < 0)
 		return oci_fail(&c, "exec --process %s: %s", process, strerror(-r));
-	if ((r = exec_args(&c, &st, text, len, &av, &n)) != 0)
+	terminal = tty_flag;
+	if ((r = exec_args(&c, &st, text, len, &av, &n, &terminal, &rows, &cols)) != 0)
 		goto out;
-	if (detach) {
+	if (terminal != !!c.console) {
+		r = oci_fail(&c, "%s",
+			     c.console ? "exec --console-socket: process.terminal is false"
+				       : "exec: process.terminal needs --console-socket");
+		goto out;
+	}
+	/* The console's master goes to the engine before we return. */
+	if (terminal && (slave = oci_console(c.console, rows, cols, &err)) < 0) {
+		r = oci_fail(&c, "%s", err.msg);
+		goto out;
+	}
+	if (detach || terminal) {
 		pid_t pid = fork();
 
 		if (pid < 0) {
@@ -650,7 +740,20 @@ int oci_exec(const struct oci_ctx *c0, int argc, char **argv)
 		}
 		if (pid == 0) {
 			(void)setsid();
+			/* paddock exec -t relays its own terminal: the console. */
+			if (terminal && (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 ||
+					 dup2(slave, 2) < 0 || ioctl(0, TIOCSCTTY, 0) < 0))
+				_exit(oci_fail(&c, "the console as stdio: %s", strerror(errno)));
 			_exit(cmd_exec((int)n, av));
+		}
+		if (slave >= 0)
+			close(slave);
+		if (!detach) {
+			int status = 0;
+
+			waitpid(pid, &status, 0);
+			r = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			goto out;
 		}
 		if (pid_file) {
 			FILE *f = fopen(pid_file, "we");

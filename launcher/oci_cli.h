@@ -20,6 +20,7 @@ struct oci_ctx {
 	bool log_json;	  /* --log-format json */
 	char dir[4096];	  /* ROOT/ID */
 	const char *id;
+	const char *console; /* --console-socket, or NULL */
 };
 
 /* What a container's state.json holds (written by the monitor at create). */
@@ -70,3 +71,8 @@ int oci_hooks_run(const struct oci_config *cfg, enum oci_hook_kind kind, const c
 void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bundle, int ready_fd,
 		 int stderr_fd) __attribute__((noreturn));
 int oci_exec(const struct oci_ctx *c, int argc, char **argv);
+/* A pty pair of the host's: the master goes to the engine over the unix
+ * socket at sock (runc's console protocol: SCM_RIGHTS, the pty's name as
+ * the payload), the slave (size rows x cols when given) is returned, or
+ * -errno with err set. */
+int oci_console(const char *sock, unsigned rows, unsigned cols, struct err *err);

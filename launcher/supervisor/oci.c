@@ -366,8 +366,22 @@ static int parse_process(struct oci_config *c, const cJSON *pr, struct err *err)
 	if ((it = get(pr, "terminal")) &&
 	    (r = want_bool(it, "process.terminal", &c->terminal, err)))
 		return r;
-	if (get(pr, "consoleSize") && !c->terminal)
-		return err_set(err, EINVAL, "process.consoleSize: only with \"terminal\": true");
+	if ((it = get(pr, "consoleSize"))) {
+		static const char *const ck[] = {"height", "width", NULL};
+		double h, w;
+
+		if (!c->terminal)
+			return err_set(err, EINVAL,
+				       "process.consoleSize: only with \"terminal\": true");
+		if ((r = oci_json_keys(it, "process.consoleSize", ck, err)) < 0 ||
+		    (r = want_int(get(it, "height"), "process.consoleSize.height", 0, 65535, &h,
+				  err)) < 0 ||
+		    (r = want_int(get(it, "width"), "process.consoleSize.width", 0, 65535, &w,
+				  err)) < 0)
+			return r;
+		c->rows = (unsigned)h;
+		c->cols = (unsigned)w;
+	}
 	if (!get(pr, "user"))
 		return err_set(err, EINVAL, "process.user: required");
 	r = parse_user(c, get(pr, "user"), err);

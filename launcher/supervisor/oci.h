@@ -48,8 +48,9 @@ struct oci_config {
 	char **argv; /* process.args, NULL-terminated */
 	size_t argc;
 	bool terminal;
-	char *root;	    /* root.path, made absolute against the bundle */
-	bool root_readonly; /* root.readonly */
+	unsigned rows, cols; /* process.consoleSize, 0: not given */
+	char *root;	     /* root.path, made absolute against the bundle */
+	bool root_readonly;  /* root.readonly */
 	/* Set by the caller before oci_config_policy(): the rootfs cannot be
 	 * bound writable (a root caller's unprivileged workload needs an
 	 * idmapped mount, which overlayfs does not allow): read-only, with a

@@ -33,6 +33,17 @@ skipped() { skip=$((skip + 1)); say "SKIP $1: $2"; }
 # check NAME EXPECTED-SUBSTRING OUTPUT
 has() { case "$3" in *"$2"*) ok "$1" ;; *) bad "$1" "wanted \"$2\", got: $(printf '%s' "$3" | tail -n 3)" ;; esac; }
 
+# tty NAME WANT STATUS CMD...: CMD under a pty of script(1), typing two
+# lines into it; WANT in its output and STATUS its exit status.
+tty() {
+	local name=$1 want=$2 st=$3 out rc
+	shift 3
+	out=$( (sleep 2; printf 'echo typed-$((40+2))\n'; sleep 1; printf 'exit %s\n' "$st"; sleep 1) |
+		timeout 60 script -eqc "$*" /dev/null 2>&1)
+	rc=$?
+	[ "$rc" = "$st" ] && has "$name" "$want" "$out" || bad "$name" "status $rc: $(printf '%s' "$out" | tail -n 2)"
+}
+
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do
@@ -221,6 +232,7 @@ podman_checks() { # LABEL RUN-AS-PREFIX...
 	out=$("${P[@]}" run --rm --network none "${U[@]}" localhost/paddock-oci-bb:test sh -c 'echo hello from podman; cat /proc/1/cmdline | tr "\0" " "' 2>&1)
 	say "     podman $label run printed: $(printf '%s' "$out" | tr '\n' '|')"
 	has "podman $label: run --rm under paddock-init" "hello from podman|paddock-init" "$(printf '%s' "$out" | tr '\n' '|')"
+	tty "podman $label: run -it, typed into" "typed-42" 3 "${P[*]}" run --rm -it --network none "${U[*]}" localhost/paddock-oci-bb:test sh
 	out=$("${P[@]}" run --rm --network none "${U[@]}" localhost/paddock-oci-bb:test sh -c 'exit 9' 2>&1); rc=$?
 	[ $rc = 9 ] && ok "podman $label: the exit status" || bad "podman $label: the exit status" "status $rc: $out"
 	out=$("${P[@]}" run -d --name pdk1 --network none "${U[@]}" localhost/paddock-oci-bb:test sh -c 'echo logged; sleep 60' 2>&1) ||
@@ -230,6 +242,7 @@ podman_checks() { # LABEL RUN-AS-PREFIX...
 	has "podman $label: exec" "from exec" "$out"
 	out=$("${P[@]}" logs pdk1 2>&1)
 	has "podman $label: logs" "logged" "$out"
+	tty "podman $label: exec -it, typed into" "typed-42" 5 "${P[*]}" exec -it pdk1 sh
 	out=$("${P[@]}" stop -t 5 pdk1 2>&1) && ok "podman $label: stop" || bad "podman $label: stop" "$out"
 	out=$("${P[@]}" rm pdk1 2>&1) && ok "podman $label: rm" || bad "podman $label: rm" "$out"
 }
@@ -267,6 +280,7 @@ if command -v dockerd >/dev/null 2>&1 && command -v docker >/dev/null 2>&1; then
 		docker run --rm --runtime paddock --network none paddock-oci-bb:test sh -c 'exit 7' >/dev/null 2>&1
 		rc=$?
 		[ $rc = 7 ] && ok "docker: the exit status" || bad "docker: the exit status" "status $rc"
+		tty "docker: run -it, typed into" "typed-42" 4 docker run --rm -it --runtime paddock --network none paddock-oci-bb:test sh
 		out=$(docker run --rm --runtime paddock --network host paddock-oci-bb:test true 2>&1)
 		has "docker: --network host is refused by name" 'linux.namespaces[1].path: joining an existing namespace is not supported' "$out"
 		if docker run -d --name pdk1 --runtime paddock --network none paddock-oci-bb:test sh -c 'echo logged; sleep 60' >/dev/null 2>&1; then
@@ -276,6 +290,7 @@ if command -v dockerd >/dev/null 2>&1 && command -v docker >/dev/null 2>&1; then
 			rc=$?
 			[ $rc = 4 ] && ok "docker: exec's status" || bad "docker: exec's status" "status $rc"
 			has "docker: top" "sleep 60" "$(docker top pdk1 2>&1)"
+			tty "docker: exec -it, typed into" "typed-42" 6 docker exec -it pdk1 sh
 			has "docker: logs" "logged" "$(docker logs pdk1 2>&1)"
 			out=$(docker stop -t 5 pdk1 2>&1) && ok "docker: stop" || bad "docker: stop" "$out"
 			has "docker: stopped by SIGTERM, 143" "143" "$(docker inspect -f '{{.State.ExitCode}}' pdk1 2>&1)"
