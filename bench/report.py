@@ -59,6 +59,9 @@ if dk:
           "| command | median (ms) | this / paddock |", "|---|---|---|"]
     for name, ms in dk.items():
         L.append(f"| {name} | {ms:.2f} | {ms / dk['paddock']:.2f}x |")
+    L += ["", "`docker run` is runc; `--runtime paddock` is paddock oci (docs/oci.md) under the "
+          "same engine, `--runtime crun` crun."]
+    L += [""] + read("docker_runtimes_why").splitlines()
 else:
     L += ["", f"docker run: not measured: {why}"]
 L += ["", "Commands (`$WS` is the workspace, the current directory):", "", "```",

@@ -113,8 +113,8 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 docker_why=""
 if [ ! -x "$top/contrib/docker/engine.sh" ]; then
 	docker_why="contrib/docker/engine.sh is not in this tree (branch eval)"
-elif ! "$top/contrib/docker/engine.sh" deps >"$work/out/engine.log" 2>&1 ||
-	! "$top/contrib/docker/engine.sh" up >>"$work/out/engine.log" 2>&1; then
+elif ! PADDOCK_OCI="$top/build/paddock-oci" "$top/contrib/docker/engine.sh" deps >"$work/out/engine.log" 2>&1 ||
+	! PADDOCK_OCI="$top/build/paddock-oci" "$top/contrib/docker/engine.sh" up >>"$work/out/engine.log" 2>&1; then
 	docker_why="no Docker engine could run: $(tail -1 "$work/out/engine.log")"
 else
 	docker_up=1
@@ -123,10 +123,25 @@ else
 		docker_why="contrib/docker/engine.sh image failed: $(tail -1 "$work/out/engine.log")"
 fi
 if [ -z "$docker_why" ]; then
+	# The same engine with another runtime (docs/oci.md): each one that
+	# runs /bin/true once is a row of the same hyperfine run; the others
+	# are said why not (an engine that was already running may not know
+	# them: contrib/docker/engine.sh registers them when it starts one).
+	set --
+	: >"$work/out/docker_runtimes_why"
+	for r in paddock crun; do
+		if o=$(docker run --rm --runtime "$r" --network none "$image" /bin/true 2>&1); then
+			set -- "$@" -n "docker run --runtime $r" \
+				"docker run --rm --runtime $r --network none $image /bin/true"
+		else
+			echo "docker run --runtime $r: not measured: $(printf '%s' "$o" | tail -n 1)" \
+				>>"$work/out/docker_runtimes_why"
+		fi
+	done
 	echo "bench: docker run (hyperfine, $druns runs each)" >&2
 	hyperfine -N --warmup 3 --runs "$druns" --export-json "$work/out/docker.json" \
 		-n paddock "$as $P /bin/true" \
-		-n "docker run" "docker run --rm --network none $image /bin/true" >&2
+		-n "docker run" "docker run --rm --network none $image /bin/true" "$@" >&2
 fi
 echo "$docker_why" >"$work/out/docker_why"
 
