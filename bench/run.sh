@@ -134,7 +134,7 @@ if [ -z "$docker_why" ]; then
 			set -- "$@" -n "docker run --runtime $r" \
 				"docker run --rm --runtime $r --network none $image /bin/true"
 		else
-			echo "docker run --runtime $r: not measured: $(printf '%s' "$o" | tail -n 1)" \
+			echo "docker run --runtime $r: not measured: $(printf '%s' "$o" | head -n 1)" \
 				>>"$work/out/docker_runtimes_why"
 		fi
 	done
