@@ -243,7 +243,7 @@ FUZZ_SRC_git := mounts/gitconf.c
 FUZZ_SEED_git := tests/data/git
 FUZZ_SRC_eval := scenarios/cases/files/hb03_grade.c scenarios/lib/grading.c
 FUZZ_SEED_eval := tests/data/eval
-FUZZ_SRC_oci := launcher/supervisor/oci.c launcher/supervisor/oci_seccomp.c policy/*.c
+FUZZ_SRC_oci := launcher/supervisor/oci*.c policy/*.c
 FUZZ_SEED_oci := tests/data/oci
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
