@@ -161,7 +161,7 @@ static int set_sysctls(const struct oci_config *cfg, pid_t pid, struct err *err)
 static char *annotations(const struct gate_arg *g, const char *session)
 {
 	cJSON *a = cJSON_Parse(g->cfg->annotations ? g->cfg->annotations : "{}");
-	char narrowed[8192] = "", *out;
+	char narrowed[8192] = "", req[96], got[96], *out;
 	size_t n = 0;
 
 	if (!a)
@@ -171,7 +171,12 @@ static char *annotations(const struct gate_arg *g, const char *session)
 				      g->cfg->notes[i]);
 	cJSON_AddStringToObject(a, "org.paddock.record", g->record);
 	cJSON_AddStringToObject(a, "org.paddock.session", session);
-	cJSON_AddStringToObject(a, "org.paddock.requested", "config.json");
+	/* What was asked (config.json's bytes) and what paddock was given
+	 * (the policy it made of them, ROOT/ID/policy.json), by digest. */
+	snprintf(req, sizeof(req), "config.json sha256:%s", g->cfg->config_sha256);
+	snprintf(got, sizeof(got), "policy.json sha256:%s", g->cfg->policy_sha256);
+	cJSON_AddStringToObject(a, "org.paddock.requested", req);
+	cJSON_AddStringToObject(a, "org.paddock.effective", got);
 	cJSON_AddStringToObject(a, "org.paddock.achieved",
 				n ? narrowed : "as requested (no field narrowed)");
 	out = cJSON_PrintUnformatted(a);

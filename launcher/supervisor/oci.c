@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../../include/cleanup.h"
+#include "../../policy/sha256.h"
 
 void oci_pathf(char *out, size_t size, const char *fmt, ...)
 {
@@ -246,12 +247,15 @@ int oci_config_parse(const char *text, size_t len, const char *bundle, struct oc
 					   "domainname", "mounts",  "hooks", "annotations",
 					   "linux",	 NULL};
 	cleanup_cjson cJSON *doc = NULL;
+	unsigned char digest[SHA256_DIGEST_LEN];
 	const char *end = NULL, *s;
 	const cJSON *it;
 	bool uts = false;
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	sha256(text, len, digest);
+	sha256_hex(digest, out->config_sha256);
 	if (len > OCI_CONFIG_MAX_BYTES)
 		return err_set(err, E2BIG, "config.json: larger than %u bytes",
 			       OCI_CONFIG_MAX_BYTES);
@@ -420,6 +424,12 @@ int oci_config_policy(struct oci_config *c, const struct oci_entry *entries, siz
 		r = take_extra(c, extra, extra_len, err);
 	if (r == 0 && !(c->policy_json = cJSON_Print(oci_policy(c))))
 		r = oci_oom(err);
+	if (r == 0) {
+		unsigned char d[SHA256_DIGEST_LEN];
+
+		sha256(c->policy_json, strlen(c->policy_json), d);
+		sha256_hex(d, c->policy_sha256);
+	}
 	return r;
 }
 

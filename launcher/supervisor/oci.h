@@ -75,6 +75,8 @@ struct oci_config {
 	char *annotations;	    /* the config's annotations as a JSON object text */
 	void *policy;		    /* the policy being built (a cJSON object) */
 	char *policy_json;	    /* oci_config_policy(): the paddock policy text */
+	char config_sha256[65];	    /* of config.json's bytes: what was requested */
+	char policy_sha256[65];	    /* of policy_json: what paddock was given */
 	char *notes[OCI_NOTES_MAX]; /* what was asked and what paddock gives instead */
 	size_t n_notes;
 };
