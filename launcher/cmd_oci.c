@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -460,6 +461,27 @@ static void entries_free(struct oci_entry *v, size_t n)
 	free(v);
 }
 
+/* As runc, a bind's source is the engine's path with its symlinks
+ * resolved on the host (Docker's --init binds /usr/bin/docker-init, a
+ * symlink); paddock's own bind then refuses any symlink it meets. A
+ * source that does not resolve is left for paddock's message. */
+static void resolve_sources(struct oci_config *cfg)
+{
+	cJSON *m, *mounts = cJSON_GetObjectItemCaseSensitive(cfg->policy, "mounts");
+
+	cJSON_ArrayForEach(m, mounts) {
+		const char *type =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "type"));
+		cJSON *src = cJSON_GetObjectItemCaseSensitive(m, "source");
+		char real[PATH_MAX];
+
+		if (type && strcmp(type, "bind") == 0 && cJSON_IsString(src) &&
+		    realpath(src->valuestring, real) && strcmp(real, src->valuestring) != 0 &&
+		    !strstr(real, "${"))
+			cJSON_SetValuestring(src, real);
+	}
+}
+
 /* config.json of bundle into cfg, with the policy text made: 0, or the
  * error printed. */
 static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_config *cfg)
@@ -514,6 +536,7 @@ static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_c
 		oci_config_free(cfg);
 		return oci_fail(c, "out of memory");
 	}
+	resolve_sources(cfg);
 	if (list_rootfs(cfg->root, &ents, &n, &err) < 0 ||
 	    oci_config_policy(cfg, ents, n, extra, extra_len, &err) < 0) {
 		entries_free(ents, n);
