@@ -51,7 +51,7 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
+.PHONY: test-oci report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator $(B)/paddock-oci
 
