@@ -345,8 +345,14 @@ static int take_extra(struct oci_config *c, const char *extra, size_t len, struc
 
 	if (!doc)
 		return err_set(err, EINVAL, "annotations.org.paddock.policy: invalid JSON");
-	if ((r = oci_json_keys(doc, "annotations.org.paddock.policy", keys, err)) < 0)
+	/* The rest of the container is config.json's to say. */
+	if ((r = oci_json_keys(doc, "annotations.org.paddock.policy", keys, err)) < 0) {
+		size_t n = strlen(err->msg);
+
+		snprintf(err->msg + n, sizeof(err->msg) - n,
+			 " (only \"network\" and \"protect\" are taken from it)");
 		return r;
+	}
 	for (size_t k = 1; keys[k]; k++) {
 		cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(doc, keys[k]);
 

@@ -214,6 +214,30 @@ for _ in $(seq 50); do grep -q entries= "$T/c4.out" && break; sleep 0.1; done
 grep -q 'entries=[1-9]' "$T/c4.out" && ok "twin: without the profile getdents64 works" ||
 	bad "twin: without the profile getdents64 works" "$(cat "$T/c4.out")"
 "$OCI" --root "$R" delete --force c4 >/dev/null 2>&1
+# org.paddock.policy: paddock's own enforcement points by annotation (here
+# a protected path), and its twin (the same write without it).
+printf '{"version":1,"protect":["/etc/x"]}' >"$T/protect.json"
+for k in with without; do
+	ann=''
+	[ $k = with ] && ann=",\"annotations\":{\"org.paddock.policy\":\"$T/protect.json\"}"
+	bundle "$T/b5$k" '["sh","-c","echo changed > /etc/x; echo other > /etc/y; echo wrote"]' '' "$ann"
+	echo orig >"$T/b5$k/rootfs/etc/x"
+	"$OCI" --root "$R" create --bundle "$T/b5$k" --pid-file "$T/c5$k.pid" "c5$k" >"$T/c5$k.out" 2>&1 &&
+		"$OCI" --root "$R" start "c5$k"
+	pids+=("$(cat "$T/c5$k.pid" 2>/dev/null)")
+	for _ in $(seq 50); do grep -q wrote "$T/c5$k.out" && break; sleep 0.1; done
+	"$OCI" --root "$R" delete --force "c5$k" >/dev/null 2>&1
+done
+[ "$(cat "$T/b5with/rootfs/etc/x")" = orig ] && [ "$(cat "$T/b5with/rootfs/etc/y" 2>/dev/null)" = other ] &&
+	ok "org.paddock.policy: a protected path holds, the rest is writable" ||
+	bad "org.paddock.policy: a protected path holds, the rest is writable" "$(cat "$T/c5with.out")"
+[ "$(cat "$T/b5without/rootfs/etc/x")" = changed ] && ok "twin: without the annotation the write lands" ||
+	bad "twin: without the annotation the write lands" "$(cat "$T/c5without.out")"
+printf '{"version":1,"mounts":[]}' >"$T/wide.json"
+bundle "$T/b6" '["true"]' '' ",\"annotations\":{\"org.paddock.policy\":\"$T/wide.json\"}"
+out=$("$OCI" --root "$R" create --bundle "$T/b6" c6 2>&1)
+has "org.paddock.policy: only network and protect" 'org.paddock.policy.mounts: not supported by paddock oci' "$out"
+
 # paddock-oci is the same binary as "paddock oci".
 has "paddock oci and paddock-oci are one" "paddock-oci version" "$("$B/paddock" oci --version)"
 
