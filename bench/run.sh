@@ -145,6 +145,37 @@ if [ -z "$docker_why" ]; then
 fi
 echo "$docker_why" >"$work/out/docker_why"
 
+# Podman with each runtime, its own storage (vfs: no overlay mounts to
+# leave) under $work; the limits given, since this host's root may not
+# raise its hard limits (docs/oci.md, "Real clients").
+if command -v podman >/dev/null 2>&1; then
+	pm="podman --root $work/podman --runroot $work/podman-run --storage-driver vfs --cgroup-manager cgroupfs --events-backend file"
+	mkdir -p "$work/pm-rootfs/bin"
+	cp "$(command -v busybox)" "$work/pm-rootfs/bin/busybox"
+	ln -s busybox "$work/pm-rootfs/bin/true"
+	tar -C "$work/pm-rootfs" -cf "$work/pm-rootfs.tar" .
+	: >"$work/out/podman_why"
+	if $pm import "$work/pm-rootfs.tar" localhost/pdkbench:local >/dev/null 2>&1; then
+		set --
+		for r in runc crun "$top/build/paddock-oci"; do
+			rp=$(command -v "$r" || true)
+			run="$pm --runtime $rp --runtime-flag root=$work/oci-state run --rm --network none --ulimit nofile=4096:4096 --ulimit nproc=1024:1024 localhost/pdkbench:local /bin/true"
+			if [ -n "$rp" ] && o=$($run 2>&1); then
+				set -- "$@" -n "podman run --runtime $(basename "$r")" "$run"
+			else
+				echo "podman run --runtime $(basename "$r"): not measured: $(printf '%s' "$o" | head -n 1)" \
+					>>"$work/out/podman_why"
+			fi
+		done
+		[ $# -gt 0 ] && hyperfine -N --warmup 3 --runs "$druns" --export-json "$work/out/podman.json" "$@" >&2
+		$pm rm -af >/dev/null 2>&1 || true
+	else
+		echo "podman: not measured: the image could not be imported" >"$work/out/podman_why"
+	fi
+else
+	echo "podman: not measured: not installed" >"$work/out/podman_why"
+fi
+
 echo "bench: seccomp" >&2
 (cd "$top" && build/seccomp_bench) >"$work/out/seccomp.txt"
 
