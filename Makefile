@@ -51,9 +51,13 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
-.PHONY: report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
+.PHONY: test-oci report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
-all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
+all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator $(B)/paddock-oci
+
+# paddock-oci: the same binary under the name engines are given (docs/oci.md).
+$(B)/paddock-oci: $(B)/paddock
+	ln -sf paddock $@
 
 # paddock-mediator (mediator/, docs/network.md): the parsers and rules are
 # pure (unit-tested, fuzzed); main.c and loop.c do the I/O.
@@ -209,6 +213,11 @@ $(B)/tests/fuzz_git_replay: tests/fuzz/fuzz_git.c tests/fuzz/replay.c $(B)/libpa
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
+# paddock oci's config.json translator (tests/fuzz/fuzz_oci.c).
+$(B)/tests/fuzz_oci_replay: tests/fuzz/fuzz_oci.c tests/fuzz/replay.c $(B)/libpaddock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
 # The mediator's parsers of what a workload sends (tests/fuzz/fuzz_mediator.c).
 $(B)/tests/fuzz_mediator_replay: tests/fuzz/fuzz_mediator.c tests/fuzz/replay.c \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
@@ -232,11 +241,12 @@ FUZZ_REPLAY = $(B)/tests/fuzz_replay tests/data/valid tests/data/invalid tests/d
 	      $(B)/tests/fuzz_git_replay tests/data/git && \
 	      $(B)/tests/fuzz_mediator_replay tests/data/mediator && \
 	      $(B)/tests/fuzz_evidence_replay tests/data/evidence && \
-	      $(B)/tests/fuzz_eval_replay tests/data/eval
+	      $(B)/tests/fuzz_eval_replay tests/data/eval && \
+	      $(B)/tests/fuzz_oci_replay tests/data/oci
 
 fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay $(B)/tests/fuzz_git_replay \
 		$(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
-		$(B)/tests/fuzz_eval_replay
+		$(B)/tests/fuzz_eval_replay $(B)/tests/fuzz_oci_replay
 	$(FUZZ_REPLAY)
 
 # make fuzz: the policy target; make fuzz FUZZ=proto: the protocol target;
@@ -259,6 +269,8 @@ FUZZ_SRC_git := mounts/gitconf.c
 FUZZ_SEED_git := tests/data/git
 FUZZ_SRC_eval := scenarios/cases/files/hb03_grade.c scenarios/lib/grading.c
 FUZZ_SEED_eval := tests/data/eval
+FUZZ_SRC_oci := launcher/supervisor/oci*.c policy/*.c
+FUZZ_SEED_oci := tests/data/oci
 fuzz: $(B)/libpaddock.a $(B)/gen/default_seccomp.c
 	clang -g -O1 -D_GNU_SOURCE -DPADDOCK_VERSION='"$(VERSION)"' -DPADDOCK_COMMIT='"$(COMMIT)"' \
 		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $(B)/fuzz_$(FUZZ)$(FUZZ_ONLY) \
@@ -273,7 +285,7 @@ deps:
 
 unit: all $(UNIT_BIN) $(B)/tests/html_fixture $(B)/tests/fuzz_replay $(B)/tests/fuzz_proto_replay \
 		$(B)/tests/fuzz_git_replay $(B)/tests/fuzz_mediator_replay $(B)/tests/fuzz_evidence_replay \
-		$(B)/tests/fuzz_eval_replay
+		$(B)/tests/fuzz_eval_replay $(B)/tests/fuzz_oci_replay
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 	/usr/bin/python3 tests/check_schema.py .
@@ -342,9 +354,10 @@ install: all
 		$(addprefix $(DESTDIR)$(PREFIX)/share/paddock/scenarios/cases/,$(EVAL_AREAS))
 	install -m 755 $(B)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
 	install -m 755 $(B)/paddock-eval $(DESTDIR)$(PREFIX)/bin/paddock-eval
+	ln -sf paddock $(DESTDIR)$(PREFIX)/bin/paddock-oci
 	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
 	install -m 755 $(B)/paddock-mediator $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator
-	install -m 644 docs/man/paddock.1 docs/man/paddock-eval.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/paddock.1 docs/man/paddock-eval.1 docs/man/paddock-oci.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/paddock-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 docs/man/paddock-init.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 contrib/policies/*.json $(DESTDIR)$(PREFIX)/share/paddock/policies/
@@ -357,6 +370,7 @@ install: all
 # Everything install put there, and the directories of paddock's own.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/paddock $(DESTDIR)$(PREFIX)/bin/paddock-eval \
+		$(DESTDIR)$(PREFIX)/bin/paddock-oci $(DESTDIR)$(PREFIX)/share/man/man1/paddock-oci.1 \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator \
 		$(DESTDIR)$(PREFIX)/share/man/man1/paddock.1 \
@@ -503,6 +517,11 @@ $(B)/tests/fan_stress: tests/integration/fan_stress.c $(FAN_SRC) $(B)/policy/sha
 
 fan-stress: $(B)/tests/fan_stress
 	@for p in normal budget stall; do $(B)/tests/fan_stress $$p || exit 1; done
+
+# paddock oci under Podman, Docker and containerd (as root; tests/oci/run.sh
+# installs the engines, starts and stops its own instances).
+test-oci: all
+	@./tests/oci/run.sh
 
 # Runs every implemented case over its arms (as root: workloads drop to
 # paddock-test; the Docker arm starts an offline engine only if none

@@ -59,8 +59,19 @@ if dk:
           "| command | median (ms) | this / paddock |", "|---|---|---|"]
     for name, ms in dk.items():
         L.append(f"| {name} | {ms:.2f} | {ms / dk['paddock']:.2f}x |")
+    L += ["", "`docker run` is runc; `--runtime paddock` is paddock oci (docs/oci.md) under the "
+          "same engine, `--runtime crun` crun."]
+    L += [""] + read("docker_runtimes_why").splitlines()
 else:
     L += ["", f"docker run: not measured: {why}"]
+pm = hyper("podman.json")
+if pm:
+    L += ["", f"Podman, a third hyperfine run as root ({druns} runs each, 3 warm-up), "
+          "its own storage, the same image (busybox), each runtime named by `--runtime`:", "",
+          "| command | median (ms) |", "|---|---|"]
+    for name, ms in pm.items():
+        L.append(f"| {name} | {ms:.2f} |")
+L += [""] + read("podman_why").splitlines()
 L += ["", "Commands (`$WS` is the workspace, the current directory):", "", "```",
       "paddock  paddock run --policy contrib/policies/agent.json -- /bin/true",
       "unshare  unshare -Urmpfn --mount-proc /bin/true",

@@ -135,8 +135,8 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 docker_why=""
 if [ ! -x "$top/contrib/docker/engine.sh" ]; then
 	docker_why="contrib/docker/engine.sh is not in this tree (branch eval)"
-elif ! "$top/contrib/docker/engine.sh" deps >"$work/out/engine.log" 2>&1 ||
-	! "$top/contrib/docker/engine.sh" up >>"$work/out/engine.log" 2>&1; then
+elif ! PADDOCK_OCI="$top/build/paddock-oci" "$top/contrib/docker/engine.sh" deps >"$work/out/engine.log" 2>&1 ||
+	! PADDOCK_OCI="$top/build/paddock-oci" "$top/contrib/docker/engine.sh" up >>"$work/out/engine.log" 2>&1; then
 	docker_why="no Docker engine could run: $(tail -1 "$work/out/engine.log")"
 else
 	docker_up=1
@@ -145,10 +145,25 @@ else
 		docker_why="contrib/docker/engine.sh image failed: $(tail -1 "$work/out/engine.log")"
 fi
 if [ -z "$docker_why" ]; then
+	# The same engine with another runtime (docs/oci.md): each one that
+	# runs /bin/true once is a row of the same hyperfine run; the others
+	# are said why not (an engine that was already running may not know
+	# them: contrib/docker/engine.sh registers them when it starts one).
+	set --
+	: >"$work/out/docker_runtimes_why"
+	for r in paddock crun; do
+		if o=$(docker run --rm --runtime "$r" --network none "$image" /bin/true 2>&1); then
+			set -- "$@" -n "docker run --runtime $r" \
+				"docker run --rm --runtime $r --network none $image /bin/true"
+		else
+			echo "docker run --runtime $r: not measured: $(printf '%s' "$o" | head -n 1)" \
+				>>"$work/out/docker_runtimes_why"
+		fi
+	done
 	echo "bench: docker run (hyperfine, $druns runs each)" >&2
 	hyperfine -N --warmup 3 --runs "$druns" --export-json "$work/out/docker.json" \
 		-n paddock "$as $P /bin/true" \
-		-n "docker run" "docker run --rm --network none $image /bin/true" >&2
+		-n "docker run" "docker run --rm --network none $image /bin/true" "$@" >&2
 fi
 echo "$docker_why" >"$work/out/docker_why"
 
@@ -205,6 +220,36 @@ fi
 $as "$top/build/paddock" stop --grace 0s "$loop_id" >/dev/null 2>&1 || true
 $as "$top/build/paddock" rm "$loop_id" >/dev/null 2>&1 || true
 loop_id=""
+# Podman with each runtime, its own storage (vfs: no overlay mounts to
+# leave) under $work; the limits given, since this host's root may not
+# raise its hard limits (docs/oci.md, "Real clients").
+if command -v podman >/dev/null 2>&1; then
+	pm="podman --root $work/podman --runroot $work/podman-run --storage-driver vfs --cgroup-manager cgroupfs --events-backend file"
+	mkdir -p "$work/pm-rootfs/bin"
+	cp "$(command -v busybox)" "$work/pm-rootfs/bin/busybox"
+	ln -s busybox "$work/pm-rootfs/bin/true"
+	tar -C "$work/pm-rootfs" -cf "$work/pm-rootfs.tar" .
+	: >"$work/out/podman_why"
+	if $pm import "$work/pm-rootfs.tar" localhost/pdkbench:local >/dev/null 2>&1; then
+		set --
+		for r in runc crun "$top/build/paddock-oci"; do
+			rp=$(command -v "$r" || true)
+			run="$pm --runtime $rp --runtime-flag root=$work/oci-state run --rm --network none --ulimit nofile=4096:4096 --ulimit nproc=1024:1024 localhost/pdkbench:local /bin/true"
+			if [ -n "$rp" ] && o=$($run 2>&1); then
+				set -- "$@" -n "podman run --runtime $(basename "$r")" "$run"
+			else
+				echo "podman run --runtime $(basename "$r"): not measured: $(printf '%s' "$o" | head -n 1)" \
+					>>"$work/out/podman_why"
+			fi
+		done
+		[ $# -gt 0 ] && hyperfine -N --warmup 3 --runs "$druns" --export-json "$work/out/podman.json" "$@" >&2
+		$pm rm -af >/dev/null 2>&1 || true
+	else
+		echo "podman: not measured: the image could not be imported" >"$work/out/podman_why"
+	fi
+else
+	echo "podman: not measured: not installed" >"$work/out/podman_why"
+fi
 
 echo "bench: seccomp" >&2
 (cd "$top" && build/seccomp_bench) >"$work/out/seccomp.txt"

@@ -35,6 +35,9 @@ int cmd_plugin(int argc, char **argv);
 int cmd_endpoint(int argc, char **argv);
 /* cmd_budget.c: paddock budget (metered rules' ledgers, docs/network.md). */
 int cmd_budget(int argc, char **argv);
+/* cmd_oci.c: paddock oci, an OCI runtime with runc's command line
+ * (docs/oci.md); also the whole of paddock-oci (argv[0]). */
+int cmd_oci(int argc, char **argv);
 /* cmd_evidence.c: paddock evidence verify|export (docs/evidence.md).
  * evidence_slurp(): a whole file of at most max bytes, NUL-terminated,
  * into *out (malloc'd). evidence_recorded_knob(): the record's text lists

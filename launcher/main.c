@@ -43,6 +43,8 @@ static const char usage[] =
     "                                      a review packet of a run, scanned for markers\n"
     "  evidence reconcile RECORD [--ledger F]\n"
     "                                      a run's tool claims against a receiver's effects\n"
+    "  oci COMMAND ...                     an OCI runtime with runc's command line, for\n"
+    "                                      Docker, Podman, containerd (paddock oci --help)\n"
     "  doctor                              check that paddock can run here\n"
     "  policy show|check|list [NAME|FILE]  a policy as run takes it (paddock policy --help)\n"
     "  help                                show this help\n"
@@ -80,8 +82,15 @@ static int run_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+
 	if (cli_ensure_stdio() < 0)
 		return EXIT_LAUNCHER;
+	/* paddock-oci: a symlink to paddock, for engines that take one
+	 * runtime path (docs/oci.md). */
+	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	if (strcmp(base, "paddock-oci") == 0)
+		return cmd_oci(argc, argv);
 	if (argc < 2) {
 		fputs("paddock: no command given (see paddock --help)\n", stderr);
 		return EXIT_LAUNCHER;
@@ -116,6 +125,8 @@ int main(int argc, char **argv)
 		return cmd_endpoint(argc - 1, argv + 1);
 	if (strcmp(argv[1], "budget") == 0)
 		return cmd_budget(argc - 1, argv + 1);
+	if (strcmp(argv[1], "oci") == 0)
+		return cmd_oci(argc - 1, argv + 1);
 	/* paddock help VERB: that verb's --help. */
 	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0) {
 		char *again[] = {argv[0], argv[2], "--help", NULL};

@@ -77,6 +77,8 @@ static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker
 		char *sv2[] = {"docker", "version", "--format", "{{.Server.Version}}", NULL};
 		char *im[] = {"docker",	 "image",	    "inspect", "--format",
 			      "{{.Id}}", ctx->docker_image, NULL};
+		char *rt[] = {"docker", "info", "--format",
+			      " {{range $k, $v := .Runtimes}}{{$k}} {{end}}", NULL};
 
 		snprintf(s->docker_client, sizeof(s->docker_client), "none");
 		/* "Docker version 28.2.2, build e6534b4" */
@@ -101,6 +103,11 @@ static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker
 					 ctx->docker_image);
 			else
 				ctx->docker_ok = true;
+			/* The oci arms' runtime (docs/oci.md). */
+			if (ctx->docker_ok &&
+			    run_capture(ctx, false, rt, buf, sizeof(buf), 15000, &st) == 0 &&
+			    st == 0 && strstr(buf, " paddock "))
+				ctx->docker_paddock_ok = true;
 		}
 	}
 }

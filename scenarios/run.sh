@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 user=paddock-test
 engine=contrib/docker/engine.sh
 export PADDOCK_DOCKER_STATE="${PADDOCK_DOCKER_STATE:-/run/paddock-eval-docker-$$}"
+# The runtime of the oci:docker-runtime-paddock arms (docs/oci.md), which
+# engine.sh registers when it starts the engine.
+export PADDOCK_OCI="${PADDOCK_OCI:-$(pwd)/build/paddock-oci}"
 started=0
 if [ "$(id -u)" = 0 ]; then
 	# paddock-test2: the second owner of HB-05 (as tests/integration/run.sh).

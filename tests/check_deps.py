@@ -20,6 +20,7 @@ import tempfile
 
 PUBLIC = {
     "binary": ["launcher/launcher.h", "launcher/supervisor/supervisor.h",
+               "launcher/supervisor/oci.h",
                "launcher/session/session.h", "policy/policy.h", "evidence/evidence.h",
                "policy/approvals.h", "include/"],
     "supervisor": ["launcher/sandbox/sandbox.h", "launcher/session/session.h",

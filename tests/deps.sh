@@ -3,7 +3,7 @@
 set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-dev libmnl-dev libcjson-dev
 libcriterion-dev musl-tools bubblewrap iproute2 util-linux python3 hyperfine git
-mercurial python3-jsonschema psmisc zsh libsqlite3-dev openssh-client"
+mercurial python3-jsonschema psmisc zsh libsqlite3-dev openssh-client podman uidmap containerd busybox-static"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

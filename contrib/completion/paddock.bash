@@ -6,7 +6,7 @@
 # `paddock ps --all --json`, policy names from `paddock policy list`, so
 # the completion follows the binary instead of a copy of its lists.
 
-_paddock_verbs="run ps stop wait rm logs endpoint exec evidence doctor policy approve trust plugin budget help"
+_paddock_verbs="run ps stop wait rm logs endpoint exec evidence doctor policy approve trust plugin budget oci help"
 
 # Top-level "id" and "name" of paddock ps --all --json (one tab of indent:
 # leases and endpoints are deeper).
@@ -118,6 +118,10 @@ _paddock()
 		esac ;;
 	help) COMPREPLY=($(compgen -W "$_paddock_verbs" -- "$cur")) ;;
 	doctor) COMPREPLY=($(compgen -W "--policy --help" -- "$cur")) ;;
+	oci)
+		# paddock oci COMMAND: runc's commands (docs/oci.md).
+		[[ $prev == oci ]] && COMPREPLY=($(compgen -W "create start state kill delete exec ps features --root --log --log-format --debug --systemd-cgroup --rootless --version --help" -- "$cur"))
+		;;
 	budget)
 		case $prev in
 		budget) COMPREPLY=($(compgen -W "show export settle" -- "$cur")) ;;

@@ -46,7 +46,13 @@ up() {
 	mkdir -p "$state"
 	# setsid: the daemon must not get our terminal's signals; it is
 	# stopped by its pid in "down".
-	setsid dockerd --bridge=none --iptables=false --ip6tables=false \
+	# Runtimes beside runc, for the benchmarks' `docker run --runtime`
+	# rows: paddock oci (PADDOCK_OCI, the paddock-oci path; docs/oci.md)
+	# and crun, when present.
+	set --
+	[ -n "${PADDOCK_OCI:-}" ] && [ -x "$PADDOCK_OCI" ] && set -- "$@" --add-runtime "paddock=$PADDOCK_OCI"
+	command -v crun >/dev/null 2>&1 && set -- "$@" --add-runtime "crun=$(command -v crun)"
+	setsid dockerd --bridge=none --iptables=false --ip6tables=false "$@" \
 		--pidfile "$state/dockerd.pid" >"$state/dockerd.log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid $(start_time "$pid")" >"$state/started"

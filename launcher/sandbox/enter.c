@@ -367,6 +367,13 @@ int sandbox_harden(const struct sandbox_spec *s, const char *cwd, int *keep, siz
 	/* seccomp last: the filter would refuse the mount, namespace and
 	 * capability calls above. It allows execve and execveat, the next
 	 * call (and sendmsg and close, for the listener below). */
+	/* The bundle's own filter first (paddock oci): paddock's, loaded
+	 * after it, then holds whatever the first one allows. */
+	if (s->extra_bpf) {
+		rc = seccomp_apply_prog(s->extra_bpf, s->extra_bpf_len, err);
+		if (rc < 0)
+			return err_wrap(err, "linux.seccomp");
+	}
 	if (notify && s->seccomp.bpf_notify)
 		return seccomp_apply_notify(&s->seccomp, keep[0], err);
 	return seccomp_apply_bpf(&s->seccomp, err);

@@ -106,6 +106,9 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err);
  * makes one system call instead of having libseccomp generate the program
  * again (about 2 ms of every start). Nothing to do when !info->enabled. */
 int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err);
+/* The same for a program given as bytes (len a multiple of struct
+ * sock_filter). */
+int seccomp_apply_prog(const void *bpf, size_t len, struct err *err);
 /* --trace-denials: load info->bpf_notify with a new listener and send the
  * listener to the supervisor over ctl ("seccomp-notify" + SCM_RIGHTS). */
 int seccomp_apply_notify(const struct seccomp_info *info, int ctl, struct err *err);
@@ -194,6 +197,11 @@ struct sandbox_spec {
 	bool svc_output;     /* the services' stdout/stderr fds are given (struct sandbox) */
 	int64_t deadline_ms; /* CLOCK_MONOTONIC ms at which init ends the sandbox, 0: none */
 	char *const *argv;   /* the workload command, NULL-terminated */
+	/* A second seccomp program (struct sock_filter[]), loaded before
+	 * paddock's own by sandbox_harden(): paddock oci's linux.seccomp.
+	 * Filters stack and the strictest answer wins. NULL: none. */
+	const void *extra_bpf;
+	size_t extra_bpf_len;
 };
 
 /* A started sandbox, as the supervisor holds it. */

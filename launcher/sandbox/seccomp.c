@@ -785,17 +785,15 @@ int seccomp_apply(scmp_filter_ctx ctx, struct err *err)
 	return 0;
 }
 
-int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err)
+int seccomp_apply_prog(const void *bpf, size_t len, struct err *err)
 {
 	struct sock_fprog prog = {
-	    .len = (unsigned short)(info->bpf_len / sizeof(struct sock_filter)),
-	    .filter = info->bpf,
+	    .len = (unsigned short)(len / sizeof(struct sock_filter)),
+	    .filter = (struct sock_filter *)bpf,
 	};
 
-	if (!info->enabled)
-		return 0;
-	if (!info->bpf || info->bpf_len % sizeof(struct sock_filter) || prog.len == 0 ||
-	    info->bpf_len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+	if (!bpf || len % sizeof(struct sock_filter) || prog.len == 0 ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS)
 		return err_set(err, EINVAL, "seccomp: no valid program to load");
 	/* seccomp(2) rather than prctl(2): the same filter mode, with errors
 	 * that say more. No flags: no thread sync (we are single-threaded),
@@ -803,4 +801,11 @@ int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err)
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 		return err_sys(err, errno, "seccomp: load the filter");
 	return 0;
+}
+
+int seccomp_apply_bpf(const struct seccomp_info *info, struct err *err)
+{
+	if (!info->enabled)
+		return 0;
+	return seccomp_apply_prog(info->bpf, info->bpf_len, err);
 }

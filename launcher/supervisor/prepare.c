@@ -519,13 +519,32 @@ int run_open_session(struct run *r, struct session *s, struct err *err)
  * bind uid 0 (fork(2)). So unless weakened, a root caller's workload is
  * ROOT_CALLER_ID outside, and the writable binds are idmapped to keep the
  * workspace the caller's (sandbox/enter.c). */
+bool supervisor_host_root(void)
+{
+	char buf[128] = "";
+	unsigned a, b, n;
+	FILE *f;
+
+	if (getuid() != 0)
+		return false;
+	/* uid 0 of another user namespace (rootless Podman runs its runtime
+	 * as one) is an unprivileged uid of the host: a caller like any. */
+	f = fopen("/proc/self/uid_map", "re");
+	if (!f)
+		return true;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return sscanf(buf, "%u %u %u", &a, &b, &n) != 3 || (a == 0 && b == 0 && n == 4294967295u);
+}
+
 static void set_ids(struct sandbox_spec *sb, const struct policy *p, uint64_t weaken)
 {
 	uint32_t su, sg;
 
 	sb->caller_uid = getuid();
 	sb->caller_gid = getgid();
-	sb->root_caller = sb->caller_uid == 0 && !(weaken & WEAKEN_HOST_ROOT);
+	sb->root_caller = supervisor_host_root() && !(weaken & WEAKEN_HOST_ROOT);
 	sb->uid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_uid;
 	sb->gid_out = sb->root_caller ? ROOT_CALLER_ID : sb->caller_gid;
 	/* Root's subordinate range, when both files give one: its first id,
@@ -625,6 +644,8 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		if (ctx)
 			seccomp_release(ctx);
 	}
+	sb->extra_bpf = r->opt->extra_bpf;
+	sb->extra_bpf_len = r->opt->extra_bpf_len;
 	rc = denials_prepare(r, err);
 	if (rc < 0)
 		return rc;

@@ -119,10 +119,27 @@ static int open_service_output(struct run *r, struct err *err)
 	return 0;
 }
 
+/* Before the child is released: the mediator's listeners (a mediated
+ * network), then paddock oci's call (struct options.before_go). */
+static int gate(struct sandbox *sb, void *arg, struct err *err)
+{
+	struct run *r = arg;
+	const struct options *o = r->spec->opt;
+	int rc = 0;
+
+	if (r->spec->sb.anyip)
+		rc = mediator_bind(sb, arg, err);
+	if (rc >= 0 && o->before_go)
+		rc = o->before_go(r->live.session ? r->live.session->info.id : "", (int)sb->pid,
+				  o->before_go_arg, err);
+	return rc;
+}
+
 /* Start the sandbox and what runs beside it. On failure the child (which
  * waits for "go" or for its protected paths) must not outlive us. */
 static int start(struct run *r, struct err *err)
 {
+	bool gated = r->spec->sb.anyip || r->spec->opt->before_go;
 	sigset_t set;
 	int rc;
 
@@ -147,14 +164,13 @@ static int start(struct run *r, struct err *err)
 
 		rc = output_swap(r, save);
 		if (rc >= 0)
-			rc = r->spec->sb.anyip ? sandbox_start_gated(&r->spec->sb, &r->live.box,
-								     mediator_bind, r, err)
-					       : sandbox_start(&r->spec->sb, &r->live.box, err);
+			rc = gated ? sandbox_start_gated(&r->spec->sb, &r->live.box, gate, r, err)
+				   : sandbox_start(&r->spec->sb, &r->live.box, err);
 		else
 			err_sys(err, rc, "output pipes");
 		output_unswap(r, save);
-	} else if (rc >= 0 && r->spec->sb.anyip) {
-		rc = sandbox_start_gated(&r->spec->sb, &r->live.box, mediator_bind, r, err);
+	} else if (rc >= 0 && gated) {
+		rc = sandbox_start_gated(&r->spec->sb, &r->live.box, gate, r, err);
 	} else if (rc >= 0) {
 		rc = sandbox_start(&r->spec->sb, &r->live.box, err);
 	}

@@ -143,6 +143,15 @@ struct options {
 	const char *name; /* the session's name, NULL: unnamed */
 	enum opt_tty tty;
 	char **argv; /* the workload command, NULL-terminated */
+	/* paddock oci (launcher/cmd_oci.c): the bundle's seccomp program,
+	 * stacked on paddock's (sandbox_spec.extra_bpf); and a call once the
+	 * sandbox's namespaces exist (pid: its PID 1 on the host) and before
+	 * anything of it runs: the create/start split. Non-zero fails the
+	 * run with err. */
+	const void *extra_bpf;
+	size_t extra_bpf_len;
+	int (*before_go)(const char *session_id, int pid, void *arg, struct err *err);
+	void *before_go_arg;
 };
 
 /* weaken.c */
@@ -166,6 +175,11 @@ int weaken_named(void);
 /* The weakenings in effect: the knobs plus what the policy itself turns
  * off ("seccomp-profile-none"). For the record and --explain. */
 size_t weakenings_in_effect(uint64_t weaken, const struct policy *p, const char **out, size_t max);
+
+/* prepare.c: the caller is uid 0 of the host's user namespace (a root
+ * caller, whose workload is another uid); uid 0 of another namespace is
+ * not. */
+bool supervisor_host_root(void);
 
 /* run.c: paddock run from parsed options to the exit status (the
  * workload's, or a documented launcher status), its one-line errors

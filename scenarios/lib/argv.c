@@ -86,6 +86,11 @@ static void docker_start(struct argv_buf *a, struct result *r, const char *mode)
 	argv_add(a, mode);
 	argv_add(a, "--network");
 	argv_add(a, r && strcmp(r->arm, "docker:host-net") == 0 ? "host" : "none");
+	/* oci:docker-runtime-paddock: the same run, paddock oci its runtime. */
+	if (r && r->oci) {
+		argv_add(a, "--runtime");
+		argv_add(a, "paddock");
+	}
 }
 
 void argv_docker_run(struct argv_buf *a, const struct eval_ctx *ctx, struct result *r,

@@ -39,6 +39,8 @@ static void configure(const struct eval_ctx *ctx, const struct eval_case *c,
 			 arm->name + strlen("weakened:"));
 	else if (r->kind == ARM_WEAKENED)
 		snprintf(r->weakenings, sizeof(r->weakenings), "%s", r->knob);
+	else if (r->oci)
+		snprintf(r->weakenings, sizeof(r->weakenings), "none (docker, runtime paddock)");
 	else if (r->kind == ARM_DOCKER)
 		snprintf(r->weakenings, sizeof(r->weakenings), "n/a (docker reference arm)");
 	else
@@ -58,6 +60,14 @@ static bool cannot_run(const struct eval_ctx *ctx, const struct case_arm *arm, s
 	}
 	if (r->kind == ARM_DOCKER && !ctx->docker_ok) {
 		snprintf(why, sizeof(why), "no Docker engine: %s", ctx->subj->docker_reason);
+		result_not_executed(r, why);
+		return true;
+	}
+	if (r->oci && !ctx->docker_paddock_ok) {
+		snprintf(
+		    why, sizeof(why),
+		    "the Docker engine has no runtime \"paddock\" (contrib/docker/engine.sh up "
+		    "registers it when it starts the engine, with PADDOCK_OCI set)");
 		result_not_executed(r, why);
 		return true;
 	}
@@ -97,6 +107,11 @@ static int fixture(struct case_run *cr, const struct eval_case *c, struct err *e
 	if ((c->fixture & CASE_TASK) &&
 	    (rc = fixture_mkdir(cr->ctx, &cr->fx, "task", cr->task, sizeof(cr->task))) < 0)
 		return err_sys(err, rc, "task directory");
+	/* An oci arm's caller is dockerd, root: paddock maps a root caller's
+	 * writable binds so that what is written stays root's (docs/oci.md),
+	 * and the task directory must be root's to be written. */
+	if ((c->fixture & CASE_TASK) && cr->r->oci && chown(cr->task, 0, 0) < 0)
+		return err_sys(err, errno, "task directory");
 	if ((c->fixture & CASE_RECORDS) &&
 	    (rc = records_dir(cr->ctx, cr->r, cr->records, sizeof(cr->records))) < 0)
 		return err_sys(err, rc, "records directory");
@@ -175,7 +190,9 @@ void case_record(struct case_run *cr, const char *path, struct record_view *out)
 		snprintf(r->recs[r->n_recs].sha256, sizeof(r->recs[0].sha256), "%s", v->sha256);
 		r->n_recs++;
 	}
-	if (record_check(v, want, effective_of(cr, v), why, sizeof(why)) == 0) {
+	/* An oci arm's policy is made from each container's config.json
+	 * (its hostname, its own /etc/hosts): one digest per container. */
+	if (record_check(v, want, r->oci ? NULL : effective_of(cr, v), why, sizeof(why)) == 0) {
 		result_evidence(
 		    r, "record",
 		    "%s read back (sha256 %.16s): weakenings [%s] as the arm, effective "
@@ -189,6 +206,46 @@ void case_record(struct case_run *cr, const char *path, struct record_view *out)
 		snprintf(cr->rec_why, sizeof(cr->rec_why), "%s: %s", name, why);
 	}
 	result_evidence(r, "record", "%s: %s", name, why);
+}
+
+void case_oci_record(struct case_run *cr, const char *cidfile)
+{
+	/* dockerd gives a runtime runc's state root (Docker 20.10: its
+	 * exec root's runtime-runc/moby), under which paddock oci keeps
+	 * records/ID.json. */
+	static const char *const roots[] = {"/run/docker/runtime-runc/moby",
+					    "/run/docker/runtime-paddock/moby", NULL};
+	const char *exec_root = getenv("PADDOCK_DOCKER_EXEC_ROOT");
+	char cid[96], path[PATH_MAX];
+
+	if (cidfile[0] != '/')
+		snprintf(cid, sizeof(cid), "%s", cidfile);
+	else if (read_file(cidfile, cid, sizeof(cid)) <= 0)
+		cid[0] = '\0';
+	if (strspn(cid, "0123456789abcdef") < 12) {
+		cr->rec_missing++;
+		result_evidence(cr->r, "record", "%s: no container id", cidfile);
+		return;
+	}
+	cid[strspn(cid, "0123456789abcdef")] = '\0';
+	/* An engine started with its own --exec-root says so here. */
+	if (exec_root && exec_root[0] == '/') {
+		snprintf(path, sizeof(path), "%s/runtime-runc/moby/records/%s.json", exec_root,
+			 cid);
+		if (access(path, R_OK) == 0) {
+			case_record(cr, path, NULL);
+			return;
+		}
+	}
+	for (size_t i = 0; roots[i]; i++) {
+		snprintf(path, sizeof(path), "%s/records/%s.json", roots[i], cid);
+		if (access(path, R_OK) == 0) {
+			case_record(cr, path, NULL);
+			return;
+		}
+	}
+	cr->rec_missing++;
+	result_evidence(cr->r, "record", "container %.12s: no paddock oci record", cid);
 }
 
 static void not_executed(struct result *r, const struct err *why, const char *fallback)
@@ -324,6 +381,19 @@ void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_sta
 
 	if (r->kind == ARM_DOCKER) {
 		argv_docker_run(a, cr->ctx, r, s->binds, s->workdir);
+		/* An oci arm's record: the container's id, for case_oci_record(). */
+		if (r->oci && s->record) {
+			size_t at = a->n - 1;
+
+			insert_word(a, &at, "--cidfile");
+			if (argv_addf(a, "%s.cid", s->record) == 0) {
+				char *w = a->v[a->n - 1];
+
+				memmove(&a->v[at + 1], &a->v[at],
+					(a->n - 1 - at) * sizeof(a->v[0]));
+				a->v[at] = w;
+			}
+		}
 		for (size_t k = 0, at = a->n - 1; s->docker_env && s->docker_env[k]; k++) {
 			insert_word(a, &at, "-e"); /* before the image, the last word */
 			insert_word(a, &at, s->docker_env[k]);

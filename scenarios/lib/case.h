@@ -146,6 +146,10 @@ void case_fan_start(struct case_run *cr, bool broken);
  * into UNKNOWN (enforcement unless FAIL, and evidence) and a missing record
  * into evidence UNKNOWN, each with the reason. out may be NULL. */
 void case_record(struct case_run *cr, const char *path, struct record_view *out);
+/* The same for an oci arm's container, whose id docker wrote to cidfile
+ * (--cidfile, case_argv_arm()), or is cidfile itself when that is not a
+ * path (docker run -d's output): paddock oci's record of it. */
+void case_oci_record(struct case_run *cr, const char *cidfile);
 
 /* After the workload, before grading: the observer's second proof on
  * every watched filesystem (a probe write seen there), one evidence line

@@ -94,6 +94,10 @@ struct result {
 	char title[96];
 	char arm[48];
 	enum arm_kind kind;
+	/* oci:docker-runtime-paddock (kind ARM_DOCKER: the docker arm's
+	 * image and steps): Docker with paddock oci as its runtime
+	 * (docs/oci.md), graded as paddock's own arm, not as a reference. */
+	bool oci;
 	char knob[32];
 	/* ARM_WEAKENED: the dimension that must FAIL (the case's arm table;
 	 * enforcement unless it says otherwise). */

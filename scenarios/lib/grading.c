@@ -197,9 +197,12 @@ enum outcome result_dim_outcome(const struct result *r, enum dim d, bool *needed
 	bool need = false;
 	enum outcome out = OUTCOME_OK;
 
-	if (g == GRADE_NOT_APPLICABLE || r->kind == ARM_DOCKER) {
+	/* An oci arm that could not run (no engine, no runtime paddock) is
+	 * not required, as a docker arm; one that ran is paddock's. */
+	if (g == GRADE_NOT_APPLICABLE ||
+	    (r->kind == ARM_DOCKER && (!r->oci || g == GRADE_NOT_EXECUTED))) {
 		need = false;
-	} else if (r->kind == ARM_ENFORCED) {
+	} else if (r->kind == ARM_ENFORCED || r->oci) {
 		need = true;
 		out = g == GRADE_PASS ? OUTCOME_OK : as_needed(g);
 	} else if (r->kind == ARM_WEAKENED && d == r->weakens) {

@@ -19,6 +19,7 @@ struct eval_ctx {
 	char outdir[PATH_MAX];	      /* results/<run-id> */
 	bool drop;		      /* run workloads as subj->workload_uid */
 	bool docker_ok;
+	bool docker_paddock_ok; /* the engine knows the runtime "paddock" (docs/oci.md) */
 	char docker_image[64];
 };
 

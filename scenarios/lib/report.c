@@ -402,8 +402,9 @@ void report_write_junit(FILE *f, const struct result *rs, size_t n, const struct
 				fputs("\"/>", f);
 			} else if (!needed && r->v[d].grade != GRADE_PASS) {
 				fputs("<skipped message=\"", f);
-				fputs(r->kind == ARM_DOCKER ? "reference arm, not required: "
-							    : "not required: ",
+				fputs(r->kind == ARM_DOCKER && !r->oci
+					  ? "reference arm, not required: "
+					  : "not required: ",
 				      f);
 				junit_message(f, r, d);
 				fputs("\"/>", f);

@@ -19,9 +19,8 @@
 #include <unistd.h>
 
 static const struct case_arm arms[] = {
-    {.name = "enforced"},
-    {.name = "weakened:rw-binds"},
-    {.name = "docker"},
+    {.name = "enforced"}, {.name = "weakened:rw-binds"},
+    {.name = "docker"},	  {.name = "oci:docker-runtime-paddock"},
     {.name = NULL},
 };
 
@@ -287,12 +286,18 @@ static void form(struct case_run *cr, struct hb01 *h, size_t i)
 			ran ? "verified" : "MISSING");
 	if (cr->fan_ok)
 		form_canary_events(cr, h, i);
-	if (r->kind != ARM_DOCKER) {
+	if (r->kind != ARM_DOCKER || r->oci) {
 		char rec[PATH_MAX + 64];
 
-		/* Every form under the same policy: one effective digest. */
+		/* Every form under the same policy: one effective digest (an
+		 * oci arm: paddock oci's record of the form's container). */
 		snprintf(rec, sizeof(rec), "%s/record-%s.json", cr->records, forms[i].name);
-		case_record(cr, rec, NULL);
+		if (r->oci) {
+			strcat(rec, ".cid");
+			case_oci_record(cr, rec);
+		} else {
+			case_record(cr, rec, NULL);
+		}
 	}
 }
 

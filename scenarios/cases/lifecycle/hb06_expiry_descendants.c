@@ -44,9 +44,8 @@
 #include <unistd.h>
 
 static const struct case_arm arms[] = {
-    {.name = "enforced"},
-    {.name = "weakened:no-pidns"},
-    {.name = "docker"},
+    {.name = "enforced"}, {.name = "weakened:no-pidns"},
+    {.name = "docker"},	  {.name = "oci:docker-runtime-paddock"},
     {.name = NULL},
 };
 
@@ -408,6 +407,10 @@ static void expire(struct case_run *cr, struct hb06 *x)
 
 		run_argv(cr->ctx, false, stop, NULL, 30000, &st);
 		result_evidence(cr->r, "exit", "stop: docker stop A: status %d", st);
+		/* Docker with paddock oci: A's completion record, written
+		 * when its monitor ended (docker stop waited for that). */
+		if (cr->r->oci)
+			case_oci_record(cr, x->p[0].w.id);
 		return;
 	}
 	{
