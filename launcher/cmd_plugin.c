@@ -1,5 +1,5 @@
 /* paddock plugin review|approve|run: plugins under a reviewed manifest
- * (docs/security.md, "Plugins"; HB-22). run is paddock run with the
+ * (docs/trust.md, "Plugins"; HB-22). run is paddock run with the
  * additions of the scope the plugin gets (supervisor/plugin.c). */
 #include "launcher.h"
 

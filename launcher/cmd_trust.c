@@ -1,5 +1,5 @@
 /* paddock trust: approve a project policy's exact bytes, list and revoke
- * approvals (docs/security.md, "Project policies"). */
+ * approvals (docs/trust.md, "Project policies"). */
 #include "launcher.h"
 
 #include <getopt.h>

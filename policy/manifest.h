@@ -1,4 +1,4 @@
-/* Plugin manifests (docs/security.md, "Plugins"; HB-22): what a plugin
+/* Plugin manifests (docs/trust.md, "Plugins"; HB-22): what a plugin
  * declares it is and may do, reviewed as a capability diff against the
  * approved one. A JSON file
  *

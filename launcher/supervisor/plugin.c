@@ -1,4 +1,4 @@
-/* paddock plugin (docs/security.md, "Plugins"; HB-22): a plugin is a
+/* paddock plugin (docs/trust.md, "Plugins"; HB-22): a plugin is a
  * command plus a manifest. Its approved manifest, the inventory, is kept
  * in $XDG_CONFIG_HOME/paddock/plugins/NAME.json (the caller's, 0600); an
  * update is reviewed as the capability diff against it. An update that
@@ -414,7 +414,7 @@ static bool left_behind(int fd, const char *name)
 }
 
 /* The copies of paddocks that died before they could remove theirs
- * (docs/security.md, "Plugins"): the artifact, then the directory; a
+ * (docs/trust.md, "Plugins"): the artifact, then the directory; a
  * directory holding anything else is not ours to judge and stays. */
 static void sweep_copies(const char *parent)
 {

@@ -1,4 +1,4 @@
-/* Project policies (docs/security.md, "Project policies"): a workspace's
+/* Project policies (docs/trust.md, "Project policies"): a workspace's
  * .paddock/policy.json, or --project-policy FILE, is applied in place of
  * the caller's policy only when the caller approved those exact bytes at
  * that canonical path (paddock trust: the trust store, policy/trust.h).

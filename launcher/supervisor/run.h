@@ -36,7 +36,7 @@ int profile_fetch(void *arg, const char *name, const char *from, char **text, si
 		  char *label, size_t label_size, struct err *err);
 void profile_list(FILE *f);
 
-/* project.c: project policies (docs/security.md, "Project policies"). */
+/* project.c: project policies (docs/trust.md, "Project policies"). */
 enum project_state {
 	PROJECT_ABSENT,
 	PROJECT_UNTRUSTED, /* found, not applied: reason says why */

@@ -1,4 +1,4 @@
-/* A plugin manifest's signer, verified (docs/security.md, "Signed
+/* A plugin manifest's signer, verified (docs/trust.md, "Signed
  * manifests"): a manifest that names a signer must carry an SSH signature
  * (MANIFEST.sig, ssh-keygen -Y sign -n paddock-plugin) over its exact
  * bytes by a key the caller's allowed-signers file

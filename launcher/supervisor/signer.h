@@ -1,5 +1,5 @@
 /* signer.c: a plugin manifest's signer verified by ssh-keygen -Y verify
- * against the caller's allowed signers (docs/security.md, "Signed
+ * against the caller's allowed signers (docs/trust.md, "Signed
  * manifests"). */
 #pragma once
 

@@ -1,4 +1,4 @@
-/* paddock trust (docs/security.md, "Project policies"): approve a project
+/* paddock trust (docs/trust.md, "Project policies"): approve a project
  * policy's bytes at its canonical path, after showing where it is wider
  * than the caller's own policy; list and revoke approvals. The file is
  * read and hashed once, as paddock run reads it (project.c). */

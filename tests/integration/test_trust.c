@@ -1,5 +1,5 @@
 /* Integration: project policies gain authority only by an approval bound
- * to their bytes (docs/security.md, "Project policies"; HB-02). Each file
+ * to their bytes (docs/trust.md, "Project policies"; HB-02). Each file
  * transition of a workspace's .paddock/policy.json - create, rename over,
  * symlink swap, directory move, edit, hard link - must leave the next run
  * on the caller's policy; each has a twin in which the same final state

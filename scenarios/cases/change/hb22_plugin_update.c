@@ -1,6 +1,6 @@
 /* HB-22: a plugin update triggers an authority review (MCP tool-definition
  * "rug pulls", MCPoison CVE-2025-54136). The enforcement point is paddock
- * plugin (docs/security.md, "Plugins").
+ * plugin (docs/trust.md, "Plugins").
  *
  * Fixture: a workspace with notes/ and data/, a plugin inventory of the
  * workload user's own (DIR/cfg, XDG_CONFIG_HOME), and three versions of a
@@ -75,7 +75,7 @@ static int keygen(struct case_run *cr, const char *const *words)
 
 /* The signer's key, and the owner's allowed signers naming it for the
  * manifests' identity: each version's signature verifies (paddock checks
- * it, docs/security.md "Signed manifests"), so the weakened arm's grant
+ * it, docs/trust.md "Signed manifests"), so the weakened arm's grant
  * rests on a real signature, not a claimed one. */
 static int signing_key(struct case_run *cr, struct hb22 *h)
 {
