@@ -51,6 +51,8 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(B)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
+# soak-budget: issue 17's concurrency property at its full size (tests/unit/test_meter.c).
+.PHONY: soak-budget
 .PHONY: report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator
@@ -224,7 +226,7 @@ FUZZ_SEED_proto := tests/data/proto
 FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rules.c \
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
 		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c \
-		     mediator/meter.c mediator/ledger.c \
+		     mediator/meter.c mediator/ledger.c mediator/lookup.c \
 		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
@@ -292,6 +294,15 @@ $(B)/seccomp_bench: bench/seccomp_bench.c $(B)/libpaddock.a
 # The budgets' ledger under load (bench/ledger_bench.c).
 $(B)/ledger_bench: bench/ledger_bench.c $(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(SQLITE_LIBS) -lpthread
+
+# Issue 17's checks at full size, by hand (not in `make test`: minutes):
+# 10,000 randomised concurrency trials (SOAK_TRIALS) and 200 crash rounds
+# (SOAK_CRASHES) of the budgets' ledger. `make unit` runs 30 and 20.
+SOAK_TRIALS ?= 10000
+SOAK_CRASHES ?= 200
+soak-budget: $(B)/tests/test_meter
+	PADDOCK_BUDGET_TRIALS=$(SOAK_TRIALS) $(B)/tests/test_meter --filter 'meter/concurrent_callers*'
+	PADDOCK_BUDGET_CRASHES=$(SOAK_CRASHES) $(B)/tests/test_meter --filter 'meter/crashes*'
 
 bench: deps
 	$(MAKE) all $(B)/seccomp_bench $(B)/ledger_bench

@@ -471,16 +471,23 @@ int ledger_reserve(struct ledger *l, const struct ledger_request *rq, int64_t *i
 		return sql_err(l, rc, err, "begin");
 	/* A replay of an operation (same key) whose earlier attempt is
 	 * still reserved (in flight, here or in another session) or unknown
-	 * is not dispatched again. */
+	 * is not dispatched again; nor is one a receiver's receipt settled
+	 * (a lookup: the workload never saw its answer). */
 	if (rq->op_key) {
-		rc = step(l, &st,
-			  "SELECT state FROM ops WHERE op_key = ?1 AND state IN "
-			  "('reserved','unknown') ORDER BY state = 'unknown' DESC LIMIT 1",
-			  "t", rq->op_key);
-		if (rc == SQLITE_ROW)
-			verdict = strcmp((const char *)sqlite3_column_text(st, 0), "unknown") == 0
-				      ? LEDGER_UNKNOWN
-				      : LEDGER_IN_FLIGHT;
+		rc = step(
+		    l, &st,
+		    "SELECT id, state FROM ops WHERE op_key = ?1 AND (state IN "
+		    "('reserved','unknown') OR (state = 'settled' AND source = 'lookup')) "
+		    "ORDER BY state = 'unknown' DESC, state = 'reserved' DESC, id DESC LIMIT 1",
+		    "t", rq->op_key);
+		if (rc == SQLITE_ROW) {
+			const char *state = (const char *)sqlite3_column_text(st, 1);
+
+			*id = sqlite3_column_int64(st, 0);
+			verdict = !strcmp(state, "unknown")    ? LEDGER_UNKNOWN
+				  : !strcmp(state, "reserved") ? LEDGER_IN_FLIGHT
+							       : LEDGER_RECEIPT;
+		}
 		done(l, st);
 		st = NULL;
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -576,6 +583,85 @@ int ledger_unknown(struct ledger *l, int64_t id, struct err *err)
 int ledger_release(struct ledger *l, int64_t id, const char *source, struct err *err)
 {
 	return end(l, id, "released", source, NULL, err);
+}
+
+int ledger_lookup_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge,
+			 struct err *err)
+{
+	int64_t c = (int64_t)charge;
+	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_err(l, rc, err, "begin");
+	/* A receipt that states no charge: the bound (never a guess lower). */
+	rc = stated ? run(l,
+			  "UPDATE ops SET state = 'settled', source = 'lookup', charge = ?1, "
+			  "ended = ?2 WHERE id = ?3 AND state = 'unknown'",
+			  "iii", c, now_wall_ms(), id)
+		    : run(l,
+			  "UPDATE ops SET state = 'settled', source = 'lookup', charge = bound, "
+			  "ended = ?1 WHERE id = ?2 AND state = 'unknown'",
+			  "ii", now_wall_ms(), id);
+	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
+		rc = SQLITE_NOTFOUND;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		rollback(l);
+		return rc == SQLITE_NOTFOUND
+			   ? err_set(err, ENOENT, "ledger: operation %lld is not unknown",
+				     (long long)id)
+			   : sql_err(l, rc, err, "lookup");
+	}
+	return LEDGER_OK;
+}
+
+int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_request *rq,
+			uint64_t *bound, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t have = 0, b0 = 0;
+	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_err(l, rc, err, "begin");
+	rc = step(l, &st, "SELECT bound FROM ops WHERE id = ?1 AND state = 'unknown'", "i", id);
+	if (rc == SQLITE_ROW)
+		b0 = sqlite3_column_int64(st, 0);
+	done(l, st);
+	if (rc == SQLITE_DONE) {
+		rollback(l);
+		return err_set(err, ENOENT, "ledger: operation %lld is not unknown", (long long)id);
+	}
+	if (rc != SQLITE_ROW)
+		goto fail;
+	/* The replay's bound may be larger than the first attempt's: the
+	 * difference must fit what is left, as a reservation's would. */
+	if ((uint64_t)b0 < rq->bound) {
+		rc = held(l, false, &have);
+		if (rc != SQLITE_OK)
+			goto fail;
+		if ((uint64_t)have > rq->cap ||
+		    rq->bound - (uint64_t)b0 > rq->cap - (uint64_t)have) {
+			rollback(l);
+			return LEDGER_CAP;
+		}
+		b0 = (int64_t)rq->bound;
+	}
+	rc = run(l,
+		 "UPDATE ops SET state = 'reserved', owner = ?1, session = ?2, bound = ?3, "
+		 "source = NULL, ended = NULL WHERE id = ?4",
+		 "ttii", l->owner, rq->session, b0, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	*bound = (uint64_t)b0;
+	if (rc != SQLITE_OK)
+		goto fail;
+	return flush(l, err); /* dispatched next: durable first */
+fail:
+	rc = sql_err(l, rc, err, "lookup");
+	rollback(l);
+	return rc;
 }
 
 int ledger_recover(struct ledger *l, unsigned *count, struct err *err)

@@ -113,6 +113,7 @@ struct conn {
 	bool read_only;		/* GET, HEAD or OPTIONS without a body (on_capture_loss) */
 	struct attempt_conn at; /* HB-23: its operation's attempt (attempts.c) */
 	struct meter_conn mt;	/* its reservation in a budget's ledger (metered rules) */
+	bool lookup_cleared;	/* a receiver lookup found no trace of its operation */
 	/* Brokered credentials (credentials.c): the log's extra fields, the
 	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
 	char note[192];
@@ -681,6 +682,125 @@ static void meter_refuse(struct mediator *m, struct conn *c, enum mediator_decis
 	refuse(m, c, d);
 }
 
+/* ---------------------------------------------------- receiver lookups */
+
+/* Ask the receiver of c's metered rule whether the operation of rq (its
+ * Idempotency-Key) took place (docs/budget.md, "Lookup"): a connection of
+ * the mediator's own to the rule's name and port, never the workload's,
+ * within the lookup's timeout (the loop waits meanwhile: the timeout is
+ * at most 10 s). The answer is read into c->u2c, where a receipt is
+ * relayed from; logged as an event "lookup" of its own. */
+static enum lookup_result lookup_ask(struct mediator *m, struct conn *c,
+				     const struct http_request *rq, int64_t op, bool *stated,
+				     uint64_t *charge)
+{
+	const struct policy_net_meter *mt = c->rule->meter;
+	static const char *const names[] = {"found", "not-found", "failed"};
+	enum lookup_result res = LOOKUP_FAILED;
+	enum mediator_decision d;
+	char req[2048], f[320];
+	const char *key;
+	size_t kn = 0;
+	unsigned status = 0;
+	ssize_t n = -EINVAL;
+	int w, fd;
+
+	admit_id(m, c);
+	key = meter_idempotency_key(rq, c->c2u.d, &kn);
+	w = key ? lookup_request(&mt->lookup, c->name, c->port, key, kn, c->admission, req,
+				 sizeof(req))
+		: -EINVAL;
+	c->u2c.len = 0;
+	if (w > 0) {
+		fd = mediator_open_upstream(m, c->name, c->port, &d);
+		n = fd < 0 ? -ECONNREFUSED
+			   : lookup_exchange(fd, req, (size_t)w, c->u2c.d, BUF_SIZE,
+					     mt->lookup.timeout_ms);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n >= 0) {
+		c->u2c.len = (size_t)n;
+		res = lookup_verdict(mt, c->u2c.d, c->u2c.len, c->u2c.len == BUF_SIZE, &status,
+				     stated, charge);
+	}
+	/* --weaken lookup-fail-open: a lookup that could not be made reads
+	 * as "not found", and the replay is dispatched. */
+	if (res == LOOKUP_FAILED && m->cfg.lookup_fail_open)
+		res = LOOKUP_NOT_FOUND;
+	if (res != LOOKUP_FOUND)
+		c->u2c.len = 0;
+	snprintf(f, sizeof(f), ",\"lookup\":\"%s\",\"status\":%u,\"ledger_op\":%lld%s%s%s",
+		 names[res], status, (long long)op, n < 0 ? ",\"lookup_error\":\"" : "",
+		 n < 0 ? strerror((int)-n) : "", n < 0 ? "\"" : "");
+	if (res == LOOKUP_FOUND && *stated) {
+		size_t k = strlen(f);
+
+		snprintf(f + k, sizeof(f) - k, ",\"charge\":%llu", (unsigned long long)*charge);
+	}
+	log_line(m, c, "lookup", MEDIATOR_ALLOWED, c->name, c->port, f);
+	return res;
+}
+
+/* A replay answered by the receipt in c->u2c: nothing is dispatched. */
+static void lookup_answer(struct mediator *m, struct conn *c, int64_t op)
+{
+	char extra[160];
+
+	c->c2u.len = 0;
+	c->c_stop = true;
+	c->state = C_CLOSING;
+	snprintf(extra, sizeof(extra), ",\"ledger_op\":%lld,\"receipt_bytes\":%zu", (long long)op,
+		 c->u2c.len);
+	decide_extra(m, c, MEDIATOR_RECEIPT, extra);
+}
+
+/* A replay of an operation the ledger holds as unknown (or settled from a
+ * receipt), on a rule with a lookup: 0 to go on (not found: row id is
+ * reserved again for it), -1 when it was answered or refused. */
+static int meter_lookup(struct mediator *m, struct conn *c, const struct http_request *rq,
+			struct ledger *l, const struct ledger_request *lr, int64_t id, bool receipt)
+{
+	struct err err = {0};
+	bool stated = false;
+	uint64_t charge = 0, bound = 0;
+	enum lookup_result res = lookup_ask(m, c, rq, id, &stated, &charge);
+	int r;
+
+	if (res == LOOKUP_FOUND) {
+		r = receipt ? 0 : ledger_lookup_settle(l, id, stated, charge, &err);
+		/* -ENOENT: another mediator's lookup settled it first. */
+		if (r < 0 && r != -ENOENT) {
+			c->u2c.len = 0;
+			meter_refuse(m, c, MEDIATOR_LEDGER, &err);
+			return -1;
+		}
+		lookup_answer(m, c, id);
+		return -1;
+	}
+	if (res == LOOKUP_NOT_FOUND && !receipt) {
+		r = ledger_lookup_claim(l, id, lr, &bound, &err);
+		if (r == LEDGER_OK) {
+			c->mt.active = true;
+			c->mt.id = id;
+			c->mt.bound = bound;
+			c->lookup_cleared = true;
+			snprintf(c->mt.note, sizeof(c->mt.note),
+				 ",\"ledger_op\":%lld,\"lookup\":\"not-found\"", (long long)id);
+			return 0;
+		}
+		meter_refuse(m, c,
+			     r == LEDGER_CAP ? MEDIATOR_BUDGET_CAP
+			     : r == -ENOENT  ? MEDIATOR_IN_FLIGHT
+					     : MEDIATOR_LEDGER,
+			     r < 0 && r != -ENOENT ? &err : NULL);
+		return -1;
+	}
+	/* Failed (or a receipt no longer found): still unknown, held. */
+	meter_refuse(m, c, MEDIATOR_HELD_UNKNOWN, NULL);
+	return -1;
+}
+
 /* The bound of a metered rule's attempt, reserved before anything is
  * dialled: 0 to go on (reserved, or not metered, or declared free), 1 to
  * wait for the body its bound is read from, -1 when it was refused. */
@@ -731,6 +851,10 @@ static int meter_admit(struct mediator *m, struct conn *c, const struct http_req
 	    .check_then_charge = m->cfg.check_then_charge};
 	c->mt.bound = bound;
 	r = ledger_reserve(l, &lr, &id, &err);
+	if ((r == LEDGER_UNKNOWN || r == LEDGER_RECEIPT) && mt->lookup.prefix)
+		return meter_lookup(m, c, rq, l, &lr, id, r == LEDGER_RECEIPT);
+	if (r == LEDGER_RECEIPT)
+		r = LEDGER_UNKNOWN; /* no lookup now (another policy): held */
 	if (r != LEDGER_OK) {
 		meter_refuse(m, c,
 			     r == LEDGER_CAP	     ? MEDIATOR_BUDGET_CAP
@@ -815,6 +939,27 @@ static int attempt_admit(struct mediator *m, struct conn *c, const struct http_r
 	    attempts_admit(&m->attempts, c->rule, grant, rq, c->c2u.d, c->c2u.len, c->c_eof,
 			   c->name, c->port, path, now_ms(), m->cfg.retry_unbounded, &c->at, &d);
 
+	/* An unknown operation on a rule with a lookup: the receiver is
+	 * asked (once per request: the ledger's lookup may have asked). */
+	if (r < 0 && d == MEDIATOR_HELD_UNKNOWN && c->rule->meter &&
+	    c->rule->meter->lookup.prefix) {
+		bool stated = false;
+		uint64_t charge = 0;
+		enum lookup_result res = c->lookup_cleared
+					     ? LOOKUP_NOT_FOUND
+					     : lookup_ask(m, c, rq, c->mt.id, &stated, &charge);
+
+		if (res == LOOKUP_FOUND) {
+			lookup_answer(m, c, c->mt.id);
+			return -1;
+		}
+		if (res == LOOKUP_NOT_FOUND &&
+		    attempts_reopen(&m->attempts, c->rule, grant, rq, c->c2u.d, c->c2u.len, c->name,
+				    c->port, path) == 0)
+			r = attempts_admit(&m->attempts, c->rule, grant, rq, c->c2u.d, c->c2u.len,
+					   c->c_eof, c->name, c->port, path, now_ms(),
+					   m->cfg.retry_unbounded, &c->at, &d);
+	}
 	if (r < 0)
 		refuse(m, c, d);
 	return r;

@@ -144,6 +144,8 @@ static int budget_config(const cJSON *root, struct config *c, struct mediator_co
 	mc->unpriced_free = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unpriced_free"));
 	mc->release_on_timeout =
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "release_on_timeout"));
+	mc->lookup_fail_open =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "lookup_fail_open"));
 	return 0;
 }
 

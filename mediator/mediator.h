@@ -310,6 +310,12 @@ int attempts_admit(struct attempts *t, const struct policy_net_rule *rule, long 
 		   bool unbounded, struct attempt_conn *ac, enum mediator_decision *d);
 /* The outcome of ac's attempt, once: the entry's new state. */
 void attempts_end(struct attempts *t, struct attempt_conn *ac, enum attempts_outcome o);
+/* A receiver lookup found no trace of rq's operation (docs/budget.md,
+ * "Lookup"): its unknown entry is open again (its tries still count). 0,
+ * or -ENOENT when rq's operation is not unknown. */
+int attempts_reopen(struct attempts *t, const struct policy_net_rule *rule, long grant,
+		    const struct http_request *rq, const char *buf, size_t len, const char *name,
+		    uint16_t port, const char *target);
 
 /* What to do with the response read so far (buf, len; eof: the upstream
  * is done; full: no room to read more) of a held attempt. */
@@ -338,6 +344,8 @@ enum attempts_verdict attempts_response(struct attempts *t, struct attempt_conn 
  * fuzzed ('m'). */
 int meter_bound(const struct policy_net_price *p, const struct http_request *rq, const char *buf,
 		size_t len, bool eof, uint64_t *bound);
+/* The request's Idempotency-Key (1 to 255 bytes: *n), or NULL. */
+const char *meter_idempotency_key(const struct http_request *rq, const char *buf, size_t *n);
 /* The ledger key of an operation: SHA-256 (hex) over the budget, the
  * destination and the request's Idempotency-Key (1 to 255 bytes): the same
  * in every session of the budget. -ENOENT without a key. */
@@ -350,6 +358,32 @@ int meter_op_key(const struct http_request *rq, const char *buf, const char *bud
  * fuzzed ('M'). */
 int meter_charge(const struct policy_net_meter *m, const char *buf, size_t len, bool eof, bool full,
 		 uint64_t *charge);
+
+/* ---------------------------------------------------------- lookup.c */
+
+/* A receiver lookup of an unknown operation (policy "metered.lookup",
+ * docs/budget.md "Lookup"). */
+enum lookup_result {
+	LOOKUP_FOUND,	  /* a receipt (2xx): it took place */
+	LOOKUP_NOT_FOUND, /* 404 or 410: it did not */
+	LOOKUP_FAILED,	  /* no answer, or another one: still unknown */
+};
+/* The lookup's request for the Idempotency-Key key (kn bytes, 1 to 255,
+ * percent-encoded into the path) to name:port, with a Paddock-Admission
+ * header when admission is not empty, into out: its length, -EINVAL (no
+ * lookup, no key), -ENOSPC. Pure, fuzzed. */
+int lookup_request(const struct policy_net_lookup *lk, const char *name, uint16_t port,
+		   const char *key, size_t kn, const char *admission, char *out, size_t size);
+/* The verdict on a whole answer buf (full: it filled the buffer, so it is
+ * not whole: FAILED): *status (0 if none), and for a receipt the charge it
+ * states by m's "charge" (*stated false: none stated). Pure, fuzzed. */
+enum lookup_result lookup_verdict(const struct policy_net_meter *m, const char *buf, size_t len,
+				  bool full, unsigned *status, bool *stated, uint64_t *charge);
+/* On fd (non-blocking, its connect in progress): send req, read the answer
+ * until the upstream closes or buf is full, all within timeout_ms. The
+ * bytes read, or -ETIMEDOUT, -errno. Blocks (poll) for at most timeout_ms. */
+ssize_t lookup_exchange(int fd, const char *req, size_t n, char *buf, size_t size,
+			uint64_t timeout_ms);
 
 /* ---------------------------------------------------------- ledger.c */
 
@@ -364,6 +398,7 @@ enum {
 	LEDGER_CAP = 1,	      /* the bound does not fit what is left of the cap */
 	LEDGER_UNKNOWN = 2,   /* an attempt of this op_key is unknown: not sent again */
 	LEDGER_IN_FLIGHT = 3, /* an attempt of this op_key is reserved now */
+	LEDGER_RECEIPT = 4,   /* this op_key was settled from a receipt (a lookup) */
 };
 struct ledger_request {
 	const char *budget;
@@ -399,10 +434,21 @@ void ledger_close(struct ledger *l);
  * measured in the same run. Durable either way. */
 void ledger_commit_sync(struct ledger *l);
 /* In one BEGIN IMMEDIATE transaction: refuse a replay of a reserved or
- * unknown op_key, refuse a bound over what is left of the cap, else
- * insert the reservation (*id). LEDGER_* >= 0, or -errno (-EBUSY: locked
- * past busy_ms; -EIO) with err. */
+ * unknown op_key, or of one settled from a receipt (*id: that row, for
+ * the lookup), refuse a bound over what is left of the cap, else insert
+ * the reservation (*id), durable when this returns. LEDGER_* >= 0, or
+ * -errno (-EBUSY: locked past busy_ms; -EIO) with err. */
 int ledger_reserve(struct ledger *l, const struct ledger_request *rq, int64_t *id, struct err *err);
+/* A lookup's end of an unknown row: found, settled with charge (source
+ * "lookup"); not found, reserved again by this process for the replay
+ * (its bound raised to rq->bound if that fits the cap: else LEDGER_CAP;
+ * *bound the row's),
+ * durable when this returns. LEDGER_OK, LEDGER_CAP, -ENOENT when the row
+ * is no longer unknown (another mediator's lookup came first), -errno. */
+int ledger_lookup_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge,
+			 struct err *err);
+int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_request *rq,
+			uint64_t *bound, struct err *err);
 /* A reserved row's end, once: settled with charge (source "receiver" or
  * "bound"), unknown, released. -ENOENT when it is not reserved. */
 int ledger_settle(struct ledger *l, int64_t id, uint64_t charge, const char *source,
@@ -538,6 +584,7 @@ struct mediator_config {
 	bool check_then_charge;	 /* --weaken check-then-charge */
 	bool unpriced_free;	 /* --weaken unpriced-as-free */
 	bool release_on_timeout; /* --weaken release-on-timeout */
+	bool lookup_fail_open;	 /* --weaken lookup-fail-open */
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

@@ -67,7 +67,10 @@
 	(UINT64_C(1) << 26) /* the record's directory bound rw in the sandbox */
 #define WEAKEN_TRUST_TOOL_CLAIM \
 	(UINT64_C(1) << 27) /* evidence reconcile takes the claim for the effect */
-#define WEAKEN_COUNT 28
+/* Receiver lookups of unknown operations (docs/budget.md, "Lookup"): */
+#define WEAKEN_LOOKUP_FAIL_OPEN \
+	(UINT64_C(1) << 28) /* a lookup that fails reads as "not found": the replay is sent */
+#define WEAKEN_COUNT 29
 
 /* The budgets' ledgers' directory (supervisor/budget.c):
  * $XDG_STATE_HOME/paddock/budgets, or ~/.local/state/paddock/budgets;

@@ -55,6 +55,9 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 			    "writable in the sandbox: the workload can rewrite its own evidence"},
     {"trust-tool-claim", "paddock evidence reconcile takes a tool's claim for its effect: a "
 			 "success without effect, or an effect reported as failure, goes unseen"},
+    {"lookup-fail-open", "the mediator reads a receiver lookup that failed (no answer, a "
+			 "timeout) as \"not found\" and dispatches the replay of an unknown "
+			 "operation"},
 };
 
 const char *weaken_name(uint64_t bit)
