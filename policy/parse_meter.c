@@ -211,7 +211,7 @@ static int parse_lookup(const cJSON *it, const char *path, struct policy_net_loo
 		    (!in_key && (s[i] == '{' || s[i] == '}')))
 			return err_set(
 			    err, EINVAL,
-			    "%s: byte %zu of the path is not a request target's (printable, "
+			    "%s: byte %zu of the request is not a request target's (printable, "
 			    "no space, '#' or brace but {key})",
 			    sub, i + 4);
 	}
