@@ -108,7 +108,7 @@ static struct provider *provider(void)
  * charge in X-Charge; /free declared free; /c priced by max_tokens (1 a
  * token, at most 8); with lookup, the receiver's receipts are asked at
  * GET /v1/receipts/{key} (1 s). raw.test: metered, no price at all. */
-static char *policy_with(const char *dir, int port, bool lookup)
+static char *policy_with(const char *dir, int port, bool lookup, const char *extra)
 {
 	char *path = h_join(dir, "budget.json");
 	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
@@ -117,21 +117,22 @@ static char *policy_with(const char *dir, int port, bool lookup)
 	cr_assert_not_null(at);
 	h_write_file(
 	    path,
-	    h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": ["
-		  "{\"host\": \"llm.test\", \"ports\": [%d], \"protocol\": \"http\", \"metered\": "
-		  "{\"budget\": \"team\", \"cap\": 10, \"charge\": {\"header\": \"X-Charge\"}, "
-		  "\"price\": 4%s}, \"grants\": [{\"methods\": [\"GET\"], \"path\": \"/free\", "
-		  "\"metered\": {\"price\": 0}}, {\"methods\": [\"POST\"], \"path\": \"/c\", "
-		  "\"metered\": {\"price\": {\"field\": \"max_tokens\", \"per\": 1, \"max\": 8}}}, "
-		  "{\"methods\": [\"GET\", \"POST\"], \"path\": \"/{op}\"}]},"
-		  "{\"host\": \"raw.test\", \"ports\": [%d], \"protocol\": \"http\", \"metered\": "
-		  "{\"budget\": \"team\", \"cap\": 10}}],"
-		  "\"resolve\": {\"llm.test\": \"127.0.0.1\", \"raw.test\": \"127.0.0.1\"}},%s",
-		  (int)(at - src), src, port,
-		  lookup ? ", \"lookup\": {\"request\": \"GET /v1/receipts/{key}\", \"timeout\": "
-			   "\"1s\"}"
-			 : "",
-		  port, at + strlen("\"network\": \"none\",")),
+	    h_fmt(
+		"%.*s\"network\": {\"mode\": \"mediated\", \"allow\": ["
+		"{\"host\": \"llm.test\", \"ports\": [%d], \"protocol\": \"http\",%s \"metered\": "
+		"{\"budget\": \"team\", \"cap\": 10, \"charge\": {\"header\": \"X-Charge\"}, "
+		"\"price\": 4%s}, \"grants\": [{\"methods\": [\"GET\"], \"path\": \"/free\", "
+		"\"metered\": {\"price\": 0}}, {\"methods\": [\"POST\"], \"path\": \"/c\", "
+		"\"metered\": {\"price\": {\"field\": \"max_tokens\", \"per\": 1, \"max\": 8}}}, "
+		"{\"methods\": [\"GET\", \"POST\"], \"path\": \"/{op}\"}]},"
+		"{\"host\": \"raw.test\", \"ports\": [%d], \"protocol\": \"http\", \"metered\": "
+		"{\"budget\": \"team\", \"cap\": 10}}],"
+		"\"resolve\": {\"llm.test\": \"127.0.0.1\", \"raw.test\": \"127.0.0.1\"}},%s",
+		(int)(at - src), src, port, extra ? extra : "",
+		lookup ? ", \"lookup\": {\"request\": \"GET /v1/receipts/{key}\", \"timeout\": "
+			 "\"1s\"}"
+		       : "",
+		port, at + strlen("\"network\": \"none\",")),
 	    0644);
 	return path;
 }
@@ -244,20 +245,20 @@ static int count(const char *out, const char *status)
 	return n;
 }
 
-static struct provider *setup_with(char **pol, bool lookup)
+static struct provider *setup_with(char **pol, bool lookup, const char *extra)
 {
 	struct provider *p = provider();
 	char *base = h_tmpdir();
 
 	state_dir = h_mkdir(base, "state", 0700);
 	setenv("XDG_STATE_HOME", state_dir, 1);
-	*pol = policy_with(base, p->port, lookup);
+	*pol = policy_with(base, p->port, lookup, extra);
 	return p;
 }
 
 static struct provider *setup(char **pol)
 {
-	return setup_with(pol, false);
+	return setup_with(pol, false, NULL);
 }
 
 /* Two sessions of one budget, four callers each, all at once: the cap of
@@ -471,7 +472,7 @@ Test(budget, lookup_receipt_settles_and_answers_the_replay)
 					    "llm.test,POST,/drop,k1", NULL};
 	static const char *const again[] = {"seq", "llm.test,POST,/drop,k1", NULL};
 	char *pol;
-	struct provider *p = setup_with(&pol, true);
+	struct provider *p = setup_with(&pol, true, NULL);
 	struct session s, t;
 
 	start(&s, pol, p->port, NULL, first);
@@ -502,7 +503,7 @@ Test(budget, lookup_not_found_dispatches_under_the_same_reservation)
 	static const char *const reqs[] = {"seq", "llm.test,POST,/lose,k2", "llm.test,POST,/gen,k2",
 					   NULL};
 	char *pol;
-	struct provider *p = setup_with(&pol, true);
+	struct provider *p = setup_with(&pol, true, NULL);
 	struct session s;
 
 	start(&s, pol, p->port, NULL, reqs);
@@ -516,6 +517,27 @@ Test(budget, lookup_not_found_dispatches_under_the_same_reservation)
 	cr_assert_str_eq(ledger("d['settled']"), h_fmt("%d", atomic_load(&p->charged)));
 }
 
+/* HB-23's attempt budget on the same rule: its table holds the lost
+ * attempt as unknown too, and the same lookup's "not found" opens it again
+ * (the replay is dispatched, its try counted); without the lookup the
+ * table would hold the replay (held-unknown) whatever the ledger said. */
+Test(budget, lookup_not_found_reopens_the_attempt_budget)
+{
+	static const char *const reqs[] = {"seq", "llm.test,POST,/lose,k4", "llm.test,POST,/gen,k4",
+					   NULL};
+	char *pol;
+	struct provider *p = setup_with(&pol, true, " \"attempts\": 3,");
+	struct session s;
+
+	start(&s, pol, p->port, NULL, reqs);
+	finish(&s);
+	cr_assert_eq(atomic_load(&p->lookups), 1, "one lookup serves both");
+	cr_assert_eq(atomic_load(&p->ok), 1, "the replay was dispatched\n%s", s.pr.out_text);
+	cr_assert_eq(adm(&s, "l.get('event')=='outcome' and l.get('attempt')==2"), 1,
+		     "the replay is the operation's second attempt");
+	cr_assert_str_eq(ledger("[(o['id'], o['state']) for o in d['ops']]"), "[[1, \"settled\"]]");
+}
+
 /* The lookup fails (the receiver's endpoint answers nothing): still
  * unknown, the replay held and never sent; the twin, lookup-fail-open,
  * reads the failure as "not found" and sends it again. */
@@ -524,7 +546,7 @@ static void lookup_down(const char *weaken)
 	static const char *const reqs[] = {"seq", "llm.test,POST,/drop,k3",
 					   "llm.test,POST,/drop,k3", NULL};
 	char *pol;
-	struct provider *p = setup_with(&pol, true);
+	struct provider *p = setup_with(&pol, true, NULL);
 	struct session s;
 
 	atomic_store(&p->lookup_down, true);
