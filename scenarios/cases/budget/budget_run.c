@@ -68,6 +68,7 @@ static void entry(struct budget_obs *o, const cJSON *e)
 		o->refused_unpriced += !strcmp(d, "refused-unpriced");
 		o->refused_ledger += !strcmp(d, "refused-ledger");
 		o->held_unknown += !strcmp(d, "held-unknown");
+		o->receipted += !strcmp(d, "answered-receipt");
 	}
 	if (!strcmp(ev, "outcome") && !strcmp(l, "settled")) {
 		o->settled++;
@@ -148,11 +149,12 @@ bool budget_probe(struct provider *p, int port, size_t want)
 	return provider_matching(p, "GET /free-probe ") >= want;
 }
 
-int budget_ledger_unknown(struct case_run *cr, const char *env, unsigned *unknown)
+int budget_ledger_unknown(struct case_run *cr, const char *env, unsigned *unknown,
+			  unsigned *receipts)
 {
 	static char out[1 << 16];
 	struct argv_buf a;
-	cJSON *j, *u;
+	cJSON *j, *u, *op;
 	int status = -1, rc;
 
 	argv_start(&a, NULL);
@@ -166,6 +168,13 @@ int budget_ledger_unknown(struct case_run *cr, const char *env, unsigned *unknow
 	rc = cJSON_IsNumber(u) ? 0 : -EINVAL;
 	if (!rc)
 		*unknown = (unsigned)u->valuedouble;
+	*receipts = 0;
+	cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(op, "charge");
+
+		if (!strcmp(str(op, "source"), "lookup") && cJSON_IsNumber(c))
+			*receipts += (unsigned)c->valuedouble;
+	}
 	cJSON_Delete(j);
 	return rc;
 }
