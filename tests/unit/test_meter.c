@@ -301,6 +301,52 @@ Test(meter, ledger_lookup_settles_and_claims)
 	rmdir_all(dir);
 }
 
+/* The lookup's request and verdict (mediator/lookup.c): the key is
+ * percent-encoded into one path whatever its bytes; 2xx is a receipt with
+ * its charge, 404/410 not found, anything else (or a short or truncated
+ * answer) a failed lookup. */
+Test(meter, lookup_request_and_verdict)
+{
+	struct policy *p = unit_policy(pol);
+	struct policy_net_meter mt = *p->net_allow[0].meter;
+	struct policy_net_lookup lk = {.prefix = "/r/", .suffix = "?full=1", .timeout_ms = 1000};
+	char out[1024];
+	unsigned st;
+	bool stated;
+	uint64_t c = 0;
+	int n;
+
+	n = lookup_request(&lk, "m.test", 8080, "a b/\r\n?#%", 11, "adm-1", out, sizeof(out));
+	cr_assert_gt(n, 0);
+	cr_assert(strncmp(out, "GET /r/a%20b%2F%0D%0A%3F%23%25?full=1 HTTP/1.1\r\n", 46) == 0, "%s",
+		  out);
+	cr_assert(strstr(out, "Host: m.test:8080\r\n") &&
+		  strstr(out, "Paddock-Admission: adm-1\r\n"));
+	cr_assert_eq(lookup_request(&lk, "m.test", 8080, "k", 0, "", out, sizeof(out)), -EINVAL);
+	cr_assert_eq(lookup_request(&lk, "m.test", 8080, "k1", 2, "", out, 20), -ENOSPC);
+#define R(s) s, sizeof(s) - 1
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 200 OK\r\nX-Charge: 3\r\n\r\n"), false, &st,
+				    &stated, &c),
+		     LOOKUP_FOUND);
+	cr_assert(stated && c == 3 && st == 200);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 201 OK\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_FOUND);
+	cr_assert(!stated, "no charge stated: the bound");
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 404 No\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_NOT_FOUND);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 410 Gone\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_NOT_FOUND);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 503 Busy\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_FAILED);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 200"), false, &st, &stated, &c), LOOKUP_FAILED,
+		     "cut short");
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 200 OK\r\n\r\n"), true, &st, &stated, &c),
+		     LOOKUP_FAILED, "filled the buffer: not whole");
+	cr_assert_eq(lookup_verdict(&mt, R(""), false, &st, &stated, &c), LOOKUP_FAILED);
+#undef R
+	policy_free(p);
+}
+
 /* The ledger's own invariant: the totals a reservation reads are the sums
  * of the rows; a ledger whose totals were changed behind its back fails
  * ledger_check() (the twin: the check sees a drift). */
