@@ -316,10 +316,10 @@ Test(meter, lookup_request_and_verdict)
 	uint64_t c = 0;
 	int n;
 
-	n = lookup_request(&lk, "m.test", 8080, "a b/\r\n?#%", 11, "adm-1", out, sizeof(out));
+	n = lookup_request(&lk, "m.test", 8080, "a b/\r\n?#%\0", 10, "adm-1", out, sizeof(out));
 	cr_assert_gt(n, 0);
-	cr_assert(strncmp(out, "GET /r/a%20b%2F%0D%0A%3F%23%25?full=1 HTTP/1.1\r\n", 46) == 0, "%s",
-		  out);
+	cr_assert(strncmp(out, "GET /r/a%20b%2F%0D%0A%3F%23%25%00?full=1 HTTP/1.1\r\n", 49) == 0,
+		  "%s", out);
 	cr_assert(strstr(out, "Host: m.test:8080\r\n") &&
 		  strstr(out, "Paddock-Admission: adm-1\r\n"));
 	cr_assert_eq(lookup_request(&lk, "m.test", 8080, "k", 0, "", out, sizeof(out)), -EINVAL);
