@@ -399,20 +399,54 @@ static int step(struct ledger *l, sqlite3_stmt **st, const char *sql, const char
 	return rc == SQLITE_OK ? sqlite3_step(*st) : rc;
 }
 
-/* A statement with no row to read: SQLITE_OK or the error. */
-static int run(struct ledger *l, const char *sql, const char *types, ...)
+static int vrun(struct ledger *l, const char *sql, const char *types, va_list ap)
 {
 	sqlite3_stmt *st = NULL;
-	va_list ap;
-	int rc;
+	int rc = vprep(l, &st, sql, types, ap);
 
-	va_start(ap, types);
-	rc = vprep(l, &st, sql, types, ap);
-	va_end(ap);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	done(l, st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/* A statement with no row to read: SQLITE_OK or the error. */
+static int run(struct ledger *l, const char *sql, const char *types, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, types);
+	rc = vrun(l, sql, types, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* One UPDATE of row id, in its own transaction, that must change exactly
+ * that row (its WHERE names the state it leaves: a row ends at most once,
+ * as a TigerBeetle pending transfer does): 0, -ENOENT ("operation ID is
+ * not FROM"), or the error of what. */
+static int change_one(struct ledger *l, int64_t id, const char *from, const char *what,
+		      struct err *err, const char *sql, const char *types, ...)
+{
+	va_list ap;
+	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_err(l, rc, err, "begin");
+	va_start(ap, types);
+	rc = vrun(l, sql, types, ap);
+	va_end(ap);
+	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
+		rc = SQLITE_NOTFOUND;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	rollback(l);
+	return rc == SQLITE_NOTFOUND
+		   ? err_set(err, ENOENT, "ledger: operation %lld is not %s", (long long)id, from)
+		   : sql_err(l, rc, err, what);
 }
 
 static int held(struct ledger *l, bool settled_only, int64_t *out)
@@ -536,35 +570,19 @@ fail:
 	return rc;
 }
 
-/* One row's end in its own transaction: from state 'reserved' only (a row
- * resolves at most once, as a TigerBeetle pending transfer does). */
+/* One row's end: from state 'reserved' only. */
 static int end(struct ledger *l, int64_t id, const char *state, const char *source,
 	       const int64_t *charge, struct err *err)
 {
-	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-
-	if (rc != SQLITE_OK)
-		return sql_err(l, rc, err, "begin");
-	rc = charge ? run(l,
-			  "UPDATE ops SET state = ?1, source = ?2, charge = ?3, ended = ?4 "
-			  "WHERE id = ?5 AND state = 'reserved'",
-			  "ttiii", state, source, *charge, now_wall_ms(), id)
-		    : run(l,
-			  "UPDATE ops SET state = ?1, source = ?2, ended = ?3 "
-			  "WHERE id = ?4 AND state = 'reserved'",
-			  "ttii", state, source, now_wall_ms(), id);
-	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
-		rc = SQLITE_NOTFOUND;
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		rollback(l);
-		return rc == SQLITE_NOTFOUND
-			   ? err_set(err, ENOENT, "ledger: operation %lld is not reserved",
-				     (long long)id)
-			   : sql_err(l, rc, err, "settle");
-	}
-	return 0;
+	return charge
+		   ? change_one(l, id, "reserved", "settle", err,
+				"UPDATE ops SET state = ?1, source = ?2, charge = ?3, ended = ?4 "
+				"WHERE id = ?5 AND state = 'reserved'",
+				"ttiii", state, source, *charge, now_wall_ms(), id)
+		   : change_one(l, id, "reserved", "settle", err,
+				"UPDATE ops SET state = ?1, source = ?2, ended = ?3 "
+				"WHERE id = ?4 AND state = 'reserved'",
+				"ttii", state, source, now_wall_ms(), id);
 }
 
 int ledger_settle(struct ledger *l, int64_t id, uint64_t charge, const char *source,
@@ -588,32 +606,16 @@ int ledger_release(struct ledger *l, int64_t id, const char *source, struct err 
 int ledger_lookup_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge,
 			 struct err *err)
 {
-	int64_t c = (int64_t)charge;
-	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-
-	if (rc != SQLITE_OK)
-		return sql_err(l, rc, err, "begin");
 	/* A receipt that states no charge: the bound (never a guess lower). */
-	rc = stated ? run(l,
-			  "UPDATE ops SET state = 'settled', source = 'lookup', charge = ?1, "
-			  "ended = ?2 WHERE id = ?3 AND state = 'unknown'",
-			  "iii", c, now_wall_ms(), id)
-		    : run(l,
-			  "UPDATE ops SET state = 'settled', source = 'lookup', charge = bound, "
-			  "ended = ?1 WHERE id = ?2 AND state = 'unknown'",
-			  "ii", now_wall_ms(), id);
-	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
-		rc = SQLITE_NOTFOUND;
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		rollback(l);
-		return rc == SQLITE_NOTFOUND
-			   ? err_set(err, ENOENT, "ledger: operation %lld is not unknown",
-				     (long long)id)
-			   : sql_err(l, rc, err, "lookup");
-	}
-	return LEDGER_OK;
+	return stated
+		   ? change_one(l, id, "unknown", "lookup", err,
+				"UPDATE ops SET state = 'settled', source = 'lookup', charge = ?1, "
+				"ended = ?2 WHERE id = ?3 AND state = 'unknown'",
+				"iii", (int64_t)charge, now_wall_ms(), id)
+		   : change_one(l, id, "unknown", "lookup", err,
+				"UPDATE ops SET state = 'settled', source = 'lookup', "
+				"charge = bound, ended = ?1 WHERE id = ?2 AND state = 'unknown'",
+				"ii", now_wall_ms(), id);
 }
 
 int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_request *rq,
@@ -703,29 +705,13 @@ int ledger_recover(struct ledger *l, unsigned *count, struct err *err)
 
 int ledger_operator_settle(struct ledger *l, int64_t id, uint64_t charge, struct err *err)
 {
-	int64_t c = (int64_t)charge;
-	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	int rc =
+	    change_one(l, id, "unknown (only an unknown one is settled by hand)", "settle", err,
+		       "UPDATE ops SET state = 'settled', source = 'operator', charge = ?1, "
+		       "ended = ?2 WHERE id = ?3 AND state = 'unknown'",
+		       "iii", (int64_t)charge, now_wall_ms(), id);
 
-	if (rc != SQLITE_OK)
-		return sql_err(l, rc, err, "begin");
-	rc = run(l,
-		 "UPDATE ops SET state = 'settled', source = 'operator', charge = ?1, ended = ?2 "
-		 "WHERE id = ?3 AND state = 'unknown'",
-		 "iii", c, now_wall_ms(), id);
-	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
-		rc = SQLITE_NOTFOUND;
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		rollback(l);
-		return rc == SQLITE_NOTFOUND
-			   ? err_set(err, ENOENT,
-				     "operation %lld is not unknown (only an unknown one is "
-				     "settled by hand)",
-				     (long long)id)
-			   : sql_err(l, rc, err, "settle");
-	}
-	return flush(l, err); /* the operator is told it is done */
+	return rc < 0 ? rc : flush(l, err); /* the operator is told it is done */
 }
 
 int ledger_totals(struct ledger *l, struct ledger_totals *t, struct err *err)
