@@ -713,9 +713,12 @@ static enum lookup_result lookup_ask(struct mediator *m, struct conn *c,
 	c->u2c.len = 0;
 	if (w > 0) {
 		fd = mediator_open_upstream(m, c->name, c->port, &d);
-		n = fd < 0 ? -ECONNREFUSED
-			   : lookup_exchange(fd, req, (size_t)w, c->u2c.d, BUF_SIZE,
-					     mt->lookup.timeout_ms);
+		/* Dialled as any request of the rule is: its pinned address,
+		 * never a refused one (-EACCES). */
+		n = fd >= 0 ? lookup_exchange(fd, req, (size_t)w, c->u2c.d, BUF_SIZE,
+					      mt->lookup.timeout_ms)
+		    : d == MEDIATOR_UPSTREAM ? -ECONNREFUSED
+					     : -EACCES;
 		if (fd >= 0)
 			close(fd);
 	}
