@@ -31,6 +31,7 @@ struct provider {
 	atomic_int billed[KEYS];    /* of those, billed (its receipts) */
 	atomic_int lookups;	    /* GET /v1/receipts/kN asked */
 	atomic_bool lookup_down;    /* the receipts endpoint closes without an answer */
+	atomic_bool lookup_slow;    /* ... answers, 3 s late (past the lookup's 1 s) */
 };
 
 static void one(void *arg, int c)
@@ -68,6 +69,8 @@ static void one(void *arg, int c)
 			   *none = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
 
 		atomic_fetch_add(&p->lookups, 1);
+		if (atomic_load(&p->lookup_slow))
+			h_sleep_ms(3000);
 		if (!atomic_load(&p->lookup_down)) {
 			const char *r =
 			    kn >= 0 && kn < KEYS && atomic_load(&p->billed[kn]) ? found : none;
@@ -570,6 +573,30 @@ static void lookup_down(const char *weaken)
 Test(budget, lookup_down_keeps_it_unknown_and_held)
 {
 	lookup_down(NULL);
+}
+
+/* The receipt would say "found", but only after the lookup's own timeout
+ * (1 s): a lookup that times out is a failed one, the replay held. */
+Test(budget, lookup_past_its_timeout_keeps_it_held)
+{
+	static const char *const reqs[] = {"seq", "llm.test,POST,/drop,k5",
+					   "llm.test,POST,/drop,k5", NULL};
+	char *pol;
+	struct provider *p = setup_with(&pol, true, NULL);
+	struct session s;
+
+	atomic_store(&p->lookup_slow, true);
+	start(&s, pol, p->port, NULL, reqs);
+	finish(&s);
+	cr_assert_eq(atomic_load(&p->lookups), 1);
+	cr_assert_eq(atomic_load(&p->by_key[5]), 1, "k5 reached the provider %d times",
+		     atomic_load(&p->by_key[5]));
+	cr_assert_eq(adm(&s, "l.get('event')=='lookup' and l.get('lookup')=='failed' and "
+			     "'timed out' in l.get('lookup_error','')"),
+		     1, "%s",
+		     h_json(s.w.record, "[l for l in map(json.loads, open(d['network']"
+					"['admissions_log'])) if l.get('event')=='lookup']"));
+	cr_assert_str_eq(ledger("(d['unknown'], d['settled'])"), "[4, 0]", "still unknown");
 }
 
 Test(budget, weakened_twin_lookup_fail_open_replays)
