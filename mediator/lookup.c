@@ -9,15 +9,12 @@
  * reservation, anything else (a refused connection, a timeout, another
  * status, an unreadable answer) changes nothing: still unknown, held.
  * The request and the verdict are pure (fuzzed, 'L' and 'l' of
- * fuzz_mediator); lookup_exchange() is the one blocking exchange. */
+ * fuzz_mediator); the exchange is the event loop's (loop.c, C_LOOKUP:
+ * the replay waits, nothing else does). */
 #include "mediator.h"
 
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 int lookup_request(const struct policy_net_lookup *lk, const char *name, uint16_t port,
 		   const char *key, size_t kn, const char *admission, char *out, size_t size)
@@ -77,79 +74,4 @@ enum lookup_result lookup_verdict(const struct policy_net_meter *m, const char *
 		return LOOKUP_FAILED;
 	*stated = m && meter_charge(m, buf, len, true, false, charge) == 0;
 	return LOOKUP_FOUND;
-}
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Wait for ev on fd until deadline: 0, or -ETIMEDOUT, or -errno. */
-static int wait_fd(int fd, short ev, uint64_t deadline)
-{
-	for (;;) {
-		struct pollfd p = {.fd = fd, .events = ev};
-		uint64_t now = mono_ms();
-		int r;
-
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		r = poll(&p, 1, (int)(deadline - now));
-		if (r > 0)
-			return 0;
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (errno != EINTR)
-			return -errno;
-	}
-}
-
-ssize_t lookup_exchange(int fd, const char *req, size_t n, char *buf, size_t size,
-			uint64_t timeout_ms)
-{
-	uint64_t deadline = mono_ms() + timeout_ms;
-	size_t off = 0, got = 0;
-	int soerr = 0, r;
-	socklen_t sl = sizeof(soerr);
-
-	/* fd is non-blocking, its connect in progress (the mediator's dial). */
-	r = wait_fd(fd, POLLOUT, deadline);
-	if (r < 0)
-		return r;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr)
-		return soerr ? -soerr : -errno;
-	while (off < n) {
-		ssize_t w = send(fd, req + off, n - off, MSG_NOSIGNAL);
-
-		if (w > 0) {
-			off += (size_t)w;
-			continue;
-		}
-		if (w < 0 && errno != EAGAIN && errno != EINTR)
-			return -errno;
-		r = wait_fd(fd, POLLOUT, deadline);
-		if (r < 0)
-			return r;
-	}
-	/* The answer to its end (the request said Connection: close), or
-	 * as much as fits. */
-	while (got < size) {
-		ssize_t k = recv(fd, buf + got, size - got, 0);
-
-		if (k > 0) {
-			got += (size_t)k;
-			continue;
-		}
-		if (k == 0)
-			break;
-		if (errno != EAGAIN && errno != EINTR)
-			return -errno;
-		r = wait_fd(fd, POLLIN, deadline);
-		if (r < 0)
-			return r;
-	}
-	return (ssize_t)got;
 }

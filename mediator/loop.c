@@ -68,6 +68,7 @@ enum conn_state {
 	C_DNS,	   /* DNS over TCP: one query */
 	C_CLOSING, /* a reply queued for the client, then close */
 	C_HOLD,	   /* a publication: its body read, then held for an approval */
+	C_LOOKUP,  /* a replay held while its receiver is asked (docs/budget.md) */
 };
 
 struct buf {
@@ -83,6 +84,27 @@ struct meter_conn {
 	int64_t id;	/* its row */
 	uint64_t bound; /* reserved */
 	char note[512]; /* how it ended, for the outcome line */
+};
+
+/* A receiver lookup (docs/budget.md, "Lookup") on the connection's
+ * upstream fd and buffers, while the connection is C_LOOKUP: the request
+ * is written from u2c, the answer read into it; then the request's head
+ * is admitted again with the result. */
+enum lookup_phase {
+	LK_NONE,
+	LK_SENDING,
+	LK_READING,
+	LK_DONE,
+};
+struct lookup_conn {
+	enum lookup_phase phase;
+	bool by_meter;	   /* started by the ledger's unknown row (else the attempt budget) */
+	int64_t op;	   /* the ledger's row, for the log */
+	size_t sent;	   /* of the request in u2c */
+	uint64_t deadline; /* CLOCK_MONOTONIC ms */
+	enum lookup_result res;
+	bool stated;
+	uint64_t charge;
 };
 
 struct conn {
@@ -114,6 +136,7 @@ struct conn {
 	struct attempt_conn at; /* HB-23: its operation's attempt (attempts.c) */
 	struct meter_conn mt;	/* its reservation in a budget's ledger (metered rules) */
 	bool lookup_cleared;	/* a receiver lookup found no trace of its operation */
+	struct lookup_conn lk;	/* the receiver lookup of its operation, if any */
 	/* Brokered credentials (credentials.c): the log's extra fields, the
 	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
 	char note[192];
@@ -469,12 +492,14 @@ static void watch(struct mediator *m, int fd, struct tag *t, uint32_t ev, int op
 }
 
 static void attempt_abandon(struct mediator *m, struct conn *c);
+static void lookup_abandon(struct mediator *m, struct conn *c);
 
 static void conn_close(struct mediator *m, struct conn *c)
 {
 	struct conn **pp;
 
 	attempt_abandon(m, c);
+	lookup_abandon(m, c);
 	if (c->admitted) {
 		char extra[48];
 
@@ -534,6 +559,14 @@ static void update(struct mediator *m, struct conn *c)
 {
 	uint32_t cev = 0, uev = 0;
 
+	if (c->state == C_LOOKUP) {
+		/* Nothing to or from the client meanwhile (its hang-up is still
+		 * reported); the lookup's own fd as its phase needs. */
+		watch(m, c->cfd, &c->ctag, 0, EPOLL_CTL_MOD);
+		watch(m, c->ufd, &c->utag, c->lk.phase == LK_SENDING ? EPOLLOUT : EPOLLIN,
+		      EPOLL_CTL_MOD);
+		return;
+	}
 	hold_refill(c);
 	if (!c->c_eof && !c->c_stop && c->c2u.len < BUF_SIZE && c->state != C_CLOSING)
 		cev |= EPOLLIN;
@@ -684,65 +717,161 @@ static void meter_refuse(struct mediator *m, struct conn *c, enum mediator_decis
 
 /* ---------------------------------------------------- receiver lookups */
 
+/* The end of c's lookup: the verdict on the answer in c->u2c (err < 0:
+ * none was read), kept in c->lk and logged as an event "lookup" of its
+ * own; the answer stays in u2c only when it is a receipt. */
+static void lookup_done(struct mediator *m, struct conn *c, int err)
+{
+	static const char *const names[] = {"found", "not-found", "failed"};
+	const struct policy_net_meter *mt = c->rule->meter;
+	unsigned status = 0;
+	char f[320];
+
+	c->lk.res = LOOKUP_FAILED;
+	c->lk.stated = false;
+	if (err == 0)
+		c->lk.res = lookup_verdict(mt, c->u2c.d, c->u2c.len, c->u2c.len == BUF_SIZE,
+					   &status, &c->lk.stated, &c->lk.charge);
+	/* --weaken lookup-fail-open: a lookup that could not be made reads
+	 * as "not found", and the replay is dispatched. */
+	if (c->lk.res == LOOKUP_FAILED && m->cfg.lookup_fail_open)
+		c->lk.res = LOOKUP_NOT_FOUND;
+	if (c->lk.res != LOOKUP_FOUND)
+		c->u2c.len = 0;
+	c->lk.phase = LK_DONE;
+	snprintf(f, sizeof(f), ",\"lookup\":\"%s\",\"status\":%u,\"ledger_op\":%lld%s%s%s",
+		 names[c->lk.res], status, (long long)c->lk.op,
+		 err < 0 ? ",\"lookup_error\":\"" : "", err < 0 ? strerror(-err) : "",
+		 err < 0 ? "\"" : "");
+	if (c->lk.res == LOOKUP_FOUND && c->lk.stated) {
+		size_t k = strlen(f);
+
+		snprintf(f + k, sizeof(f) - k, ",\"charge\":%llu",
+			 (unsigned long long)c->lk.charge);
+	}
+	log_line(m, c, "lookup", MEDIATOR_ALLOWED, c->name, c->port, f);
+}
+
 /* Ask the receiver of c's metered rule whether the operation of rq (its
  * Idempotency-Key) took place (docs/budget.md, "Lookup"): a connection of
- * the mediator's own to the rule's name and port, never the workload's,
- * within the lookup's timeout (the loop waits meanwhile: the timeout is
- * at most 10 s). The answer is read into c->u2c, where a receipt is
- * relayed from; logged as an event "lookup" of its own. */
-static enum lookup_result lookup_ask(struct mediator *m, struct conn *c,
-				     const struct http_request *rq, int64_t op, bool *stated,
-				     uint64_t *charge)
+ * the mediator's own to the rule's name and port (its pinned address,
+ * never a refused one), never the workload's, within the lookup's
+ * timeout. The request is written from c->u2c and the answer read into
+ * it while c waits in C_LOOKUP; the loop serves every other connection
+ * meanwhile. 0: under way; -1: it ended at once (c->lk has the failure). */
+static int lookup_start(struct mediator *m, struct conn *c, const struct http_request *rq,
+			int64_t op, bool by_meter)
 {
 	const struct policy_net_meter *mt = c->rule->meter;
-	static const char *const names[] = {"found", "not-found", "failed"};
-	enum lookup_result res = LOOKUP_FAILED;
 	enum mediator_decision d;
-	char req[2048], f[320];
 	const char *key;
 	size_t kn = 0;
-	unsigned status = 0;
-	ssize_t n = -EINVAL;
 	int w, fd;
 
 	admit_id(m, c);
-	key = meter_idempotency_key(rq, c->c2u.d, &kn);
-	w = key ? lookup_request(&mt->lookup, c->name, c->port, key, kn, c->admission, req,
-				 sizeof(req))
-		: -EINVAL;
+	c->lk = (struct lookup_conn){.by_meter = by_meter, .op = op};
 	c->u2c.len = 0;
-	if (w > 0) {
-		fd = mediator_open_upstream(m, c->name, c->port, &d);
-		/* Dialled as any request of the rule is: its pinned address,
-		 * never a refused one (-EACCES). */
-		n = fd >= 0 ? lookup_exchange(fd, req, (size_t)w, c->u2c.d, BUF_SIZE,
-					      mt->lookup.timeout_ms)
-		    : d == MEDIATOR_UPSTREAM ? -ECONNREFUSED
-					     : -EACCES;
-		if (fd >= 0)
-			close(fd);
+	key = meter_idempotency_key(rq, c->c2u.d, &kn);
+	w = key ? lookup_request(&mt->lookup, c->name, c->port, key, kn, c->admission, c->u2c.d,
+				 BUF_SIZE)
+		: -EINVAL;
+	if (w <= 0) {
+		lookup_done(m, c, -EINVAL);
+		return -1;
 	}
-	if (n >= 0) {
-		c->u2c.len = (size_t)n;
-		res = lookup_verdict(mt, c->u2c.d, c->u2c.len, c->u2c.len == BUF_SIZE, &status,
-				     stated, charge);
+	fd = mediator_open_upstream(m, c->name, c->port, &d);
+	if (fd < 0) {
+		lookup_done(m, c, d == MEDIATOR_UPSTREAM ? -ECONNREFUSED : -EACCES);
+		return -1;
 	}
-	/* --weaken lookup-fail-open: a lookup that could not be made reads
-	 * as "not found", and the replay is dispatched. */
-	if (res == LOOKUP_FAILED && m->cfg.lookup_fail_open)
-		res = LOOKUP_NOT_FOUND;
-	if (res != LOOKUP_FOUND)
-		c->u2c.len = 0;
-	snprintf(f, sizeof(f), ",\"lookup\":\"%s\",\"status\":%u,\"ledger_op\":%lld%s%s%s",
-		 names[res], status, (long long)op, n < 0 ? ",\"lookup_error\":\"" : "",
-		 n < 0 ? strerror((int)-n) : "", n < 0 ? "\"" : "");
-	if (res == LOOKUP_FOUND && *stated) {
-		size_t k = strlen(f);
+	c->u2c.len = (size_t)w;
+	c->ufd = fd;
+	c->lk.phase = LK_SENDING;
+	c->lk.deadline = now_ms() + mt->lookup.timeout_ms;
+	c->state = C_LOOKUP;
+	watch(m, fd, &c->utag, EPOLLOUT, EPOLL_CTL_ADD);
+	return 0;
+}
 
-		snprintf(f + k, sizeof(f) - k, ",\"charge\":%llu", (unsigned long long)*charge);
+static void http_head(struct mediator *m, struct conn *c);
+
+/* The lookup ended (err < 0: without an answer): its fd closed, and the
+ * request's head admitted again, now with the lookup's result. */
+static void lookup_finish(struct mediator *m, struct conn *c, int err)
+{
+	close(c->ufd);
+	c->ufd = -1;
+	lookup_done(m, c, err);
+	c->state = C_HEAD;
+	if (c->lk.by_meter)
+		memset(&c->mt, 0, sizeof(c->mt)); /* reserved again, from the top */
+	http_head(m, c);
+	if (!c->dead)
+		update(m, c);
+}
+
+/* An event of the lookup's fd: the request written, the answer read. */
+static void lookup_io(struct mediator *m, struct conn *c)
+{
+	int err = 0;
+	socklen_t sl = sizeof(err);
+
+	if (c->lk.phase == LK_SENDING) {
+		if (c->lk.sent == 0 &&
+		    (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0 || err)) {
+			lookup_finish(m, c, err ? -err : -errno);
+			return;
+		}
+		while (c->lk.sent < c->u2c.len) {
+			ssize_t w = send(c->ufd, c->u2c.d + c->lk.sent, c->u2c.len - c->lk.sent,
+					 MSG_NOSIGNAL);
+
+			if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+				update(m, c);
+				return;
+			}
+			if (w <= 0) {
+				lookup_finish(m, c, w < 0 ? -errno : -EPIPE);
+				return;
+			}
+			c->lk.sent += (size_t)w;
+		}
+		c->u2c.len = 0;
+		c->lk.phase = LK_READING;
+		update(m, c);
+		return;
 	}
-	log_line(m, c, "lookup", MEDIATOR_ALLOWED, c->name, c->port, f);
-	return res;
+	/* The answer to its end (the request said Connection: close), or as
+	 * much as fits. */
+	while (c->u2c.len < BUF_SIZE) {
+		ssize_t n = read(c->ufd, c->u2c.d + c->u2c.len, BUF_SIZE - c->u2c.len);
+
+		if (n > 0) {
+			c->u2c.len += (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			update(m, c);
+			return;
+		}
+		if (n < 0)
+			err = -errno;
+		break;
+	}
+	lookup_finish(m, c, err);
+}
+
+/* A connection that ends while its lookup waits (the client left, the
+ * mediator stops): logged; an attempt's reservation, never sent, is
+ * released. */
+static void lookup_abandon(struct mediator *m, struct conn *c)
+{
+	if (c->state != C_LOOKUP)
+		return;
+	c->state = C_CLOSING;
+	lookup_done(m, c, -ECONNABORTED);
+	if (!c->lk.by_meter)
+		meter_end(m, c, false);
 }
 
 /* A replay answered by the receipt in c->u2c: nothing is dispatched. */
@@ -760,18 +889,21 @@ static void lookup_answer(struct mediator *m, struct conn *c, int64_t op)
 
 /* A replay of an operation the ledger holds as unknown (or settled from a
  * receipt), on a rule with a lookup: 0 to go on (not found: row id is
- * reserved again for it), -1 when it was answered or refused. */
+ * reserved again for it), 1 while the receiver is asked, -1 when it was
+ * answered or refused. */
 static int meter_lookup(struct mediator *m, struct conn *c, const struct http_request *rq,
 			struct ledger *l, const struct ledger_request *lr, int64_t id, bool receipt)
 {
 	struct err err = {0};
-	bool stated = false;
-	uint64_t charge = 0, bound = 0;
-	enum lookup_result res = lookup_ask(m, c, rq, id, &stated, &charge);
+	uint64_t bound = 0;
+	enum lookup_result res;
 	int r;
 
+	if (c->lk.phase == LK_NONE && lookup_start(m, c, rq, id, true) == 0)
+		return 1; /* held: admitted again with the answer */
+	res = c->lk.res;
 	if (res == LOOKUP_FOUND) {
-		r = receipt ? 0 : ledger_lookup_settle(l, id, stated, charge, &err);
+		r = receipt ? 0 : ledger_lookup_settle(l, id, c->lk.stated, c->lk.charge, &err);
 		/* -ENOENT: another mediator's lookup settled it first. */
 		if (r < 0 && r != -ENOENT) {
 			c->u2c.len = 0;
@@ -856,6 +988,8 @@ static int meter_admit(struct mediator *m, struct conn *c, const struct http_req
 	r = ledger_reserve(l, &lr, &id, &err);
 	if ((r == LEDGER_UNKNOWN || r == LEDGER_RECEIPT) && mt->lookup.prefix)
 		return meter_lookup(m, c, rq, l, &lr, id, r == LEDGER_RECEIPT);
+	if (r == LEDGER_OK && c->lk.phase == LK_DONE)
+		c->u2c.len = 0; /* a receipt asked for before the row ended elsewhere */
 	if (r == LEDGER_RECEIPT)
 		r = LEDGER_UNKNOWN; /* no lookup now (another policy): held */
 	if (r != LEDGER_OK) {
@@ -946,12 +1080,13 @@ static int attempt_admit(struct mediator *m, struct conn *c, const struct http_r
 	 * asked (once per request: the ledger's lookup may have asked). */
 	if (r < 0 && d == MEDIATOR_HELD_UNKNOWN && c->rule->meter &&
 	    c->rule->meter->lookup.prefix) {
-		bool stated = false;
-		uint64_t charge = 0;
-		enum lookup_result res = c->lookup_cleared
-					     ? LOOKUP_NOT_FOUND
-					     : lookup_ask(m, c, rq, c->mt.id, &stated, &charge);
+		enum lookup_result res = LOOKUP_NOT_FOUND;
 
+		if (!c->lookup_cleared) {
+			if (c->lk.phase == LK_NONE && lookup_start(m, c, rq, c->mt.id, false) == 0)
+				return 1; /* held, its reservation kept: admitted again */
+			res = c->lk.res;
+		}
 		if (res == LOOKUP_FOUND) {
 			lookup_answer(m, c, c->mt.id);
 			return -1;
@@ -1922,6 +2057,13 @@ static bool drain(int fd, struct buf *b, size_t hold, uint64_t *count)
 
 static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 {
+	if (c->state == C_LOOKUP) {
+		if (!client)
+			lookup_io(m, c);
+		else if (ev & (EPOLLHUP | EPOLLERR))
+			conn_close(m, c); /* the client left while its replay was held */
+		return;
+	}
 	if (client) {
 		if ((ev & EPOLLOUT) && c->u2c.len > c->u2c_hold && !c->at.hold &&
 		    !drain(c->cfd, &c->u2c, c->u2c_hold, &c->down)) {
@@ -2006,6 +2148,11 @@ static void expire_heads(struct mediator *m)
 
 	for (struct conn *c = m->conns, *next; c; c = next) {
 		next = c->next;
+		if (c->state == C_LOOKUP) {
+			if (now >= c->lk.deadline)
+				lookup_finish(m, c, -ETIMEDOUT);
+			continue;
+		}
 		if (c->state == C_HOLD)
 			hold_expire(m, c, now);
 		else if ((c->state == C_HEAD || c->state == C_SNI || c->state == C_DNS) &&

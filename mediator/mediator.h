@@ -379,11 +379,6 @@ int lookup_request(const struct policy_net_lookup *lk, const char *name, uint16_
  * states by m's "charge" (*stated false: none stated). Pure, fuzzed. */
 enum lookup_result lookup_verdict(const struct policy_net_meter *m, const char *buf, size_t len,
 				  bool full, unsigned *status, bool *stated, uint64_t *charge);
-/* On fd (non-blocking, its connect in progress): send req, read the answer
- * until the upstream closes or buf is full, all within timeout_ms. The
- * bytes read, or -ETIMEDOUT, -errno. Blocks (poll) for at most timeout_ms. */
-ssize_t lookup_exchange(int fd, const char *req, size_t n, char *buf, size_t size,
-			uint64_t timeout_ms);
 
 /* ---------------------------------------------------------- ledger.c */
 

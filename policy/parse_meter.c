@@ -168,8 +168,8 @@ static int parse_charge(const cJSON *it, const char *path, struct policy_net_met
 /* "lookup": {"request": "GET /path/{key}[...]", "timeout": "2s"}: one GET
  * (a lookup must be safe to repeat: RFC 9110 9.2.1), a path of the
  * printable characters of a request target with exactly one {key} and no
- * other brace, a timeout (2 s unless given) of at most 10 s: the lookup
- * holds the mediator's loop while it waits. */
+ * other brace, a timeout (2 s unless given) of at most 10 s (a replay is
+ * held that long at most). */
 static int parse_lookup(const cJSON *it, const char *path, struct policy_net_lookup *lk,
 			struct err *err)
 {

@@ -32,6 +32,8 @@ struct provider {
 	atomic_int lookups;	    /* GET /v1/receipts/kN asked */
 	atomic_bool lookup_down;    /* the receipts endpoint closes without an answer */
 	atomic_bool lookup_slow;    /* ... answers, 3 s late (past the lookup's 1 s) */
+	atomic_bool lookup_waits;   /* ... answers once /free was served (4 s at most) */
+	atomic_bool free_first;	    /* ... and /free was served while it waited */
 };
 
 static void one(void *arg, int c)
@@ -71,6 +73,13 @@ static void one(void *arg, int c)
 		atomic_fetch_add(&p->lookups, 1);
 		if (atomic_load(&p->lookup_slow))
 			h_sleep_ms(3000);
+		for (int t = 0; atomic_load(&p->lookup_waits) && t < 400; t++) {
+			if (atomic_load(&p->free_)) {
+				atomic_store(&p->free_first, true);
+				break;
+			}
+			h_sleep_ms(10);
+		}
 		if (!atomic_load(&p->lookup_down)) {
 			const char *r =
 			    kn >= 0 && kn < KEYS && atomic_load(&p->billed[kn]) ? found : none;
@@ -111,6 +120,9 @@ static struct provider *provider(void)
  * charge in X-Charge; /free declared free; /c priced by max_tokens (1 a
  * token, at most 8); with lookup, the receiver's receipts are asked at
  * GET /v1/receipts/{key} (1 s). raw.test: metered, no price at all. */
+/* The lookups' timeout in the policy (a test may set it before setup). */
+static const char *lookup_timeout = "1s";
+
 static char *policy_with(const char *dir, int port, bool lookup, const char *extra)
 {
 	char *path = h_join(dir, "budget.json");
@@ -132,8 +144,9 @@ static char *policy_with(const char *dir, int port, bool lookup, const char *ext
 		"{\"budget\": \"team\", \"cap\": 10}}],"
 		"\"resolve\": {\"llm.test\": \"127.0.0.1\", \"raw.test\": \"127.0.0.1\"}},%s",
 		(int)(at - src), src, port, extra ? extra : "",
-		lookup ? ", \"lookup\": {\"request\": \"GET /v1/receipts/{key}\", \"timeout\": "
-			 "\"1s\"}"
+		lookup ? h_fmt(", \"lookup\": {\"request\": \"GET /v1/receipts/{key}\", "
+			       "\"timeout\": \"%s\"}",
+			       lookup_timeout)
 		       : "",
 		port, at + strlen("\"network\": \"none\",")),
 	    0644);
@@ -167,6 +180,8 @@ static const char client[] =
     "    print('R', i, st, flush=True)\n"
     "ts = []\n"
     "for i, a in enumerate(args):\n"
+    "    if a == 'pause':\n"
+    "        import time; time.sleep(0.3); continue\n"
     "    t = threading.Thread(target=one, args=(i, a))\n"
     "    t.start()\n"
     "    if seq: t.join()\n"
@@ -573,6 +588,36 @@ static void lookup_down(const char *weaken)
 Test(budget, lookup_down_keeps_it_unknown_and_held)
 {
 	lookup_down(NULL);
+}
+
+/* A held replay holds nothing else: while the mediator waits for the
+ * receiver's answer, the session's other connections are served. The
+ * receipts endpoint answers only once it has seen the session's /free
+ * request (sent after the replay), waiting 4 s at most; a mediator that
+ * waited for the lookup in its loop (checked: the loop of commit
+ * ecfdf42 fails here) serves /free only once the lookup is
+ * over, and the endpoint never sees it in time. */
+Test(budget, lookup_waits_without_stalling_the_session)
+{
+	static const char *const first[] = {"seq", "llm.test,POST,/drop,k6", NULL};
+	static const char *const then[] = {"llm.test,POST,/drop,k6", "pause", "llm.test,GET,/free",
+					   NULL};
+	char *pol;
+	struct provider *p;
+	struct session s, t;
+
+	lookup_timeout = "5s";
+	p = setup_with(&pol, true, NULL);
+	lookup_timeout = "1s";
+	start(&s, pol, p->port, NULL, first);
+	finish(&s);
+	atomic_store(&p->lookup_waits, true);
+	start(&t, pol, p->port, NULL, then);
+	finish(&t);
+	cr_assert(atomic_load(&p->free_first), "/free was not served while the lookup waited\n%s",
+		  t.pr.out_text);
+	cr_assert_eq(atomic_load(&p->by_key[6]), 1);
+	cr_assert_eq(adm(&t, "l.get('decision')=='answered-receipt'"), 1);
 }
 
 /* The receipt would say "found", but only after the lookup's own timeout
