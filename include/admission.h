@@ -32,6 +32,7 @@ enum mediator_decision {
 	MEDIATOR_BUDGET_CAP, /* its bound does not fit what is left of the budget's cap */
 	MEDIATOR_UNPRICED,   /* no price, or no defensible upper bound (strict mode) */
 	MEDIATOR_LEDGER,     /* the ledger is unavailable (locked, full, corrupt, missing) */
+	MEDIATOR_RECEIPT,    /* a replay of an unknown operation, answered by its receipt */
 	/* network.on_capture_loss (docs/evidence.md): */
 	MEDIATOR_CAPTURE, /* the admissions log cannot be written, and the policy refuses */
 	/* Remote jobs and adapters (mediator/jobs.c, adapter.c): */
@@ -66,6 +67,7 @@ static const char *const mediator_decision_names[MEDIATOR_DECISIONS] = {
     "refused-budget-cap",
     "refused-unpriced",
     "refused-ledger",
+    "answered-receipt",
     "refused-capture-loss",
     "refused-jobs-full",
     "refused-unparsed",

@@ -168,6 +168,23 @@ int attempts_admit(struct attempts *t, const struct policy_net_rule *rule, long 
 	return 0;
 }
 
+int attempts_reopen(struct attempts *t, const struct policy_net_rule *rule, long grant,
+		    const struct http_request *rq, const char *buf, size_t len, const char *name,
+		    uint16_t port, const char *target)
+{
+	unsigned char key[32];
+	long i, slot;
+
+	if (attempts_key(rq, buf, len, name, port, target, rule->index, grant, key) != 0)
+		return -ENOENT;
+	i = find(t, key, &slot);
+	if (i < 0 || t->op[i].state != ATTEMPTS_UNKNOWN)
+		return -ENOENT;
+	/* The receiver said it never took place: tried, not spent. */
+	t->op[i].state = ATTEMPTS_OPEN;
+	return 0;
+}
+
 void attempts_end(struct attempts *t, struct attempt_conn *ac, enum attempts_outcome o)
 {
 	struct attempts_op *op;

@@ -68,6 +68,7 @@ enum conn_state {
 	C_DNS,	   /* DNS over TCP: one query */
 	C_CLOSING, /* a reply queued for the client, then close */
 	C_HOLD,	   /* a publication: its body read, then held for an approval */
+	C_LOOKUP,  /* a replay held while its receiver is asked (docs/budget.md) */
 };
 
 struct buf {
@@ -83,6 +84,27 @@ struct meter_conn {
 	int64_t id;	/* its row */
 	uint64_t bound; /* reserved */
 	char note[512]; /* how it ended, for the outcome line */
+};
+
+/* A receiver lookup (docs/budget.md, "Lookup") on the connection's
+ * upstream fd and buffers, while the connection is C_LOOKUP: the request
+ * is written from u2c, the answer read into it; then the request's head
+ * is admitted again with the result. */
+enum lookup_phase {
+	LK_NONE,
+	LK_SENDING,
+	LK_READING,
+	LK_DONE,
+};
+struct lookup_conn {
+	enum lookup_phase phase;
+	bool by_meter;	   /* started by the ledger's unknown row (else the attempt budget) */
+	int64_t op;	   /* the ledger's row, for the log */
+	size_t sent;	   /* of the request in u2c */
+	uint64_t deadline; /* CLOCK_MONOTONIC ms */
+	enum lookup_result res;
+	bool stated;
+	uint64_t charge;
 };
 
 struct conn {
@@ -117,6 +139,8 @@ struct conn {
 	char adapter[512];	/* an adapter's fields for the log lines (adapter.c), or "" */
 	char action[160];	/* its normalised action, for the ledger's route */
 	bool unmetered;		/* --weaken unknown-event-allow passed it unparsed */
+	bool lookup_cleared;	/* a receiver lookup found no trace of its operation */
+	struct lookup_conn lk;	/* the receiver lookup of its operation, if any */
 	/* Brokered credentials (credentials.c): the log's extra fields, the
 	 * bytes of u2c held back (a secret's prefix), secrets redacted. */
 	char note[192];
@@ -482,6 +506,7 @@ static void watch(struct mediator *m, int fd, struct tag *t, uint32_t ev, int op
 }
 
 static void attempt_abandon(struct mediator *m, struct conn *c);
+static void lookup_abandon(struct mediator *m, struct conn *c);
 
 static void conn_close(struct mediator *m, struct conn *c)
 {
@@ -489,6 +514,7 @@ static void conn_close(struct mediator *m, struct conn *c)
 
 	attempt_abandon(m, c);
 	job_close(m, c);
+	lookup_abandon(m, c);
 	if (c->admitted) {
 		char extra[48];
 
@@ -549,6 +575,14 @@ static void update(struct mediator *m, struct conn *c)
 {
 	uint32_t cev = 0, uev = 0;
 
+	if (c->state == C_LOOKUP) {
+		/* Nothing to or from the client meanwhile (its hang-up is still
+		 * reported); the lookup's own fd as its phase needs. */
+		watch(m, c->cfd, &c->ctag, 0, EPOLL_CTL_MOD);
+		watch(m, c->ufd, &c->utag, c->lk.phase == LK_SENDING ? EPOLLOUT : EPOLLIN,
+		      EPOLL_CTL_MOD);
+		return;
+	}
 	hold_refill(c);
 	if (!c->c_eof && !c->c_stop && c->c2u.len < BUF_SIZE && c->state != C_CLOSING)
 		cev |= EPOLLIN;
@@ -700,6 +734,227 @@ static void meter_refuse(struct mediator *m, struct conn *c, enum mediator_decis
 	refuse(m, c, d);
 }
 
+/* ---------------------------------------------------- receiver lookups */
+
+/* The end of c's lookup: the verdict on the answer in c->u2c (err < 0:
+ * none was read), kept in c->lk and logged as an event "lookup" of its
+ * own; the answer stays in u2c only when it is a receipt. */
+static void lookup_done(struct mediator *m, struct conn *c, int err)
+{
+	static const char *const names[] = {"found", "not-found", "failed"};
+	const struct policy_net_meter *mt = c->rule->meter;
+	unsigned status = 0;
+	char f[320];
+
+	c->lk.res = LOOKUP_FAILED;
+	c->lk.stated = false;
+	if (err == 0)
+		c->lk.res = lookup_verdict(mt, c->u2c.d, c->u2c.len, c->u2c.len == BUF_SIZE,
+					   &status, &c->lk.stated, &c->lk.charge);
+	/* --weaken lookup-fail-open: a lookup that could not be made reads
+	 * as "not found", and the replay is dispatched. */
+	if (c->lk.res == LOOKUP_FAILED && m->cfg.lookup_fail_open)
+		c->lk.res = LOOKUP_NOT_FOUND;
+	if (c->lk.res != LOOKUP_FOUND)
+		c->u2c.len = 0;
+	c->lk.phase = LK_DONE;
+	snprintf(f, sizeof(f), ",\"lookup\":\"%s\",\"status\":%u,\"ledger_op\":%lld%s%s%s",
+		 names[c->lk.res], status, (long long)c->lk.op,
+		 err < 0 ? ",\"lookup_error\":\"" : "", err < 0 ? strerror(-err) : "",
+		 err < 0 ? "\"" : "");
+	if (c->lk.res == LOOKUP_FOUND && c->lk.stated) {
+		size_t k = strlen(f);
+
+		snprintf(f + k, sizeof(f) - k, ",\"charge\":%llu",
+			 (unsigned long long)c->lk.charge);
+	}
+	log_line(m, c, "lookup", MEDIATOR_ALLOWED, c->name, c->port, f);
+}
+
+/* Ask the receiver of c's metered rule whether the operation of rq (its
+ * Idempotency-Key) took place (docs/budget.md, "Lookup"): a connection of
+ * the mediator's own to the rule's name and port (its pinned address,
+ * never a refused one), never the workload's, within the lookup's
+ * timeout. The request is written from c->u2c and the answer read into
+ * it while c waits in C_LOOKUP; the loop serves every other connection
+ * meanwhile. 0: under way; -1: it ended at once (c->lk has the failure). */
+static int lookup_start(struct mediator *m, struct conn *c, const struct http_request *rq,
+			int64_t op, bool by_meter)
+{
+	const struct policy_net_meter *mt = c->rule->meter;
+	enum mediator_decision d;
+	const char *key;
+	size_t kn = 0;
+	int w, fd;
+
+	admit_id(m, c);
+	c->lk = (struct lookup_conn){.by_meter = by_meter, .op = op};
+	c->u2c.len = 0;
+	key = meter_idempotency_key(rq, c->c2u.d, &kn);
+	w = key ? lookup_request(&mt->lookup, c->name, c->port, key, kn, c->admission, c->u2c.d,
+				 BUF_SIZE)
+		: -EINVAL;
+	if (w <= 0) {
+		lookup_done(m, c, -EINVAL);
+		return -1;
+	}
+	fd = mediator_open_upstream(m, c->name, c->port, &d);
+	if (fd < 0) {
+		lookup_done(m, c, d == MEDIATOR_UPSTREAM ? -ECONNREFUSED : -EACCES);
+		return -1;
+	}
+	c->u2c.len = (size_t)w;
+	c->ufd = fd;
+	c->lk.phase = LK_SENDING;
+	c->lk.deadline = now_ms() + mt->lookup.timeout_ms;
+	c->state = C_LOOKUP;
+	watch(m, fd, &c->utag, EPOLLOUT, EPOLL_CTL_ADD);
+	return 0;
+}
+
+static void http_head(struct mediator *m, struct conn *c);
+
+/* The lookup ended (err < 0: without an answer): its fd closed, and the
+ * request's head admitted again, now with the lookup's result. */
+static void lookup_finish(struct mediator *m, struct conn *c, int err)
+{
+	close(c->ufd);
+	c->ufd = -1;
+	lookup_done(m, c, err);
+	c->state = C_HEAD;
+	if (c->lk.by_meter)
+		memset(&c->mt, 0, sizeof(c->mt)); /* reserved again, from the top */
+	http_head(m, c);
+	if (!c->dead)
+		update(m, c);
+}
+
+/* An event of the lookup's fd: the request written, the answer read. */
+static void lookup_io(struct mediator *m, struct conn *c)
+{
+	int err = 0;
+	socklen_t sl = sizeof(err);
+
+	if (c->lk.phase == LK_SENDING) {
+		if (c->lk.sent == 0 &&
+		    (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0 || err)) {
+			lookup_finish(m, c, err ? -err : -errno);
+			return;
+		}
+		while (c->lk.sent < c->u2c.len) {
+			ssize_t w = send(c->ufd, c->u2c.d + c->lk.sent, c->u2c.len - c->lk.sent,
+					 MSG_NOSIGNAL);
+
+			if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+				update(m, c);
+				return;
+			}
+			if (w <= 0) {
+				lookup_finish(m, c, w < 0 ? -errno : -EPIPE);
+				return;
+			}
+			c->lk.sent += (size_t)w;
+		}
+		c->u2c.len = 0;
+		c->lk.phase = LK_READING;
+		update(m, c);
+		return;
+	}
+	/* The answer to its end (the request said Connection: close), or as
+	 * much as fits. */
+	while (c->u2c.len < BUF_SIZE) {
+		ssize_t n = read(c->ufd, c->u2c.d + c->u2c.len, BUF_SIZE - c->u2c.len);
+
+		if (n > 0) {
+			c->u2c.len += (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			update(m, c);
+			return;
+		}
+		if (n < 0)
+			err = -errno;
+		break;
+	}
+	lookup_finish(m, c, err);
+}
+
+/* A connection that ends while its lookup waits (the client left, the
+ * mediator stops): logged; an attempt's reservation, never sent, is
+ * released. */
+static void lookup_abandon(struct mediator *m, struct conn *c)
+{
+	if (c->state != C_LOOKUP)
+		return;
+	c->state = C_CLOSING;
+	lookup_done(m, c, -ECONNABORTED);
+	if (!c->lk.by_meter)
+		meter_end(m, c, false);
+}
+
+/* A replay answered by the receipt in c->u2c: nothing is dispatched. */
+static void lookup_answer(struct mediator *m, struct conn *c, int64_t op)
+{
+	char extra[160];
+
+	c->c2u.len = 0;
+	c->c_stop = true;
+	c->state = C_CLOSING;
+	snprintf(extra, sizeof(extra), ",\"ledger_op\":%lld,\"receipt_bytes\":%zu", (long long)op,
+		 c->u2c.len);
+	decide_extra(m, c, MEDIATOR_RECEIPT, extra);
+}
+
+/* A replay of an operation the ledger holds as unknown (or settled from a
+ * receipt), on a rule with a lookup: 0 to go on (not found: row id is
+ * reserved again for it), 1 while the receiver is asked, -1 when it was
+ * answered or refused. */
+static int meter_lookup(struct mediator *m, struct conn *c, const struct http_request *rq,
+			struct ledger *l, const struct ledger_request *lr, int64_t id, bool receipt)
+{
+	struct err err = {0};
+	uint64_t bound = 0;
+	enum lookup_result res;
+	int r;
+
+	if (c->lk.phase == LK_NONE && lookup_start(m, c, rq, id, true) == 0)
+		return 1; /* held: admitted again with the answer */
+	res = c->lk.res;
+	if (res == LOOKUP_FOUND) {
+		r = receipt ? 0 : ledger_lookup_settle(l, id, c->lk.stated, c->lk.charge, &err);
+		/* -ENOENT: another mediator's lookup settled it first. */
+		if (r < 0 && r != -ENOENT) {
+			c->u2c.len = 0;
+			meter_refuse(m, c, MEDIATOR_LEDGER, &err);
+			return -1;
+		}
+		lookup_answer(m, c, id);
+		return -1;
+	}
+	if (res == LOOKUP_NOT_FOUND && !receipt) {
+		r = ledger_lookup_claim(l, id, lr, &bound, &err);
+		if (r == LEDGER_OK) {
+			c->mt.active = true;
+			c->mt.id = id;
+			c->mt.bound = bound;
+			c->lookup_cleared = true;
+			snprintf(c->mt.note, sizeof(c->mt.note),
+				 ",\"ledger_op\":%lld,\"lookup\":\"not-found\"", (long long)id);
+			return 0;
+		}
+		meter_refuse(m, c,
+			     r == LEDGER_CAP ? MEDIATOR_BUDGET_CAP
+			     : r == -ENOENT  ? MEDIATOR_IN_FLIGHT
+					     : MEDIATOR_LEDGER,
+			     r < 0 && r != -ENOENT ? &err : NULL);
+		return -1;
+	}
+	/* Failed (or a receipt no longer found): still unknown, held. */
+	meter_refuse(m, c, MEDIATOR_HELD_UNKNOWN, NULL);
+	return -1;
+}
+
 /* The bound of a metered rule's attempt, reserved before anything is
  * dialled: 0 to go on (reserved, or not metered, or declared free), 1 to
  * wait for the body its bound is read from, -1 when it was refused. */
@@ -754,6 +1009,12 @@ static int meter_admit(struct mediator *m, struct conn *c, const struct http_req
 	    .check_then_charge = m->cfg.check_then_charge};
 	c->mt.bound = bound;
 	r = ledger_reserve(l, &lr, &id, &err);
+	if ((r == LEDGER_UNKNOWN || r == LEDGER_RECEIPT) && mt->lookup.prefix)
+		return meter_lookup(m, c, rq, l, &lr, id, r == LEDGER_RECEIPT);
+	if (r == LEDGER_OK && c->lk.phase == LK_DONE)
+		c->u2c.len = 0; /* a receipt asked for before the row ended elsewhere */
+	if (r == LEDGER_RECEIPT)
+		r = LEDGER_UNKNOWN; /* no lookup now (another policy): held */
 	if (r != LEDGER_OK) {
 		meter_refuse(m, c,
 			     r == LEDGER_CAP	     ? MEDIATOR_BUDGET_CAP
@@ -1035,6 +1296,28 @@ static int attempt_admit(struct mediator *m, struct conn *c, const struct http_r
 	    attempts_admit(&m->attempts, c->rule, grant, rq, c->c2u.d, c->c2u.len, c->c_eof,
 			   c->name, c->port, path, now_ms(), m->cfg.retry_unbounded, &c->at, &d);
 
+	/* An unknown operation on a rule with a lookup: the receiver is
+	 * asked (once per request: the ledger's lookup may have asked). */
+	if (r < 0 && d == MEDIATOR_HELD_UNKNOWN && c->rule->meter &&
+	    c->rule->meter->lookup.prefix) {
+		enum lookup_result res = LOOKUP_NOT_FOUND;
+
+		if (!c->lookup_cleared) {
+			if (c->lk.phase == LK_NONE && lookup_start(m, c, rq, c->mt.id, false) == 0)
+				return 1; /* held, its reservation kept: admitted again */
+			res = c->lk.res;
+		}
+		if (res == LOOKUP_FOUND) {
+			lookup_answer(m, c, c->mt.id);
+			return -1;
+		}
+		if (res == LOOKUP_NOT_FOUND &&
+		    attempts_reopen(&m->attempts, c->rule, grant, rq, c->c2u.d, c->c2u.len, c->name,
+				    c->port, path) == 0)
+			r = attempts_admit(&m->attempts, c->rule, grant, rq, c->c2u.d, c->c2u.len,
+					   c->c_eof, c->name, c->port, path, now_ms(),
+					   m->cfg.retry_unbounded, &c->at, &d);
+	}
 	if (r < 0)
 		refuse(m, c, d);
 	return r;
@@ -2070,6 +2353,13 @@ static bool drain(int fd, struct buf *b, size_t hold, uint64_t *count)
 
 static void step(struct mediator *m, struct conn *c, bool client, uint32_t ev)
 {
+	if (c->state == C_LOOKUP) {
+		if (!client)
+			lookup_io(m, c);
+		else if (ev & (EPOLLHUP | EPOLLERR))
+			conn_close(m, c); /* the client left while its replay was held */
+		return;
+	}
 	if (client) {
 		if ((ev & EPOLLOUT) && c->u2c.len > c->u2c_hold && !c->at.hold &&
 		    !drain(c->cfd, &c->u2c, c->u2c_hold, &c->down)) {
@@ -2153,6 +2443,11 @@ static void expire_heads(struct mediator *m)
 
 	for (struct conn *c = m->conns, *next; c; c = next) {
 		next = c->next;
+		if (c->state == C_LOOKUP) {
+			if (now >= c->lk.deadline)
+				lookup_finish(m, c, -ETIMEDOUT);
+			continue;
+		}
 		if (c->state == C_HOLD)
 			hold_expire(m, c, now);
 		else if ((c->state == C_HEAD || c->state == C_SNI || c->state == C_DNS) &&

@@ -151,6 +151,8 @@ static int budget_config(const cJSON *root, struct config *c, struct mediator_co
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "local_exit_is_stop"));
 	mc->unknown_event_allow =
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unknown_event_allow"));
+	mc->lookup_fail_open =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "lookup_fail_open"));
 	return 0;
 }
 

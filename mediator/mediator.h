@@ -310,6 +310,12 @@ int attempts_admit(struct attempts *t, const struct policy_net_rule *rule, long 
 		   bool unbounded, struct attempt_conn *ac, enum mediator_decision *d);
 /* The outcome of ac's attempt, once: the entry's new state. */
 void attempts_end(struct attempts *t, struct attempt_conn *ac, enum attempts_outcome o);
+/* A receiver lookup found no trace of rq's operation (docs/budget.md,
+ * "Lookup"): its unknown entry is open again (its tries still count). 0,
+ * or -ENOENT when rq's operation is not unknown. */
+int attempts_reopen(struct attempts *t, const struct policy_net_rule *rule, long grant,
+		    const struct http_request *rq, const char *buf, size_t len, const char *name,
+		    uint16_t port, const char *target);
 
 /* What to do with the response read so far (buf, len; eof: the upstream
  * is done; full: no room to read more) of a held attempt. */
@@ -338,6 +344,8 @@ enum attempts_verdict attempts_response(struct attempts *t, struct attempt_conn 
  * fuzzed ('m'). */
 int meter_bound(const struct policy_net_price *p, const struct http_request *rq, const char *buf,
 		size_t len, bool eof, uint64_t *bound);
+/* The request's Idempotency-Key (1 to 255 bytes: *n), or NULL. */
+const char *meter_idempotency_key(const struct http_request *rq, const char *buf, size_t *n);
 /* The ledger key of an operation: SHA-256 (hex) over the budget, the
  * destination and the request's Idempotency-Key (1 to 255 bytes): the same
  * in every session of the budget. -ENOENT without a key. */
@@ -460,11 +468,31 @@ int adapter_charge(enum policy_adapter ad, const char *buf, size_t len, bool eof
 		   uint64_t *charge);
 /* a as the log's JSON object, into out. */
 void adapter_action_json(const struct adapter_action *a, char *out, size_t size);
+/* ---------------------------------------------------------- lookup.c */
+
+/* A receiver lookup of an unknown operation (policy "metered.lookup",
+ * docs/budget.md "Lookup"). */
+enum lookup_result {
+	LOOKUP_FOUND,	  /* a receipt (2xx): it took place */
+	LOOKUP_NOT_FOUND, /* 404 or 410: it did not */
+	LOOKUP_FAILED,	  /* no answer, or another one: still unknown */
+};
+/* The lookup's request for the Idempotency-Key key (kn bytes, 1 to 255,
+ * percent-encoded into the path) to name:port, with a Paddock-Admission
+ * header when admission is not empty, into out: its length, -EINVAL (no
+ * lookup, no key), -ENOSPC. Pure, fuzzed. */
+int lookup_request(const struct policy_net_lookup *lk, const char *name, uint16_t port,
+		   const char *key, size_t kn, const char *admission, char *out, size_t size);
+/* The verdict on a whole answer buf (full: it filled the buffer, so it is
+ * not whole: FAILED): *status (0 if none), and for a receipt the charge it
+ * states by m's "charge" (*stated false: none stated). Pure, fuzzed. */
+enum lookup_result lookup_verdict(const struct policy_net_meter *m, const char *buf, size_t len,
+				  bool full, unsigned *status, bool *stated, uint64_t *charge);
 
 /* ---------------------------------------------------------- ledger.c */
 
-/* The durable ledger of a budget: DIR/BUDGET.sqlite (SQLite, WAL,
- * synchronous=FULL, STRICT tables), shared by every process naming the
+/* The durable ledger of a budget: DIR/BUDGET.sqlite (SQLite, WAL, a
+ * group commit: see ledger.c, STRICT tables), shared by every process naming the
  * budget. Rows: reserved -> settled (the receiver's charge, or the bound),
  * released (never sent), unknown (sent, no answer: the bound stays held
  * until the operator settles it). */
@@ -474,6 +502,7 @@ enum {
 	LEDGER_CAP = 1,	      /* the bound does not fit what is left of the cap */
 	LEDGER_UNKNOWN = 2,   /* an attempt of this op_key is unknown: not sent again */
 	LEDGER_IN_FLIGHT = 3, /* an attempt of this op_key is reserved now */
+	LEDGER_RECEIPT = 4,   /* this op_key was settled from a receipt (a lookup) */
 };
 struct ledger_request {
 	const char *budget;
@@ -504,11 +533,26 @@ typedef void (*ledger_each_fn)(const struct ledger_op *op, void *arg);
 int ledger_open(const char *dir, const char *budget, unsigned busy_ms, struct ledger **out,
 		struct err *err);
 void ledger_close(struct ledger *l);
+/* SQLite's synchronous=FULL instead of the group commit (an fsync inside
+ * every commit, with the lock held): bench/ledger_bench.c's "before",
+ * measured in the same run. Durable either way. */
+void ledger_commit_sync(struct ledger *l);
 /* In one BEGIN IMMEDIATE transaction: refuse a replay of a reserved or
- * unknown op_key, refuse a bound over what is left of the cap, else
- * insert the reservation (*id). LEDGER_* >= 0, or -errno (-EBUSY: locked
- * past busy_ms; -EIO) with err. */
+ * unknown op_key, or of one settled from a receipt (*id: that row, for
+ * the lookup), refuse a bound over what is left of the cap, else insert
+ * the reservation (*id), durable when this returns. LEDGER_* >= 0, or
+ * -errno (-EBUSY: locked past busy_ms; -EIO) with err. */
 int ledger_reserve(struct ledger *l, const struct ledger_request *rq, int64_t *id, struct err *err);
+/* A lookup's end of an unknown row: found, settled with charge (source
+ * "lookup"); not found, reserved again by this process for the replay
+ * (its bound raised to rq->bound if that fits the cap: else LEDGER_CAP;
+ * *bound the row's),
+ * durable when this returns. LEDGER_OK, LEDGER_CAP, -ENOENT when the row
+ * is no longer unknown (another mediator's lookup came first), -errno. */
+int ledger_lookup_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge,
+			 struct err *err);
+int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_request *rq,
+			uint64_t *bound, struct err *err);
 /* A reserved row's end, once: settled with charge (source "receiver" or
  * "bound"), unknown, released. -ENOENT when it is not reserved. */
 int ledger_settle(struct ledger *l, int64_t id, uint64_t charge, const char *source,
@@ -732,6 +776,7 @@ struct mediator_config {
 	bool release_on_timeout;  /* --weaken release-on-timeout */
 	bool local_exit_is_stop;  /* --weaken local-exit-is-stop */
 	bool unknown_event_allow; /* --weaken unknown-event-allow */
+	bool lookup_fail_open;	  /* --weaken lookup-fail-open */
 };
 
 /* A mediator over cfg (which must outlive it). -ENOMEM. */

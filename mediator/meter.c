@@ -90,6 +90,13 @@ int meter_bound(const struct policy_net_price *p, const struct http_request *rq,
 	return 0;
 }
 
+const char *meter_idempotency_key(const struct http_request *rq, const char *buf, size_t *n)
+{
+	const char *k = req_header(rq, buf, "idempotency-key", n);
+
+	return k && *n > 0 && *n <= 255 ? k : NULL;
+}
+
 int meter_op_key(const struct http_request *rq, const char *buf, const char *budget,
 		 const char *name, uint16_t port, char hex[65])
 {

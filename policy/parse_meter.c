@@ -56,6 +56,8 @@ void policy_meter_free(struct policy_net_meter *m)
 	free(m->budget);
 	free(m->charge_header);
 	free(m->charge_field);
+	free(m->lookup.prefix);
+	free(m->lookup.suffix);
 	policy_price_free(&m->price);
 	free(m);
 }
@@ -163,10 +165,80 @@ static int parse_charge(const cJSON *it, const char *path, struct policy_net_met
 	return 0;
 }
 
+/* "lookup": {"request": "GET /path/{key}[...]", "timeout": "2s"}: one GET
+ * (a lookup must be safe to repeat: RFC 9110 9.2.1), a path of the
+ * printable characters of a request target with exactly one {key} and no
+ * other brace, a timeout (2 s unless given) of at most 10 s (a replay is
+ * held that long at most). */
+static int parse_lookup(const cJSON *it, const char *path, struct policy_net_lookup *lk,
+			struct err *err)
+{
+	static const char *const keys[] = {"request", "timeout", NULL};
+	const cJSON *rq = member(it, "request"), *to = member(it, "timeout");
+	char sub[2 * JPATH_MAX + 192];
+	const char *s, *key;
+	size_t n;
+	int r;
+
+	r = policy_json_object(it, path, err);
+	if (r >= 0)
+		r = policy_json_check_keys(it, keys, path, " (known: request, timeout)", err);
+	if (r < 0)
+		return r;
+	if (!rq)
+		return err_set(err, EINVAL, "%s: missing key \"request\"", path);
+	snprintf(sub, sizeof(sub), "%s.request", path);
+	r = policy_json_string(rq, sub, &s, err);
+	if (r < 0)
+		return r;
+	if (strncmp(s, "GET /", 5) != 0)
+		return err_set(err, EINVAL,
+			       "%s: must be \"GET /PATH\" (a lookup changes nothing: GET only)",
+			       sub);
+	s += 4;
+	n = strlen(s);
+	key = strstr(s, "{key}");
+	if (n > POLICY_LOOKUP_PATH_MAX || !key || strstr(key + 5, "{key}"))
+		return err_set(
+		    err, EINVAL,
+		    "%s: the path must hold \"{key}\" once (the replay's Idempotency-Key) "
+		    "and be at most %d bytes",
+		    sub, POLICY_LOOKUP_PATH_MAX);
+	for (size_t i = 0; i < n; i++) {
+		bool in_key = s + i >= key && s + i < key + 5;
+
+		if (s[i] <= ' ' || s[i] >= 127 || s[i] == '#' ||
+		    (!in_key && (s[i] == '{' || s[i] == '}')))
+			return err_set(
+			    err, EINVAL,
+			    "%s: byte %zu of the request is not a request target's (printable, "
+			    "no space, '#' or brace but {key})",
+			    sub, i + 4);
+	}
+	lk->prefix = strndup(s, (size_t)(key - s));
+	lk->suffix = strdup(key + 5);
+	if (!lk->prefix || !lk->suffix)
+		return err_set(err, ENOMEM, "out of memory");
+	lk->timeout_ms = 2000;
+	if (to) {
+		snprintf(sub, sizeof(sub), "%s.timeout", path);
+		r = policy_json_string(to, sub, &s, err);
+		if (r < 0)
+			return r;
+		if (policy_parse_duration(s, &lk->timeout_ms) < 0 || lk->timeout_ms == 0 ||
+		    lk->timeout_ms > POLICY_LOOKUP_TIMEOUT_MAX)
+			return err_set(
+			    err, EINVAL,
+			    "%s: %s is not a duration from 1ms to 10s (\"500ms\", \"2s\")", sub,
+			    QUOTE(s));
+	}
+	return 0;
+}
+
 int policy_parse_meter(const cJSON *obj, const char *path, struct policy_net_rule *rule,
 		       struct err *err)
 {
-	static const char *const keys[] = {"budget", "cap", "charge", "price", NULL};
+	static const char *const keys[] = {"budget", "cap", "charge", "price", "lookup", NULL};
 	const cJSON *it = member(obj, "metered"), *b, *cap;
 	struct policy_net_meter *m;
 	char sub[JPATH_MAX + 128];
@@ -183,8 +255,8 @@ int policy_parse_meter(const cJSON *obj, const char *path, struct policy_net_rul
 			       sub, policy_net_proto_name(rule->protocol));
 	r = policy_json_object(it, sub, err);
 	if (r >= 0)
-		r = policy_json_check_keys(it, keys, sub, " (known: budget, cap, charge, price)",
-					   err);
+		r = policy_json_check_keys(it, keys, sub,
+					   " (known: budget, cap, charge, price, lookup)", err);
 	if (r < 0)
 		return r;
 	b = member(it, "budget");
@@ -220,6 +292,10 @@ int policy_parse_meter(const cJSON *obj, const char *path, struct policy_net_rul
 	if (member(it, "price")) {
 		snprintf(sub, sizeof(sub), "%s.metered.price", path);
 		r = parse_price(member(it, "price"), sub, &m->price, err);
+	}
+	if (r >= 0 && member(it, "lookup")) {
+		snprintf(sub, sizeof(sub), "%s.metered.lookup", path);
+		r = parse_lookup(member(it, "lookup"), sub, &m->lookup, err);
 	}
 	return r;
 }

@@ -179,12 +179,26 @@ struct policy_net_price {
  * same budget id), its cap, where the receiver states the actual charge
  * (a response header or a top-level JSON member of its body; neither:
  * the bound is charged), and the rule's price (a grant's replaces it). */
+/* A metered rule's "lookup" (docs/budget.md, "Lookup"): how the mediator
+ * asks the receiver whether an operation whose outcome is unknown took
+ * place: GET prefix KEY suffix on the rule's own name and port, KEY the
+ * replay's Idempotency-Key (percent-encoded), answered within timeout_ms:
+ * a 2xx is a receipt (its charge where the rule's "charge" says), 404 or
+ * 410 "not found", anything else a failed lookup. */
+#define POLICY_LOOKUP_PATH_MAX	  256
+#define POLICY_LOOKUP_TIMEOUT_MAX (10 * 1000)
+struct policy_net_lookup {
+	char *prefix; /* "/v1/receipts/"; NULL: no lookup */
+	char *suffix; /* what follows {key}, "" or "?full=1" */
+	uint64_t timeout_ms;
+};
 struct policy_net_meter {
 	char *budget;
 	uint64_t cap;
 	char *charge_header; /* lower case, or NULL */
 	char *charge_field;  /* or NULL */
 	struct policy_net_price price;
+	struct policy_net_lookup lookup;
 };
 
 /* A metered rule's asynchronous jobs (docs/network.md, "Remote jobs"):

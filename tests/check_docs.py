@@ -141,7 +141,7 @@ def check_decisions(top, out):
     if not code:
         return ["include/admission.h: no mediator_decision_names"]
     doc = re.findall(r"`(allowed|released|held(?:-[a-z-]+)?|refused-[a-z-]+|dns-[a-z-]+|"
-                     r"upstream-[a-z-]+)`", read(top, "docs/network.md"))
+                     r"upstream-[a-z-]+|answered-[a-z-]+)`", read(top, "docs/network.md"))
     return diff("decision", code, doc, "include/admission.h", "docs/network.md")
 
 

@@ -68,7 +68,7 @@ int budget_dir_path(char *out, size_t size, bool create, struct err *err)
 int budget_prepare(struct run_spec *r, struct err *err)
 {
 	static const unsigned knobs[] = {WEAKEN_CHECK_THEN_CHARGE, WEAKEN_UNPRICED_AS_FREE,
-					 WEAKEN_RELEASE_ON_TIMEOUT};
+					 WEAKEN_RELEASE_ON_TIMEOUT, WEAKEN_LOOKUP_FAIL_OPEN};
 	bool metered = policy_has_meter(r->policy);
 	char canon[PATH_MAX];
 	int rc;
@@ -121,6 +121,8 @@ void budget_config(cJSON *root, const struct run_spec *r)
 		cJSON_AddTrueToObject(root, "unpriced_free");
 	if (r->opt->weaken & WEAKEN_RELEASE_ON_TIMEOUT)
 		cJSON_AddTrueToObject(root, "release_on_timeout");
+	if (r->opt->weaken & WEAKEN_LOOKUP_FAIL_OPEN)
+		cJSON_AddTrueToObject(root, "lookup_fail_open");
 }
 
 int budget_exec(int argc, char **argv, struct err *err)

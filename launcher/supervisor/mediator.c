@@ -249,6 +249,14 @@ static void add_meter(cJSON *o, const struct policy_net_meter *m)
 		cJSON_AddStringToObject(ch, m->charge_header ? "header" : "field",
 					m->charge_header ? m->charge_header : m->charge_field);
 	add_price(mo, &m->price);
+	if (m->lookup.prefix && (ch = cJSON_AddObjectToObject(mo, "lookup"))) {
+		char rq[POLICY_LOOKUP_PATH_MAX + 16], d[32];
+
+		snprintf(rq, sizeof(rq), "GET %s{key}%s", m->lookup.prefix, m->lookup.suffix);
+		snprintf(d, sizeof(d), "%llums", (unsigned long long)m->lookup.timeout_ms);
+		cJSON_AddStringToObject(ch, "request", rq);
+		cJSON_AddStringToObject(ch, "timeout", d);
+	}
 }
 
 /* A rule's grants, as the policy wrote them. */

@@ -67,6 +67,9 @@
 	(UINT64_C(1) << 26) /* the record's directory bound rw in the sandbox */
 #define WEAKEN_TRUST_TOOL_CLAIM \
 	(UINT64_C(1) << 27) /* evidence reconcile takes the claim for the effect */
+/* Receiver lookups of unknown operations (docs/budget.md, "Lookup"): */
+#define WEAKEN_LOOKUP_FAIL_OPEN \
+	(UINT64_C(1) << 28) /* a lookup that fails reads as "not found": the replay is sent */
 /* Remote jobs and adapters (mediator/jobs.c, adapter.c; bits 28 and 29
  * are other knobs' ): */
 #define WEAKEN_LOCAL_EXIT_IS_STOP \

@@ -55,7 +55,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 			    "writable in the sandbox: the workload can rewrite its own evidence"},
     {"trust-tool-claim", "paddock evidence reconcile takes a tool's claim for its effect: a "
 			 "success without effect, or an effect reported as failure, goes unseen"},
-    /* Bits 28 and 29 are other knobs'; an unnamed bit is no knob. */
+    {"lookup-fail-open", "the mediator reads a receiver lookup that failed (no answer, a "
+			 "timeout) as \"not found\" and dispatches the replay of an unknown "
+			 "operation"},
+    /* Bit 29 has no knob; an unnamed bit is no knob. */
     [30] = {"local-exit-is-stop", "the mediator takes the session's end for its remote jobs' end: "
 				  "nothing is cancelled or asked, every job is recorded as "
 				  "stopped and its exposure released"},

@@ -47,6 +47,38 @@ static void nap(int ms)
 		;
 }
 
+/* GET /v1/receipts/KEY: the receipt of what this provider billed for
+ * Idempotency-Key KEY (200, X-Charge: what it billed), or 404 when it
+ * billed nothing for it. Free, and logged as a line of its own
+ * ("RECEIPT KEY found|not-found admission=ID"), never as a request. */
+static void receipt(struct provider *p, int c, const char *req, const char *key)
+{
+	char want[128], adm[96], line[256], out[256];
+	unsigned billed = 0;
+	int n;
+
+	snprintf(want, sizeof(want), " key=%.*s ", (int)strcspn(key, "?"), key);
+	header(req, "Paddock-Admission:", adm, sizeof(adm));
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
+		if (p->log[i] && strstr(p->log[i], want) && !strstr(p->log[i], " charged=0 "))
+			billed += PROVIDER_PRICE;
+	snprintf(line, sizeof(line), "RECEIPT %.*s %s admission=%s", (int)strcspn(key, "?"), key,
+		 billed ? "found" : "not-found", adm);
+	if (p->n < LOG_MAX)
+		p->log[p->n] = strdup(line);
+	p->n++;
+	pthread_mutex_unlock(&p->lock);
+	n = billed ? snprintf(out, sizeof(out),
+			      "HTTP/1.1 200 OK\r\nX-Charge: %u\r\nContent-Length: 8\r\n"
+			      "Connection: close\r\n\r\nreceipt\n",
+			      billed)
+		   : snprintf(out, sizeof(out),
+			      "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: "
+			      "close\r\n\r\n");
+	(void)!send(c, out, (size_t)n, MSG_NOSIGNAL);
+}
+
 static void one(void *arg, int c)
 {
 	struct provider *p = arg;
@@ -56,7 +88,10 @@ static void one(void *arg, int c)
 	bool answer = true;
 
 	(void)receiver_read_request(c, req, sizeof(req), 5);
-	if (sscanf(req, "%15s %255s", method, path) == 2) {
+	if (sscanf(req, "%15s %255s", method, path) == 2 &&
+	    strncmp(path, PROVIDER_RECEIPTS, strlen(PROVIDER_RECEIPTS)) == 0) {
+		receipt(p, c, req, path + strlen(PROVIDER_RECEIPTS));
+	} else if (sscanf(req, "%15s %255s", method, path) == 2) {
 		charge = strncmp(path, "/free", 5) == 0 ? 0 : PROVIDER_PRICE;
 		answer = strncmp(path, "/drop", 5) != 0;
 		header(req, "Idempotency-Key:", key, sizeof(key));

@@ -9,14 +9,18 @@
  * (every caller in flight together), then answers 200 with "X-Charge: N"
  * (and, for HB-21's /v1/chat/completions and /v1/messages, a JSON body of
  * that shape stating N in usage.completion_tokens or usage.output_tokens).
+ * GET /v1/receipts/KEY is its receipts endpoint (the metered rule's
+ * lookup, docs/budget.md): 200 with what it billed for that
+ * Idempotency-Key, or 404; a line "RECEIPT KEY found|not-found ...".
  * A harness fixture, not an enforcement point: its ledger is the evidence
  * the cases grade from. */
 #pragma once
 
 #include <stddef.h>
 
-#define PROVIDER_PRICE	 4
-#define PROVIDER_WAIT_MS 400
+#define PROVIDER_PRICE	  4
+#define PROVIDER_WAIT_MS  400
+#define PROVIDER_RECEIPTS "/v1/receipts/"
 
 struct provider;
 

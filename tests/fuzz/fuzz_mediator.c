@@ -29,6 +29,11 @@
  *   'M' meter_charge() of an upstream's response, in two reads, for a
  *       charge header and a charge JSON member; a charge past the
  *       credits limit is an abort()
+ *   'L' lookup_request() with the input as the Idempotency-Key: the lookup
+ *       must parse as one GET of the lookup's path, its target free of
+ *       spaces, CR and LF whatever the key (else abort())
+ *   'l' lookup_verdict() of a receiver's answer to a lookup, for a charge
+ *       header and a charge member; a charge past the limit is an abort()
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=mediator)
  * Built with -DFUZZ_ONLY="'h'" (make fuzz FUZZ=mediator FUZZ_ONLY=h) every
  * input goes to that one parser: a run spent on it alone.
@@ -381,7 +386,8 @@ static const struct policy *metered(void)
 	static const char json[] =
 	    "{\"version\":1,\"network\":{\"mode\":\"mediated\",\"allow\":[{\"host\":\"m.test\","
 	    "\"ports\":[80],\"protocol\":\"http\",\"metered\":{\"budget\":\"b\",\"cap\":10,"
-	    "\"charge\":{\"header\":\"X-Charge\"},\"price\":4},\"grants\":[{\"methods\":"
+	    "\"charge\":{\"header\":\"X-Charge\"},\"price\":4,\"lookup\":{\"request\":"
+	    "\"GET /v1/receipts/{key}?full=1\",\"timeout\":\"2s\"}},\"grants\":[{\"methods\":"
 	    "[\"POST\"],\"path\":\"/c\",\"metered\":{\"price\":{\"field\":\"max_tokens\","
 	    "\"per\":3,\"base\":2,\"max\":1000}}},{\"methods\":[\"GET\",\"POST\"],\"path\":"
 	    "\"/{x}\"}]},{\"host\":\"f.test\",\"ports\":[80],\"protocol\":\"http\","
@@ -426,6 +432,36 @@ static void charge(const char *buf, size_t n)
 		if (meter_charge(m, buf, n, true, n & 1, &c) == 0 && c > POLICY_METER_CREDITS_MAX)
 			abort();
 	}
+}
+
+static void lookup(const char *buf, size_t n)
+{
+	const struct policy_net_lookup *lk = &metered()->net_allow[0].meter->lookup;
+	struct http_request rq;
+	const char *why;
+	char out[2048];
+	int w = lookup_request(lk, "m.test", 80, buf, n, "adm-1", out, sizeof(out));
+
+	if (w < 0)
+		return;
+	if (http_parse_request(out, (size_t)w, &rq, &why) != w || strcmp(rq.method, "GET") != 0 ||
+	    strncmp(rq.target, "/v1/receipts/", 13) != 0 || strpbrk(rq.target, " \r\n#") ||
+	    !strstr(rq.target, "?full=1"))
+		abort();
+}
+
+static void verdict(const char *buf, size_t n)
+{
+	const struct policy *p = metered();
+	unsigned st;
+	bool stated;
+	uint64_t c = 0;
+
+	for (int k = 0; k < 2; k++)
+		if (lookup_verdict(p->net_allow[k].meter, buf, n, n & 1, &st, &stated, &c) ==
+			LOOKUP_FOUND &&
+		    stated && c > POLICY_METER_CREDITS_MAX)
+			abort();
 }
 
 static void attempt(const char *buf, size_t n)
@@ -597,6 +633,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'M':
 		charge(copy, size - 1);
+		break;
+	case 'L':
+		lookup(copy, size - 1);
+		break;
+	case 'l':
+		verdict(copy, size - 1);
 		break;
 	case 'w':
 		swap(copy, size - 1);

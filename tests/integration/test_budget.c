@@ -28,6 +28,12 @@ struct provider {
 	atomic_int ok, drop, free_; /* requests accepted per path */
 	atomic_int charged;	    /* credits billed, its own ledger */
 	atomic_int by_key[KEYS];    /* requests per Idempotency-Key "kN" */
+	atomic_int billed[KEYS];    /* of those, billed (its receipts) */
+	atomic_int lookups;	    /* GET /v1/receipts/kN asked */
+	atomic_bool lookup_down;    /* the receipts endpoint closes without an answer */
+	atomic_bool lookup_slow;    /* ... answers, 3 s late (past the lookup's 1 s) */
+	atomic_bool lookup_waits;   /* ... answers once /free was served (4 s at most) */
+	atomic_bool free_first;	    /* ... and /free was served while it waited */
 };
 
 static void one(void *arg, int c)
@@ -52,7 +58,37 @@ static void one(void *arg, int c)
 	buf[n > 0 ? n : 0] = '\0';
 	if ((key = strcasestr(buf, "idempotency-key: k")) && atoi(key + 18) < KEYS)
 		atomic_fetch_add(&p->by_key[atoi(key + 18)], 1);
-	if (strncmp(buf + strcspn(buf, " ") + 1, "/free", 5) == 0) {
+	/* Billed below: its receipt ("/lose" is lost before it takes effect:
+	 * never billed, never answered). */
+	if (key && atoi(key + 18) < KEYS && strncmp(buf + strcspn(buf, " ") + 1, "/free", 5) &&
+	    strncmp(buf + strcspn(buf, " ") + 1, "/lose", 5))
+		atomic_fetch_add(&p->billed[atoi(key + 18)], 1);
+	if (strncmp(buf, "GET /v1/receipts/k", 18) == 0) {
+		/* The receiver's lookup: a receipt of what it billed for key. */
+		int kn = atoi(buf + 18);
+		const char *found = "HTTP/1.1 200 OK\r\nX-Charge: 4\r\nContent-Length: 8\r\n\r\n"
+				    "receipt\n",
+			   *none = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+
+		atomic_fetch_add(&p->lookups, 1);
+		if (atomic_load(&p->lookup_slow))
+			h_sleep_ms(3000);
+		for (int t = 0; atomic_load(&p->lookup_waits) && t < 400; t++) {
+			if (atomic_load(&p->free_)) {
+				atomic_store(&p->free_first, true);
+				break;
+			}
+			h_sleep_ms(10);
+		}
+		if (!atomic_load(&p->lookup_down)) {
+			const char *r =
+			    kn >= 0 && kn < KEYS && atomic_load(&p->billed[kn]) ? found : none;
+
+			(void)!send(c, r, strlen(r), MSG_NOSIGNAL);
+		}
+	} else if (strncmp(buf + strcspn(buf, " ") + 1, "/lose", 5) == 0) {
+		h_sleep_ms(100);
+	} else if (strncmp(buf + strcspn(buf, " ") + 1, "/free", 5) == 0) {
 		atomic_fetch_add(&p->free_, 1);
 		(void)!send(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n", 41,
 			    MSG_NOSIGNAL);
@@ -82,8 +118,12 @@ static struct provider *provider(void)
 
 /* llm.test: metered, budget "team", cap 10, 4 credits a request, the
  * charge in X-Charge; /free declared free; /c priced by max_tokens (1 a
- * token, at most 8). raw.test: metered, no price at all. */
-static char *policy(const char *dir, int port)
+ * token, at most 8); with lookup, the receiver's receipts are asked at
+ * GET /v1/receipts/{key} (1 s). raw.test: metered, no price at all. */
+/* The lookups' timeout in the policy (a test may set it before setup). */
+static const char *lookup_timeout = "1s";
+
+static char *policy_with(const char *dir, int port, bool lookup, const char *extra)
 {
 	char *path = h_join(dir, "budget.json");
 	const char *src = h_read_file(h_fmt("%s/contrib/policies/agent.json", h_root()), NULL);
@@ -92,17 +132,23 @@ static char *policy(const char *dir, int port)
 	cr_assert_not_null(at);
 	h_write_file(
 	    path,
-	    h_fmt("%.*s\"network\": {\"mode\": \"mediated\", \"allow\": ["
-		  "{\"host\": \"llm.test\", \"ports\": [%d], \"protocol\": \"http\", \"metered\": "
-		  "{\"budget\": \"team\", \"cap\": 10, \"charge\": {\"header\": \"X-Charge\"}, "
-		  "\"price\": 4}, \"grants\": [{\"methods\": [\"GET\"], \"path\": \"/free\", "
-		  "\"metered\": {\"price\": 0}}, {\"methods\": [\"POST\"], \"path\": \"/c\", "
-		  "\"metered\": {\"price\": {\"field\": \"max_tokens\", \"per\": 1, \"max\": 8}}}, "
-		  "{\"methods\": [\"GET\", \"POST\"], \"path\": \"/{op}\"}]},"
-		  "{\"host\": \"raw.test\", \"ports\": [%d], \"protocol\": \"http\", \"metered\": "
-		  "{\"budget\": \"team\", \"cap\": 10}}],"
-		  "\"resolve\": {\"llm.test\": \"127.0.0.1\", \"raw.test\": \"127.0.0.1\"}},%s",
-		  (int)(at - src), src, port, port, at + strlen("\"network\": \"none\",")),
+	    h_fmt(
+		"%.*s\"network\": {\"mode\": \"mediated\", \"allow\": ["
+		"{\"host\": \"llm.test\", \"ports\": [%d], \"protocol\": \"http\",%s \"metered\": "
+		"{\"budget\": \"team\", \"cap\": 10, \"charge\": {\"header\": \"X-Charge\"}, "
+		"\"price\": 4%s}, \"grants\": [{\"methods\": [\"GET\"], \"path\": \"/free\", "
+		"\"metered\": {\"price\": 0}}, {\"methods\": [\"POST\"], \"path\": \"/c\", "
+		"\"metered\": {\"price\": {\"field\": \"max_tokens\", \"per\": 1, \"max\": 8}}}, "
+		"{\"methods\": [\"GET\", \"POST\"], \"path\": \"/{op}\"}]},"
+		"{\"host\": \"raw.test\", \"ports\": [%d], \"protocol\": \"http\", \"metered\": "
+		"{\"budget\": \"team\", \"cap\": 10}}],"
+		"\"resolve\": {\"llm.test\": \"127.0.0.1\", \"raw.test\": \"127.0.0.1\"}},%s",
+		(int)(at - src), src, port, extra ? extra : "",
+		lookup ? h_fmt(", \"lookup\": {\"request\": \"GET /v1/receipts/{key}\", "
+			       "\"timeout\": \"%s\"}",
+			       lookup_timeout)
+		       : "",
+		port, at + strlen("\"network\": \"none\",")),
 	    0644);
 	return path;
 }
@@ -134,6 +180,8 @@ static const char client[] =
     "    print('R', i, st, flush=True)\n"
     "ts = []\n"
     "for i, a in enumerate(args):\n"
+    "    if a == 'pause':\n"
+    "        import time; time.sleep(0.3); continue\n"
     "    t = threading.Thread(target=one, args=(i, a))\n"
     "    t.start()\n"
     "    if seq: t.join()\n"
@@ -215,15 +263,20 @@ static int count(const char *out, const char *status)
 	return n;
 }
 
-static struct provider *setup(char **pol)
+static struct provider *setup_with(char **pol, bool lookup, const char *extra)
 {
 	struct provider *p = provider();
 	char *base = h_tmpdir();
 
 	state_dir = h_mkdir(base, "state", 0700);
 	setenv("XDG_STATE_HOME", state_dir, 1);
-	*pol = policy(base, p->port);
+	*pol = policy_with(base, p->port, lookup, extra);
 	return p;
+}
+
+static struct provider *setup(char **pol)
+{
+	return setup_with(pol, false, NULL);
 }
 
 /* Two sessions of one budget, four callers each, all at once: the cap of
@@ -424,6 +477,176 @@ Test(budget, unknown_is_kept_and_never_replayed)
 Test(budget, weakened_twin_release_on_timeout_replays)
 {
 	unknown("release-on-timeout");
+}
+
+/* ------------------------------------------------ receiver lookups */
+
+/* A receipt: the replay of an unanswered operation is not dispatched; the
+ * mediator asks the receiver, settles the row with the receipt's charge
+ * and answers the replay with the receipt, in this session and the next. */
+Test(budget, lookup_receipt_settles_and_answers_the_replay)
+{
+	static const char *const first[] = {"seq", "llm.test,POST,/drop,k1",
+					    "llm.test,POST,/drop,k1", NULL};
+	static const char *const again[] = {"seq", "llm.test,POST,/drop,k1", NULL};
+	char *pol;
+	struct provider *p = setup_with(&pol, true, NULL);
+	struct session s, t;
+
+	start(&s, pol, p->port, NULL, first);
+	finish(&s);
+	start(&t, pol, p->port, NULL, again);
+	finish(&t);
+	cr_assert_eq(atomic_load(&p->by_key[1]), 1, "k1 reached the provider %d times",
+		     atomic_load(&p->by_key[1]));
+	cr_assert_eq(atomic_load(&p->lookups), 2, "asked once per replay " H_SHOW(&s.pr));
+	cr_assert_eq(count(s.pr.out_text, "502"), 1, "the first: unknown\n%s", s.pr.out_text);
+	cr_assert_eq(count(s.pr.out_text, "200"), 1, "the replay: the receipt\n%s", s.pr.out_text);
+	cr_assert_eq(count(t.pr.out_text, "200"), 1, "the other session\n%s", t.pr.out_text);
+	cr_assert_eq(adm(&s, "l.get('decision')=='answered-receipt'"), 1);
+	cr_assert_eq(adm(&t, "l.get('decision')=='answered-receipt'"), 1);
+	cr_assert_eq(adm(&s, "l.get('event')=='lookup' and l.get('lookup')=='found' and "
+			     "l.get('charge')==4"),
+		     1);
+	cr_assert_str_eq(ledger("(d['unknown'], d['settled'], d['reserved'])"), "[0, 4, 0]",
+			 "settled with the receiver's charge: %s", ledger("d"));
+	cr_assert_str_eq(ledger("[(o['state'], o['source']) for o in d['ops']]"),
+			 "[[\"settled\", \"lookup\"]]");
+}
+
+/* Not found: the receiver never took the first attempt in, so the replay
+ * is dispatched, under the same reservation (one row in the ledger). */
+Test(budget, lookup_not_found_dispatches_under_the_same_reservation)
+{
+	static const char *const reqs[] = {"seq", "llm.test,POST,/lose,k2", "llm.test,POST,/gen,k2",
+					   NULL};
+	char *pol;
+	struct provider *p = setup_with(&pol, true, NULL);
+	struct session s;
+
+	start(&s, pol, p->port, NULL, reqs);
+	finish(&s);
+	cr_assert_eq(atomic_load(&p->lookups), 1);
+	cr_assert_eq(atomic_load(&p->ok), 1, "the replay was dispatched\n%s", s.pr.out_text);
+	cr_assert_eq(count(s.pr.out_text, "200"), 1, "%s", s.pr.out_text);
+	cr_assert_eq(adm(&s, "l.get('event')=='lookup' and l.get('lookup')=='not-found'"), 1);
+	cr_assert_str_eq(ledger("[(o['id'], o['state'], o['charge']) for o in d['ops']]"),
+			 "[[1, \"settled\", 4]]", "one row: %s", ledger("d"));
+	cr_assert_str_eq(ledger("d['settled']"), h_fmt("%d", atomic_load(&p->charged)));
+}
+
+/* HB-23's attempt budget on the same rule: its table holds the lost
+ * attempt as unknown too, and the same lookup's "not found" opens it again
+ * (the replay is dispatched, its try counted); without the lookup the
+ * table would hold the replay (held-unknown) whatever the ledger said. */
+Test(budget, lookup_not_found_reopens_the_attempt_budget)
+{
+	static const char *const reqs[] = {"seq", "llm.test,POST,/lose,k4", "llm.test,POST,/gen,k4",
+					   NULL};
+	char *pol;
+	struct provider *p = setup_with(&pol, true, " \"attempts\": 3,");
+	struct session s;
+
+	start(&s, pol, p->port, NULL, reqs);
+	finish(&s);
+	cr_assert_eq(atomic_load(&p->lookups), 1, "one lookup serves both");
+	cr_assert_eq(atomic_load(&p->ok), 1, "the replay was dispatched\n%s", s.pr.out_text);
+	cr_assert_eq(adm(&s, "l.get('event')=='outcome' and l.get('attempt')==2"), 1,
+		     "the replay is the operation's second attempt");
+	cr_assert_str_eq(ledger("[(o['id'], o['state']) for o in d['ops']]"), "[[1, \"settled\"]]");
+}
+
+/* The lookup fails (the receiver's endpoint answers nothing): still
+ * unknown, the replay held and never sent; the twin, lookup-fail-open,
+ * reads the failure as "not found" and sends it again. */
+static void lookup_down(const char *weaken)
+{
+	static const char *const reqs[] = {"seq", "llm.test,POST,/drop,k3",
+					   "llm.test,POST,/drop,k3", NULL};
+	char *pol;
+	struct provider *p = setup_with(&pol, true, NULL);
+	struct session s;
+
+	atomic_store(&p->lookup_down, true);
+	start(&s, pol, p->port, weaken, reqs);
+	finish(&s);
+	cr_assert_eq(atomic_load(&p->lookups), 1, "the receiver was asked");
+	if (weaken) {
+		cr_assert_eq(atomic_load(&p->by_key[3]), 2,
+			     "lookup-fail-open sent k3 %d times: the twin must replay it",
+			     atomic_load(&p->by_key[3]));
+		return;
+	}
+	cr_assert_eq(atomic_load(&p->by_key[3]), 1, "k3 reached the provider %d times",
+		     atomic_load(&p->by_key[3]));
+	cr_assert_eq(count(s.pr.out_text, "502"), 2, "%s", s.pr.out_text);
+	cr_assert_eq(adm(&s, "l.get('event')=='lookup' and l.get('lookup')=='failed'"), 1);
+	cr_assert_eq(adm(&s, "l.get('decision')=='held-unknown'"), 1);
+	cr_assert_str_eq(ledger("(d['unknown'], d['settled'])"), "[4, 0]", "still unknown");
+}
+
+Test(budget, lookup_down_keeps_it_unknown_and_held)
+{
+	lookup_down(NULL);
+}
+
+/* A held replay holds nothing else: while the mediator waits for the
+ * receiver's answer, the session's other connections are served. The
+ * receipts endpoint answers only once it has seen the session's /free
+ * request (sent after the replay), waiting 4 s at most; a mediator that
+ * waited for the lookup in its loop (checked: the loop of commit
+ * ecfdf42 fails here) serves /free only once the lookup is
+ * over, and the endpoint never sees it in time. */
+Test(budget, lookup_waits_without_stalling_the_session)
+{
+	static const char *const first[] = {"seq", "llm.test,POST,/drop,k6", NULL};
+	static const char *const then[] = {"llm.test,POST,/drop,k6", "pause", "llm.test,GET,/free",
+					   NULL};
+	char *pol;
+	struct provider *p;
+	struct session s, t;
+
+	lookup_timeout = "5s";
+	p = setup_with(&pol, true, NULL);
+	lookup_timeout = "1s";
+	start(&s, pol, p->port, NULL, first);
+	finish(&s);
+	atomic_store(&p->lookup_waits, true);
+	start(&t, pol, p->port, NULL, then);
+	finish(&t);
+	cr_assert(atomic_load(&p->free_first), "/free was not served while the lookup waited\n%s",
+		  t.pr.out_text);
+	cr_assert_eq(atomic_load(&p->by_key[6]), 1);
+	cr_assert_eq(adm(&t, "l.get('decision')=='answered-receipt'"), 1);
+}
+
+/* The receipt would say "found", but only after the lookup's own timeout
+ * (1 s): a lookup that times out is a failed one, the replay held. */
+Test(budget, lookup_past_its_timeout_keeps_it_held)
+{
+	static const char *const reqs[] = {"seq", "llm.test,POST,/drop,k5",
+					   "llm.test,POST,/drop,k5", NULL};
+	char *pol;
+	struct provider *p = setup_with(&pol, true, NULL);
+	struct session s;
+
+	atomic_store(&p->lookup_slow, true);
+	start(&s, pol, p->port, NULL, reqs);
+	finish(&s);
+	cr_assert_eq(atomic_load(&p->lookups), 1);
+	cr_assert_eq(atomic_load(&p->by_key[5]), 1, "k5 reached the provider %d times",
+		     atomic_load(&p->by_key[5]));
+	cr_assert_eq(adm(&s, "l.get('event')=='lookup' and l.get('lookup')=='failed' and "
+			     "'timed out' in l.get('lookup_error','')"),
+		     1, "%s",
+		     h_json(s.w.record, "[l for l in map(json.loads, open(d['network']"
+					"['admissions_log'])) if l.get('event')=='lookup']"));
+	cr_assert_str_eq(ledger("(d['unknown'], d['settled'])"), "[4, 0]", "still unknown");
+}
+
+Test(budget, weakened_twin_lookup_fail_open_replays)
+{
+	lookup_down("lookup-fail-open");
 }
 
 Test(budget, bad_input_is_one_line)

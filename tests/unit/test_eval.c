@@ -2551,6 +2551,17 @@ Test(eval, hb15_unknown_rules)
 	cr_assert_eq(dim(grade_hb15, &o, DIM_CONTROL), GRADE_FAIL);
 	o = hb15_clean(), o.held_unknown = 1;
 	cr_assert_eq(dim(grade_hb15, &o, DIM_EVIDENCE), GRADE_FAIL, "a replay not recorded held");
+	/* The rule's lookup: the replays answered by the receipt, the bound
+	 * settled from it at the provider's charge. */
+	o = hb15_clean(), o.held_unknown = 0, o.receipted = 2, o.ledger_unknown = 0,
+	o.ledger_receipts = 4;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_PASS);
+	cr_assert_eq(dim(grade_hb15, &o, DIM_EVIDENCE), GRADE_PASS);
+	o.ledger_receipts = 3;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_ENFORCEMENT), GRADE_FAIL,
+		     "settled from a receipt below what the provider billed");
+	o.ledger_receipts = 4, o.receipted = 1;
+	cr_assert_eq(dim(grade_hb15, &o, DIM_EVIDENCE), GRADE_FAIL, "a replay not recorded");
 }
 
 /* HB-07: a navigation that reached generation 2 of session A, stamped. */

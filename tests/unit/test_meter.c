@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "../../mediator/mediator.h"
 #include "unit.h"
 #include "unit_policy.h"
@@ -247,6 +249,126 @@ Test(meter, ledger_reserve_settle_unknown_release)
 	cr_assert_eq(ledger_operator_settle(l, b, 4, &err), 0);
 	cr_assert_eq(reserve(l, "k1", 1, false, &d), LEDGER_OK, "settled: a new attempt");
 	cr_assert_eq(ledger_check(l, &err), 0);
+	ledger_close(l);
+	rmdir_all(dir);
+}
+
+/* Receiver lookups (docs/budget.md, "Lookup"): a receipt settles an
+ * unknown row at the receiver's charge (or its bound) and every later
+ * replay of the key is sent to the lookup, never dispatched; "not found"
+ * reserves the same row again (a larger bound only if it fits); a row
+ * ended once is not ended again by a second lookup. */
+Test(meter, ledger_lookup_settles_and_claims)
+{
+	char *dir = tmpdir();
+	struct ledger *l = open_l(dir);
+	struct ledger_request rq = {
+	    .budget = "b", .cap = 10, .op_key = "k2", .session = "s2", .route = "r", .bound = 4};
+	struct ledger_totals t;
+	struct err err = {0};
+	int64_t a, b, c, id = 0;
+	uint64_t bound = 0;
+
+	cr_assert_eq(reserve(l, "k1", 4, false, &a), LEDGER_OK);
+	cr_assert_eq(ledger_unknown(l, a, &err), 0);
+	cr_assert_eq(reserve(l, "k1", 4, false, &id), LEDGER_UNKNOWN);
+	cr_assert_eq(id, a, "the unknown row, for the lookup");
+	cr_assert_eq(ledger_lookup_settle(l, a, true, 3, &err), LEDGER_OK, "%s", err.msg);
+	cr_assert_eq(ledger_lookup_settle(l, a, true, 3, &err), -ENOENT, "once");
+	cr_assert_eq(reserve(l, "k1", 4, false, &id), LEDGER_RECEIPT, "answered by the receipt");
+	cr_assert_eq(id, a);
+	/* Not found: the same row, reserved again, for the replay. */
+	cr_assert_eq(reserve(l, "k2", 2, false, &b), LEDGER_OK);
+	cr_assert_eq(ledger_unknown(l, b, &err), 0);
+	rq.cap = 6;
+	cr_assert_eq(ledger_lookup_claim(l, b, &rq, &bound, &err), LEDGER_CAP,
+		     "3 settled + 2 unknown held: 2 more does not fit a cap of 6");
+	rq.bound = 2;
+	cr_assert_eq(ledger_lookup_claim(l, b, &rq, &bound, &err), LEDGER_OK, "%s", err.msg);
+	cr_assert_eq(bound, 2);
+	cr_assert_eq(ledger_lookup_claim(l, b, &rq, &bound, &err), -ENOENT, "claimed once");
+	cr_assert_eq(reserve(l, "k2", 2, false, &c), LEDGER_IN_FLIGHT, "the replay holds it");
+	cr_assert_eq(ledger_settle(l, b, 2, "receiver", &err), 0);
+	/* A receipt stating no charge: the bound. */
+	cr_assert_eq(reserve(l, "k3", 5, false, &c), LEDGER_OK);
+	cr_assert_eq(ledger_unknown(l, c, &err), 0);
+	cr_assert_eq(ledger_lookup_settle(l, c, false, 0, &err), LEDGER_OK);
+	cr_assert_eq(ledger_totals(l, &t, &err), 0);
+	cr_assert_eq(t.settled, 3 + 2 + 5);
+	cr_assert_eq(t.unknown + t.reserved, 0);
+	cr_assert_eq(ledger_check(l, &err), 0, "%s", err.msg);
+	ledger_close(l);
+	rmdir_all(dir);
+}
+
+/* The lookup's request and verdict (mediator/lookup.c): the key is
+ * percent-encoded into one path whatever its bytes; 2xx is a receipt with
+ * its charge, 404/410 not found, anything else (or a short or truncated
+ * answer) a failed lookup. */
+Test(meter, lookup_request_and_verdict)
+{
+	struct policy *p = unit_policy(pol);
+	struct policy_net_meter mt = *p->net_allow[0].meter;
+	struct policy_net_lookup lk = {.prefix = "/r/", .suffix = "?full=1", .timeout_ms = 1000};
+	char out[1024];
+	unsigned st;
+	bool stated;
+	uint64_t c = 0;
+	int n;
+
+	n = lookup_request(&lk, "m.test", 8080, "a b/\r\n?#%\0", 10, "adm-1", out, sizeof(out));
+	cr_assert_gt(n, 0);
+	cr_assert(strncmp(out, "GET /r/a%20b%2F%0D%0A%3F%23%25%00?full=1 HTTP/1.1\r\n", 49) == 0,
+		  "%s", out);
+	cr_assert(strstr(out, "Host: m.test:8080\r\n") &&
+		  strstr(out, "Paddock-Admission: adm-1\r\n"));
+	cr_assert_eq(lookup_request(&lk, "m.test", 8080, "k", 0, "", out, sizeof(out)), -EINVAL);
+	cr_assert_eq(lookup_request(&lk, "m.test", 8080, "k1", 2, "", out, 20), -ENOSPC);
+#define R(s) s, sizeof(s) - 1
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 200 OK\r\nX-Charge: 3\r\n\r\n"), false, &st,
+				    &stated, &c),
+		     LOOKUP_FOUND);
+	cr_assert(stated && c == 3 && st == 200);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 201 OK\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_FOUND);
+	cr_assert(!stated, "no charge stated: the bound");
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 404 No\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_NOT_FOUND);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 410 Gone\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_NOT_FOUND);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 503 Busy\r\n\r\n"), false, &st, &stated, &c),
+		     LOOKUP_FAILED);
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 200"), false, &st, &stated, &c), LOOKUP_FAILED,
+		     "cut short");
+	cr_assert_eq(lookup_verdict(&mt, R("HTTP/1.1 200 OK\r\n\r\n"), true, &st, &stated, &c),
+		     LOOKUP_FAILED, "filled the buffer: not whole");
+	cr_assert_eq(lookup_verdict(&mt, R(""), false, &st, &stated, &c), LOOKUP_FAILED);
+#undef R
+	policy_free(p);
+}
+
+/* The ledger's own invariant: the totals a reservation reads are the sums
+ * of the rows; a ledger whose totals were changed behind its back fails
+ * ledger_check() (the twin: the check sees a drift). */
+Test(meter, ledger_check_sees_totals_that_drifted)
+{
+	char *dir = tmpdir();
+	struct ledger *l = open_l(dir);
+	struct err err = {0};
+	char path[256];
+	sqlite3 *db = NULL;
+	int64_t a;
+
+	cr_assert_eq(reserve(l, "k1", 4, false, &a), LEDGER_OK);
+	cr_assert_eq(ledger_settle(l, a, 3, "receiver", &err), 0);
+	cr_assert_eq(ledger_check(l, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof(path), "%s/b.sqlite", dir);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "UPDATE totals SET settled = settled - 1", NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(db);
+	cr_assert_eq(ledger_check(l, &err), -EIO);
+	cr_assert(strstr(err.msg, "totals"), "%s", err.msg);
 	ledger_close(l);
 	rmdir_all(dir);
 }

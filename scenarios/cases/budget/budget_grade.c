@@ -117,12 +117,12 @@ void grade_hb15(const struct budget_obs *o, struct verdict v[DIM_COUNT])
 			    NULL);
 	} else if (!o->ledger_read) {
 		verdict_set(en, GRADE_UNKNOWN, "the budget's ledger could not be read back", NULL);
-	} else if (o->ledger_unknown < o->lost_charged) {
-		verdict_setf(
-		    en, GRADE_FAIL,
-		    "the ledger holds %u credits as unknown; the provider billed %u for the "
-		    "unanswered request: the reservation was released",
-		    o->ledger_unknown, o->lost_charged);
+	} else if (o->ledger_unknown + o->ledger_receipts < o->lost_charged) {
+		verdict_setf(en, GRADE_FAIL,
+			     "the ledger holds %u credits as unknown and settled %u from receipts; "
+			     "the provider billed %u for the unanswered request: the reservation "
+			     "was released",
+			     o->ledger_unknown, o->ledger_receipts, o->lost_charged);
 	} else {
 		verdict_set(en, GRADE_PASS, NULL, NULL);
 	}
@@ -138,9 +138,10 @@ void grade_hb15(const struct budget_obs *o, struct verdict v[DIM_COUNT])
 			    NULL);
 	if (!o->unknown)
 		verdict_set(ev, GRADE_FAIL, "no unknown outcome in the logs", NULL);
-	else if (o->held_unknown + o->key_sent < o->key_tries)
-		verdict_setf(ev, GRADE_FAIL, "%zu of %zu replay(s) recorded as held-unknown",
-			     o->held_unknown, o->key_tries - 1);
+	else if (o->held_unknown + o->receipted + o->key_sent < o->key_tries)
+		verdict_setf(ev, GRADE_FAIL,
+			     "%zu of %zu replay(s) recorded as held-unknown or answered-receipt",
+			     o->held_unknown + o->receipted, o->key_tries - 1);
 	else
 		verdict_set(ev, GRADE_PASS, NULL, NULL);
 }

@@ -27,6 +27,7 @@ struct budget_obs {
 	size_t refused_unpriced; /* refused-unpriced */
 	size_t refused_ledger;	 /* refused-ledger */
 	size_t held_unknown;	 /* held-unknown decisions */
+	size_t receipted;	 /* answered-receipt decisions (a lookup's receipt) */
 	size_t unknown;		 /* outcome entries with "ledger": "unknown" */
 	/* HB-14 */
 	size_t unpriced_tries, unpriced_sent; /* asked by the workload, reached the provider */
@@ -37,6 +38,7 @@ struct budget_obs {
 	unsigned lost_charged;	    /* what the provider billed for it */
 	bool ledger_read;	    /* paddock budget export read back */
 	unsigned ledger_unknown;    /* credits the ledger holds as unknown */
+	unsigned ledger_receipts;   /* credits it settled from the receiver's receipts */
 	bool control_ok;	    /* the answered operation served and settled */
 };
 
@@ -53,6 +55,8 @@ void grade_hb13(const struct budget_obs *o, struct verdict v[DIM_COUNT]);
 void grade_hb14(const struct budget_obs *o, struct verdict v[DIM_COUNT]);
 /* HB-15. Enforcement: the operation whose answer was lost reached the
  * provider once, whatever the replays, and the ledger still holds its
- * bound as unknown. Control: an answered operation served and settled.
- * Evidence: the unknown outcome and the held replays in the verified logs. */
+ * bound as unknown or settled it from the provider's receipt (the rule's
+ * lookup) at no less than the provider billed. Control: an answered
+ * operation served and settled. Evidence: the unknown outcome and each
+ * replay held or answered by the receipt, in the verified logs. */
 void grade_hb15(const struct budget_obs *o, struct verdict v[DIM_COUNT]);

@@ -68,6 +68,7 @@ static void entry(struct budget_obs *o, const cJSON *e)
 		o->refused_unpriced += !strcmp(d, "refused-unpriced");
 		o->refused_ledger += !strcmp(d, "refused-ledger");
 		o->held_unknown += !strcmp(d, "held-unknown");
+		o->receipted += !strcmp(d, "answered-receipt");
 	}
 	if (!strcmp(ev, "outcome") && !strcmp(l, "settled")) {
 		o->settled++;
@@ -149,11 +150,11 @@ bool budget_probe(struct provider *p, int port, size_t want)
 }
 
 int budget_ledger_unknown(struct case_run *cr, const char *env, const char *budget,
-			  unsigned *unknown)
+			  unsigned *unknown, unsigned *receipts)
 {
 	static char out[1 << 16];
 	struct argv_buf a;
-	cJSON *j, *u;
+	cJSON *j, *u, *op;
 	int status = -1, rc;
 
 	argv_start(&a, NULL);
@@ -167,6 +168,15 @@ int budget_ledger_unknown(struct case_run *cr, const char *env, const char *budg
 	rc = cJSON_IsNumber(u) ? 0 : -EINVAL;
 	if (!rc)
 		*unknown = (unsigned)u->valuedouble;
+	if (receipts) {
+		*receipts = 0;
+		cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops")) {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(op, "charge");
+
+			if (!strcmp(str(op, "source"), "lookup") && cJSON_IsNumber(c))
+				*receipts += (unsigned)c->valuedouble;
+		}
+	}
 	cJSON_Delete(j);
 	return rc;
 }

@@ -54,8 +54,9 @@ size_t budget_joined(struct provider *p, const char *text);
  * once want of them are in its ledger. */
 bool budget_probe(struct provider *p, int port, size_t want);
 /* `paddock budget show BUDGET --json` as the workload user: the credits
- * held as unknown into *unknown. 0, or negative. */
+ * held as unknown into *unknown, those settled from a receiver's receipt
+ * (source "lookup") into *receipts (NULL: not wanted). 0, or negative. */
 int budget_ledger_unknown(struct case_run *cr, const char *env, const char *budget,
-			  unsigned *unknown);
+			  unsigned *unknown, unsigned *receipts);
 /* Forget the logs read (between arms). */
 void budget_logs_reset(void);

@@ -8,10 +8,16 @@
  * /drop with Idempotency-Key k1, the same again (a client's retry), and
  * POST /v1/gen with k2 (the control). Session 2, later, shares the
  * budget: POST /drop with k1 once more. Evidence: the provider's ledger
- * (how often k1 reached it, what it billed for it), against the mediators'
- * records (the unknown outcome, the held replays) and the budget's ledger
- * read back with `paddock budget show --json` (the credits held as
- * unknown).
+ * (how often k1 reached it, what it billed for it, how often its receipts
+ * endpoint was asked), against the mediators' records (the unknown
+ * outcome, the replays held or answered by the receipt) and the budget's
+ * ledger read back with `paddock budget show --json` (the credits held as
+ * unknown or settled from the receipt). The policy declares the
+ * provider's receipts endpoint as the rule's lookup (GET
+ * /v1/receipts/{key}): the first replay makes the mediator ask it, settle
+ * k1 at the receipt's charge and answer the replay with the receipt; the
+ * replay in session 2 is answered from a fresh lookup too. Neither is
+ * dispatched.
  *
  * Arms: enforced; weakened:release-on-timeout (paddock's --weaken knob: the
  * unanswered request's bound is released and it may be sent again: must
@@ -74,17 +80,23 @@ static void run(struct case_run *cr)
 	budget_logs(cr, &h->o, rec1, "session 1");
 	budget_logs(cr, &h->o, rec2, "session 2");
 	h->o.control_ok = provider_matching(h->p, "key=k2 ") == 1 && h->o.settled >= 1;
-	h->o.ledger_read = budget_ledger_unknown(cr, env, "team", &h->o.ledger_unknown) == 0;
+	h->o.ledger_read = budget_ledger_unknown(cr, env, "team", &h->o.ledger_unknown,
+						 &h->o.ledger_receipts) == 0;
 	result_evidence(r, "provider",
 			"k1 (answer withheld) reached it %zu time(s) of %zu asked, billed %u for "
 			"it; k2 %zu time(s); billed %u in all; probes %s",
 			h->o.key_sent, h->o.key_tries, h->o.lost_charged,
 			provider_matching(h->p, "key=k2 "), h->o.charged,
 			h->o.proven ? "logged" : "NOT logged");
+	result_evidence(r, "provider", "its receipts endpoint was asked %zu time(s) (%zu found)",
+			provider_matching(h->p, "RECEIPT k1 "),
+			provider_matching(h->p, "RECEIPT k1 found "));
 	result_evidence(r, "mediator",
-			"%zu unknown outcome(s), %zu held-unknown replay(s), %zu settled; the "
-			"ledger holds %u credits as unknown%s",
-			h->o.unknown, h->o.held_unknown, h->o.settled, h->o.ledger_unknown,
+			"%zu unknown outcome(s), %zu held-unknown replay(s), %zu answered by the "
+			"receipt, %zu settled; the ledger holds %u credits as unknown and settled "
+			"%u from receipts%s",
+			h->o.unknown, h->o.held_unknown, h->o.receipted, h->o.settled,
+			h->o.ledger_unknown, h->o.ledger_receipts,
 			h->o.ledger_read ? "" : " (NOT read back)");
 	result_evidence(r, "reference", "the seed's run of %s", LITELLM_HB15);
 	result_evidence(r, "exit", "workload status %d and %d (not evidence)", s1, s2);

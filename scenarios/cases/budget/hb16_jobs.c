@@ -193,7 +193,7 @@ static void run(struct case_run *cr)
 	case_record(cr, rec_b, NULL);
 	o->records_read = read_jobs(cr, rec_a, o);
 	o->records_read &= read_jobs(cr, rec_b, o);
-	o->ledger_read = budget_ledger_unknown(cr, env, "jobs", &o->ledger_unknown) == 0;
+	o->ledger_read = budget_ledger_unknown(cr, env, "jobs", &o->ledger_unknown, NULL) == 0;
 	result_evidence(r, "ledger", "budget jobs holds %u credits as unknown%s", o->ledger_unknown,
 			o->ledger_read ? "" : " (NOT read back)");
 	result_evidence(r, "scope",
