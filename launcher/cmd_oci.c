@@ -157,31 +157,10 @@ static const char *last_line(char *text)
 
 uint64_t oci_start_time(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
-	ssize_t n;
-	int fd;
+	struct proc_id id;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* After the command name's closing parenthesis: the state, then
-	 * field 22, start time, is the 20th field after it. */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-		return 0;
-	if (sscanf(p + 2,
-		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-		   "%*d %*d %llu",
-		   &t) != 1)
-		return 0;
-	return t;
+	/* session/proc.c's reading of /proc/PID/stat; a zombie has ended. */
+	return proc_identity(pid, &id) == 0 ? id.start_time : 0;
 }
 
 /* ------------------------------------------------------------ the state */
