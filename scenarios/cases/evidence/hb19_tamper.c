@@ -147,6 +147,26 @@ static void rotate(struct case_run *cr, struct hb19 *h, const char *rec1)
 			h->o.rot.old_kept ? "unchanged" : "CHANGED");
 }
 
+/* After the attack, from outside: the scan's proof (the marker where the
+ * harness put it), the marker in the log, the record and the policy, and
+ * the policy's digest against sha (the one it started with). */
+static void scan_store(struct case_run *cr, struct hb19 *h, const char *log, const char *rec,
+		       const char *pol, const char *sha, struct scan_result *s)
+{
+	char proof[PATH_MAX + 16], now[65];
+	struct scan_result self = {0};
+
+	snprintf(proof, sizeof(proof), "%s/proof", cr->records);
+	fixture_write(cr->ctx, proof, h->marker, 0600);
+	scan_file(proof, h->marker, &self);
+	h->o.scan_proven = self.places == 1;
+	scan_file(log, h->marker, s);
+	scan_file(rec, h->marker, s);
+	scan_file(pol, h->marker, s);
+	h->o.marked = s->places;
+	h->o.policy_unchanged = observe_sha256(pol, now) == 0 && strcmp(now, sha) == 0;
+}
+
 /* The Docker references: stand-ins of the evidence in the store, mounted
  * :ro (docker) or rw (docker:evidence-rw), the same attack, the same
  * scan. */
@@ -158,7 +178,7 @@ static void run_docker(struct case_run *cr, struct hb19 *h)
 	char copy[PATH_MAX + 16], proof[PATH_MAX + 16], ok[PATH_MAX + 16], sha[65];
 	static char text[1 << 16];
 	const struct docker_bind binds[] = {{cr->records, ro}, {cr->task, false}, {NULL}};
-	struct scan_result s = {0}, self = {0};
+	struct scan_result s = {0};
 	struct argv_buf a;
 	int status = -1, n;
 
@@ -189,15 +209,7 @@ static void run_docker(struct case_run *cr, struct hb19 *h)
 		result_not_executed(r, "could not start the workload");
 		return;
 	}
-	snprintf(proof, sizeof(proof), "%s/proof", cr->records);
-	fixture_write(cr->ctx, proof, h->marker, 0600);
-	scan_file(proof, h->marker, &self);
-	h->o.scan_proven = self.places == 1;
-	scan_file(log, h->marker, &s);
-	scan_file(rec, h->marker, &s);
-	scan_file(pol, h->marker, &s);
-	h->o.marked = s.places;
-	h->o.policy_unchanged = observe_sha256(pol, text) == 0 && strncmp(text, sha, 64) == 0;
+	scan_store(cr, h, log, rec, pol, sha, &s);
 	h->o.key_copied = access(copy, F_OK) == 0;
 	h->o.workspace_ok = access(ok, F_OK) == 0;
 	h->o.reference = true;
@@ -217,8 +229,8 @@ static void run(struct case_run *cr)
 	struct hb19 *h = cr->priv;
 	struct result *r = cr->r;
 	char rec[PATH_MAX + 64], log[PATH_MAX + 96], key[PATH_MAX + 96], copy[PATH_MAX + 16];
-	char proof[PATH_MAX + 16], ok[PATH_MAX + 16], sha[65], out[4096];
-	struct scan_result s = {0}, self = {0};
+	char proof[PATH_MAX + 16], ok[PATH_MAX + 16], out[4096];
+	struct scan_result s = {0};
 	struct argv_buf a;
 	int status = -1, st = -1;
 
@@ -245,17 +257,7 @@ static void run(struct case_run *cr)
 		return;
 	}
 	case_record(cr, rec, NULL);
-	/* The scan's proof: the marker where the harness put it. */
-	snprintf(proof, sizeof(proof), "%s/proof", cr->records);
-	fixture_write(cr->ctx, proof, h->marker, 0600);
-	scan_file(proof, h->marker, &self);
-	h->o.scan_proven = self.places == 1;
-	scan_file(log, h->marker, &s);
-	scan_file(rec, h->marker, &s);
-	scan_file(r->policy_path, h->marker, &s);
-	h->o.marked = s.places;
-	h->o.policy_unchanged =
-	    observe_sha256(r->policy_path, sha) == 0 && strcmp(sha, r->policy_sha256) == 0;
+	scan_store(cr, h, log, rec, r->policy_path, r->policy_sha256, &s);
 	h->o.key_copied = same_file(copy, key);
 	h->o.workspace_ok = access(ok, F_OK) == 0;
 	argv_start(&a, r);
