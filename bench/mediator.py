@@ -73,12 +73,22 @@ def read_head(s):
     return buf
 
 
+counter = 0
+
+
 def one_request(mode, host, port, proxy):
     # BENCH_AUTH_ENV names the variable holding a brokered credential's
     # placeholder: sent as a bearer token, swapped by the mediator.
     auth = b""
     if os.environ.get("BENCH_AUTH_ENV"):
         auth = b"Authorization: Bearer %s\r\n" % os.environ[os.environ["BENCH_AUTH_ENV"]].encode()
+    # BENCH_IDEM: each request an operation of its own (a metered rule
+    # reserves per operation; the same key again would be a replay).
+    if os.environ.get("BENCH_IDEM"):
+        global counter
+        counter += 1
+        auth += b"Idempotency-Key: %s-%d-%d\r\n" % (os.environ["BENCH_IDEM"].encode(),
+                                                     os.getpid(), counter)
     if mode == "proxy":
         s = socket.create_connection(proxy)
         s.sendall(b"GET http://%s:%d/ HTTP/1.1\r\nHost: %s:%d\r\n%s\r\n"

@@ -160,6 +160,12 @@ if ew:
 else:
     L.append(read("evidence.txt").strip() or "not measured")
 L.append("")
+L += ["## The budgets' ledger (bench/ledger_bench.c)", "",
+      "Reserve+settle pairs a second against one budget's SQLite ledger on this machine's "
+      "disk, 1, 8 and 32 callers each with its own connection (threads, then processes: "
+      "separate mediators), the ledger's group commit against synchronous=FULL in "
+      "alternating slices of the same run (docs/budget.md).", "", "```",
+      (read("ledger.txt").rstrip() or "not measured"), "```", ""]
 L += ["## seccomp (bench/seccomp_bench.c)", "", "```", read("seccomp.txt").rstrip(), "```", ""]
 
 rp = kv_rows("reap.txt")
@@ -260,13 +266,15 @@ if eg:
           "synthetic address, the transparent listener); paddock-grant: through the proxy "
           "to a rule with grants (the request matched against them); paddock-credential: the "
           "same with a brokered credential (its placeholder swapped for the secret, the "
-          "response scanned for it); tinyproxy: Debian's, on "
+          "response scanned for it); paddock-metered: through a metered rule (each request "
+          "its own Idempotency-Key, its bound reserved in the SQLite ledger before it is "
+          "dialled and settled from the response); tinyproxy: Debian's, on "
           "loopback; direct: no proxy. The mediator forwards one request per "
           "connection (nothing pipelined passes unparsed), so there is no keep-alive row.",
           "", "| | p50 (us) | p99 (us) | added p50 vs direct (us) |", "|---|---|---|---|"]
     d50 = med(eg["direct"], "p50_us") if "direct" in eg else None
     for name in ("direct", "tinyproxy", "paddock", "paddock-grant", "paddock-credential",
-                 "paddock-transparent"):
+                 "paddock-metered", "paddock-transparent"):
         if name in eg:
             p50 = med(eg[name], "p50_us")
             add = f"{p50 - d50:+.0f}" if d50 is not None else "-"
@@ -376,6 +384,16 @@ if eg and tu and all(k in eg for k in ("direct", "tinyproxy", "paddock")) and \
         g = med(eg["paddock-credential"], "p50_us") - med(eg["paddock"], "p50_us")
         T.append(f"| mediator: a request with a grant and a credential swap vs a plain "
                  f"allowed one | reported | {g:+.0f} us | - |")
+    if "paddock-metered" in eg:
+        g = med(eg["paddock-metered"], "p50_us") - med(eg["paddock"], "p50_us")
+        T.append(f"| mediator: a metered request (reserve, dispatch, settle) vs a plain "
+                 f"allowed one | reported | {g:+.0f} us | - |")
+lg = read("ledger.txt")
+m32 = re.findall(r"callers 32: +([\d.]+) reserve\+settle", lg)
+if m32:
+    best = min(float(x) for x in m32)
+    target("budgets: reserve+settle per second with 32 callers (threads and processes)",
+           ">= 2,000", f"{best:.0f} (the lower of the two)", best >= 2000)
 L += ["## Targets", "",
       "| target | aim | this run | |", "|---|---|---|---|"] + T + [
       "", "What bounds the ones not met, with a profile: bench/profile.md. Single runs "

@@ -334,7 +334,7 @@ d = json.load(open(sys.argv[1]))
 d["network"] = {"mode": "mediated",
                 "secrets": sys.argv[3],
                 "resolve": {"bench.test": "127.0.0.1", "granted.test": "127.0.0.1",
-                            "cred.test": "127.0.0.1"},
+                            "cred.test": "127.0.0.1", "metered.test": "127.0.0.1"},
                 "allow": [{"host": "bench.test", "ports": [18971], "protocol": "http"},
                           {"host": "bench.test", "ports": [18972], "protocol": "tcp"},
                           {"host": "granted.test", "ports": [18971], "protocol": "http",
@@ -345,7 +345,9 @@ d["network"] = {"mode": "mediated",
                            "grants": [{"methods": ["GET"], "path": "/",
                                        "credential": {"secret": "bench", "env": "BENCH_TOKEN",
                                                       "header": "Authorization",
-                                                      "prefix": "Bearer "}}]}]}
+                                                      "prefix": "Bearer "}}]},
+                          {"host": "metered.test", "ports": [18971], "protocol": "http",
+                           "metered": {"budget": "bench", "cap": 1000000000, "price": 1}}]}
 json.dump(d, open(sys.argv[2], "w"))
 PY
 # The brokered credential's secrets file (the caller's, 0600).
@@ -373,6 +375,9 @@ for i in $(seq "$reps"); do
 	echo "paddock-credential $($as $top/build/paddock run --policy "$work/net.json" --ro-bind "$work/mb" -- \
 		env BENCH_AUTH_ENV=BENCH_TOKEN $M latency proxy 300 cred.test 18971 127.0.0.1 3128)" \
 		>>"$work/out/egress.txt"
+	echo "paddock-metered $($as env XDG_STATE_HOME="$work/state" $top/build/paddock run \
+		--policy "$work/net.json" --ro-bind "$work/mb" -- env BENCH_IDEM=bench \
+		$M latency proxy 300 metered.test 18971 127.0.0.1 3128)" >>"$work/out/egress.txt"
 	echo "paddock-transparent $($as $top/build/paddock run --policy "$work/net.json" \
 		--ro-bind "$work/mb" -- $M latency direct 300 bench.test 18971)" >>"$work/out/egress.txt"
 	echo "direct $($as $M connect direct 1024 127.0.0.1 18972)" >>"$work/out/tunnel.txt"
@@ -384,6 +389,15 @@ done
 # Ours, by pid (setpriv execs, so these are the processes themselves).
 kill "$tinyproxy" "$upstream" 2>/dev/null || true
 wait "$tinyproxy" "$upstream" 2>/dev/null || true
+
+# The budgets' ledger alone (bench/ledger_bench.c): reserve+settle pairs a
+# second with 1, 8 and 32 callers, threads and then processes, on the
+# disk the bench's work directory is on.
+echo "bench: the budgets' ledger" >&2
+{
+	"$top/build/ledger_bench" "$work" 3 || echo "not measured: ledger_bench failed"
+	PROCS=1 "$top/build/ledger_bench" "$work" 3 || echo "not measured: ledger_bench (processes) failed"
+} >"$work/out/ledger.txt" 2>&1
 
 echo "bench: peak RSS of the outside process ($reps runs each)" >&2
 for i in $(seq "$reps"); do
