@@ -74,6 +74,11 @@ d["protect"] = ["${WORKSPACE}/" + n for n in (".git/hooks", ".git/config", ".bas
     ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules",
     ".mcp.json", ".vscode", ".idea", ".paddock", ".envrc")]
 json.dump(d, open(sys.argv[2], "w"))
+# The metered row's: one more rule, metered (a policy of its own, since a
+# metered rule makes every run of it open the budgets' directory).
+d["network"]["allow"].append({"host": "metered.test", "ports": [18971], "protocol": "http",
+                              "metered": {"budget": "bench", "cap": 1000000000, "price": 1}})
+json.dump(d, open(sys.argv[2].replace(".json", "-metered.json"), "w"))
 PY
 P14="$top/build/paddock run --policy $work/agent-14.json --"
 P0="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-protect --"
@@ -345,9 +350,7 @@ d["network"] = {"mode": "mediated",
                            "grants": [{"methods": ["GET"], "path": "/",
                                        "credential": {"secret": "bench", "env": "BENCH_TOKEN",
                                                       "header": "Authorization",
-                                                      "prefix": "Bearer "}}]},
-                          {"host": "metered.test", "ports": [18971], "protocol": "http",
-                           "metered": {"budget": "bench", "cap": 1000000000, "price": 1}}]}
+                                                      "prefix": "Bearer "}}]}]}
 json.dump(d, open(sys.argv[2], "w"))
 PY
 # The brokered credential's secrets file (the caller's, 0600).
@@ -376,7 +379,7 @@ for i in $(seq "$reps"); do
 		env BENCH_AUTH_ENV=BENCH_TOKEN $M latency proxy 300 cred.test 18971 127.0.0.1 3128)" \
 		>>"$work/out/egress.txt"
 	echo "paddock-metered $($as env XDG_STATE_HOME="$work/state" $top/build/paddock run \
-		--policy "$work/net.json" --ro-bind "$work/mb" -- env BENCH_IDEM=bench \
+		--policy "$work/net-metered.json" --ro-bind "$work/mb" -- env BENCH_IDEM=bench \
 		$M latency proxy 300 metered.test 18971 127.0.0.1 3128)" >>"$work/out/egress.txt"
 	echo "paddock-transparent $($as $top/build/paddock run --policy "$work/net.json" \
 		--ro-bind "$work/mb" -- $M latency direct 300 bench.test 18971)" >>"$work/out/egress.txt"
