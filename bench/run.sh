@@ -74,11 +74,6 @@ d["protect"] = ["${WORKSPACE}/" + n for n in (".git/hooks", ".git/config", ".bas
     ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules",
     ".mcp.json", ".vscode", ".idea", ".paddock", ".envrc")]
 json.dump(d, open(sys.argv[2], "w"))
-# The metered row's: one more rule, metered (a policy of its own, since a
-# metered rule makes every run of it open the budgets' directory).
-d["network"]["allow"].append({"host": "metered.test", "ports": [18971], "protocol": "http",
-                              "metered": {"budget": "bench", "cap": 1000000000, "price": 1}})
-json.dump(d, open(sys.argv[2].replace(".json", "-metered.json"), "w"))
 PY
 P14="$top/build/paddock run --policy $work/agent-14.json --"
 P0="$top/build/paddock run --policy $top/contrib/policies/agent.json --weaken no-protect --"
@@ -352,6 +347,11 @@ d["network"] = {"mode": "mediated",
                                                       "header": "Authorization",
                                                       "prefix": "Bearer "}}]}]}
 json.dump(d, open(sys.argv[2], "w"))
+# The metered row's: one more rule, metered (a policy of its own, since a
+# metered rule makes every run of it open the budgets' directory).
+d["network"]["allow"].append({"host": "metered.test", "ports": [18971], "protocol": "http",
+                              "metered": {"budget": "bench", "cap": 1000000000, "price": 1}})
+json.dump(d, open(sys.argv[2].replace(".json", "-metered.json"), "w"))
 PY
 # The brokered credential's secrets file (the caller's, 0600).
 echo "bench=bench-secret-0123456789" >"$work/secrets"
