@@ -334,7 +334,7 @@ d = json.load(open(sys.argv[1]))
 d["network"] = {"mode": "mediated",
                 "secrets": sys.argv[3],
                 "resolve": {"bench.test": "127.0.0.1", "granted.test": "127.0.0.1",
-                            "cred.test": "127.0.0.1", "metered.test": "127.0.0.1"},
+                            "cred.test": "127.0.0.1"},
                 "allow": [{"host": "bench.test", "ports": [18971], "protocol": "http"},
                           {"host": "bench.test", "ports": [18972], "protocol": "tcp"},
                           {"host": "granted.test", "ports": [18971], "protocol": "http",
@@ -349,6 +349,7 @@ d["network"] = {"mode": "mediated",
 json.dump(d, open(sys.argv[2], "w"))
 # The metered row's: one more rule, metered (a policy of its own, since a
 # metered rule makes every run of it open the budgets' directory).
+d["network"]["resolve"]["metered.test"] = "127.0.0.1"
 d["network"]["allow"].append({"host": "metered.test", "ports": [18971], "protocol": "http",
                               "metered": {"budget": "bench", "cap": 1000000000, "price": 1}})
 json.dump(d, open(sys.argv[2].replace(".json", "-metered.json"), "w"))
