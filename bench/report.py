@@ -24,7 +24,10 @@ def kv_rows(name):
 
 
 def med(rows, key):
-    return statistics.median(r[key] for r in rows)
+    # A row that failed (an error line of the tool) has no value: it is
+    # left out, and a tool with none reads as nan, "not met".
+    v = [r[key] for r in rows if key in r]
+    return statistics.median(v) if v else float("nan")
 
 
 def hyper(name):

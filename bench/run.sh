@@ -450,5 +450,9 @@ for f in "$I" /usr/bin/tini /usr/bin/tini-static /usr/bin/catatonit; do
 	echo "$(basename "$f") $(stat -c %s "$f") $(file -b "$f" | grep -q 'statically linked\|static-pie' && echo static || echo dynamic)"
 done >"$work/out/sizes.txt"
 echo "bench: cmd paddock=$P; bwrap=$bw; crun=$crun; runc=$runc" >"$work/out/commands.txt"
-python3 "$top/bench/report.py" "$work/out" "$runs" "$druns" "$reps" >"$top/bench/results.md"
+# The raw numbers are kept (the work directory goes at exit), and
+# results.md is replaced only by a whole report.
+rm -rf /tmp/paddock-bench-out && cp -r "$work/out" /tmp/paddock-bench-out
+python3 "$top/bench/report.py" "$work/out" "$runs" "$druns" "$reps" >"$work/results.md"
+mv "$work/results.md" "$top/bench/results.md"
 cat "$top/bench/results.md"
