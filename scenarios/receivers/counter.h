@@ -65,7 +65,7 @@ void counter_stop(struct counter_rx *rx);
 /* What a receiver saw, for every receiver of the harness: the first
  * RLOG_MAX entries kept whole (with their lengths: a datagram may hold
  * NULs), every entry counted. Thread-safe (its own lock). */
-#define RLOG_MAX 256
+#define RLOG_MAX 512
 struct rlog {
 	pthread_mutex_t lock;
 	char *entry[RLOG_MAX];

@@ -14,14 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LOG_MAX 512
 #define REQ_MAX 8192
 
 struct provider {
 	struct rconns rc;
-	pthread_mutex_t lock;
-	char *log[LOG_MAX];
-	size_t n;
+	struct rlog log;      /* every request and receipt, a line each */
+	pthread_mutex_t lock; /* of charged */
 	unsigned charged;
 };
 
@@ -59,16 +57,15 @@ static void receipt(struct provider *p, int c, const char *req, const char *key)
 
 	snprintf(want, sizeof(want), " key=%.*s ", (int)strcspn(key, "?"), key);
 	header(req, "Paddock-Admission:", adm, sizeof(adm));
-	pthread_mutex_lock(&p->lock);
-	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
-		if (p->log[i] && strstr(p->log[i], want) && !strstr(p->log[i], " charged=0 "))
+	for (size_t i = 0, n_log = rlog_count(&p->log); i < n_log; i++) {
+		const char *l = rlog_entry(&p->log, i);
+
+		if (l && strstr(l, want) && !strstr(l, " charged=0 "))
 			billed += PROVIDER_PRICE;
+	}
 	snprintf(line, sizeof(line), "RECEIPT %.*s %s admission=%s", (int)strcspn(key, "?"), key,
 		 billed ? "found" : "not-found", adm);
-	if (p->n < LOG_MAX)
-		p->log[p->n] = strdup(line);
-	p->n++;
-	pthread_mutex_unlock(&p->lock);
+	rlog_add(&p->log, line, strlen(line));
 	n = billed ? snprintf(out, sizeof(out),
 			      "HTTP/1.1 200 OK\r\nX-Charge: %u\r\nContent-Length: 8\r\n"
 			      "Connection: close\r\n\r\nreceipt\n",
@@ -98,10 +95,8 @@ static void one(void *arg, int c)
 		header(req, "Paddock-Admission:", adm, sizeof(adm));
 		snprintf(line, sizeof(line), "%s %s key=%s admission=%s charged=%u answered=%s",
 			 method, path, key, adm, charge, answer ? "yes" : "no");
+		rlog_add(&p->log, line, strlen(line));
 		pthread_mutex_lock(&p->lock);
-		if (p->n < LOG_MAX)
-			p->log[p->n] = strdup(line);
-		p->n++;
 		p->charged += charge;
 		pthread_mutex_unlock(&p->lock);
 		if (charge && answer)
@@ -145,9 +140,11 @@ int provider_start(struct provider **out, int port)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
+	rlog_init(&p->log);
 	e = rconns_start(&p->rc, port, one, p);
 	if (e < 0) {
 		pthread_mutex_destroy(&p->lock);
+		rlog_free(&p->log);
 		free(p);
 		return e;
 	}
@@ -167,33 +164,17 @@ unsigned provider_charged(struct provider *p)
 
 size_t provider_matching(struct provider *p, const char *text)
 {
-	size_t n = 0;
-
-	pthread_mutex_lock(&p->lock);
-	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
-		n += p->log[i] && strstr(p->log[i], text);
-	pthread_mutex_unlock(&p->lock);
-	return n;
+	return rlog_matching(&p->log, text);
 }
 
 size_t provider_lines(struct provider *p)
 {
-	size_t n;
-
-	pthread_mutex_lock(&p->lock);
-	n = p->n;
-	pthread_mutex_unlock(&p->lock);
-	return n;
+	return rlog_count(&p->log);
 }
 
 const char *provider_line(struct provider *p, size_t n)
 {
-	const char *l;
-
-	pthread_mutex_lock(&p->lock);
-	l = n < p->n && n < LOG_MAX ? p->log[n] : NULL;
-	pthread_mutex_unlock(&p->lock);
-	return l;
+	return rlog_entry(&p->log, n);
 }
 
 void provider_stop(struct provider *p)
@@ -202,7 +183,7 @@ void provider_stop(struct provider *p)
 		return;
 	/* Connection threads end within their receive timeout. */
 	rconns_stop(&p->rc, 10000);
-	for (size_t i = 0; i < p->n && i < LOG_MAX; i++)
-		free(p->log[i]);
+	rlog_free(&p->log);
+	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
