@@ -13,8 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REQ_MAX	  8192
-#define LINES_MAX 256
+#define REQ_MAX 8192
 
 struct job {
 	struct jobsvc_job pub;
@@ -27,8 +26,7 @@ struct jobsvc {
 	pthread_mutex_t lock;
 	struct job j[JOBSVC_MAX];
 	size_t n;
-	char *line[LINES_MAX]; /* request lines */
-	size_t n_lines;
+	struct rlog lines; /* request lines */
 };
 
 static uint64_t now_ms(void)
@@ -180,10 +178,7 @@ static void one(void *arg, int fd)
 
 	(void)receiver_read_request(fd, req, sizeof(req), 5);
 	if (sscanf(req, "%15s %255s", method, path) == 2) {
-		pthread_mutex_lock(&s->lock);
-		if (s->n_lines < LINES_MAX)
-			s->line[s->n_lines++] = strndup(req, strcspn(req, "\r\n"));
-		pthread_mutex_unlock(&s->lock);
+		rlog_add(&s->lines, req, strcspn(req, "\r\n"));
 		if (strcmp(method, "POST") == 0 &&
 		    (strcmp(path, "/v1/jobs") == 0 || strcmp(path, "/v1/batch") == 0))
 			submit(s, fd, req, path);
@@ -202,9 +197,11 @@ int jobsvc_start(struct jobsvc **out, int port)
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
+	rlog_init(&s->lines);
 	e = rconns_start(&s->rc, port, one, s);
 	if (e < 0) {
 		pthread_mutex_destroy(&s->lock);
+		rlog_free(&s->lines);
 		free(s);
 		return e;
 	}
@@ -238,13 +235,7 @@ bool jobsvc_get(struct jobsvc *s, size_t i, struct jobsvc_job *out)
 
 size_t jobsvc_requests(struct jobsvc *s, const char *text)
 {
-	size_t n = 0;
-
-	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->n_lines; i++)
-		n += s->line[i] && strstr(s->line[i], text);
-	pthread_mutex_unlock(&s->lock);
-	return n;
+	return rlog_matching(&s->lines, text);
 }
 
 void jobsvc_stop(struct jobsvc *s)
@@ -254,8 +245,7 @@ void jobsvc_stop(struct jobsvc *s)
 	/* Connection threads end within their receive timeout, or when a
 	 * silent one's caller left (10 s at most). */
 	rconns_stop(&s->rc, 12000);
-	for (size_t i = 0; i < s->n_lines; i++)
-		free(s->line[i]);
+	rlog_free(&s->lines);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
