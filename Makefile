@@ -100,23 +100,19 @@ $(B)/paddock: $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o $(B)/
 		$(B)/libpaddock.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# A benchmark's binary, never installed: the launcher with run.c built
-# without the session registry (PADDOCK_BENCH_NO_REGISTRY), for the A/B
-# row of what registration costs (bench/run.sh). Its run.o comes first, so
-# the archive's is not linked.
-$(B)/paddock-noreg: launcher/supervisor/run.c $(B)/launcher/main.o \
-		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
-	$(CC) $(CFLAGS) -DPADDOCK_BENCH_NO_REGISTRY -c -o $(B)/bench-run-noreg.o $<
+# Benchmarks' binaries, never installed: the launcher with run.c built
+# without one part, for bench/run.sh's A/B rows of what it costs:
+# paddock-noreg without the session registry (PADDOCK_BENCH_NO_REGISTRY),
+# paddock-noev without the evidence log (PADDOCK_BENCH_NO_EVIDENCE). The
+# variant's run.o comes first, so the archive's is not linked.
+BENCH_NO_noreg := PADDOCK_BENCH_NO_REGISTRY
+BENCH_NO_noev := PADDOCK_BENCH_NO_EVIDENCE
+$(B)/paddock-noreg $(B)/paddock-noev: $(B)/paddock-%: launcher/supervisor/run.c \
+		$(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
+		$(B)/gen/default_seccomp.o $(B)/libpaddock.a
+	$(CC) $(CFLAGS) -D$(BENCH_NO_$*) -c -o $(B)/bench-run-$*.o $<
 	$(CC) $(LDFLAGS) -o $@ $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
-		$(B)/gen/default_seccomp.o $(B)/bench-run-noreg.o $(B)/libpaddock.a $(PKG_LIBS)
-
-# The same for the evidence log (PADDOCK_BENCH_NO_EVIDENCE): the A/B row of
-# what the log costs a run.
-$(B)/paddock-noev: launcher/supervisor/run.c $(B)/launcher/main.o \
-		$(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o $(B)/libpaddock.a
-	$(CC) $(CFLAGS) -DPADDOCK_BENCH_NO_EVIDENCE -c -o $(B)/bench-run-noev.o $<
-	$(CC) $(LDFLAGS) -o $@ $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
-		$(B)/gen/default_seccomp.o $(B)/bench-run-noev.o $(B)/libpaddock.a $(PKG_LIBS)
+		$(B)/gen/default_seccomp.o $(B)/bench-run-$*.o $(B)/libpaddock.a $(PKG_LIBS)
 
 # paddock-init is static (libc only) and copied into a memfd at every start:
 # built against musl it is ~100 KB instead of ~1 MB with glibc, which makes
