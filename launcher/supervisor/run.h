@@ -128,7 +128,9 @@ struct stdio_dir {
 	bool want_out;		 /* waiting for dst to take more (else for src) */
 	size_t len, off;	 /* copy mode: what buf holds */
 	uint64_t bytes;
-	char *buf; /* copy mode: STDIO_BUF bytes, malloc'd when first needed */
+	char *buf;	/* copy mode: STDIO_BUF bytes, malloc'd when first needed */
+	int caller_fd;	/* the caller's pipe grown for the relay, -1: none */
+	int caller_was; /* its size before, given back at the end */
 };
 #define STDIO_BUF 65536
 

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -61,7 +62,32 @@ static void dir_init(struct stdio_dir *d, int src, int dst, bool src_ours, bool 
 				.src_ours = src_ours,
 				.dst_ours = dst_ours,
 				.splice = true,
-				.open = true};
+				.open = true,
+				.caller_fd = -1};
+}
+
+/* The caller's end of a direction, when it is a pipe smaller than ours:
+ * grown to PIPE_SIZE while the relay runs. The relay adds a hop, and
+ * through a 64 KiB window every 64 KiB costs the supervisor a splice, a
+ * full destination and a wake-up where the workload writing the pipe
+ * itself costs one write (bench/profile.md, "Stdout relay throughput").
+ * A pipe's size is the pipe's, not an fd's flag: nothing the caller reads
+ * or writes changes, only how much the kernel buffers. Best effort (the
+ * limits are fs.pipe-max-size and fs.pipe-user-pages-soft), and given
+ * back in dir_close() when what the pipe still holds fits the old size
+ * (F_SETPIPE_SZ refuses to shrink below its content: then it stays). */
+static void grow_caller_pipe(struct stdio_dir *d, int fd)
+{
+	struct stat st;
+	int was;
+
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return;
+	was = fcntl(fd, F_GETPIPE_SZ);
+	if (was <= 0 || was >= PIPE_SIZE || fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE) < 0)
+		return;
+	d->caller_fd = fd;
+	d->caller_was = was;
 }
 
 static int close_ours(int fd, bool ours)
@@ -73,6 +99,10 @@ static int close_ours(int fd, bool ours)
 
 static void dir_close(struct stdio_dir *d)
 {
+	if (d->caller_fd >= 0 && d->caller_was > 0) /* never a zeroed dir's fd 0 */
+		(void)fcntl(d->caller_fd, F_SETPIPE_SZ, d->caller_was);
+	d->caller_fd = -1;
+	d->caller_was = 0;
 	d->src = close_ours(d->src, d->src_ours);
 	d->dst = close_ours(d->dst, d->dst_ours);
 	d->open = false;
@@ -125,6 +155,7 @@ int stdio_relay_pipes(struct stdio_relay *s, int child[3], struct err *err)
 		/* Bigger pipes, fewer wake-ups for a stream (best effort: the
 		 * limit is fs.pipe-max-size). */
 		(void)fcntl(ours, F_SETPIPE_SZ, PIPE_SIZE);
+		grow_caller_pipe(&s->d[i], i);
 	}
 	return 0;
 }

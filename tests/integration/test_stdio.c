@@ -529,6 +529,60 @@ static void meta_case(const char *ws, int in_fd, int check_fd, const char *what)
 	cr_assert_eq(after.mode & 07777, 0666, "%s: the twin's chmod did not arrive", what);
 }
 
+/* The size of the caller's stdout pipe, seen by its reader: while the
+ * workload runs (it waits for "go") and after paddock has exited, before
+ * anything is read. */
+static void callers_pipe_sizes(const struct h_world *w, bool weaken, int *during, int *after)
+{
+	char *go = h_join(w->ws, "go"), *ready = h_join(w->ws, "ready");
+	const char *script = "echo hi; touch ready; while [ ! -e go ]; do sleep 0.05; done";
+	struct pollfd exited;
+	struct h_proc p;
+
+	unlink(go);
+	unlink(ready);
+	if (weaken)
+		H_PADDOCK_START(&p, w->ws, "run", "--weaken", "direct-stdio", "--", "sh", "-c",
+				script);
+	else
+		H_PADDOCK_START(&p, w->ws, "run", "--", "sh", "-c", script);
+	for (double end = h_now() + 20; !h_exists(ready) && h_now() < end;)
+		usleep(20000);
+	cr_assert(h_exists(ready), "the workload did not start");
+	*during = fcntl(p.out, F_GETPIPE_SZ);
+	h_write_file(go, "", 0644);
+	exited = (struct pollfd){.fd = p.pidfd, .events = POLLIN};
+	cr_assert_eq(poll(&exited, 1, H_TIMEOUT_MS), 1, "paddock did not exit");
+	*after = fcntl(p.out, F_GETPIPE_SZ);
+	h_wait(&p, H_TIMEOUT_MS);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "hi\n", H_SHOW(&p));
+}
+
+/* The relay grows the caller's pipe to its own 1 MiB for the run (a
+ * stream through a 64 KiB window costs a wake-up per 64 KiB), and gives
+ * it back its size at the end; --weaken direct-stdio, which hands the
+ * workload the pipe itself, leaves it alone (the twin: the test sees the
+ * size). */
+Test(stdio, callers_pipe_grown_while_relaying_and_given_back)
+{
+	struct h_world w = h_world();
+	int was, during, after;
+	int fds[2];
+
+	cr_assert_eq(pipe(fds), 0);
+	was = fcntl(fds[0], F_GETPIPE_SZ); /* what the harness's pipe has */
+	close(fds[0]);
+	close(fds[1]);
+	cr_assert_lt(was, 1 << 20);
+	callers_pipe_sizes(&w, false, &during, &after);
+	cr_assert_eq(during, 1 << 20, "relayed: the caller's pipe holds %d bytes", during);
+	cr_assert_eq(after, was, "relayed, after: %d bytes, not %d", after, was);
+	callers_pipe_sizes(&w, true, &during, &after);
+	cr_assert_eq(during, was, "direct-stdio: the caller's pipe holds %d bytes", during);
+	cr_assert_eq(after, was);
+}
+
 Test(stdio, metadata_through_stdin_reaches_nothing_of_the_host)
 {
 	struct h_world w = h_world();
