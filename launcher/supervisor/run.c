@@ -95,6 +95,7 @@ static void live_free(struct run_live *l)
 	if (l->denials.fd >= 0)
 		close(l->denials.fd);
 	l->denials.fd = -1;
+	exec_listeners_close(l);
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
 	if (l->box.pidfd >= 0)
@@ -330,6 +331,8 @@ int supervisor_run(const struct options *o)
 	cleanup_close int record_fd = -1;
 	int rc, status;
 
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++)
+		r.live.exec_listeners.l[i] = (struct exec_listener){.chan = -1, .fd = -1};
 	/* paddock holds an fd per mount op, protected path and client during
 	 * setup, and the kernel's default soft limit (1024, for select(2),
 	 * which paddock does not use) may have been lowered by the caller:
