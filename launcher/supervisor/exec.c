@@ -12,6 +12,13 @@
  * runs, so that the next request finds one ready. The first request of a
  * session waits for its spare to be made.
  *
+ * Seccomp listeners: an exec'd command's filter is the workload's program
+ * with a listener of its own (exec_helper.c), which comes up the spare's
+ * channel before the spare takes a request; the supervise loop serves it
+ * with the workload's handlers (denials.c, notice.c), sends the lines for
+ * the client back on that channel while the command runs, and closes the
+ * listener once no process is left on its filter (POLLHUP).
+ *
  * Lifetime: the command is a process of the session. When the session
  * starts to end (stop, TTL, the main command done) the supervisor closes
  * the pipe every helper watches, and the helper sends its command SIGTERM

@@ -11,7 +11,15 @@
  * channel kept, no capabilities, no_new_privs, Landlock, seccomp), then
  * waits: the expensive part of an exec (two forks of the supervisor, the
  * join, the Landlock rule set, the seccomp program's load) is done before
- * the request comes. A request gives the spare the client's socket and
+ * the request comes. With the protected-path notice or --trace-denials the
+ * program is the workload's whole one with a seccomp listener of the
+ * command's own (the listener is one per filter chain); the command sends
+ * it to the spare as soon as it is loaded, and the spare passes it to the
+ * supervisor before it takes a request (pass_listener()), so the command
+ * never holds it when it runs what it was asked to. The supervisor's lines
+ * for the client (the notice, denials) come back on the channel while the
+ * command runs, and go to the client's stderr.
+ * A request gives the spare the client's socket and
  * stdio; the spare resolves the cwd in the sandbox's root, makes the relay
  * (pipes or a pty of the sandbox's devpts) and hands the command the
  * request, the cwd and the relay's ends; the command only moves them onto
