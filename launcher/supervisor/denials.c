@@ -53,14 +53,14 @@ static struct denial_count *slot(struct denials *d, int nr)
 	return &d->c[d->n++];
 }
 
-void denials_say(int say, const char *fmt, ...)
+void denials_say(const struct denials_sink *sink, const char *fmt, ...)
 {
 	char line[1024] = "say ";
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	if (say < 0) {
+	if (sink->chan < 0) {
 		vfprintf(stderr, fmt, ap);
 		va_end(ap);
 		return;
@@ -70,10 +70,10 @@ void denials_say(int say, const char *fmt, ...)
 	/* Never waits: a spare that does not read loses the line (its
 	 * command's call is answered all the same). */
 	if (n > 0)
-		(void)!send(say, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL);
+		(void)!send(sink->chan, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-bool denials_serve(struct run *r, int fd, int say)
+bool denials_serve(struct run *r, int fd, struct denials_sink *sink)
 {
 	struct denials *d = &r->live.denials;
 	struct seccomp_notif_sizes sizes;
@@ -93,7 +93,7 @@ bool denials_serve(struct run *r, int fd, int say)
 		goto out;
 	}
 	/* A call of the protected-path notice (notice.c), or a denial. */
-	if (notice_serve(r, fd, say, req, resp)) {
+	if (notice_serve(r, fd, sink, req, resp)) {
 		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
 		goto out;
 	}
@@ -114,15 +114,15 @@ bool denials_serve(struct run *r, int fd, int say)
 		} else {
 			d->other++;
 		}
-		if (d->lines < DENIAL_LINES)
-			denials_say(say,
+		if (sink->lines < DENIAL_LINES)
+			denials_say(sink,
 				    "paddock: denied: %s by pid %u (seccomp: not allowed by the "
 				    "policy; %s returned)\n",
 				    name ? name : "?", (unsigned)req->pid,
 				    strerror(r->spec->sb.seccomp.notify_errno));
 		else
 			d->suppressed++;
-		d->lines++;
+		sink->lines++;
 		free(name);
 	}
 out:

@@ -164,7 +164,7 @@ static int spare_start(struct run *r)
 		;
 	r->live.exec_spare = sv[0];
 	if (l)
-		*l = (struct exec_listener){.chan = sv[0], .fd = -1};
+		*l = (struct exec_listener){.chan = sv[0], .fd = -1, .sink = {.chan = -1}};
 	return 0;
 }
 
@@ -253,8 +253,10 @@ void exec_serve(struct run *r, const struct pollfd *pfd, size_t n)
 			 * makes another; after it, its command has ended
 			 * (what it left may go on, on the listener). */
 			close_chan(r, l);
-		if (l->fd >= 0 && (ev & POLLIN) &&
-		    !denials_serve(r, l->fd, l->taken ? l->chan : -1))
+		/* The client's stderr through its spare while the command
+		 * runs; afterwards (what it left) the session's. */
+		l->sink.chan = l->taken ? l->chan : -1;
+		if (l->fd >= 0 && (ev & POLLIN) && !denials_serve(r, l->fd, &l->sink))
 			ev = POLLERR;
 		/* POLLHUP: no process is left on the filter. Closed and
 		 * forgotten, so that many execs do not add up. */

@@ -218,9 +218,9 @@ static bool unchanged_rewrite(const struct lookup *from, const struct lookup *to
 	return unlinkat(from->parent, from->name, 0) == 0;
 }
 
-static void say(struct run *r, int to, const struct lookup *l, const struct seccomp_notif *req)
+static void say(struct run *r, struct denials_sink *to, const struct lookup *l,
+		const struct seccomp_notif *req)
 {
-	struct denials *d = &r->live.denials;
 	const struct mount_op *op = &r->spec->sb.plan.ops[l->op];
 	const struct policy *p = r->spec->policy;
 	char *call = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
@@ -229,7 +229,7 @@ static void say(struct run *r, int to, const struct lookup *l, const struct secc
 
 	if (sscanf(op->what, "protect[%zu]", &k) == 1 && k < p->n_protect)
 		entry = p->protect[k];
-	if (d->notice_lines++ < NOTICE_LINES)
+	if (to->notice_lines++ < NOTICE_LINES)
 		denials_say(
 		    to,
 		    "paddock: %s is protected by paddock (policy protect %s); the change was "
@@ -238,7 +238,7 @@ static void say(struct run *r, int to, const struct lookup *l, const struct secc
 	free(call);
 }
 
-bool notice_serve(struct run *r, int fd, int to, const struct seccomp_notif *req,
+bool notice_serve(struct run *r, int fd, struct denials_sink *to, const struct seccomp_notif *req,
 		  struct seccomp_notif_resp *resp)
 {
 	const struct seccomp_info *si = &r->spec->sb.seccomp;

@@ -321,7 +321,7 @@ int supervisor_run(const struct options *o)
 		     .report_fd = -1,
 		     .caller_err = -1,
 		     .record_fd = -1,
-		     .denials = {.fd = -1},
+		     .denials = {.fd = -1, .wl = {.chan = -1}},
 		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 		     .ports = {.relay_pidfd = -1},
 		     .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1, .ready_fd = -1},

@@ -250,13 +250,21 @@ struct denial_count {
 	unsigned long count;
 	pid_t first_pid;
 };
+/* Where a listener's lines go (denials_say()): stderr, or with chan >= 0
+ * the spare helper of an exec'd command, which writes them to its
+ * client's stderr; each with its own caps on the lines. */
+struct denials_sink {
+	int chan;
+	unsigned long lines, notice_lines;
+};
 struct denials {
-	int fd; /* the workload's listener, -1 without */
+	int fd;			/* the workload's listener, -1 without */
+	struct denials_sink wl; /* its lines: stderr */
 	struct denial_count c[DENIALS_MAX];
 	size_t n;
-	unsigned long other, lines, suppressed;
-	/* The protected-path notice (notice.c), on the same listener. */
-	unsigned long notice_lines, notice_refused, notice_unchanged;
+	unsigned long other, suppressed;
+	/* The protected-path notice (notice.c), on the same listeners. */
+	unsigned long notice_refused, notice_unchanged;
 };
 
 /* cgroup.c: limits.memory, .cpu, .pids through cgroup v2. */
@@ -286,7 +294,8 @@ void cgroup_json(const struct cgroup_state *cg, const struct policy *p, struct c
 #define EXEC_LISTENERS_MAX 128
 struct exec_listener {
 	int chan, fd;
-	bool taken; /* the spare has its request */
+	bool taken;		  /* the spare has its request */
+	struct denials_sink sink; /* chan while taken, then stderr */
 };
 struct exec_listeners {
 	struct exec_listener l[EXEC_LISTENERS_MAX];
@@ -341,12 +350,12 @@ struct run {
 
 int denials_prepare(struct run_spec *r, struct err *err);
 /* One notification of the listener fd: answered (the notice's or the
- * policy's errno), counted. Lines go to stderr, or with say >= 0 to the
- * spare helper on that channel, which writes them to its client's stderr
- * (exec.c). false: the listener is broken, close it. */
-bool denials_serve(struct run *r, int fd, int say);
-/* One line of the notice or a denial, as denials_serve() says. */
-void denials_say(int say, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ * policy's errno), counted. Its lines go to sink (exec.c). false: the
+ * listener is broken, close it. */
+bool denials_serve(struct run *r, int fd, struct denials_sink *sink);
+/* One line of the notice or a denial, to stderr or the sink's spare. */
+void denials_say(const struct denials_sink *sink, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void denials_json(const struct run *r, struct cJSON *o);
 
 /* notice.c: the protected-path notice on the same listener. prepare: the
@@ -357,7 +366,7 @@ void denials_json(const struct run *r, struct cJSON *o);
 struct seccomp_notif;
 struct seccomp_notif_resp;
 int notice_prepare(struct run_spec *r, struct err *err);
-bool notice_serve(struct run *r, int fd, int say, const struct seccomp_notif *req,
+bool notice_serve(struct run *r, int fd, struct denials_sink *sink, const struct seccomp_notif *req,
 		  struct seccomp_notif_resp *resp);
 void notice_json(const struct run *r, struct cJSON *o);
 

@@ -275,8 +275,9 @@ int supervise(struct run *r, struct err *err)
 			pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
 		if (n_out)
 			output_serve(r, spfd + n);
-		if ((dpfd->revents & POLLIN) ? !denials_serve(r, r->live.denials.fd, -1)
-					     : (dpfd->revents & (POLLERR | POLLHUP | POLLNVAL))) {
+		if ((dpfd->revents & POLLIN)
+			? !denials_serve(r, r->live.denials.fd, &r->live.denials.wl)
+			: (dpfd->revents & (POLLERR | POLLHUP | POLLNVAL))) {
 			/* Nothing left that the filter can stop. */
 			close(r->live.denials.fd);
 			r->live.denials.fd = -1;
