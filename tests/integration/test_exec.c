@@ -1051,3 +1051,44 @@ Test(exec, the_supervisor_holds_each_exec_listener_and_forgets_it)
 	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", x.id);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 }
+
+/* The supervisor serves at most EXEC_LISTENERS_MAX (128) exec listeners
+ * at once: an exec'd command that leaves a process running (in a session
+ * of its own, out of the process group exec ends; the command returns
+ * once the leftover is out of it) keeps its listener, so after
+ * 128 such execs (the 128th's spare was made before: it has its slot) the
+ * next request is refused in one line, nothing started; once the
+ * leftovers end, their listeners go and exec works again. */
+Test(exec, exec_listeners_are_bounded_and_a_request_beyond_is_refused)
+{
+	struct h_sworld s = h_sworld();
+	const char *extra[] = {"--trace-denials", NULL};
+	const char *m = h_marker();
+	const char *id = detach(&s, extra, "exec sleep 300 $0", h_marker());
+	const char *script = "f=/tmp/left.$$; setsid sh -c ': > $0; exec sleep 300 $1' $f $1 & "
+			     "while [ ! -e $f ]; do sleep 0.01; done";
+	struct h_proc p;
+	int ok = 0;
+
+	for (int i = 0; i < 200; i++) {
+		H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", script, "sh", m);
+		if (p.status != 0)
+			break;
+		ok++;
+	}
+	assert_one_line_error(
+	    &p, h_fmt("session %s: 128 exec'd commands, or processes they left, still run; one "
+		      "must end first",
+		      id));
+	cr_assert_eq(ok, 128, "%d execs before the refusal", ok);
+	cr_assert_eq(h_kill_marker(m), 128, "the leftovers");
+	for (int i = 0; i < 250; i++) {
+		H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+		if (p.status == 0)
+			break;
+		h_sleep_ms(20);
+	}
+	cr_assert_eq(p.status, 0, "exec after the leftovers ended: " H_FMT, H_ARGS(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
