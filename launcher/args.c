@@ -242,7 +242,7 @@ static const char run_usage[] =
     "                         evidence-in-sandbox, trust-tool-claim,\n"
     "                         lookup-fail-open, local-exit-is-stop,\n"
     "                         unknown-event-allow, redact-plain-only,\n"
-    "                         exec-unhardened\n"
+    "                         exec-plain-seccomp, exec-unhardened\n"
     "                         (repeatable; recorded)\n"
     "  -t, --tty              give the workload a terminal (a pty of the sandbox's\n"
     "                         own) even when stdin is not one\n"

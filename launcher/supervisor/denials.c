@@ -9,10 +9,12 @@
 
 #include <cjson/cJSON.h>
 #include <seccomp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/seccomp.h>
@@ -51,30 +53,48 @@ static struct denial_count *slot(struct denials *d, int nr)
 	return &d->c[d->n++];
 }
 
-void denials_serve(struct run *r)
+void denials_say(const struct denials_sink *sink, const char *fmt, ...)
+{
+	char line[1024] = "say ";
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	if (sink->chan < 0) {
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	n = vsnprintf(line + 4, sizeof(line) - 4, fmt, ap);
+	va_end(ap);
+	/* Never waits: a spare that does not read loses the line (its
+	 * command's call is answered all the same). */
+	if (n > 0)
+		(void)!send(sink->chan, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+bool denials_serve(struct run *r, int fd, struct denials_sink *sink)
 {
 	struct denials *d = &r->live.denials;
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
+	bool ok = true;
 
-	if (d->fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
-		return;
+	if (fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		return true;
 	req = calloc(1, sizes.seccomp_notif);
 	resp = calloc(1, sizes.seccomp_notif_resp);
 	if (!req || !resp)
 		goto out;
-	if (ioctl(d->fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 		/* ENOENT: the caller died first; anything else ends it. */
-		if (errno != ENOENT && errno != EINTR) {
-			close(d->fd);
-			d->fd = -1;
-		}
+		ok = errno == ENOENT || errno == EINTR;
 		goto out;
 	}
 	/* A call of the protected-path notice (notice.c), or a denial. */
-	if (notice_serve(r, req, resp)) {
-		(void)ioctl(d->fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	if (notice_serve(r, fd, sink, req, resp)) {
+		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
 		goto out;
 	}
 	resp->id = req->id;
@@ -83,7 +103,7 @@ void denials_serve(struct run *r)
 	resp->error = r->spec->opt->trace_denials ? -r->spec->sb.seccomp.notify_errno : -ENOSYS;
 	resp->val = 0;
 	resp->flags = 0;
-	(void)ioctl(d->fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
 	if (r->spec->opt->trace_denials) {
 		struct denial_count *c = slot(d, req->data.nr);
 		char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
@@ -94,20 +114,21 @@ void denials_serve(struct run *r)
 		} else {
 			d->other++;
 		}
-		if (d->lines < DENIAL_LINES)
-			fprintf(stderr,
-				"paddock: denied: %s by pid %u (seccomp: not allowed by the "
-				"policy; %s returned)\n",
-				name ? name : "?", (unsigned)req->pid,
-				strerror(r->spec->sb.seccomp.notify_errno));
+		if (sink->lines < DENIAL_LINES)
+			denials_say(sink,
+				    "paddock: denied: %s by pid %u (seccomp: not allowed by the "
+				    "policy; %s returned)\n",
+				    name ? name : "?", (unsigned)req->pid,
+				    strerror(r->spec->sb.seccomp.notify_errno));
 		else
 			d->suppressed++;
-		d->lines++;
+		sink->lines++;
 		free(name);
 	}
 out:
 	free(req);
 	free(resp);
+	return ok;
 }
 
 void denials_json(const struct run *r, cJSON *o)

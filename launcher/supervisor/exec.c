@@ -12,6 +12,13 @@
  * runs, so that the next request finds one ready. The first request of a
  * session waits for its spare to be made.
  *
+ * Seccomp listeners: an exec'd command's filter is the workload's program
+ * with a listener of its own (exec_helper.c), which comes up the spare's
+ * channel before the spare takes a request; the supervise loop serves it
+ * with the workload's handlers (denials.c, notice.c), sends the lines for
+ * the client back on that channel while the command runs, and closes the
+ * listener once no process is left on its filter (POLLHUP).
+ *
  * Lifetime: the command is a process of the session. When the session
  * starts to end (stop, TTL, the main command done) the supervisor closes
  * the pipe every helper watches, and the helper sends its command SIGTERM
@@ -88,12 +95,53 @@ static const char *refusal(const struct run *r, const struct session_exec *x, ch
 	return NULL;
 }
 
-/* A spare helper for the next request: r->live.exec_spare, or -errno. */
+bool exec_listener_expected(const struct run *r)
+{
+	/* --weaken exec-unhardened loads no filter at all; exec-plain-seccomp
+	 * the policy's program without the notice's prefix, as before an
+	 * exec'd command had a listener. */
+	return r->spec->sb.seccomp.bpf_notify &&
+	       !(r->spec->opt->weaken & (WEAKEN_EXEC_UNHARDENED | WEAKEN_EXEC_PLAIN_SECCOMP));
+}
+
+static struct exec_listener *slot_free(struct run *r)
+{
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++) {
+		struct exec_listener *l = &r->live.exec_listeners.l[i];
+
+		if (l->chan < 0 && l->fd < 0)
+			return l;
+	}
+	return NULL;
+}
+
+static struct exec_listener *slot_of_chan(struct run *r, int chan)
+{
+	for (size_t i = 0; chan >= 0 && i < EXEC_LISTENERS_MAX; i++)
+		if (r->live.exec_listeners.l[i].chan == chan)
+			return &r->live.exec_listeners.l[i];
+	return NULL;
+}
+
+static void close_chan(struct run *r, struct exec_listener *l)
+{
+	if (r->live.exec_spare == l->chan)
+		r->live.exec_spare = -1;
+	close(l->chan);
+	l->chan = -1;
+}
+
+/* A spare helper for the next request: r->live.exec_spare, or -errno
+ * (-EMFILE: every listener slot is taken). With a listener to come, the
+ * channel is a slot's, polled until the listener is here. */
 static int spare_start(struct run *r)
 {
+	struct exec_listener *l = NULL;
 	int sv[2], ws;
 	pid_t pid;
 
+	if (exec_listener_expected(r) && !(l = slot_free(r)))
+		return -EMFILE;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	pid = fork();
@@ -115,24 +163,123 @@ static int spare_start(struct run *r)
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
 	r->live.exec_spare = sv[0];
+	if (l)
+		*l = (struct exec_listener){.chan = sv[0], .fd = -1, .sink = {.chan = -1}};
 	return 0;
 }
 
-/* The request to the spare, which takes it (our end is closed): 0, or
- * -errno (-EPIPE: the spare is gone). */
+/* The request to the spare, which takes it: 0, or -errno (-EPIPE: the
+ * spare is gone). Our end of its channel is closed, or kept by its slot
+ * for the listener still to come and the lines for the client. */
 static int dispatch(struct run *r, int fd, const struct session_exec *x)
 {
 	cleanup_free char *pkt = NULL;
 	struct err err = {0};
+	struct exec_listener *l = slot_of_chan(r, r->live.exec_spare);
 	size_t len = 0;
 	int rc = session_exec_encode(x->cwd, x->env, x->n_env, x->argv, x->tty, &pkt, &len, &err);
 
 	if (rc >= 0)
 		rc = exec_send_fds(r->live.exec_spare, pkt, len,
-				   (int[EXEC_FDS]){fd, x->stdio[0], x->stdio[1], x->stdio[2]});
-	close(r->live.exec_spare);
+				   (int[EXEC_FDS]){fd, x->stdio[0], x->stdio[1], x->stdio[2]},
+				   EXEC_FDS);
+	if (l && rc >= 0)
+		l->taken = true;
+	else if (l)
+		close_chan(r, l);
+	else
+		close(r->live.exec_spare);
 	r->live.exec_spare = -1;
 	return rc;
+}
+
+/* ------------------------------------------------------------ listeners */
+
+size_t exec_pollfds(struct run *r, struct pollfd *pfd)
+{
+	struct exec_listeners *x = &r->live.exec_listeners;
+	size_t n = 0;
+
+	x->n_poll = 0;
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++) {
+		const struct exec_listener *l = &x->l[i];
+
+		if (l->chan < 0 && l->fd < 0)
+			continue;
+		x->slot[x->n_poll++] = (unsigned char)i;
+		/* The channel: the listener's packet while it is to come,
+		 * else only its hang-up (POLLHUP needs no events). */
+		pfd[n++] = (struct pollfd){.fd = l->chan, .events = l->fd < 0 ? POLLIN : 0};
+		pfd[n++] = (struct pollfd){.fd = l->fd, .events = POLLIN};
+	}
+	return n;
+}
+
+/* The spare's one packet: "seccomp-notify" with the listener (anything
+ * else is dropped: only the spare writes here). */
+static void take_listener(struct run *r, struct exec_listener *l)
+{
+	char buf[32];
+	int fd = -1;
+	int n = sandbox_recv(l->chan, buf, sizeof(buf), &fd);
+
+	if (n == -EAGAIN || n == -EINTR)
+		return;
+	if (n > 0 && fd >= 0 && strcmp(buf, "seccomp-notify") == 0 && l->fd < 0) {
+		l->fd = fd;
+		r->live.exec_listeners.served++;
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	/* EOF or a stray packet: the spare is gone, or is no spare. */
+	if (n <= 0)
+		close_chan(r, l);
+}
+
+void exec_serve(struct run *r, const struct pollfd *pfd, size_t n)
+{
+	struct exec_listeners *x = &r->live.exec_listeners;
+
+	for (size_t k = 0; k < x->n_poll && 2 * k + 1 < n; k++) {
+		struct exec_listener *l = &x->l[x->slot[k]];
+		const struct pollfd *c = &pfd[2 * k];
+		short ev = pfd[2 * k + 1].revents;
+
+		if (l->chan >= 0 && (c->revents & POLLIN) && l->fd < 0)
+			take_listener(r, l);
+		else if (l->chan >= 0 && c->revents)
+			/* The spare is gone: before a request, the next one
+			 * makes another; after it, its command has ended
+			 * (what it left may go on, on the listener). */
+			close_chan(r, l);
+		/* The client's stderr through its spare while the command
+		 * runs; afterwards (what it left) the session's. */
+		l->sink.chan = l->taken ? l->chan : -1;
+		if (l->fd >= 0 && (ev & POLLIN) && !denials_serve(r, l->fd, &l->sink))
+			ev = POLLERR;
+		/* POLLHUP: no process is left on the filter. Closed and
+		 * forgotten, so that many execs do not add up. */
+		if (l->fd >= 0 && (ev & (POLLERR | POLLHUP | POLLNVAL))) {
+			close(l->fd);
+			l->fd = -1;
+		}
+	}
+}
+
+void exec_listeners_close(struct run_live *live)
+{
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++) {
+		struct exec_listener *l = &live->exec_listeners.l[i];
+
+		if (l->chan >= 0 && l->chan == live->exec_spare)
+			live->exec_spare = -1;
+		if (l->chan >= 0)
+			close(l->chan);
+		if (l->fd >= 0)
+			close(l->fd);
+		*l = (struct exec_listener){.chan = -1, .fd = -1};
+	}
 }
 
 void exec_spawn(struct run *r, int fd, struct session_exec *req)
@@ -142,6 +289,15 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req)
 	int rc = 0;
 
 	log_debug("exec: request");
+	/* Every exec'd command (and what it left running) holds a listener
+	 * we serve: a bound on them, said in one line. */
+	if (!no && r->live.exec_spare < 0 && exec_listener_expected(r) && !slot_free(r)) {
+		snprintf(why, sizeof(why),
+			 "session %s: %d exec'd commands, or processes they left, still run; one "
+			 "must end first",
+			 r->live.session->info.id, EXEC_LISTENERS_MAX);
+		no = why;
+	}
 	if (!no && !r->live.exec_end_open) {
 		if (pipe2(r->live.exec_end, O_CLOEXEC) < 0)
 			no = strerror(errno);

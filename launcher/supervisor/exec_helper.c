@@ -11,7 +11,15 @@
  * channel kept, no capabilities, no_new_privs, Landlock, seccomp), then
  * waits: the expensive part of an exec (two forks of the supervisor, the
  * join, the Landlock rule set, the seccomp program's load) is done before
- * the request comes. A request gives the spare the client's socket and
+ * the request comes. With the protected-path notice or --trace-denials the
+ * program is the workload's whole one with a seccomp listener of the
+ * command's own (the listener is one per filter chain); the command sends
+ * it to the spare as soon as it is loaded, and the spare passes it to the
+ * supervisor before it takes a request (pass_listener()), so the command
+ * never holds it when it runs what it was asked to. The supervisor's lines
+ * for the client (the notice, denials) come back on the channel while the
+ * command runs, and go to the client's stderr.
+ * A request gives the spare the client's socket and
  * stdio; the spare resolves the cwd in the sandbox's root, makes the relay
  * (pipes or a pty of the sandbox's devpts) and hands the command the
  * request, the cwd and the relay's ends; the command only moves them onto
@@ -181,7 +189,7 @@ static ssize_t recv_fds(int ch, char *buf, size_t size, int fds[EXEC_FDS])
 	return n;
 }
 
-int exec_send_fds(int ch, const char *pkt, size_t len, const int fds[EXEC_FDS])
+int exec_send_fds(int ch, const char *pkt, size_t len, const int *fds, size_t n)
 {
 	union {
 		char b[CMSG_SPACE(EXEC_FDS * sizeof(int))];
@@ -195,8 +203,11 @@ int exec_send_fds(int ch, const char *pkt, size_t len, const int fds[EXEC_FDS])
 	memset(u.b, 0, sizeof(u.b));
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(EXEC_FDS * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, EXEC_FDS * sizeof(int));
+	if (n > EXEC_FDS)
+		return -EINVAL;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
 	return sendmsg(ch, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
@@ -222,7 +233,11 @@ static __attribute__((noreturn)) void command(const struct run *r, int ch)
 	if (r->spec->opt->weaken & WEAKEN_EXEC_UNHARDENED)
 		rc = unhardened(keep, &err);
 	else
-		rc = sandbox_harden(&r->spec->sb, "/", keep, 1, 0, true, false, &err);
+		/* With the notice or --trace-denials, the workload's own
+		 * program with a listener of ours, which goes to the spare
+		 * at once ("seccomp-notify") and never stays with us. */
+		rc = sandbox_harden(&r->spec->sb, "/", keep, 1, 0, true, exec_listener_expected(r),
+				    &err);
 	if (rc < 0) {
 		exec_reply(keep[0], "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
@@ -267,31 +282,53 @@ static __attribute__((noreturn)) void command(const struct run *r, int ch)
 	_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
-/* The client's requests until the command ends: "signal N", "winch"; and
- * the relay of its stdio. A hang-up kills the command; the session's end
- * (EOF on end_fd) terminates it. */
-static void forward_client(int sock, int pidfd, int end_fd, struct stdio_relay *rel)
+/* A line the supervisor has for our client ("say LINE": the protected-path
+ * notice or a denial of our command, denials.c), onto the client's stderr,
+ * our fd 2. false: the channel is closed. */
+static bool say(int chan)
+{
+	char buf[1024 + 1];
+	ssize_t n = recv(chan, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n == 0)
+		return false;
+	if (n > 4 && memcmp(buf, "say ", 4) == 0)
+		(void)!write(2, buf + 4, (size_t)n - 4);
+	return true;
+}
+
+/* The client's requests until the command ends: "signal N", "winch"; the
+ * relay of its stdio, and the supervisor's lines on chan. A hang-up kills
+ * the command; the session's end (EOF on end_fd) terminates it. */
+static void forward_client(int sock, int pidfd, int end_fd, int chan, struct stdio_relay *rel)
 {
 	bool client = true, ending = false;
 
 	for (;;) {
-		struct pollfd p[3 + STDIO_PFDS] = {
+		struct pollfd p[4 + STDIO_PFDS] = {
 		    {.fd = pidfd, .events = POLLIN},
 		    {.fd = client ? sock : -1, .events = POLLIN},
 		    {.fd = ending ? -1 : end_fd, .events = POLLIN},
+		    {.fd = chan, .events = POLLIN},
 		};
-		size_t nr = stdio_relay_pollfds(rel, p + 3, STDIO_PFDS);
+		size_t nr = stdio_relay_pollfds(rel, p + 4, STDIO_PFDS);
 		char buf[32];
 		ssize_t n;
 		int sig;
 
-		if (poll(p, 3 + nr, -1) < 0) {
+		if (poll(p, 4 + nr, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
 			return;
 		}
-		stdio_relay_handle(rel, p + 3, nr);
+		/* The line before the command's own words that follow it
+		 * (git's "could not write config file"). */
+		if (p[3].revents && !say(chan))
+			chan = -1;
+		stdio_relay_handle(rel, p + 4, nr);
 		if (p[0].revents)
 			return;
 		if (p[2].revents) {
@@ -354,6 +391,33 @@ static void end_command(long pid, struct stdio_relay *rel)
 	stdio_relay_finish(rel);
 }
 
+/* The command's seccomp listener, which it sends us as soon as its filter
+ * is loaded (seccomp_apply_notify()), on to the supervisor before we take
+ * a request: the supervisor serves the command's calls from its first,
+ * and the command never holds the listener after its hardening. Its
+ * hardening's failure ("error MSG") instead becomes the request's answer. */
+static int pass_listener(int cmd, int chan, struct err *err)
+{
+	char buf[sizeof(err->msg) + 16];
+	int fds[EXEC_FDS], rc = 0;
+	ssize_t n = recv_fds(cmd, buf, sizeof(buf) - 1, fds);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (n > 0 && fds[0] >= 0 && strcmp(buf, "seccomp-notify") == 0) {
+		rc = exec_send_fds(chan, buf, (size_t)n, fds, 1);
+		if (rc < 0)
+			err_set(err, -rc, "pass the command's seccomp listener: %s", strerror(-rc));
+	} else if (n > 6 && strncmp(buf, "error ", 6) == 0) {
+		rc = err_set(err, EPROTO, "%s", buf + 6);
+	} else {
+		rc = err_set(err, EPIPE, "the command's process ended during its hardening");
+	}
+	for (int i = 0; i < EXEC_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
 /* The spare's setup: only its channel and the session's end pipe, 0-2 on
  * /dev/null until a request, then the sandbox's namespaces (sandbox_join():
  * not dumpable before and after the join) and the command's process,
@@ -411,6 +475,11 @@ static int prepare(const struct run *r, int *chan, int *end_fd, int *pidfd, int 
 		return err_set(err, (int)-pid, "clone3: %s", strerror((int)-pid));
 	}
 	*cmd = sv[0];
+	if (exec_listener_expected(r)) {
+		rc = pass_listener(*cmd, *chan, err);
+		if (rc < 0)
+			return rc;
+	}
 	return (int)pid;
 }
 
@@ -467,7 +536,7 @@ void exec_helper(struct run *r, int chan)
 			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
 		_exit(0);
 	}
-	close(chan);
+	/* chan stays: the supervisor's lines for the client come on it. */
 	sock = fds[0];
 	/* The client's stdio onto our 0-2, where the relay expects it. */
 	for (int i = 0; i < 3; i++)
@@ -500,7 +569,7 @@ void exec_helper(struct run *r, int chan)
 	/* EPIPE: it died before the request (its hardening failed); its
 	 * last words, if any, or its status below. */
 	(void)exec_send_fds(cmd, pkt, (size_t)n,
-			    (int[EXEC_FDS]){cwd, cstdio[0], cstdio[1], cstdio[2]});
+			    (int[EXEC_FDS]){cwd, cstdio[0], cstdio[1], cstdio[2]}, EXEC_FDS);
 	close(cwd);
 	/* The command has its copies. */
 	for (int i = 0; i < 3 && !direct; i++)
@@ -521,7 +590,7 @@ void exec_helper(struct run *r, int chan)
 		_exit(0);
 	}
 	log_debug("exec: command started");
-	forward_client(sock, pidfd, end_fd, &rel);
+	forward_client(sock, pidfd, end_fd, chan, &rel);
 	end_command(pid, &rel);
 	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
 		_exit(EXIT_LAUNCHER);

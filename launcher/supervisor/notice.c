@@ -218,9 +218,9 @@ static bool unchanged_rewrite(const struct lookup *from, const struct lookup *to
 	return unlinkat(from->parent, from->name, 0) == 0;
 }
 
-static void say(struct run *r, const struct lookup *l, const struct seccomp_notif *req)
+static void say(struct run *r, struct denials_sink *to, const struct lookup *l,
+		const struct seccomp_notif *req)
 {
-	struct denials *d = &r->live.denials;
 	const struct mount_op *op = &r->spec->sb.plan.ops[l->op];
 	const struct policy *p = r->spec->policy;
 	char *call = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
@@ -229,15 +229,17 @@ static void say(struct run *r, const struct lookup *l, const struct seccomp_noti
 
 	if (sscanf(op->what, "protect[%zu]", &k) == 1 && k < p->n_protect)
 		entry = p->protect[k];
-	if (d->notice_lines++ < NOTICE_LINES)
-		fprintf(stderr,
-			"paddock: %s is protected by paddock (policy protect %s); the change was "
-			"refused (%s by pid %u: %s)\n",
-			op->target, entry, call ? call : "?", (unsigned)req->pid, strerror(EACCES));
+	if (to->notice_lines++ < NOTICE_LINES)
+		denials_say(
+		    to,
+		    "paddock: %s is protected by paddock (policy protect %s); the change was "
+		    "refused (%s by pid %u: %s)\n",
+		    op->target, entry, call ? call : "?", (unsigned)req->pid, strerror(EACCES));
 	free(call);
 }
 
-bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+bool notice_serve(struct run *r, int fd, struct denials_sink *to, const struct seccomp_notif *req,
+		  struct seccomp_notif_resp *resp)
 {
 	const struct seccomp_info *si = &r->spec->sb.seccomp;
 	const __u64 *a = req->data.args;
@@ -279,14 +281,14 @@ bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp
 		hit = -1;
 	/* What we read belongs to this call of this process only if the
 	 * notification is still pending (the pid may have been reused). */
-	if (hit >= 0 && ioctl(r->live.denials.fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0) {
+	if (hit >= 0 && ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0) {
 		resp->flags = 0;
 		if (rename_plain && n == 2 && unchanged_rewrite(&l[0], &l[1])) {
 			r->live.denials.notice_unchanged++;
 		} else {
 			resp->error = -EACCES;
 			r->live.denials.notice_refused++;
-			say(r, &l[hit], req);
+			say(r, to, &l[hit], req);
 		}
 	}
 	for (size_t i = 0; i < n; i++)

@@ -95,6 +95,7 @@ static void live_free(struct run_live *l)
 	if (l->denials.fd >= 0)
 		close(l->denials.fd);
 	l->denials.fd = -1;
+	exec_listeners_close(l);
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
 	if (l->box.pidfd >= 0)
@@ -320,7 +321,7 @@ int supervisor_run(const struct options *o)
 		     .report_fd = -1,
 		     .caller_err = -1,
 		     .record_fd = -1,
-		     .denials = {.fd = -1},
+		     .denials = {.fd = -1, .wl = {.chan = -1}},
 		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 		     .ports = {.relay_pidfd = -1},
 		     .mediator = {.pidfd = -1, .log_fd = -1, .ctl_fd = -1, .ready_fd = -1},
@@ -330,6 +331,8 @@ int supervisor_run(const struct options *o)
 	cleanup_close int record_fd = -1;
 	int rc, status;
 
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++)
+		r.live.exec_listeners.l[i] = (struct exec_listener){.chan = -1, .fd = -1};
 	/* paddock holds an fd per mount op, protected path and client during
 	 * setup, and the kernel's default soft limit (1024, for select(2),
 	 * which paddock does not use) may have been lowered by the caller:

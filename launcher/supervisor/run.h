@@ -252,13 +252,21 @@ struct denial_count {
 	unsigned long count;
 	pid_t first_pid;
 };
+/* Where a listener's lines go (denials_say()): stderr, or with chan >= 0
+ * the spare helper of an exec'd command, which writes them to its
+ * client's stderr; each with its own caps on the lines. */
+struct denials_sink {
+	int chan;
+	unsigned long lines, notice_lines;
+};
 struct denials {
-	int fd; /* the listener, -1 without */
+	int fd;			/* the workload's listener, -1 without */
+	struct denials_sink wl; /* its lines: stderr */
 	struct denial_count c[DENIALS_MAX];
 	size_t n;
-	unsigned long other, lines, suppressed;
-	/* The protected-path notice (notice.c), on the same listener. */
-	unsigned long notice_lines, notice_refused, notice_unchanged;
+	unsigned long other, suppressed;
+	/* The protected-path notice (notice.c), on the same listeners. */
+	unsigned long notice_refused, notice_unchanged;
 };
 
 /* cgroup.c: limits.memory, .cpu, .pids through cgroup v2. */
@@ -278,6 +286,27 @@ void cgroup_collect(struct cgroup_state *cg);
 void cgroup_remove(struct cgroup_state *cg);
 void cgroup_json(const struct cgroup_state *cg, const struct policy *p, struct cJSON *o);
 
+/* exec.c: a paddock exec command's seccomp listener. Its filter is the
+ * workload's program loaded again (a listener is one per filter chain,
+ * seccomp(2) EBUSY), so each command has its own; the spare helper passes
+ * it up on its channel before it takes a request. chan: that channel until
+ * the spare is gone (after a request, the lines for its client's stderr
+ * go there); fd: the listener, until no process is left on its filter
+ * (POLLHUP). A slot is free when both are -1. */
+#define EXEC_LISTENERS_MAX 128
+struct exec_listener {
+	int chan, fd;
+	bool taken;		  /* the spare has its request */
+	struct denials_sink sink; /* chan while taken, then stderr */
+};
+struct exec_listeners {
+	struct exec_listener l[EXEC_LISTENERS_MAX];
+	/* exec_pollfds(): which slot each pair of pollfds is */
+	unsigned char slot[EXEC_LISTENERS_MAX];
+	size_t n_poll;
+	unsigned long served; /* listeners received, for the record */
+};
+
 struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
 	struct cgroup_state cgroup;
@@ -295,6 +324,9 @@ struct run_live {
 	/* Our end of the channel to the spare helper that takes the next
 	 * request (exec.c), -1: none yet. */
 	int exec_spare;
+	/* The exec'd commands' seccomp listeners (exec.c), served as the
+	 * workload's is. */
+	struct exec_listeners exec_listeners;
 	struct mediator_state mediator;
 	struct evidence_log evidence; /* fd -1: none */
 	char evidence_path[PATH_MAX];
@@ -319,8 +351,13 @@ struct run {
 };
 
 int denials_prepare(struct run_spec *r, struct err *err);
-/* One notification of the listener: answered with the errno, counted. */
-void denials_serve(struct run *r);
+/* One notification of the listener fd: answered (the notice's or the
+ * policy's errno), counted. Its lines go to sink (exec.c). false: the
+ * listener is broken, close it. */
+bool denials_serve(struct run *r, int fd, struct denials_sink *sink);
+/* One line of the notice or a denial, to stderr or the sink's spare. */
+void denials_say(const struct denials_sink *sink, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void denials_json(const struct run *r, struct cJSON *o);
 
 /* notice.c: the protected-path notice on the same listener. prepare: the
@@ -331,7 +368,8 @@ void denials_json(const struct run *r, struct cJSON *o);
 struct seccomp_notif;
 struct seccomp_notif_resp;
 int notice_prepare(struct run_spec *r, struct err *err);
-bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
+bool notice_serve(struct run *r, int fd, struct denials_sink *sink, const struct seccomp_notif *req,
+		  struct seccomp_notif_resp *resp);
 void notice_json(const struct run *r, struct cJSON *o);
 
 /* output.c. output_start(): the pipes (detached runs, after
@@ -386,18 +424,28 @@ int find_survivors(struct run *r);
  * is run and waited for by a helper process that is not the supervisor's
  * child, so the supervisor never reaps anything but its own. */
 void exec_spawn(struct run *r, int fd, struct session_exec *req);
+/* Does an exec'd command load the workload's notify program (the
+ * protected-path notice, --trace-denials) with a listener of its own? */
+bool exec_listener_expected(const struct run *r);
+/* The exec'd commands' listeners and the channels of their spares in the
+ * supervise loop: exec_pollfds() fills at most EXEC_POLLFDS, exec_serve()
+ * handles their events (the same pfd and count). */
+#define EXEC_POLLFDS (2 * EXEC_LISTENERS_MAX)
+size_t exec_pollfds(struct run *r, struct pollfd *pfd);
+void exec_serve(struct run *r, const struct pollfd *pfd, size_t n);
+void exec_listeners_close(struct run_live *l);
 
 /* exec_helper.c: the spare helper that serves the next request (forked by
  * exec.c, twice, while no client waits; chan: its end of a SOCK_SEQPACKET
  * pair whose one packet is the request, re-encoded by
  * session_exec_encode(), with EXEC_FDS fds: the client's socket and stdio
  * 0-2). Never returns. exec_reply(): one message on the client's socket or
- * a command's channel. exec_send_fds(): one packet with EXEC_FDS fds, 0 or
- * -errno (MSG_NOSIGNAL). */
+ * a command's channel. exec_send_fds(): one packet with n (at most
+ * EXEC_FDS) fds, 0 or -errno (MSG_NOSIGNAL). */
 #define EXEC_FDS 4
 __attribute__((noreturn)) void exec_helper(struct run *r, int chan);
 void exec_reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int exec_send_fds(int ch, const char *pkt, size_t len, const int fds[EXEC_FDS]);
+int exec_send_fds(int ch, const char *pkt, size_t len, const int *fds, size_t n);
 
 /* detach.c: paddock run --detach. detach_start() forks; in the child (the
  * supervisor-to-be: new session, stdin /dev/null, no inherited fds but

@@ -225,13 +225,14 @@ int supervise(struct run *r, struct err *err)
 		session_expires(r->live.session, r->spec->policy->ttl_ms);
 
 	for (;;) {
-		struct pollfd pfd[5 + STDIO_PFDS + 1 + SESSION_CLIENTS_MAX + 2 + 1] = {
-		    {.fd = r->live.box.pidfd, .events = POLLIN},
-		    {.fd = ctl_open ? r->live.box.ctl : -1, .events = POLLIN},
-		    {.fd = sfd, .events = POLLIN},
-		    {.fd = ttl_tfd, .events = POLLIN},
-		    {.fd = kill_tfd, .events = POLLIN},
-		};
+		struct pollfd pfd[5 + STDIO_PFDS + 1 + SESSION_CLIENTS_MAX + 2 + 1 + EXEC_POLLFDS] =
+		    {
+			{.fd = r->live.box.pidfd, .events = POLLIN},
+			{.fd = ctl_open ? r->live.box.ctl : -1, .events = POLLIN},
+			{.fd = sfd, .events = POLLIN},
+			{.fd = ttl_tfd, .events = POLLIN},
+			{.fd = kill_tfd, .events = POLLIN},
+		    };
 		/* The relay's fds, then the session's control socket and
 		 * its clients. */
 		size_t ns = stdio_pollfds(r, pfd + 5, STDIO_PFDS);
@@ -243,11 +244,13 @@ int supervise(struct run *r, struct err *err)
 		size_t n_out = output_pollfds(r, spfd + n);
 		/* And the seccomp listener of --trace-denials (denials.c). */
 		struct pollfd *dpfd = spfd + n + n_out;
+		/* And the exec'd commands' listeners (exec.c). */
+		size_t n_x = exec_pollfds(r, dpfd + 1);
 		struct session_request req;
 		uint64_t ticks;
 
 		*dpfd = (struct pollfd){.fd = r->live.denials.fd, .events = POLLIN};
-		if (poll(pfd, 5 + ns + n + n_out + 1, stdio_poll_timeout(r)) < 0) {
+		if (poll(pfd, 5 + ns + n + n_out + 1 + n_x, stdio_poll_timeout(r)) < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_sys(err, errno, "poll");
@@ -272,13 +275,16 @@ int supervise(struct run *r, struct err *err)
 			pidfd_send_signal(r->live.box.pidfd, SIGKILL, NULL, 0);
 		if (n_out)
 			output_serve(r, spfd + n);
-		if (dpfd->revents & POLLIN) {
-			denials_serve(r);
-		} else if (dpfd->revents & (POLLERR | POLLHUP | POLLNVAL)) {
+		if ((dpfd->revents & POLLIN)
+			? !denials_serve(r, r->live.denials.fd, &r->live.denials.wl)
+			: (dpfd->revents & (POLLERR | POLLHUP | POLLNVAL))) {
 			/* Nothing left that the filter can stop. */
 			close(r->live.denials.fd);
 			r->live.denials.fd = -1;
 		}
+		/* Before the session's requests, which may dispatch to the
+		 * spare whose slot this reads. */
+		exec_serve(r, dpfd + 1, n_x);
 		if (n) {
 			session_serve(r->live.session, spfd, n, &req);
 			if (req.stop)

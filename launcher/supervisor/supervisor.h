@@ -79,6 +79,9 @@
 /* The redaction of brokered secrets (mediator/redact.c): */
 #define WEAKEN_REDACT_PLAIN_ONLY \
 	(UINT64_C(1) << 34) /* a secret is redacted only as it is, not split or encoded */
+/* An exec'd command's seccomp listener (supervisor/exec.c), bit 37: */
+#define WEAKEN_EXEC_PLAIN_SECCOMP \
+	(UINT64_C(1) << 37) /* exec'd commands load the plain program: no notice, no trace */
 /* paddock exec (supervisor/exec.c), bits 44 and 45: */
 #define WEAKEN_EXEC_UNHARDENED \
 	(UINT64_C(1) << 44) /* exec'd commands keep the helper's caps, no NNP/Landlock/seccomp */

@@ -68,6 +68,10 @@ static const char *const weakenings[WEAKEN_COUNT][2] = {
 	    "the mediator redacts a brokered secret from responses only as it is: split by "
 	    "chunked framing, or sent back hex, base64, percent-encoded or JSON-escaped, it "
 	    "reaches the workload"},
+    [37] = {"exec-plain-seccomp",
+	    "paddock exec commands load the policy's seccomp program without the "
+	    "protected-path notice and --trace-denials: a refused change of a protected path "
+	    "says EBUSY, and their denials are not traced"},
     /* A bit without a name is no knob (the lookups below skip it); the
      * check-docs and completion scripts read a name at a line's start. */
     // clang-format off

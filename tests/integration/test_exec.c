@@ -832,3 +832,263 @@ Test(exec, weaken_no_landlock_the_workload_can_kill_the_waiting_command)
 	cr_assert_str_eq(h_kv(out, h_fmt("kill9:%s", w)), "OK", "%s", out);
 	cr_assert_str_eq(h_kv(out, h_fmt("ptrace:%s", w)), "EPERM", "%s", out);
 }
+
+/* ------------------------------------ the workload's seccomp listener */
+
+/* The lines of text that contain needle, joined ("" when none). */
+static const char *lines_with(const char *text, const char *needle)
+{
+	const char *out = "";
+
+	for (const char *l = text; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *line = h_fmt("%.*s", (int)n, l);
+
+		if (h_contains(line, needle))
+			out = h_fmt("%s%s\n", out, line);
+		l += n + (l[n] == '\n');
+	}
+	return out;
+}
+
+/* A protected file (--protect) that the workload tries to move first, then
+ * an exec'd command: mv's words and status, the workload's from a file it
+ * writes, the exec'd command's from its client; and the notice lines, the
+ * workload's in the session's log, the exec'd command's on its client's
+ * stderr (where its user looks). */
+struct moved {
+	const char *wl_err, *ex_err, *ex_out, *log, *guarded;
+};
+
+static struct moved move_protected(const char *weaken)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker(), *id, *wl = NULL;
+	const char *guarded = h_join(s.w.ws, "guarded");
+	const char *extra[] = {"--protect", guarded, weaken ? "--weaken" : NULL, weaken, NULL};
+	struct moved x = {.guarded = guarded};
+	struct h_proc p;
+
+	h_write_file(guarded, "kept\n", 0644);
+	id = detach(&s, extra,
+		    "mv guarded moved 2> wl.tmp; echo status=$? >> wl.tmp; mv wl.tmp wl.txt; "
+		    "exec sleep 300 $0",
+		    m);
+	for (int i = 0; i < 250 && !wl; i++) {
+		wl = h_read_file(h_join(s.w.ws, "wl.txt"), NULL);
+		if (!wl)
+			h_sleep_ms(20);
+	}
+	cr_assert_not_null(wl, "the workload's mv did not finish");
+	x.wl_err = wl;
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", "mv guarded moved; echo status=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	x.ex_out = p.out_text;
+	x.ex_err = p.err_text;
+	H_PADDOCK(&p, s.w.ws, "logs", id);
+	x.log = h_fmt("%s%s", p.out_text, p.err_text);
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(guarded, NULL), "kept\n", "the protected file changed");
+	return x;
+}
+
+/* An exec'd mv of a protected path is refused as the workload's is: the
+ * same words from mv (EACCES, "Permission denied"), the same status, and
+ * the one-line notice on the exec client's stderr, not the kernel's bare
+ * EBUSY. */
+Test(exec, exec_mv_of_a_protected_path_gets_the_notice_and_the_workloads_errno)
+{
+	struct moved x = move_protected(NULL);
+	const char *notice =
+	    h_fmt("paddock: %s is protected by paddock (policy protect ", x.guarded);
+	const char *wl_mv = lines_with(x.wl_err, "mv: ");
+
+	cr_assert(h_contains(wl_mv, "Permission denied"), "the workload's mv: %s", x.wl_err);
+	cr_assert(h_contains(x.log, notice), "no notice for the workload: %s", x.log);
+	cr_assert_str_eq(lines_with(x.ex_err, "mv: "), wl_mv, "exec'd: %s", x.ex_err);
+	cr_assert_str_eq(h_kv(x.ex_out, "status"), h_kv(x.wl_err, "status"), "%s", x.ex_out);
+	cr_assert(h_contains(x.ex_err, notice), "no notice for the exec'd mv: %s", x.ex_err);
+	cr_assert(h_contains(x.ex_err, "the change was refused (rename"), "%s", x.ex_err);
+	cr_assert_eq(h_count_lines(lines_with(x.ex_err, "paddock: ")), 1, "%s", x.ex_err);
+	cr_assert(!h_contains(x.ex_err, "Device or resource busy"), "%s", x.ex_err);
+}
+
+/* The twin: with --weaken exec-plain-seccomp the exec'd command loads the
+ * policy's program without the notice's prefix (as before it had a
+ * listener): its mv meets the mount's EBUSY, says nothing of paddock, and
+ * the comparison above sees it differ from the workload's; the file is
+ * kept either way (the mount refuses). */
+Test(exec, weaken_exec_plain_seccomp_mv_says_ebusy_without_the_notice)
+{
+	struct moved x = move_protected("exec-plain-seccomp");
+	const char *wl_mv = lines_with(x.wl_err, "mv: ");
+
+	cr_assert(h_contains(wl_mv, "Permission denied"), "the workload's mv: %s", x.wl_err);
+	cr_assert(h_contains(x.ex_err, "Device or resource busy"), "%s", x.ex_err);
+	cr_assert_str_neq(lines_with(x.ex_err, "mv: "), wl_mv, "the weakening is not real");
+	cr_assert(!h_contains(x.ex_err, "protected by paddock"), "%s", x.ex_err);
+}
+
+/* --trace-denials with a workload that only sleeps: the calls the probe
+ * makes in an exec'd command that the policy refuses are said on its
+ * client's stderr and counted in the record, and refused the same. */
+static void traced_exec(const char *weaken, struct h_proc *p, const char **record)
+{
+	struct h_sworld s = h_sworld();
+	const char *extra[] = {"--trace-denials",	   "--record", s.w.record,
+			       weaken ? "--weaken" : NULL, weaken,     NULL};
+	const char *id = detach(&s, extra, "exec sleep 300 $0", h_marker());
+	struct h_proc q;
+
+	H_PADDOCK(p, s.w.ws, "exec", id, "--", "/probe/probe", "calls");
+	cr_assert_eq(p->status, 0, H_SHOW(p));
+	cr_assert_str_eq(h_kv(p->out_text, "call.unshare_user"), "EPERM", H_SHOW(p));
+	H_PADDOCK(&q, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(q.status, 0, H_SHOW(&q));
+	H_PADDOCK(&q, s.w.ws, "wait", id);
+	*record = s.w.record;
+}
+
+Test(exec, trace_denials_lists_an_exec_commands_denials)
+{
+	struct h_proc p;
+	const char *record;
+
+	traced_exec(NULL, &p, &record);
+	cr_assert(h_contains(p.err_text, "paddock: denied: unshare by pid "), H_SHOW(&p));
+	cr_assert_str_eq(
+	    h_json(record, "[e['count'] >= 1 for e in d['denials']['seccomp'] if e['syscall'] == "
+			   "'unshare']"),
+	    "[true]", "%s", h_read_file(record, NULL));
+}
+
+/* The twin: exec-plain-seccomp's command refuses the same calls, silently,
+ * and the record counts none of them. */
+Test(exec, weaken_exec_plain_seccomp_denials_are_not_traced)
+{
+	struct h_proc p;
+	const char *record;
+
+	traced_exec("exec-plain-seccomp", &p, &record);
+	cr_assert(!h_contains(p.err_text, "paddock: denied: "), H_SHOW(&p));
+	cr_assert_str_eq(h_json(record, "[e for e in d['denials']['seccomp'] if e['syscall'] == "
+					"'unshare']"),
+			 "[]");
+}
+
+/* The seccomp listeners among pid's fds, read from outside. */
+static size_t listeners(pid_t pid)
+{
+	char *dir = h_list_dir(h_fmt("/proc/%d/fd", (int)pid));
+	size_t n = 0;
+
+	cr_assert_not_null(dir, "/proc/%d/fd: %s", (int)pid, strerror(errno));
+	for (char *name = strtok(dir, "\n"); name; name = strtok(NULL, "\n")) {
+		char buf[64];
+		ssize_t k = readlink(h_fmt("/proc/%d/fd/%s", (int)pid, name), buf, sizeof(buf) - 1);
+
+		if (k > 0 && (buf[k] = '\0', strcmp(buf, "anon_inode:seccomp notify") == 0))
+			n++;
+	}
+	return n;
+}
+
+static size_t fd_count(pid_t pid)
+{
+	char *dir = h_list_dir(h_fmt("/proc/%d/fd", (int)pid));
+
+	cr_assert_not_null(dir, "/proc/%d/fd: %s", (int)pid, strerror(errno));
+	return h_count_lines(dir);
+}
+
+/* Each exec'd command has a listener of its own, which the supervisor
+ * holds while the command runs (and the next spare's), never the command:
+ * the running command has none among its fds (the waiting one is not
+ * dumpable, so only root reads its fds: test_root.c).
+ * When a command ends, its listener is closed: 200 execs later the
+ * supervisor holds what it held after the first. */
+Test(exec, the_supervisor_holds_each_exec_listener_and_forgets_it)
+{
+	struct h_sworld s = h_sworld();
+	const char *extra[] = {"--trace-denials", NULL};
+	const char *m2 = h_marker();
+	struct pair x = {.id = detach(&s, extra, "exec sleep 300 $0", h_marker())};
+	pid_t sup = atoi(js(&s, x.id, "d['supervisor']['pid']")), init = init_pid(&s, x.id);
+	pid_t pids[4];
+	unsigned long long starts[4];
+	size_t base_fds, base_l;
+	struct h_proc p;
+
+	cr_assert_gt(sup, 0);
+	H_PADDOCK(&p, s.w.ws, "exec", x.id, "--", "true");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* The workload's and the next spare's (which comes when its
+	 * command is hardened). */
+	for (int i = 0; i < 250 && listeners(sup) != 2; i++)
+		h_sleep_ms(20);
+	base_l = listeners(sup);
+	base_fds = fd_count(sup);
+	cr_assert_eq(base_l, 2, "the supervisor holds %zu listeners", base_l);
+	H_PADDOCK_START(&x.client, s.w.ws, "exec", x.id, "--", "sleep", "300", m2);
+	cr_assert_eq(in_session(init, m2, 1, pids, starts), 1, "no exec'd process");
+	x.exec = pids[0];
+	for (int i = 0; i < 250 && listeners(sup) != base_l + 1; i++)
+		h_sleep_ms(20);
+	cr_assert_eq(listeners(sup), base_l + 1, "the running command's listener is not ours");
+	cr_assert_eq(listeners(x.exec), 0, "the exec'd command holds a listener");
+	h_kill_marker(m2);
+	h_wait(&x.client, 10000);
+	for (int i = 0; i < 200; i++) {
+		H_PADDOCK(&p, s.w.ws, "exec", x.id, "--", "true");
+		cr_assert_eq(p.status, 0, "exec %d: " H_FMT, i, H_ARGS(&p));
+	}
+	for (int i = 0; i < 250 && listeners(sup) != base_l; i++)
+		h_sleep_ms(20);
+	cr_assert_eq(listeners(sup), base_l, "listeners left behind");
+	cr_assert_leq(fd_count(sup), base_fds + 2, "fds: %zu after 200 execs, %zu before",
+		      fd_count(sup), base_fds);
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", x.id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* The supervisor serves at most EXEC_LISTENERS_MAX (128) exec listeners
+ * at once: an exec'd command that leaves a process running (in a session
+ * of its own, out of the process group exec ends; the command returns
+ * once the leftover is out of it) keeps its listener, so after
+ * 128 such execs (the 128th's spare was made before: it has its slot) the
+ * next request is refused in one line, nothing started; once the
+ * leftovers end, their listeners go and exec works again. */
+Test(exec, exec_listeners_are_bounded_and_a_request_beyond_is_refused)
+{
+	struct h_sworld s = h_sworld();
+	const char *extra[] = {"--trace-denials", NULL};
+	const char *m = h_marker();
+	const char *id = detach(&s, extra, "exec sleep 300 $0", h_marker());
+	const char *script = "f=/tmp/left.$$; setsid sh -c ': > $0; exec sleep 300 $1' $f $1 & "
+			     "while [ ! -e $f ]; do sleep 0.01; done";
+	struct h_proc p;
+	int ok = 0;
+
+	for (int i = 0; i < 200; i++) {
+		H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c", script, "sh", m);
+		if (p.status != 0)
+			break;
+		ok++;
+	}
+	assert_one_line_error(
+	    &p, h_fmt("session %s: 128 exec'd commands, or processes they left, still run; one "
+		      "must end first",
+		      id));
+	cr_assert_eq(ok, 128, "%d execs before the refusal", ok);
+	cr_assert_eq(h_kill_marker(m), 128, "the leftovers");
+	for (int i = 0; i < 250; i++) {
+		H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+		if (p.status == 0)
+			break;
+		h_sleep_ms(20);
+	}
+	cr_assert_eq(p.status, 0, "exec after the leftovers ended: " H_FMT, H_ARGS(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
