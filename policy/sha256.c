@@ -5,9 +5,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
+#if defined(__x86_64__) && defined(__GNUC__) && __has_include(<sys/platform/x86.h>)
+#define SHA256_SHANI 1
 #include <immintrin.h>
+#include <sys/platform/x86.h>
 #endif
 
 static const uint32_t K[64] = {
@@ -55,7 +56,7 @@ static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t n)
 		block(h, p);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef SHA256_SHANI
 /* The SHA extensions (Intel SHA-NI, AMD since Zen): the same rounds by
  * sha256rnds2/msg1/msg2, ~5x fewer cycles a block than block() on the
  * bench machine; every evidence line is three digests (bench/profile.md).
@@ -97,15 +98,12 @@ blocks_shani(uint32_t h[8], const unsigned char *p, size_t n)
 	_mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(s1, t, 8));	  /* HGFE */
 }
 
-/* CPUID leaf 7 EBX bit 29 (SHA), leaf 1 ECX bits 19 (SSE4.1) and 9
- * (SSSE3). GCC 12's __builtin_cpu_supports() has no "sha". */
+/* glibc's CPU features, read once at its start (<sys/platform/x86.h>,
+ * glibc 2.33): a CPUID of our own costs ~13 us in this VM (a trap to the
+ * hypervisor), more than the digests of a short run save. */
 static bool cpu_has_sha(void)
 {
-	unsigned a, b, c, d;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 19)) || !(c & (1u << 9)))
-		return false;
-	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+	return CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSE4_1) && CPU_FEATURE_ACTIVE(SSSE3);
 }
 #endif
 
@@ -123,14 +121,14 @@ static void blocks(uint32_t h[8], const unsigned char *p, size_t n)
 	int u = __atomic_load_n(&use_shani, __ATOMIC_RELAXED);
 
 	if (u < 0) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef SHA256_SHANI
 		u = cpu_has_sha();
 #else
 		u = 0;
 #endif
 		__atomic_store_n(&use_shani, u, __ATOMIC_RELAXED);
 	}
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef SHA256_SHANI
 	if (u) {
 		blocks_shani(h, p, n);
 		return;
