@@ -3,6 +3,7 @@
 # make test       deps, build, unit and integration tests
 # make demo       deps, build, a workload under contrib/policies/agent.json
 # make bench      paddock against unshare, bwrap, crun, runc, docker, tini, catatonit
+# make bench-evidence-startup  the evidence log's start-up cost alone (interleaved A/B)
 # make SANITIZE=1 ASan + UBSan build (init becomes dynamic)
 
 VERSION := 0.1.0
