@@ -471,9 +471,10 @@ int supervisor_run(const struct options *o)
 	if (rc >= 0)
 		rc = start(&r, &err);
 	log_debug("sandbox released");
-	if (logged && !early)
+	if (logged && !early) {
 		evidence_begin(&r, &eerr);
-	log_debug("evidence log opened");
+		log_debug("evidence log opened");
+	}
 	if (rc >= 0) {
 		rc = supervise(&r, &err);
 		/* The loop itself failed (no fds for it, poll): the sandbox
