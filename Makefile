@@ -3,6 +3,7 @@
 # make test       deps, build, unit and integration tests
 # make demo       deps, build, a workload under contrib/policies/agent.json
 # make bench      paddock against unshare, bwrap, crun, runc, docker, tini, catatonit
+# make bench-evidence-startup  the evidence log's start-up cost alone (interleaved A/B)
 # make SANITIZE=1 ASan + UBSan build (init becomes dynamic)
 
 VERSION := 0.1.0
@@ -53,7 +54,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
 # soak-budget: issue 17's concurrency property at its full size (tests/unit/test_meter.c).
 .PHONY: soak-budget
-.PHONY: test-oci report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
+.PHONY: bench-evidence-startup test-oci report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
 all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator $(B)/paddock-oci
 
@@ -353,6 +354,11 @@ bench: deps
 	$(MAKE) all $(B)/seccomp_bench $(B)/ledger_bench $(B)/evidence_bench $(B)/paddock-noreg \
 		$(B)/paddock-noev
 	@./bench/run.sh
+
+# One row of it alone: the evidence log's start-up cost, interleaved A/B
+# (bench/evidence_startup.sh; BENCH_AB_ROUNDS, default 1000).
+bench-evidence-startup: all $(B)/paddock-noev
+	@./bench/evidence_startup.sh
 
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions

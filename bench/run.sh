@@ -7,6 +7,7 @@
 # BENCH_REPS   repetitions of the init, expiry and RSS measurements (default 7)
 # BENCH_STREAM_MB  MiB streamed through the workload's stdout (default 4096)
 # BENCH_LOOP_CALLS commands per row of the agent loop (default 200)
+# BENCH_AB_ROUNDS  rounds of the evidence log's interleaved A/B (default 1000)
 set -eu
 # The test user cannot use the caller's own tool shims (a pyenv in /root).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -130,6 +131,11 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 	-n "bwrap (no seccomp)" "$bw /bin/true" \
 	-n crun "$crun $work/bundle pdkbench-crun" \
 	-n runc "$runc $work/bundle pdkbench-runc" >&2
+
+# The evidence log's cost, interleaved (hyperfine runs the rows one after
+# another, so a drift of the machine's load between them reads as a cost).
+"$top/bench/evidence_startup.sh" "$work/out/evstart.txt" ||
+	echo "not measured: bench/evidence_startup.sh failed" >"$work/out/evstart.txt"
 
 # Docker runs as root, against an engine from contrib/docker/engine.sh.
 docker_why=""

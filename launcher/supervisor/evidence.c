@@ -30,17 +30,34 @@ static int key_file(int dirfd, const char *name, const unsigned char *key, struc
 	return 0;
 }
 
-int run_evidence_open(struct run *r, struct err *err)
+int run_evidence_key(struct run *r, struct err *err)
 {
-	const char *rec = r->spec->opt->record_path;
 	unsigned char key[EVIDENCE_KEY_LEN];
-	char kpath[PATH_MAX + 16];
-	int fd, rc;
+	int rc;
 
 	if (!r->live.session)
 		return 0;
 	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
 		return err_sys(err, errno, "evidence key");
+	/* No fd yet: nothing is written until run_evidence_open() gives it
+	 * one, and the first line written is seq 1 all the same. */
+	rc = evidence_open(&r->live.evidence, -1, key, r->live.session->info.id, "supervisor");
+	explicit_bzero(key, sizeof(key));
+	if (rc < 0)
+		return err_sys(err, rc, "evidence log");
+	/* --weaken no-seq (HB-18): lines as a tracing system without
+	 * sequence numbers writes them. */
+	r->live.evidence.unsequenced = (r->spec->opt->weaken & WEAKEN_NO_SEQ) != 0;
+	return 1;
+}
+
+int run_evidence_open(struct run *r, struct err *err)
+{
+	const char *rec = r->spec->opt->record_path;
+	const unsigned char *key = r->live.evidence.key;
+	char kpath[PATH_MAX + 16];
+	int fd, rc;
+
 	rc = -1;
 	fd = -1;
 	if (rec) {
@@ -70,15 +87,7 @@ int run_evidence_open(struct run *r, struct err *err)
 		return rc;
 	if (fd < 0)
 		return err_sys(err, errno, "evidence log %s", r->live.evidence_path);
-	rc = evidence_open(&r->live.evidence, fd, key, r->live.session->info.id, "supervisor");
-	if (rc < 0) {
-		close(fd);
-		r->live.evidence.fd = -1;
-		return err_sys(err, rc, "evidence log");
-	}
-	/* --weaken no-seq (HB-18): lines as a tracing system without
-	 * sequence numbers writes them. */
-	r->live.evidence.unsequenced = (r->spec->opt->weaken & WEAKEN_NO_SEQ) != 0;
+	r->live.evidence.fd = fd;
 	return 0;
 }
 

@@ -136,6 +136,42 @@ static int gate(struct sandbox *sb, void *arg, struct err *err)
 	return rc;
 }
 
+#ifndef PADDOCK_BENCH_NO_EVIDENCE
+/* The log's key (before the sandbox starts: a mediator gets it), or the
+ * warning why there is no log. Whether there is to be one. */
+static bool evidence_key(struct run *r, struct err *eerr)
+{
+	int rc = run_evidence_key(r, eerr);
+
+	if (rc < 0) {
+		fprintf(stderr, "paddock: warning: no evidence log: %s\n", eerr->msg);
+		outcome_warn(&r->out, "no evidence log: %s", eerr->msg);
+	}
+	return rc > 0;
+}
+#endif
+
+/* The log's files, then its first line: the run, its policy's digests and
+ * generation (an owner's rotation of the policy is a new generation of the
+ * session's name with the new digest: docs/evidence.md, HB-19). */
+static void evidence_begin(struct run *r, struct err *eerr)
+{
+	const struct run_spec *spec = r->spec;
+	char c[512];
+
+	if (run_evidence_open(r, eerr) < 0) {
+		fprintf(stderr, "paddock: warning: no evidence log: %s\n", eerr->msg);
+		outcome_warn(&r->out, "no evidence log: %s", eerr->msg);
+		return;
+	}
+	evidence_json_string(spec->opt->argv[0], c, sizeof(c));
+	evidence_event(r, "run",
+		       "\"policy_sha256\":\"%s\",\"effective_sha256\":\"%s\",\"command\":%s,"
+		       "\"weaken\":%" PRIu64 ",\"generation\":%u",
+		       spec->file_sha256, spec->policy->sha256, c, spec->opt->weaken,
+		       r->live.session ? r->live.session->info.generation : 0);
+}
+
 /* Start the sandbox and what runs beside it. On failure the child (which
  * waits for "go" or for its protected paths) must not outlive us. */
 static int start(struct run *r, struct err *err)
@@ -328,6 +364,7 @@ int supervisor_run(const struct options *o)
 		     .evidence = {.fd = -1}}};
 	struct session session = {.dirfd = -1, .listen = -1, .gate_fd = -1, .reg = {.fd = -1}};
 	struct err err = {0}, eerr = {0};
+	bool logged, early;
 	cleanup_close int record_fd = -1;
 	int rc, status;
 
@@ -420,30 +457,27 @@ int supervisor_run(const struct options *o)
 	/* build/paddock-noev, a benchmark's binary that is never installed
 	 * (Makefile): the run without its evidence log, for bench/run.sh's
 	 * A/B row of what the log costs. */
-	if (0) {
+	logged = false;
 #else
-	if (rc >= 0 && run_evidence_open(&r, &eerr) < 0) {
+	logged = rc >= 0 && evidence_key(&r, &eerr);
 #endif
-		fprintf(stderr, "paddock: warning: no evidence log: %s\n", eerr.msg);
-		outcome_warn(&r.out, "no evidence log: %s", eerr.msg);
-	}
-	if (rc >= 0) {
-		char c[512];
-
-		evidence_json_string(o->argv[0], c, sizeof(c));
-		/* The generation: an owner's rotation of the policy is a new
-		 * generation of the session's name with the new digest
-		 * (docs/evidence.md, HB-19). */
-		evidence_event(
-		    &r, "run",
-		    "\"policy_sha256\":\"%s\",\"effective_sha256\":\"%s\",\"command\":%s,"
-		    "\"weaken\":%" PRIu64 ",\"generation\":%u",
-		    spec.file_sha256, spec.policy->sha256, c, o->weaken,
-		    r.live.session ? r.live.session->info.generation : 0);
-	}
+	/* Its files and first line: where the workload is to see them
+	 * (--weaken evidence-in-sandbox, HB-19's weakened arm reads the key
+	 * from inside) before it starts; otherwise once the child is
+	 * released, while it mounts its tree and execs the workload, which
+	 * need nothing of them (bench/profile.md: ~0.12 ms off the start
+	 * path). A sandbox that failed to start still gets its run and end
+	 * lines. */
+	early = (o->weaken & WEAKEN_EVIDENCE_IN_SANDBOX) != 0;
+	if (logged && early)
+		evidence_begin(&r, &eerr);
 	if (rc >= 0)
 		rc = start(&r, &err);
 	log_debug("sandbox released");
+	if (logged && !early) {
+		evidence_begin(&r, &eerr);
+		log_debug("evidence log opened");
+	}
 	if (rc >= 0) {
 		rc = supervise(&r, &err);
 		/* The loop itself failed (no fds for it, poll): the sandbox

@@ -526,10 +526,19 @@ void jobs_log_line(struct outcome_net *out, const struct cJSON *line);
 struct cJSON *jobs_json(const struct outcome_net *net);
 unsigned jobs_stop_ms(const struct policy *p);
 
-/* evidence.c: the run's evidence log (docs/evidence.md): opened beside the
- * record (RECORD.evidence.jsonl, its key RECORD.evidence.key, 0600) or in
- * the session's directory, once the session exists. evidence_event() adds
- * one event (fields as in evidence_append()); nothing without a log. */
+/* evidence.c: the run's evidence log (docs/evidence.md), in two steps.
+ * run_evidence_key(), once the session exists and before the sandbox
+ * starts (a mediator gets the key in its configuration): the key, the
+ * epoch and the chain's genesis, in memory only; 1 when there is to be a
+ * log, 0 without a session, -errno. run_evidence_open(), after it (the
+ * files made while the child sets itself up, off the start path:
+ * bench/profile.md): the key written beside the record
+ * (RECORD.evidence.key, 0600) and the log opened (RECORD.evidence.jsonl),
+ * or both in the session's directory; -errno, and then nothing is
+ * written. evidence_event() adds one event (fields as in
+ * evidence_append()); nothing without a log's fd, and the first one
+ * written is seq 1 whenever it comes. */
+int run_evidence_key(struct run *r, struct err *err);
 int run_evidence_open(struct run *r, struct err *err);
 void evidence_event(struct run *r, const char *type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

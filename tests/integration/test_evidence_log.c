@@ -132,3 +132,49 @@ Test(evidence_log, weakened_evidence_in_sandbox_lets_the_workload_write_it)
 	cr_assert_eq(p.status, 125, H_SHOW(&p));
 	cr_assert(strstr(p.err_text, "needs --record"), H_SHOW(&p));
 }
+
+/* The log's files and its run line are made once the child is released
+ * (launcher/supervisor/run.c, off the start path): the run line is still
+ * seq 1, before every report of paddock-init's, and the record's
+ * checkpoint is the log's last line as it is on disk. */
+Test(evidence_log, the_run_line_comes_first_and_the_checkpoint_is_the_last_line)
+{
+	struct h_world w = h_world();
+	char *log = h_fmt("%s.evidence.jsonl", w.record);
+	const char *prog = "import hashlib,json,sys\n"
+			   "l=open(sys.argv[1],'rb').read().split(b'\\n')[:-1]\n"
+			   "r=json.load(open(sys.argv[2]))['evidence']\n"
+			   "f=[json.loads(x) for x in l]\n"
+			   "print(f[0]['type'],f[0]['seq'],f[1]['type'],f[1]['message'].split()[0],"
+			   "f[-1]['type'],r['seq']==f[-1]['seq'],"
+			   "r['head']==hashlib.sha256(l[-1]).hexdigest())\n";
+	struct h_proc p;
+
+	run(&w, "true");
+	H_CMD(&p, NULL, H_PYTHON, "-c", prog, log, w.record);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "run 1 init applied end True True\n", H_SHOW(&p));
+}
+
+/* A detached run's caller gets the id once the workload runs: by then the
+ * session's log exists and holds its run line (made after the child was
+ * released, before the supervisor reads the child's first report). */
+Test(evidence_log, a_detached_runs_log_exists_when_its_caller_has_the_id)
+{
+	struct h_sworld s = h_sworld();
+	struct h_proc p;
+	char *id, *log;
+	size_t len = 0;
+
+	H_PADDOCK(&p, s.w.ws, "run", "--detach", "--", "sleep", "30");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.*s", (int)strcspn(p.out_text, "\n"), p.out_text);
+	log = h_fmt("%s/%s/evidence.jsonl", s.reg, id);
+	cr_assert(access(log, R_OK) == 0, "no log %s when the id was returned", log);
+	cr_assert(strstr(h_read_file(log, &len), "\"seq\":1,") != NULL, "%s", log);
+	H_PADDOCK(&p, s.w.ws, "evidence", "verify", log);
+	cr_expect_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_expect_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "rm", id);
+}

@@ -715,7 +715,7 @@ static void expect_sha(const void *data, size_t len, const char *want)
 	cr_expect_str_eq(hex, want, "length %zu", len);
 }
 
-Test(policy, sha256_vectors)
+static void sha256_vectors_once(void)
 {
 	static const struct {
 		size_t n; /* of 'a' */
@@ -744,6 +744,37 @@ Test(policy, sha256_vectors)
 	for (size_t i = 0; i < sizeof(as) / sizeof(as[0]); i++)
 		expect_sha(a, as[i].n, as[i].hex);
 	free(a);
+}
+
+/* Both block functions: the SHA extensions where this CPU has them (else
+ * the portable one twice), and the portable one every other CPU runs. */
+Test(policy, sha256_vectors)
+{
+	sha256_vectors_once();
+	sha256_force_portable(true);
+	sha256_vectors_once();
+	sha256_force_portable(false);
+}
+
+/* The two block functions agree on every length around the block
+ * boundaries and on pseudo-random bytes. */
+Test(policy, sha256_paths_agree)
+{
+	static unsigned char buf[4096 + 1];
+	unsigned char d1[SHA256_DIGEST_LEN], d2[SHA256_DIGEST_LEN];
+	uint32_t x = 2463534242u;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		buf[i] = (unsigned char)x;
+	}
+	for (size_t n = 0; n <= sizeof(buf); n += n < 300 ? 1 : 61) {
+		sha256(buf, n, d1);
+		sha256_force_portable(true);
+		sha256(buf, n, d2);
+		sha256_force_portable(false);
+		cr_assert_eq(memcmp(d1, d2, sizeof(d1)), 0, "length %zu", n);
+	}
 }
 
 Test(policy, digest_is_of_the_exact_bytes)
