@@ -57,6 +57,7 @@ void denials_serve(struct run *r)
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
+	bool sent = false;
 
 	if (d->fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		return;
@@ -73,8 +74,9 @@ void denials_serve(struct run *r)
 		goto out;
 	}
 	/* A call of the protected-path notice (notice.c), or a denial. */
-	if (notice_serve(r, req, resp)) {
-		(void)ioctl(d->fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	if (notice_serve(r, req, resp, &sent)) {
+		if (!sent)
+			(void)ioctl(d->fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
 		goto out;
 	}
 	resp->id = req->id;

@@ -53,7 +53,7 @@ int notice_prepare(struct run_spec *r, struct err *err)
 	 * mount still refuses, with EBUSY). */
 	if ((r->opt->weaken & WEAKEN_NO_PROTECT) || !r->policy->n_protect || !sb->seccomp.enabled)
 		return 0;
-	rc = seccomp_protect_program(&sb->seccomp, r->policy);
+	rc = seccomp_protect_program(&sb->seccomp, r->policy, r->git.n_allow > 0);
 	if (rc < 0)
 		return err_sys(err, rc, "the protected-path notice's seccomp program");
 	return 0;
@@ -237,7 +237,8 @@ static void say(struct run *r, const struct lookup *l, const struct seccomp_noti
 	free(call);
 }
 
-bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp_notif_resp *resp,
+		  bool *sent)
 {
 	const struct seccomp_info *si = &r->spec->sb.seccomp;
 	const __u64 *a = req->data.args;
@@ -249,6 +250,10 @@ bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp
 
 	if (!seccomp_protect_call(si, nr))
 		return false;
+	/* A call in a protected git directory's read-only part: performed or
+	 * refused there (gitallow.c). */
+	if (gitallow_serve(&r->live.gitallow, r->live.denials.fd, req, resp, sent))
+		return true;
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	resp->error = 0;
@@ -308,4 +313,9 @@ void notice_json(const struct run *r, cJSON *o)
 		cJSON_AddStringToObject(x, "program_sha256", r->spec->sb.seccomp.bpf_notify_sha256);
 	cJSON_AddNumberToObject(x, "refused", (double)d->notice_refused);
 	cJSON_AddNumberToObject(x, "unchanged_rewrites", (double)d->notice_unchanged);
+	/* protect_git "allowlist": the git directories, and the calls made
+	 * in them by the supervisor or refused there. */
+	cJSON_AddNumberToObject(x, "git_allowlist_dirs", (double)r->live.gitallow.n);
+	cJSON_AddNumberToObject(x, "git_allowlist_performed", (double)r->live.gitallow.performed);
+	cJSON_AddNumberToObject(x, "git_allowlist_refused", (double)r->live.gitallow.refused);
 }

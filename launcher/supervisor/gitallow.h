@@ -1,0 +1,37 @@
+/* The git directory as an allowlist, supervisor side (gitallow.c; docs/
+ * security.md, "The git directory as an allowlist"). Callable for any
+ * seccomp listener fd whose program has the allowlist prefix
+ * (launcher/sandbox/seccomp_protect.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/seccomp.h>
+
+#include "../../mounts/git.h"
+
+struct gitallow_dir {
+	int fd; /* O_PATH of the host directory, opened at start, outside the sandbox */
+	dev_t dev;
+	ino_t ino;
+	const char *host, *sandbox; /* the git_watch's strings */
+};
+
+struct gitallow {
+	struct gitallow_dir *dirs;
+	size_t n;
+	unsigned long performed, refused, lines;
+};
+
+/* Open the git directories of w (protect_git "allowlist"). 0, -errno. */
+int gitallow_open(struct gitallow *g, const struct git_watch *w);
+void gitallow_close(struct gitallow *g);
+
+/* One notification of the listener fd. true: it was one of a git
+ * directory's read-only part, and answered (*sent: already, by
+ * SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND; else resp is to
+ * be sent). false: not ours, nothing was done (the caller lets it
+ * continue, or answers it otherwise). */
+bool gitallow_serve(struct gitallow *g, int listener, const struct seccomp_notif *req,
+		    struct seccomp_notif_resp *resp, bool *sent);
