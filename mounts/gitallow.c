@@ -56,10 +56,16 @@ static bool state_file(const char *name, size_t len)
 
 	if (len >= sizeof(buf) || listed(refused, N(refused), name, len))
 		return false;
+	/* Nor a lock of one (config.lock): git config would write it, then
+	 * fail; refused at the lock, the first step, with the line. */
+	if (len > 5 && memcmp(name + len - 5, ".lock", 5) == 0 &&
+	    listed(refused, N(refused), name, len - 5))
+		return false;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
-	/* config.lock and friends are locks: git reads only what a lock
-	 * is renamed onto, and that rename is checked on its own. */
+	/* git pack-refs writes packed-refs.new, then renames it. */
+	if (strcmp(buf, "packed-refs.new") == 0)
+		return true;
 	return git_name_known(buf) && !listed(data_dirs, N(data_dirs), name, len) &&
 	       strcmp(buf, "worktrees") != 0;
 }
@@ -93,6 +99,24 @@ enum gitallow_verdict gitallow_check(const char *rel, enum gitallow_op op)
 	 * removed and renamed as git does (rebase-merge comes and goes). */
 	if (listed(data_dirs, N(data_dirs), c[0], len[0]))
 		return n > 1 || op != GITALLOW_FILE ? GITALLOW_YES : GITALLOW_NO;
+	/* info/: exclude, attributes, sparse-checkout and grafts change what
+	 * git does, so only what git update-server-info (run by git gc)
+	 * writes there: refs, through a temporary refs_XXXXXX, and the
+	 * removal of an old rev-cache. */
+	if (len[0] == 4 && memcmp(c[0], "info", 4) == 0) {
+		if (n == 1)
+			return op == GITALLOW_MKDIR ? GITALLOW_YES : GITALLOW_NO;
+		if (n > 2 || op == GITALLOW_MKDIR)
+			return GITALLOW_NO;
+		if ((len[1] == 4 && memcmp(c[1], "refs", 4) == 0) ||
+		    (len[1] > 5 && memcmp(c[1], "refs_", 5) == 0))
+			return GITALLOW_YES;
+		return len[1] == 9 && memcmp(c[1], "rev-cache", 9) == 0 && op == GITALLOW_REMOVE
+			   ? GITALLOW_YES
+			   : GITALLOW_NO;
+	}
+	if (len[0] == 9 && memcmp(c[0], "worktrees", 9) == 0 && n == 1)
+		return op == GITALLOW_MKDIR || op == GITALLOW_REMOVE ? GITALLOW_YES : GITALLOW_NO;
 	if (n == 1)
 		return op != GITALLOW_MKDIR && state_file(c[0], len[0]) ? GITALLOW_YES : GITALLOW_NO;
 	if (len[0] != 9 || memcmp(c[0], "worktrees", 9) != 0)

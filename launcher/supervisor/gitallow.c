@@ -44,7 +44,6 @@
 
 #define WALK_MAX   16 /* levels from a parent up to its git directory */
 #define LINES_MAX  20
-#define SAME_MAX   (1u << 20)
 #define COMMONDIR  "../..\n" /* what git worktree add writes */
 #define NO_LINKS   (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
@@ -253,9 +252,19 @@ static void look(const struct gitallow *g, pid_t pid, int dfd, uint64_t addr, st
 	find_dir(g, w);
 }
 
-/* The caller's umask, fsuid and fsgid (host ids: we read from outside). */
-static int caller_ids(pid_t pid, mode_t *umask_out, uid_t *uid, gid_t *gid)
+struct ids {
+	mode_t umask;
+	uid_t uid; /* fsuid, fsgid: host ids (read from outside) */
+	gid_t gid;
+};
+
+/* The caller's umask, fsuid and fsgid. */
+static int caller_ids(pid_t pid, struct ids *id)
 {
+	mode_t *umask_out = &id->umask;
+	uid_t *uid = &id->uid;
+	gid_t *gid = &id->gid;
+
 	char path[64], line[256];
 	FILE *f;
 	int found = 0;
@@ -279,9 +288,11 @@ static int caller_ids(pid_t pid, mode_t *umask_out, uid_t *uid, gid_t *gid)
 	return found == 2 ? 0 : -EIO;
 }
 
-/* As root, the kernel's answer for the caller: may it write in (or to)
- * st? (its fsuid and fsgid; supplementary groups are not read: narrower
- * at worst). */
+/* As root, the kernel's answer for the caller: may it write in (or to) a
+ * file whose status, as the caller's mount shows it, is st? (its fsuid and
+ * fsgid, host ids; supplementary groups are not read: narrower at worst).
+ * Rootless, the supervisor is the caller's own user, and the kernel checks
+ * its calls as it would the caller's. */
 static bool may_write(const struct stat *st, uid_t uid, gid_t gid, bool dir)
 {
 	mode_t need = dir ? 3 : 2; /* wx, w */
@@ -293,6 +304,37 @@ static bool may_write(const struct stat *st, uid_t uid, gid_t gid, bool dir)
 	if (st->st_gid == gid)
 		return ((st->st_mode >> 3) & need) == need;
 	return (st->st_mode & need) == need;
+}
+
+/* As root, the owner the kernel would have given a new file in the parent
+ * whose status is view (through the caller's mount) and disk (the host's):
+ * on an idmapped mount (a root caller's workspace) the id that shows as
+ * the caller's, which is the parent's own when it shows as the caller's;
+ * without an idmap, the caller's. -1: unknown, then refused. */
+static long owner_for(unsigned view, unsigned disk, unsigned caller)
+{
+	if (view == caller)
+		return disk;
+	if (view == disk)
+		return caller;
+	return -1;
+}
+
+static int give(int dirfd, const char *name, int fd, const struct stat *view,
+		const struct stat *disk, uid_t uid, gid_t gid)
+{
+	long u, g;
+
+	if (geteuid() != 0)
+		return 0;
+	u = owner_for(view->st_uid, disk->st_uid, uid);
+	/* A set-gid directory gives its group, as the kernel does. */
+	g = (disk->st_mode & S_ISGID) ? (long)disk->st_gid : owner_for(view->st_gid, disk->st_gid, gid);
+	if (u < 0 || g < 0)
+		return -EACCES;
+	if (fd >= 0 ? fchown(fd, (uid_t)u, (gid_t)g) : fchownat(dirfd, name, (uid_t)u, (gid_t)g, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	return 0;
 }
 
 /* The host directory that is w's parent: walked from the git directory's
@@ -346,32 +388,6 @@ static void say(struct gitallow *g, const struct where *w, const struct seccomp_
 			"not a change git makes); the change was refused (%s by pid %u: %s)\n",
 			w->shown, call ? call : "?", (unsigned)req->pid, strerror(e));
 	free(call);
-}
-
-/* rename(X.lock, X) onto a name git may not write, with the very bytes X
- * holds (git submodule update rewrites a config unchanged): drop the lock
- * and call it done. */
-static bool unchanged_rewrite(int hfrom, const struct where *from, int hto, const struct where *to)
-{
-	size_t n = strlen(to->rel);
-	cleanup_close int x = -1, y = -1;
-	cleanup_free char *bx = NULL, *by = NULL;
-	struct stat sa, sb;
-
-	if (strncmp(from->rel, to->rel, n) != 0 || strcmp(from->rel + n, ".lock") != 0)
-		return false;
-	x = openat(hfrom, from->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	y = openat(hto, to->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (x < 0 || y < 0 || fstat(x, &sa) < 0 || fstat(y, &sb) < 0 || !S_ISREG(sa.st_mode) ||
-	    !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size || sa.st_size > SAME_MAX)
-		return false;
-	bx = malloc((size_t)sa.st_size + 1);
-	by = malloc((size_t)sa.st_size + 1);
-	if (!bx || !by || pread(x, bx, (size_t)sa.st_size + 1, 0) != sa.st_size ||
-	    pread(y, by, (size_t)sa.st_size + 1, 0) != sa.st_size ||
-	    memcmp(bx, by, (size_t)sa.st_size) != 0)
-		return false;
-	return unlinkat(hfrom, from->name, 0) == 0;
 }
 
 struct call {
@@ -436,16 +452,18 @@ static bool classify(const struct seccomp_notif *req, struct call *c)
 
 /* The open itself: its fd handed over as the call's result. */
 static void do_open(struct gitallow *g, int listener, const struct seccomp_notif *req,
-		    const struct call *c, int hp, const struct where *w, bool commondir, mode_t um,
-		    uid_t uid, gid_t gid, struct seccomp_notif_resp *resp, bool *sent)
+		    const struct call *c, int hp, const struct where *w, bool commondir,
+		    const struct ids *id, struct seccomp_notif_resp *resp, bool *sent)
 {
-	struct stat pst, st;
-	bool existed = fstatat(hp, w->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	struct stat pview, pdisk, st;
+	bool existed = fstatat(w->parent, w->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	int flags = (c->flags & ~O_CLOEXEC) | O_NOFOLLOW | O_CLOEXEC;
 	cleanup_close int fd = -1;
 	struct seccomp_notif_addfd add = {0};
+	int e;
 
-	if (fstat(hp, &pst) < 0 || !may_write(existed ? &st : &pst, uid, gid, !existed)) {
+	if (fstat(w->parent, &pview) < 0 || fstat(hp, &pdisk) < 0 ||
+	    !may_write(existed ? &st : &pview, id->uid, id->gid, !existed)) {
 		resp->error = -EACCES;
 		return;
 	}
@@ -453,15 +471,15 @@ static void do_open(struct gitallow *g, int listener, const struct seccomp_notif
 		resp->error = -ENOENT;
 		return;
 	}
-	fd = openat(hp, w->name, commondir ? O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC : flags,
-		    c->mode & ~um & 07777);
+	fd = openat(hp, w->name,
+		    commondir ? O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC : flags,
+		    c->mode & ~id->umask & 07777);
 	if (fd < 0) {
 		resp->error = -errno;
 		return;
 	}
-	if (!existed && geteuid() == 0 &&
-	    fchown(fd, uid, (pst.st_mode & S_ISGID) ? pst.st_gid : gid) < 0) {
-		resp->error = -errno;
+	if (!existed && (e = give(hp, w->name, fd, &pview, &pdisk, id->uid, id->gid)) < 0) {
+		resp->error = e;
 		return;
 	}
 	if (commondir) {
@@ -500,10 +518,9 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 						    : GITALLOW_RENAME;
 	enum gitallow_verdict v[2];
 	cleanup_close int hp = -1, hp2 = -1;
-	mode_t um = 022;
-	uid_t uid = 0;
-	gid_t gid = 0;
-	struct stat pst;
+	struct ids id = {022, 0, 0};
+	struct stat pview, pdisk;
+	int e;
 
 	resp->flags = 0;
 	resp->error = 0;
@@ -527,18 +544,13 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 	if (hp >= 0 && c->kind == C_RENAME)
 		hp2 = host_parent(g, &w[1]);
 	if (hp < 0 || (c->kind == C_RENAME && hp2 < 0) ||
-	    caller_ids((pid_t)req->pid, &um, &uid, &gid) < 0) {
+	    caller_ids((pid_t)req->pid, &id) < 0) {
 		resp->error = -EACCES;
 		return;
 	}
 	/* What we read belongs to this call only if it is still pending. */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0) {
 		resp->error = -ENOENT;
-		return;
-	}
-	if (c->kind == C_RENAME && v[0] == GITALLOW_YES && v[1] == GITALLOW_NO && !c->rflags &&
-	    unchanged_rewrite(hp, &w[0], hp2, &w[1])) {
-		g->performed++;
 		return;
 	}
 	if (v[0] == GITALLOW_NO || v[1] != GITALLOW_YES ||
@@ -548,28 +560,27 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 		return;
 	}
 	if (c->kind == C_OPEN) {
-		do_open(g, listener, req, c, hp, &w[0], v[0] == GITALLOW_COMMONDIR, um, uid, gid,
-			resp, sent);
+		do_open(g, listener, req, c, hp, &w[0], v[0] == GITALLOW_COMMONDIR, &id, resp,
+			sent);
 		return;
 	}
-	if (fstat(hp, &pst) < 0 || !may_write(&pst, uid, gid, true)) {
+	if (fstat(w[0].parent, &pview) < 0 || fstat(hp, &pdisk) < 0 ||
+	    !may_write(&pview, id.uid, id.gid, true)) {
 		resp->error = -EACCES;
 		return;
 	}
 	if (c->kind == C_MKDIR) {
-		if (mkdirat(hp, w[0].name, c->mode & ~um & 07777) < 0)
+		if (mkdirat(hp, w[0].name, c->mode & ~id.umask & 07777) < 0)
 			resp->error = -errno;
-		else if (geteuid() == 0 &&
-			 fchownat(hp, w[0].name, uid, (pst.st_mode & S_ISGID) ? pst.st_gid : gid,
-				  AT_SYMLINK_NOFOLLOW) < 0)
-			resp->error = -errno;
+		else if ((e = give(hp, w[0].name, -1, &pview, &pdisk, id.uid, id.gid)) < 0)
+			resp->error = e;
 	} else if (c->kind == C_REMOVE) {
 		if (unlinkat(hp, w[0].name, c->rmdir ? AT_REMOVEDIR : 0) < 0)
 			resp->error = -errno;
 	} else {
 		struct stat p2;
 
-		if (fstat(hp2, &p2) < 0 || !may_write(&p2, uid, gid, true))
+		if (fstat(w[1].parent, &p2) < 0 || !may_write(&p2, id.uid, id.gid, true))
 			resp->error = -EACCES;
 		else if (syscall(SYS_renameat2, hp, w[0].name, hp2, w[1].name, c->rflags) < 0)
 			resp->error = -errno;

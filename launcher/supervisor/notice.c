@@ -19,6 +19,7 @@
 #include "run.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <seccomp.h>
@@ -170,6 +171,25 @@ static void look(const struct run *r, pid_t pid, int dfd, uint64_t addr, struct 
 			   (ino_t)stx.stx_ino);
 }
 
+/* Is l an empty directory? (anything else: not known to be full) */
+static bool empty_dir(const struct lookup *l)
+{
+	int fd = openat(l->parent, l->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return true;
+	}
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
 /* Are two regular files, name a in dir fa and b in fb, byte for byte the
  * same (at most SAME_MAX)? *sa: a's status. */
 static bool same_bytes(int fa, const char *a, int fb, const char *b, struct stat *sa)
@@ -288,6 +308,11 @@ bool notice_serve(struct run *r, const struct seccomp_notif *req, struct seccomp
 		resp->flags = 0;
 		if (rename_plain && n == 2 && unchanged_rewrite(&l[0], &l[1])) {
 			r->live.denials.notice_unchanged++;
+		} else if (!rename_plain && n == 1 && !empty_dir(&l[0])) {
+			/* rmdir of a full directory changes nothing: the
+			 * answer it would get anyway (git's removal of empty
+			 * parents after a file's unlink tries .git too). */
+			resp->error = -ENOTEMPTY;
 		} else {
 			resp->error = -EACCES;
 			r->live.denials.notice_refused++;
