@@ -160,8 +160,9 @@ static int protect_names(struct policy *p, struct strv *out, const char *host,
  * of the directory itself), its data directories writable again on top,
  * and the directory on the supervisor's list of those whose changes it
  * makes itself when git's allowlist says yes (launcher/supervisor/
- * gitallow.c). A linked worktree's own directory inside an allowlisted
- * common one is covered by it. */
+ * gitallow.c). One inside another (a submodule's in modules/, a linked
+ * worktree's in worktrees/) is an entry of its own: the supervisor goes by
+ * the nearest. */
 static int protect_allowlist(struct policy *p, struct strv *out, struct git_watch *w,
 			     const char *host)
 {
@@ -173,9 +174,6 @@ static int protect_allowlist(struct policy *p, struct strv *out, struct git_watc
 	char path[PATH_MAX];
 	int r;
 
-	for (size_t i = 0; i < w->n_allow; i++)
-		if (git_under(host, w->allow[i]))
-			return 0;
 	r = git_dir_sandbox(p, host, &sb);
 	if (r < 0 || !sb)
 		return r;

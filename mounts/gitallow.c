@@ -56,11 +56,13 @@ static bool state_file(const char *name, size_t len)
 
 	if (len >= sizeof(buf) || listed(refused, N(refused), name, len))
 		return false;
-	/* Nor a lock of one (config.lock): git config would write it, then
-	 * fail; refused at the lock, the first step, with the line. */
+	/* Nor a lock of one, but for config's. */
 	if (len > 5 && memcmp(name + len - 5, ".lock", 5) == 0 &&
 	    listed(refused, N(refused), name, len - 5))
-		return false;
+		/* config.lock: git's rewrite of a config with the bytes it
+		 * holds (git submodule update) goes through it; the rename
+		 * onto config is then done only when nothing changes. */
+		return len == 11 && memcmp(name, "config", 6) == 0;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 	/* git pack-refs writes packed-refs.new, then renames it. */

@@ -40,7 +40,8 @@ static const char *const calls[] = {"rename", "renameat", "renameat2", "rmdir", 
  * it lands in one. An open is sent only when it creates or writes (flags &
  * (O_CREAT | O_WRONLY | O_RDWR)); open, openat and creat have the policy's
  * mode rule (no S_ISUID or S_ISGID), so one with those bits goes on to the
- * policy's program, which refuses it. link, symlink and mknod are not
+ * policy's program, which refuses it; so has chmod (git sets a lock file's
+ * mode by its path before renaming it). link, symlink and mknod are not
  * sent: in a git directory's read-only part the kernel refuses them
  * (EROFS), and git makes none there. openat2 is refused by the policy
  * (ENOSYS). */
@@ -51,7 +52,8 @@ struct call {
 static const struct call allow_calls[] = {
     {"rename", -1, -1},	   {"renameat", -1, -1}, {"renameat2", -1, -1}, {"rmdir", -1, -1},
     {"unlinkat", -1, -1},  {"unlink", -1, -1},	 {"mkdir", -1, -1},	{"mkdirat", -1, -1},
-    {"open", 1, 2},	   {"openat", 2, 3},	 {"creat", -1, 1},
+    {"open", 1, 2},	   {"openat", 2, 3},	 {"creat", -1, 1},	{"chmod", -1, 1},
+    {"fchmodat", -1, 2},   {"fchmodat2", -1, 2},
 };
 
 #define N_CALLS	   (sizeof(allow_calls) / sizeof(allow_calls[0]))

@@ -44,6 +44,7 @@
 
 #define WALK_MAX   16 /* levels from a parent up to its git directory */
 #define LINES_MAX  20
+#define SAME_MAX   (1u << 20)
 #define COMMONDIR  "../..\n" /* what git worktree add writes */
 #define NO_LINKS   (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
@@ -390,8 +391,34 @@ static void say(struct gitallow *g, const struct where *w, const struct seccomp_
 	free(call);
 }
 
+/* rename(X.lock, X) onto a name git may not write, with the very bytes X
+ * holds (git submodule update rewrites a config unchanged): drop the lock
+ * and call it done. */
+static bool unchanged_rewrite(int hfrom, const struct where *from, int hto, const struct where *to)
+{
+	size_t n = strlen(to->rel);
+	cleanup_close int x = -1, y = -1;
+	cleanup_free char *bx = NULL, *by = NULL;
+	struct stat sa, sb;
+
+	if (strncmp(from->rel, to->rel, n) != 0 || strcmp(from->rel + n, ".lock") != 0)
+		return false;
+	x = openat(hfrom, from->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	y = openat(hto, to->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (x < 0 || y < 0 || fstat(x, &sa) < 0 || fstat(y, &sb) < 0 || !S_ISREG(sa.st_mode) ||
+	    !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size || sa.st_size > SAME_MAX)
+		return false;
+	bx = malloc((size_t)sa.st_size + 1);
+	by = malloc((size_t)sa.st_size + 1);
+	if (!bx || !by || pread(x, bx, (size_t)sa.st_size + 1, 0) != sa.st_size ||
+	    pread(y, by, (size_t)sa.st_size + 1, 0) != sa.st_size ||
+	    memcmp(bx, by, (size_t)sa.st_size) != 0)
+		return false;
+	return unlinkat(hfrom, from->name, 0) == 0;
+}
+
 struct call {
-	enum { C_OPEN, C_MKDIR, C_REMOVE, C_RENAME } kind;
+	enum { C_OPEN, C_MKDIR, C_REMOVE, C_RENAME, C_CHMOD } kind;
 	int dfd[2];
 	uint64_t path[2];
 	int flags;
@@ -428,7 +455,21 @@ static bool classify(const struct seccomp_notif *req, struct call *c)
 		*c = (struct call){C_RENAME, {AT_FDCWD, AT_FDCWD}, {a[0], a[1]}, 0, 0, 0, 0};
 		return true;
 	}
+	if (nr == SYS_chmod) {
+		*c = (struct call){C_CHMOD, {AT_FDCWD, 0}, {a[0], 0}, 0, (mode_t)a[1], 0, 0};
+		return true;
+	}
 #endif
+#ifdef SYS_fchmodat2
+	if (nr == SYS_fchmodat2 && (int)a[3] != 0)
+		return false; /* AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH: not git's */
+	if (nr == SYS_fchmodat || nr == SYS_fchmodat2) {
+#else
+	if (nr == SYS_fchmodat) {
+#endif
+		*c = (struct call){C_CHMOD, {(int)a[0], 0}, {a[1], 0}, 0, (mode_t)a[2], 0, 0};
+		return true;
+	}
 	if (nr == SYS_openat) {
 		*c = (struct call){C_OPEN, {(int)a[0], 0}, {a[1], 0}, (int)a[2], (mode_t)a[3], 0, 0};
 		return true;
@@ -512,7 +553,7 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 		    const struct call *c, struct where *w, struct seccomp_notif_resp *resp,
 		    bool *sent)
 {
-	enum gitallow_op op = c->kind == C_OPEN	   ? GITALLOW_FILE
+	enum gitallow_op op = c->kind == C_OPEN || c->kind == C_CHMOD ? GITALLOW_FILE
 			      : c->kind == C_MKDIR ? GITALLOW_MKDIR
 			      : c->kind == C_REMOVE ? GITALLOW_REMOVE
 						    : GITALLOW_RENAME;
@@ -553,12 +594,19 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 		resp->error = -ENOENT;
 		return;
 	}
+	if (c->kind == C_RENAME && v[0] == GITALLOW_YES && v[1] == GITALLOW_NO && !c->rflags &&
+	    unchanged_rewrite(hp, &w[0], hp2, &w[1])) {
+		g->unchanged++;
+		return;
+	}
 	if (v[0] == GITALLOW_NO || v[1] != GITALLOW_YES ||
-	    (v[0] == GITALLOW_COMMONDIR && c->kind != C_OPEN)) {
+	    (v[0] == GITALLOW_COMMONDIR && c->kind != C_OPEN && c->kind != C_CHMOD)) {
 		resp->error = -EACCES;
 		say(g, v[0] == GITALLOW_NO ? &w[0] : &w[1], req, EACCES);
 		return;
 	}
+	if (v[0] == GITALLOW_COMMONDIR && c->kind == C_CHMOD)
+		return; /* the supervisor's file keeps its mode */
 	if (c->kind == C_OPEN) {
 		do_open(g, listener, req, c, hp, &w[0], v[0] == GITALLOW_COMMONDIR, &id, resp,
 			sent);
@@ -574,6 +622,23 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 			resp->error = -errno;
 		else if ((e = give(hp, w[0].name, -1, &pview, &pdisk, id.uid, id.gid)) < 0)
 			resp->error = e;
+	} else if (c->kind == C_CHMOD) {
+		cleanup_close int fd = openat(hp, w[0].name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st, view;
+		char proc[64];
+
+		/* The kernel's rule: the owner only (as root, as it shows
+		 * through the caller's mount); regular files and directories. */
+		if (fd < 0 || fstat(fd, &st) < 0)
+			resp->error = fd < 0 ? -errno : -EIO;
+		else if (fstatat(w[0].parent, w[0].name, &view, AT_SYMLINK_NOFOLLOW) < 0 ||
+			 (geteuid() == 0 && id.uid != 0 && view.st_uid != id.uid))
+			resp->error = -EPERM;
+		else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			resp->error = -EPERM;
+		else if (snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd) < 0 ||
+			 chmod(proc, c->mode & 07777) < 0)
+			resp->error = -errno;
 	} else if (c->kind == C_REMOVE) {
 		if (unlinkat(hp, w[0].name, c->rmdir ? AT_REMOVEDIR : 0) < 0)
 			resp->error = -errno;

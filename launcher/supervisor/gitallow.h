@@ -21,7 +21,7 @@ struct gitallow_dir {
 struct gitallow {
 	struct gitallow_dir *dirs;
 	size_t n;
-	unsigned long performed, refused, lines;
+	unsigned long performed, refused, unchanged, lines;
 };
 
 /* Open the git directories of w (protect_git "allowlist"). 0, -errno. */

@@ -337,7 +337,8 @@ void notice_json(const struct run *r, cJSON *o)
 	if (r->spec->sb.seccomp.n_protect_nrs > 0)
 		cJSON_AddStringToObject(x, "program_sha256", r->spec->sb.seccomp.bpf_notify_sha256);
 	cJSON_AddNumberToObject(x, "refused", (double)d->notice_refused);
-	cJSON_AddNumberToObject(x, "unchanged_rewrites", (double)d->notice_unchanged);
+	cJSON_AddNumberToObject(x, "unchanged_rewrites",
+				(double)(d->notice_unchanged + r->live.gitallow.unchanged));
 	/* protect_git "allowlist": the git directories, and the calls made
 	 * in them by the supervisor or refused there. */
 	cJSON_AddNumberToObject(x, "git_allowlist_dirs", (double)r->live.gitallow.n);
