@@ -1022,3 +1022,15 @@ H_FN void h_server(void (*one)(void *arg, int fd), void *arg, int backlog, int *
 	cr_assert_eq(pthread_create(&th, NULL, h_server_loop_, l), 0);
 	pthread_detach(th);
 }
+
+/* A policy file in dir: the built-in agent policy with protect_git
+ * "allowlist" (docs/security.md, "The git directory as an allowlist"). */
+H_FN char *h_allowlist_policy(const char *dir)
+{
+	char *path = h_join(dir, "allowlist.json");
+
+	h_write_file(path,
+		     "{\"version\": 1, \"extends\": \"agent\", \"protect_git\": \"allowlist\"}\n",
+		     0644);
+	return path;
+}

@@ -152,6 +152,148 @@ Test(protect, git_config_worktree_weakened_twin)
 	config_worktree(true);
 }
 
+/* ---------------------------------------- protect_git "allowlist" */
+
+/* The workload's script under protect_git "allowlist" (or, weak, the same
+ * policy with --weaken no-protect). */
+static struct h_proc attack_allow(const struct fx *f, const char *script, bool weak)
+{
+	char *policy = h_allowlist_policy(f->w.base);
+	struct h_proc p;
+
+	script = h_fmt("%s; echo attack=$?", script);
+	if (weak)
+		H_PADDOCK(&p, f->w.ws, "run", "--policy", policy, "--weaken", "no-protect",
+			  "--record", f->w.record, "--", "sh", "-c", script);
+	else
+		H_PADDOCK(&p, f->w.ws, "run", "--policy", policy, "--record", f->w.record, "--",
+			  "sh", "-c", script);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	return p;
+}
+
+/* The names and bytes of the git directory's read-only part, as the host
+ * user sees them (objects, refs and logs are git's data). */
+#define GITDIR_STATE                                                                        \
+	"find .git -path .git/objects -prune -o -path .git/refs -prune -o -path .git/logs " \
+	"-prune -o -print | sort; find .git -path .git/objects -prune -o -type f -print | " \
+	"sort | xargs md5sum"
+
+/* One bypass of the allowlist: refused before the effect (the host's git
+ * directory unchanged, names and bytes; the line names path; the victim's
+ * git command runs no marker), or, weak, the effect shown. */
+static void allow_refuses(struct fx f, const char *setup, const char *script, const char *path,
+			  const char *victim_cmd, bool weak)
+{
+	const char *before;
+	struct h_proc p;
+
+	host(&f, f.w.ws, h_fmt(REPO_INIT "%s%s", setup[0] ? " && " : "", setup));
+	before = host(&f, f.w.ws, GITDIR_STATE);
+	p = attack_allow(&f, script, weak);
+	if (weak) {
+		cr_assert(h_exists(h_join(f.w.ws, path)),
+			  "weakened twin: %s was not made, the test cannot see the effect\n" H_FMT,
+			  path, H_ARGS(&p));
+		cr_assert_str_neq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+	} else {
+		cr_assert(!h_exists(h_join(f.w.ws, path)), H_SHOW(&p));
+		cr_assert_str_eq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+		cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.git/", f.w.ws)) &&
+			      h_contains(p.err_text, "is protected by paddock (policy protect_git "
+						     "\"allowlist\""),
+			  H_SHOW(&p));
+		cr_assert_str_eq(h_json(f.w.record, "d['protect_notice']['git_allowlist_refused'] "
+						    ">= 1"),
+				 "true", H_SHOW(&p));
+	}
+	if (victim_cmd) {
+		victim(&f, f.w.ws, victim_cmd);
+		expect_mark(&f, weak, &p);
+	}
+}
+
+static void allow_commondir(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "",
+		      h_fmt("cp -r .git evil && %s >> evil/config && echo ../evil > .git/commondir",
+			    evil_config(&f)),
+		      ".git/commondir", "git status", weak);
+}
+
+Test(protect, allowlist_commondir_redirect)
+{
+	allow_commondir(false);
+}
+
+Test(protect, allowlist_commondir_redirect_weakened_twin)
+{
+	allow_commondir(true);
+}
+
+static void allow_config_worktree(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "git config extensions.worktreeConfig true",
+		      h_fmt("%s > .git/config.worktree", evil_config(&f)), ".git/config.worktree",
+		      "git status", weak);
+}
+
+Test(protect, allowlist_config_worktree)
+{
+	allow_config_worktree(false);
+}
+
+Test(protect, allowlist_config_worktree_weakened_twin)
+{
+	allow_config_worktree(true);
+}
+
+/* A name git does not make: no git reads .git/config.d today, which is the
+ * point of an allowlist (a future one might). */
+static void allow_new_name(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "", h_fmt("mkdir .git/config.d && %s > .git/config.d/x", evil_config(&f)),
+		      ".git/config.d", NULL, weak);
+}
+
+Test(protect, allowlist_new_name)
+{
+	allow_new_name(false);
+}
+
+Test(protect, allowlist_new_name_weakened_twin)
+{
+	allow_new_name(true);
+}
+
+/* A hook: git commit on the host runs it. */
+static void allow_hook(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "",
+		      h_fmt("printf '#!/bin/sh\\ntouch %s\\n' > .git/hooks/pre-commit && "
+			    "chmod +x .git/hooks/pre-commit",
+			    f.mark),
+		      ".git/hooks/pre-commit", "git commit -q --allow-empty -m victim", weak);
+}
+
+Test(protect, allowlist_hook)
+{
+	allow_hook(false);
+}
+
+Test(protect, allowlist_hook_weakened_twin)
+{
+	allow_hook(true);
+}
+
 /* Regression: a .git/commondir that names the git directory itself (".",
  * what paddock's placeholder for commondir holds) made the start take .git
  * for a linked worktree's directory, with only config.worktree and
