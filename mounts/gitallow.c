@@ -18,15 +18,16 @@
  * never written from inside. remotes/ and branches/ are the old remote
  * configuration (URLs, refspecs); modules/ holds submodules' own git
  * directories with their config and hooks. */
-static const char *const refused[] = {"config",	  "config.worktree",	      "commondir", "hooks",
-				      "info",	  "remotes",		      "branches",  "modules",
-				      "gitdir",	  "fsmonitor--daemon.ipc", "svn",	   "fsmonitor--daemon"};
+static const char *const refused[] = {
+    "config",  "config.worktree",  "commondir", "hooks",  "info",
+    "remotes", "branches",	   "modules",	"gitdir", "fsmonitor--daemon.ipc",
+    "svn",     "fsmonitor--daemon"};
 
 /* Directories whose whole tree is data git reads as objects, refs, logs or
  * the state of an operation in progress. */
-static const char *const data_dirs[] = {"objects",	   "refs",	   "logs",	"rebase-merge",
-					"rebase-apply",	   "sequencer",	   "rr-cache",	"lost-found",
-					"reftable",	   "lfs",	   "NOTES_MERGE_WORKTREE"};
+static const char *const data_dirs[] = {
+    "objects",	"refs",	      "logs",	  "rebase-merge", "rebase-apply",	 "sequencer",
+    "rr-cache", "lost-found", "reftable", "lfs",	  "NOTES_MERGE_WORKTREE"};
 /* The same in a linked worktree's own directory (worktrees/NAME/). */
 static const char *const worktree_dirs[] = {"refs", "logs", "rebase-merge", "rebase-apply",
 					    "sequencer"};
@@ -97,10 +98,11 @@ enum gitallow_verdict gitallow_check(const char *rel, enum gitallow_op op)
 			break;
 		p = slash + 1;
 	}
-	/* Inside a data directory: anything. The directory itself: made,
-	 * removed and renamed as git does (rebase-merge comes and goes). */
+	/* Inside a data directory: anything. The directory itself: made
+	 * and removed as git does (rebase-merge comes and goes), never renamed. */
 	if (listed(data_dirs, N(data_dirs), c[0], len[0]))
-		return n > 1 || op != GITALLOW_FILE ? GITALLOW_YES : GITALLOW_NO;
+		return n > 1 || op == GITALLOW_MKDIR || op == GITALLOW_REMOVE ? GITALLOW_YES
+									      : GITALLOW_NO;
 	/* info/: exclude, attributes, sparse-checkout and grafts change what
 	 * git does, so only what git update-server-info (run by git gc)
 	 * writes there: refs, through a temporary refs_XXXXXX, and the
@@ -120,7 +122,8 @@ enum gitallow_verdict gitallow_check(const char *rel, enum gitallow_op op)
 	if (len[0] == 9 && memcmp(c[0], "worktrees", 9) == 0 && n == 1)
 		return op == GITALLOW_MKDIR || op == GITALLOW_REMOVE ? GITALLOW_YES : GITALLOW_NO;
 	if (n == 1)
-		return op != GITALLOW_MKDIR && state_file(c[0], len[0]) ? GITALLOW_YES : GITALLOW_NO;
+		return op != GITALLOW_MKDIR && state_file(c[0], len[0]) ? GITALLOW_YES
+									: GITALLOW_NO;
 	if (len[0] != 9 || memcmp(c[0], "worktrees", 9) != 0)
 		return GITALLOW_NO;
 	/* worktrees/NAME: git worktree add, remove, prune. */
@@ -129,13 +132,14 @@ enum gitallow_verdict gitallow_check(const char *rel, enum gitallow_op op)
 			   ? GITALLOW_YES
 			   : GITALLOW_NO;
 	if (listed(worktree_dirs, N(worktree_dirs), c[2], len[2]))
-		return n > 3 || op != GITALLOW_FILE ? GITALLOW_YES : GITALLOW_NO;
+		return n > 3 || op == GITALLOW_MKDIR || op == GITALLOW_REMOVE ? GITALLOW_YES
+									      : GITALLOW_NO;
 	if (n > 3)
 		return GITALLOW_NO;
 	/* commondir: only what git worktree add writes ("../.."), by the
 	 * supervisor; its removal with the worktree. */
 	if (len[2] == 9 && memcmp(c[2], "commondir", 9) == 0)
-		return op == GITALLOW_FILE	   ? GITALLOW_COMMONDIR
+		return op == GITALLOW_FILE     ? GITALLOW_COMMONDIR
 		       : op == GITALLOW_REMOVE ? GITALLOW_YES
 					       : GITALLOW_NO;
 	if ((len[2] == 6 && memcmp(c[2], "gitdir", 6) == 0) ||

@@ -246,10 +246,10 @@ long mounts_exposing_bind(const struct mount_plan *plan, const char *host_path, 
 const char *mounts_op_name(enum mount_op_kind k)
 {
 	static const char *const names[] = {
-	    [MOUNT_OP_BIND] = "bind",	    [MOUNT_OP_TMPFS] = "tmpfs",
-	    [MOUNT_OP_PROC] = "proc",	    [MOUNT_OP_DEV] = "dev",
-	    [MOUNT_OP_DIR] = "dir",	    [MOUNT_OP_SYMLINK] = "symlink",
-	    [MOUNT_OP_PROTECT] = "protect", [MOUNT_OP_PIN] = "pin",
+	    [MOUNT_OP_BIND] = "bind",	      [MOUNT_OP_TMPFS] = "tmpfs",
+	    [MOUNT_OP_PROC] = "proc",	      [MOUNT_OP_DEV] = "dev",
+	    [MOUNT_OP_DIR] = "dir",	      [MOUNT_OP_SYMLINK] = "symlink",
+	    [MOUNT_OP_PROTECT] = "protect",   [MOUNT_OP_PIN] = "pin",
 	    [MOUNT_OP_WRITABLE] = "writable",
 	};
 

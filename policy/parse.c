@@ -240,8 +240,8 @@ static int parse_protect_git(const cJSON *it, struct policy *p, struct err *err)
 	else if (strcmp(s, "allowlist") == 0)
 		p->protect_git = POLICY_PROTECT_GIT_ALLOWLIST;
 	else
-		return err_set(err, EINVAL, "protect_git: must be \"check\" or \"allowlist\", not \"%.64s\"",
-			       s);
+		return err_set(err, EINVAL,
+			       "protect_git: must be \"check\" or \"allowlist\", not \"%.64s\"", s);
 	return 0;
 }
 
@@ -397,11 +397,10 @@ static int parse_evidence(const cJSON *obj, struct policy *p, struct err *err)
 static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_info *info,
 		      struct err *err)
 {
-	static const char *const keys[] = {"version",  "namespaces", "hostname",    "user",
-					   "cwd",      "network",    "environment", "mounts",
-					   "protect",  "limits",     "seccomp",	    "landlock",
-					   "services", "ports",	     "evidence",    "protect_git",
-					   NULL};
+	static const char *const keys[] = {
+	    "version",	   "namespaces", "hostname", "user",	    "cwd",     "network",
+	    "environment", "mounts",	 "protect",  "limits",	    "seccomp", "landlock",
+	    "services",	   "ports",	 "evidence", "protect_git", NULL};
 	const cJSON *it;
 	int r;
 

@@ -64,8 +64,10 @@ struct policy_mount {
 };
 
 enum policy_protect_git {
-	POLICY_PROTECT_GIT_CHECK,     /* "check": its config, hooks, ... read-only, the rest checked after */
-	POLICY_PROTECT_GIT_ALLOWLIST, /* "allowlist": read-only but what git writes (mounts/gitallow.c) */
+	POLICY_PROTECT_GIT_CHECK,     /* "check": its config, hooks, ... read-only, the rest checked
+					 after */
+	POLICY_PROTECT_GIT_ALLOWLIST, /* "allowlist": read-only but what git writes
+					 (mounts/gitallow.c) */
 };
 
 enum policy_seccomp_profile {

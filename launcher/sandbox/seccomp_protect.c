@@ -50,14 +50,14 @@ struct call {
 	int flags_arg, mode_arg; /* -1: none */
 };
 static const struct call allow_calls[] = {
-    {"rename", -1, -1},	   {"renameat", -1, -1}, {"renameat2", -1, -1}, {"rmdir", -1, -1},
-    {"unlinkat", -1, -1},  {"unlink", -1, -1},	 {"mkdir", -1, -1},	{"mkdirat", -1, -1},
-    {"open", 1, 2},	   {"openat", 2, 3},	 {"creat", -1, 1},	{"chmod", -1, 1},
-    {"fchmodat", -1, 2},   {"fchmodat2", -1, 2},
+    {"rename", -1, -1},	  {"renameat", -1, -1}, {"renameat2", -1, -1}, {"rmdir", -1, -1},
+    {"unlinkat", -1, -1}, {"unlink", -1, -1},	{"mkdir", -1, -1},     {"mkdirat", -1, -1},
+    {"open", 1, 2},	  {"openat", 2, 3},	{"creat", -1, 1},      {"chmod", -1, 1},
+    {"fchmodat", -1, 2},  {"fchmodat2", -1, 2},
 };
 
-#define N_CALLS	   (sizeof(allow_calls) / sizeof(allow_calls[0]))
-#define PREFIX_MAX (3 + 6 * N_CALLS + 1)
+#define N_CALLS	    (sizeof(allow_calls) / sizeof(allow_calls[0]))
+#define PREFIX_MAX  (3 + 6 * N_CALLS + 1)
 #define WRITE_FLAGS (O_CREAT | O_WRONLY | O_RDWR)
 
 /* The low 32 bits of argument i (seccomp_data keeps each as a u64). */
@@ -99,7 +99,9 @@ static void resolve_jumps(const struct insn *in, size_t n, struct sock_filter *o
 
 		out[i] = in[i].f;
 		for (int k = 0; k < 2; k++)
-			t[k] = which[k] == TO_NOTIFY ? notify : which[k] == TO_MAIN ? main : which[k];
+			t[k] = which[k] == TO_NOTIFY ? notify
+			       : which[k] == TO_MAIN ? main
+						     : which[k];
 		if (BPF_CLASS(in[i].f.code) != BPF_JMP)
 			continue;
 		if (BPF_OP(in[i].f.code) == BPF_JA)
@@ -119,8 +121,9 @@ static void resolve_jumps(const struct insn *in, size_t n, struct sock_filter *o
  * mode has no set-id bit): notify", else the next block. */
 static void block(struct insn *pre, size_t *n, int nr, const struct call *c, bool only_removedir)
 {
-	size_t k = *n, jeq, len = 2 + (c->flags_arg >= 0 ? 2 : 0) + (c->mode_arg >= 0 ? 2 : 0) +
-				  (only_removedir ? 2 : 0);
+	size_t k = *n, jeq,
+	       len = 2 + (c->flags_arg >= 0 ? 2 : 0) + (c->mode_arg >= 0 ? 2 : 0) +
+		     (only_removedir ? 2 : 0);
 	size_t next = k + len;
 
 	pre[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));

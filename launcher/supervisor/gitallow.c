@@ -42,11 +42,11 @@
 #include "../../include/cleanup.h"
 #include "../../include/sys.h"
 
-#define WALK_MAX   16 /* levels from a parent up to its git directory */
-#define LINES_MAX  20
-#define SAME_MAX   (1u << 20)
-#define COMMONDIR  "../..\n" /* what git worktree add writes */
-#define NO_LINKS   (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+#define WALK_MAX  16 /* levels from a parent up to its git directory */
+#define LINES_MAX 20
+#define SAME_MAX  (1u << 20)
+#define COMMONDIR "../..\n" /* what git worktree add writes */
+#define NO_LINKS  (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
@@ -120,8 +120,8 @@ static ssize_t read_string(pid_t pid, uint64_t addr, char *out, size_t size)
 struct where {
 	int parent; /* O_PATH, sandbox side; -1 */
 	char name[NAME_MAX + 1];
-	long dir;	     /* index in g->dirs, -1: not ours */
-	char rel[PATH_MAX];  /* relative to the git directory: "a/b/name" */
+	long dir;	      /* index in g->dirs, -1: not ours */
+	char rel[PATH_MAX];   /* relative to the git directory: "a/b/name" */
 	char shown[PATH_MAX]; /* the sandbox path, for the line */
 };
 
@@ -191,7 +191,8 @@ static void find_dir(const struct gitallow *g, struct where *w)
 		if (depth == WALK_MAX)
 			break;
 		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (up < 0 || fstat(up, &ust) < 0 || (ust.st_ino == st.st_ino && ust.st_dev == st.st_dev) ||
+		if (up < 0 || fstat(up, &ust) < 0 ||
+		    (ust.st_ino == st.st_ino && ust.st_dev == st.st_dev) ||
 		    name_in(up, st.st_ino, names[depth], sizeof(names[depth])) < 0) {
 			if (up >= 0)
 				close(up);
@@ -330,10 +331,12 @@ static int give(int dirfd, const char *name, int fd, const struct stat *view,
 		return 0;
 	u = owner_for(view->st_uid, disk->st_uid, uid);
 	/* A set-gid directory gives its group, as the kernel does. */
-	g = (disk->st_mode & S_ISGID) ? (long)disk->st_gid : owner_for(view->st_gid, disk->st_gid, gid);
+	g = (disk->st_mode & S_ISGID) ? (long)disk->st_gid
+				      : owner_for(view->st_gid, disk->st_gid, gid);
 	if (u < 0 || g < 0)
 		return -EACCES;
-	if (fd >= 0 ? fchown(fd, (uid_t)u, (gid_t)g) : fchownat(dirfd, name, (uid_t)u, (gid_t)g, AT_SYMLINK_NOFOLLOW))
+	if (fd >= 0 ? fchown(fd, (uid_t)u, (gid_t)g)
+		    : fchownat(dirfd, name, (uid_t)u, (gid_t)g, AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	return 0;
 }
@@ -377,8 +380,7 @@ static bool mount_root(const struct where *w)
 	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
-static void say(struct gitallow *g, const struct where *w, const struct seccomp_notif *req,
-		int e)
+static void say(struct gitallow *g, const struct where *w, const struct seccomp_notif *req, int e)
 {
 	char *call = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
 
@@ -418,7 +420,13 @@ static bool unchanged_rewrite(int hfrom, const struct where *from, int hto, cons
 }
 
 struct call {
-	enum { C_OPEN, C_MKDIR, C_REMOVE, C_RENAME, C_CHMOD } kind;
+	enum {
+		C_OPEN,
+		C_MKDIR,
+		C_REMOVE,
+		C_RENAME,
+		C_CHMOD
+	} kind;
 	int dfd[2];
 	uint64_t path[2];
 	int flags;
@@ -439,8 +447,9 @@ static bool classify(const struct seccomp_notif *req, struct call *c)
 		return true;
 	}
 	if (nr == SYS_creat) {
-		*c = (struct call){C_OPEN, {AT_FDCWD, 0}, {a[0], 0}, O_CREAT | O_WRONLY | O_TRUNC,
-				   (mode_t)a[1], 0, 0};
+		*c = (struct call){
+		    C_OPEN, {AT_FDCWD, 0}, {a[0], 0}, O_CREAT | O_WRONLY | O_TRUNC, (mode_t)a[1], 0,
+		    0};
 		return true;
 	}
 	if (nr == SYS_mkdir) {
@@ -471,7 +480,8 @@ static bool classify(const struct seccomp_notif *req, struct call *c)
 		return true;
 	}
 	if (nr == SYS_openat) {
-		*c = (struct call){C_OPEN, {(int)a[0], 0}, {a[1], 0}, (int)a[2], (mode_t)a[3], 0, 0};
+		*c =
+		    (struct call){C_OPEN, {(int)a[0], 0}, {a[1], 0}, (int)a[2], (mode_t)a[3], 0, 0};
 		return true;
 	}
 	if (nr == SYS_mkdirat) {
@@ -479,13 +489,18 @@ static bool classify(const struct seccomp_notif *req, struct call *c)
 		return true;
 	}
 	if (nr == SYS_unlinkat) {
-		*c = (struct call){C_REMOVE, {(int)a[0], 0}, {a[1], 0}, 0, 0, 0,
-				   ((int)a[2] & AT_REMOVEDIR) != 0};
+		*c = (struct call){
+		    C_REMOVE, {(int)a[0], 0}, {a[1], 0}, 0, 0, 0, ((int)a[2] & AT_REMOVEDIR) != 0};
 		return true;
 	}
 	if (nr == SYS_renameat || nr == SYS_renameat2) {
-		*c = (struct call){C_RENAME,	     {(int)a[0], (int)a[2]}, {a[1], a[3]}, 0, 0,
-				   nr == SYS_renameat2 ? (unsigned)a[4] : 0, 0};
+		*c = (struct call){C_RENAME,
+				   {(int)a[0], (int)a[2]},
+				   {a[1], a[3]},
+				   0,
+				   0,
+				   nr == SYS_renameat2 ? (unsigned)a[4] : 0,
+				   0};
 		return true;
 	}
 	return false;
@@ -554,9 +569,9 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 		    bool *sent)
 {
 	enum gitallow_op op = c->kind == C_OPEN || c->kind == C_CHMOD ? GITALLOW_FILE
-			      : c->kind == C_MKDIR ? GITALLOW_MKDIR
-			      : c->kind == C_REMOVE ? GITALLOW_REMOVE
-						    : GITALLOW_RENAME;
+			      : c->kind == C_MKDIR		      ? GITALLOW_MKDIR
+			      : c->kind == C_REMOVE		      ? GITALLOW_REMOVE
+								      : GITALLOW_RENAME;
 	enum gitallow_verdict v[2];
 	cleanup_close int hp = -1, hp2 = -1;
 	struct ids id = {022, 0, 0};
@@ -576,16 +591,15 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 		v[0] = GITALLOW_NO;
 	if (c->kind == C_RENAME && (c->rflags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE)))
 		v[0] = GITALLOW_NO;
-	if ((c->kind == C_REMOVE || c->kind == C_RENAME) && (mount_root(&w[0]) ||
-							      (c->kind == C_RENAME && mount_root(&w[1])))) {
+	if ((c->kind == C_REMOVE || c->kind == C_RENAME) &&
+	    (mount_root(&w[0]) || (c->kind == C_RENAME && mount_root(&w[1])))) {
 		resp->error = -EBUSY;
 		return;
 	}
 	hp = host_parent(g, &w[0]);
 	if (hp >= 0 && c->kind == C_RENAME)
 		hp2 = host_parent(g, &w[1]);
-	if (hp < 0 || (c->kind == C_RENAME && hp2 < 0) ||
-	    caller_ids((pid_t)req->pid, &id) < 0) {
+	if (hp < 0 || (c->kind == C_RENAME && hp2 < 0) || caller_ids((pid_t)req->pid, &id) < 0) {
 		resp->error = -EACCES;
 		return;
 	}
