@@ -461,25 +461,32 @@ static int pin_op(int rootfd, const struct mount_op *op, struct err *err)
 	return 0;
 }
 
-/* A data directory of a protected git directory (objects, refs, logs):
- * the read-only bind's subtree, bound on itself with the read-only flag
- * cleared, so that git writes there without a round trip to the
- * supervisor (docs/security.md, "The git directory as an allowlist"). */
-static int writable_op(int rootfd, const struct mount_op *op, struct err *err)
+/* protect_git "allowlist" (docs/security.md, "The git directory as an
+ * allowlist"): a git directory that is a whole bind, bound on itself
+ * read-only (its bind stays writable below, so that a root caller's is
+ * idmapped), or a data directory of a protected one (objects, refs, logs):
+ * the read-only subtree bound on itself with the read-only flag cleared,
+ * so that git writes there without a round trip to the supervisor. */
+static int remount_op(int rootfd, const struct mount_op *op, struct err *err)
 {
 	cleanup_close int fd = -1, tree = -1;
 	struct mount_attr attr = {.attr_clr = MOUNT_ATTR_RDONLY};
 
+	if (op->readonly)
+		attr = (struct mount_attr){.attr_set = MOUNT_ATTR_RDONLY};
 	fd = sys_openat2(rootfd, op->target + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
 			 IN_ROOT);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return 0; /* then the supervisor makes it, on the allowlist */
 	if (fd < 0)
 		return err_sys(err, fd, "%s: open %s", op->what, op->target);
-	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	tree = open_tree(fd, "",
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+			     (op->readonly ? AT_RECURSIVE : 0));
 	if (tree < 0)
 		return err_sys(err, errno, "%s: open_tree %s", op->what, op->target);
-	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | (op->readonly ? AT_RECURSIVE : 0), &attr,
+			  sizeof(attr)) < 0)
 		return err_sys(err, errno, "%s: mount_setattr %s", op->what, op->target);
 	if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return err_sys(err, errno, "%s: move_mount onto %s", op->what, op->target);
@@ -533,8 +540,8 @@ static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err 
 		return op->skipped ? 0 : protect_op(rootfd, op, err);
 	case MOUNT_OP_PIN:
 		return pin_op(rootfd, op, err);
-	case MOUNT_OP_WRITABLE:
-		return writable_op(rootfd, op, err);
+	case MOUNT_OP_REMOUNT:
+		return remount_op(rootfd, op, err);
 	}
 	return err_set(err, EINVAL, "%s: unknown operation", op->what);
 }

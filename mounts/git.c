@@ -174,10 +174,26 @@ static int protect_allowlist(struct policy *p, struct strv *out, struct git_watc
 	char path[PATH_MAX];
 	int r;
 
+	const struct policy_mount *b;
+
 	r = git_dir_sandbox(p, host, &sb);
 	if (r < 0 || !sb)
 		return r;
-	r = add_protect(p, out, sb);
+	/* A git directory that is a bind of its own (outside the workspace,
+	 * bound so that git works: git_dir_sandbox()) is remounted read-only
+	 * on itself: a protected path cannot be a whole bind, and the bind
+	 * stays writable below (a root caller's is idmapped, and the
+	 * supervisor goes by what the caller's mount shows). */
+	b = bind_of_target(p, sb);
+	if (b && strcmp(b->target, sb) == 0) {
+		struct strv ro = {.v = p->protect_ro, .n = p->n_protect_ro, .cap = p->n_protect_ro};
+
+		r = git_strv_add(&ro, sb);
+		p->protect_ro = ro.v;
+		p->n_protect_ro = ro.n;
+	} else {
+		r = add_protect(p, out, sb);
+	}
 	for (size_t i = 0; r >= 0 && i < sizeof(data) / sizeof(data[0]); i++) {
 		struct stat st;
 

@@ -136,8 +136,8 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 			return -ENOMEM;
 		}
 	}
-	if (plan.n + p->n_protect + p->n_protect_rw > total) {
-		size_t more = p->n_protect + p->n_protect_rw;
+	if (plan.n + p->n_protect + p->n_protect_ro + p->n_protect_rw > total) {
+		size_t more = p->n_protect + p->n_protect_ro + p->n_protect_rw;
 		struct mount_op *grown = realloc(plan.ops, (plan.n + more) * sizeof(*grown));
 
 		if (!grown) {
@@ -161,14 +161,18 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 			return -ENOMEM;
 		}
 	}
-	/* ... and on top of a protected git directory, its data
-	 * directories writable again (the allowlist, mounts/git.c). */
-	for (size_t i = 0; i < p->n_protect_rw; i++) {
+	/* ... then a protected git directory that is a whole bind read-only,
+	 * and on top of each, its data directories writable again (the
+	 * allowlist, mounts/git.c). */
+	for (size_t i = 0; i < p->n_protect_ro + p->n_protect_rw; i++) {
 		struct mount_op *op = &plan.ops[plan.n++];
+		bool ro = i < p->n_protect_ro;
 
-		op->kind = MOUNT_OP_WRITABLE;
+		op->kind = MOUNT_OP_REMOUNT;
+		op->readonly = ro;
 		snprintf(op->what, sizeof(op->what), "protect_git[%zu]", i);
-		if (dup_opt(p->protect_rw[i], &op->target) < 0) {
+		if (dup_opt(ro ? p->protect_ro[i] : p->protect_rw[i - p->n_protect_ro],
+			    &op->target) < 0) {
 			mounts_plan_free(&plan);
 			return -ENOMEM;
 		}
@@ -246,11 +250,11 @@ long mounts_exposing_bind(const struct mount_plan *plan, const char *host_path, 
 const char *mounts_op_name(enum mount_op_kind k)
 {
 	static const char *const names[] = {
-	    [MOUNT_OP_BIND] = "bind",	      [MOUNT_OP_TMPFS] = "tmpfs",
-	    [MOUNT_OP_PROC] = "proc",	      [MOUNT_OP_DEV] = "dev",
-	    [MOUNT_OP_DIR] = "dir",	      [MOUNT_OP_SYMLINK] = "symlink",
-	    [MOUNT_OP_PROTECT] = "protect",   [MOUNT_OP_PIN] = "pin",
-	    [MOUNT_OP_WRITABLE] = "writable",
+	    [MOUNT_OP_BIND] = "bind",	    [MOUNT_OP_TMPFS] = "tmpfs",
+	    [MOUNT_OP_PROC] = "proc",	    [MOUNT_OP_DEV] = "dev",
+	    [MOUNT_OP_DIR] = "dir",	    [MOUNT_OP_SYMLINK] = "symlink",
+	    [MOUNT_OP_PROTECT] = "protect", [MOUNT_OP_PIN] = "pin",
+	    [MOUNT_OP_REMOUNT] = "remount",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";

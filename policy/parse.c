@@ -524,6 +524,7 @@ void policy_free(struct policy *p)
 	free(p->mounts);
 	free_strv(p->protect, p->n_protect);
 	free_strv(p->protect_rw, p->n_protect_rw);
+	free_strv(p->protect_ro, p->n_protect_ro);
 	free_rules(p->seccomp_allow, p->n_seccomp_allow);
 	free_rules(p->seccomp_deny, p->n_seccomp_deny);
 	for (size_t i = 0; i < p->n_services; i++) {

@@ -353,6 +353,8 @@ struct policy {
 	 * writable again on top of its read-only bind (mounts/git.c). */
 	char **protect_rw;
 	size_t n_protect_rw;
+	char **protect_ro; /* ... and those that are a whole bind, made read-only */
+	size_t n_protect_ro;
 	uint64_t ttl_ms;   /* 0 = no time limit */
 	uint64_t grace_ms; /* default 2000 */
 	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];

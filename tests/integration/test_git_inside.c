@@ -253,7 +253,10 @@ static const char summary[] =
     "git submodule status --recursive | cut -c1; "
     "git fsck --no-progress --no-dangling && echo fsck-ok; git branch; git stash list";
 
-static void workflow_in(enum layout l)
+/* allow: with protect_git "allowlist" (docs/security.md, "The git
+ * directory as an allowlist"), where the supervisor makes git's changes in
+ * the read-only git directories. */
+static void workflow_in(enum layout l, bool allow)
 {
 	struct gx in = gx_new(), out = gx_new();
 	char *top_in, *top_out;
@@ -261,12 +264,22 @@ static void workflow_in(enum layout l)
 	struct h_proc p;
 	const char *a, *b;
 
-	H_PADDOCK(&p, ws_in, "run", "--record", in.w.record, "--", "sh", "-c",
-		  h_fmt(GIT_ENV "%s", in.home, workflow));
+	if (allow)
+		H_PADDOCK(&p, ws_in, "run", "--policy", h_allowlist_policy(in.w.base), "--record",
+			  in.w.record, "--", "sh", "-c", h_fmt(GIT_ENV "%s", in.home, workflow));
+	else
+		H_PADDOCK(&p, ws_in, "run", "--record", in.w.record, "--", "sh", "-c",
+			  h_fmt(GIT_ENV "%s", in.home, workflow));
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "workflow-done\n"), H_SHOW(&p));
 	cr_assert_str_eq(h_json(in.w.record, "d['tampering']"), "[]", H_SHOW(&p));
 	cr_assert(!h_contains(p.err_text, "protected by paddock"), H_SHOW(&p));
+	if (allow)
+		cr_assert_str_eq(h_json(in.w.record,
+					"d['protect_notice']['git_allowlist_performed'] "
+					"> 10 and d['protect_notice']['git_allowlist_refused'] "
+					"== 0"),
+				 "true", H_SHOW(&p));
 	if (l != WORKTREE)
 		/* git submodule update rewrote the submodule's protected
 		 * config with what it holds: done by the supervisor. */
@@ -287,17 +300,32 @@ static void workflow_in(enum layout l)
 
 Test(git_inside, workflow_at_the_workspace_root_with_a_submodule)
 {
-	workflow_in(AT_ROOT);
+	workflow_in(AT_ROOT, false);
 }
 
 Test(git_inside, workflow_in_a_subdirectory_workspace_with_a_submodule)
 {
-	workflow_in(IN_SUBDIR);
+	workflow_in(IN_SUBDIR, false);
 }
 
 Test(git_inside, workflow_in_a_linked_worktree)
 {
-	workflow_in(WORKTREE);
+	workflow_in(WORKTREE, false);
+}
+
+Test(git_inside, allowlist_workflow_at_the_workspace_root_with_a_submodule)
+{
+	workflow_in(AT_ROOT, true);
+}
+
+Test(git_inside, allowlist_workflow_in_a_subdirectory_workspace_with_a_submodule)
+{
+	workflow_in(IN_SUBDIR, true);
+}
+
+Test(git_inside, allowlist_workflow_in_a_linked_worktree)
+{
+	workflow_in(WORKTREE, true);
 }
 
 /* git submodule update --init of a submodule never initialised writes its
