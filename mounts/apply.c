@@ -480,9 +480,10 @@ static int remount_op(int rootfd, const struct mount_op *op, struct err *err)
 		return 0; /* then the supervisor makes it, on the allowlist */
 	if (fd < 0)
 		return err_sys(err, fd, "%s: open %s", op->what, op->target);
-	tree = open_tree(fd, "",
-			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-			     (op->readonly ? AT_RECURSIVE : 0));
+	/* Recursive: a protected path below keeps its own read-only mount;
+	 * only the top one is made writable again. */
+	tree =
+	    open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (tree < 0)
 		return err_sys(err, errno, "%s: open_tree %s", op->what, op->target);
 	if (mount_setattr(tree, "", AT_EMPTY_PATH | (op->readonly ? AT_RECURSIVE : 0), &attr,

@@ -162,15 +162,30 @@ static int name_in(int fd, ino_t ino, char *out, size_t size)
 	return r;
 }
 
-/* From the parent up to a protected git directory: w->dir and w->rel. */
+/* The id of the mount fd lies on (0: unknown). */
+static uint64_t mount_id(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/* From the parent up to a protected git directory: w->dir and w->rel. Every
+ * directory on the way must lie on the git directory's own read-only
+ * mount: another mount between (a path the policy protects on its own,
+ * inside the git directory) is not the allowlist's to open. */
 static void find_dir(const struct gitallow *g, struct where *w)
 {
 	char names[WALK_MAX][NAME_MAX + 1];
 	size_t depth = 0;
 	int cur = fcntl(w->parent, F_DUPFD_CLOEXEC, 3);
+	uint64_t mnt = mount_id(w->parent);
 	struct stat st;
 
-	while (cur >= 0 && fstat(cur, &st) == 0) {
+	while (mnt && cur >= 0 && fstat(cur, &st) == 0 && mount_id(cur) == mnt) {
 		long i = dir_of(g, &st);
 		int up;
 		struct stat ust;
@@ -513,7 +528,8 @@ static void do_open(struct gitallow *g, int listener, const struct seccomp_notif
 {
 	struct stat pview, pdisk, st;
 	bool existed = fstatat(w->parent, w->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	int flags = (c->flags & ~O_CLOEXEC) | O_NOFOLLOW | O_CLOEXEC;
+	/* O_NONBLOCK: a FIFO must not hold the supervisor (cleared after). */
+	int flags = (c->flags & ~O_CLOEXEC) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	cleanup_close int fd = -1;
 	struct seccomp_notif_addfd add = {0};
 	int e;
@@ -532,6 +548,12 @@ static void do_open(struct gitallow *g, int listener, const struct seccomp_notif
 		    c->mode & ~id->umask & 07777);
 	if (fd < 0) {
 		resp->error = -errno;
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (!(c->flags & O_NONBLOCK) &&
+	     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)) {
+		resp->error = -EACCES; /* not a regular file: not git's */
 		return;
 	}
 	if (!existed && (e = give(hp, w->name, fd, &pview, &pdisk, id->uid, id->gid)) < 0) {
@@ -591,9 +613,12 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 		v[0] = GITALLOW_NO;
 	if (c->kind == C_RENAME && (c->rflags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE)))
 		v[0] = GITALLOW_NO;
-	if ((c->kind == C_REMOVE || c->kind == C_RENAME) &&
-	    (mount_root(&w[0]) || (c->kind == C_RENAME && mount_root(&w[1])))) {
-		resp->error = -EBUSY;
+	/* A mount point in the git directory (its objects, refs and logs, a
+	 * path the policy protects on its own): the kernel's answer, EBUSY
+	 * for a removal or a rename, EROFS else (what is mounted there is
+	 * not the host file the supervisor would open). */
+	if (mount_root(&w[0]) || (c->kind == C_RENAME && mount_root(&w[1]))) {
+		resp->error = c->kind == C_REMOVE || c->kind == C_RENAME ? -EBUSY : -EROFS;
 		return;
 	}
 	hp = host_parent(g, &w[0]);

@@ -294,6 +294,90 @@ Test(protect, allowlist_hook_weakened_twin)
 	allow_hook(true);
 }
 
+/* The ways around a name check: a symlink to the git directory, "..", a
+ * hard link in, a rename in from outside, O_TMPFILE, a directory made by
+ * another name then renamed: each fails (the kernel's read-only mount, or
+ * the supervisor's refusal) and the host's git directory is unchanged. The
+ * twin shows each would land. */
+static void allow_detours(bool weak)
+{
+	struct fx f = fx_new();
+	const char *before;
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	before = host(&f, f.w.ws, GITDIR_STATE);
+	p = attack_allow(
+	    &f,
+	    "ln -s .git g; echo x > g/hooks/via-symlink; echo s=$?; "
+	    "mkdir d; echo x > d/../.git/hooks/via-dotdot; echo d=$?; "
+	    "echo x > hl; ln hl .git/hooks/via-link; echo l=$?; "
+	    "echo x > mv; mv mv .git/hooks/via-rename; echo r=$?; "
+	    "python3 -c 'import os; os.open(\".git/hooks\", os.O_TMPFILE | "
+	    "os.O_WRONLY, 0o600)' 2>/dev/null; echo t=$?; "
+	    "mkdir .git/rebase-merge && echo x > .git/rebase-merge/f && "
+	    "mv .git/rebase-merge .git/hooks/via-dir; echo m=$?; rm -rf .git/rebase-merge",
+	    weak);
+	if (weak) {
+		cr_assert_str_neq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+		cr_assert(h_exists(h_join(f.w.ws, ".git/hooks/via-symlink")), H_SHOW(&p));
+		cr_assert(h_exists(h_join(f.w.ws, ".git/hooks/via-link")), H_SHOW(&p));
+		return;
+	}
+	for (const char *c = "sdlrtm"; *c; c++)
+		cr_assert(!h_contains(p.out_text, h_fmt("%c=0\n", *c)), "%c\n" H_FMT, *c,
+			  H_ARGS(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+}
+
+Test(protect, allowlist_detours)
+{
+	allow_detours(false);
+}
+
+Test(protect, allowlist_detours_weakened_twin)
+{
+	allow_detours(true);
+}
+
+/* A path the policy protects on its own inside a git directory (a name
+ * git writes, .git/description) stays read-only under the allowlist: the
+ * supervisor never opens a mount point's host file. Twin: without the
+ * entry, the allowlist lets git's name be written. */
+static void allow_keeps_protect(bool twin)
+{
+	struct fx f = fx_new();
+	char *policy = h_allowlist_policy(f.w.base), *desc = h_join(f.w.ws, ".git/description");
+	const char *before;
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	before = h_read_file(desc, NULL);
+	if (twin)
+		H_PADDOCK(&p, f.w.ws, "run", "--policy", policy, "--", "sh", "-c",
+			  "echo planted > .git/description; echo w=$?");
+	else
+		H_PADDOCK(&p, f.w.ws, "run", "--policy", policy, "--protect", desc, "--", "sh",
+			  "-c", "echo planted > .git/description; echo w=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	if (twin) {
+		cr_assert_str_eq(h_read_file(desc, NULL), "planted\n", H_SHOW(&p));
+		return;
+	}
+	cr_assert(!h_contains(p.out_text, "w=0\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(desc, NULL), before, H_SHOW(&p));
+}
+
+Test(protect, allowlist_keeps_a_protected_path_in_the_git_directory)
+{
+	allow_keeps_protect(false);
+}
+
+Test(protect, allowlist_keeps_a_protected_path_in_the_git_directory_weakened_twin)
+{
+	allow_keeps_protect(true);
+}
+
 /* Regression: a .git/commondir that names the git directory itself (".",
  * what paddock's placeholder for commondir holds) made the start take .git
  * for a linked worktree's directory, with only config.worktree and
