@@ -185,6 +185,11 @@ static int protect_allowlist(struct policy *p, struct strv *out, struct git_watc
 	 * stays writable below (a root caller's is idmapped, and the
 	 * supervisor goes by what the caller's mount shows). */
 	b = bind_of_target(p, sb);
+	/* One that does not exist (a commondir naming a missing directory):
+	 * its placeholder keeps it from being made, and there is nothing
+	 * for git to write. */
+	if (access(host, F_OK) < 0)
+		return add_protect(p, out, sb);
 	if (b && strcmp(b->target, sb) == 0) {
 		struct strv ro = {.v = p->protect_ro, .n = p->n_protect_ro, .cap = p->n_protect_ro};
 

@@ -21,6 +21,8 @@
  *   This decision is the boundary only for the calls performed here. */
 #include "gitallow.h"
 
+#include "../sandbox/sandbox.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -52,21 +55,36 @@
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
 #endif
 
-int gitallow_open(struct gitallow *g, const struct git_watch *w)
+int gitallow_open(struct gitallow *g, const struct git_watch *w, const struct sandbox_spec *s)
 {
+	cleanup_close int ns = -1;
+	struct err err = {0};
+
 	memset(g, 0, sizeof(*g));
 	if (!w->n_allow)
 		return 0;
 	g->dirs = calloc(w->n_allow, sizeof(*g->dirs));
 	if (!g->dirs)
 		return -ENOMEM;
+	/* A root caller's workload writes through idmapped binds (sandbox/
+	 * enter.c); the supervisor does the same, as the workload. */
+	g->as_caller = s->root_caller && geteuid() == 0;
+	if (g->as_caller) {
+		ns = userns_idmap_fd(s->caller_uid, s->uid_out, s->caller_gid, s->gid_out, &err);
+		if (ns < 0) {
+			gitallow_close(g);
+			return ns;
+		}
+	}
 	for (size_t i = 0; i < w->n_allow; i++) {
 		struct gitallow_dir *d = &g->dirs[g->n];
 		struct stat st;
 
-		d->fd = open(w->allow[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		d->fd = g->as_caller
+			    ? userns_idmapped_tree(w->allow[i], ns, &err)
+			    : open(w->allow[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (d->fd < 0 || fstat(d->fd, &st) < 0) {
-			int e = errno;
+			int e = d->fd < 0 && g->as_caller ? -d->fd : errno;
 
 			if (d->fd >= 0)
 				close(d->fd);
@@ -305,55 +323,26 @@ static int caller_ids(pid_t pid, struct ids *id)
 	return found == 2 ? 0 : -EIO;
 }
 
-/* As root, the kernel's answer for the caller: may it write in (or to) a
- * file whose status, as the caller's mount shows it, is st? (its fsuid and
- * fsgid, host ids; supplementary groups are not read: narrower at worst).
- * Rootless, the supervisor is the caller's own user, and the kernel checks
- * its calls as it would the caller's. */
-static bool may_write(const struct stat *st, uid_t uid, gid_t gid, bool dir)
+/* As root (a root caller, whose workload is another uid), every change is
+ * made with the caller's fsuid and fsgid, through an idmapped clone of the
+ * git directory like the caller's own mount (gitallow_open()): the kernel
+ * checks the caller's permissions and gives a new file the owner it would
+ * have given the caller. Rootless, the supervisor is the caller's user. */
+static bool become(const struct gitallow *g, const struct ids *id)
 {
-	mode_t need = dir ? 3 : 2; /* wx, w */
-
-	if (geteuid() != 0 || uid == 0)
+	if (!g->as_caller)
 		return true;
-	if (st->st_uid == uid)
-		return ((st->st_mode >> 6) & need) == need;
-	if (st->st_gid == gid)
-		return ((st->st_mode >> 3) & need) == need;
-	return (st->st_mode & need) == need;
+	setfsgid(id->gid);
+	setfsuid(id->uid);
+	return (uid_t)setfsuid((uid_t)-1) == id->uid && (gid_t)setfsgid((gid_t)-1) == id->gid;
 }
 
-/* As root, the owner the kernel would have given a new file in the parent
- * whose status is view (through the caller's mount) and disk (the host's):
- * on an idmapped mount (a root caller's workspace) the id that shows as
- * the caller's, which is the parent's own when it shows as the caller's;
- * without an idmap, the caller's. -1: unknown, then refused. */
-static long owner_for(unsigned view, unsigned disk, unsigned caller)
+static void unbecome(const struct gitallow *g)
 {
-	if (view == caller)
-		return disk;
-	if (view == disk)
-		return caller;
-	return -1;
-}
-
-static int give(int dirfd, const char *name, int fd, const struct stat *view,
-		const struct stat *disk, uid_t uid, gid_t gid)
-{
-	long u, g;
-
-	if (geteuid() != 0)
-		return 0;
-	u = owner_for(view->st_uid, disk->st_uid, uid);
-	/* A set-gid directory gives its group, as the kernel does. */
-	g = (disk->st_mode & S_ISGID) ? (long)disk->st_gid
-				      : owner_for(view->st_gid, disk->st_gid, gid);
-	if (u < 0 || g < 0)
-		return -EACCES;
-	if (fd >= 0 ? fchown(fd, (uid_t)u, (gid_t)g)
-		    : fchownat(dirfd, name, (uid_t)u, (gid_t)g, AT_SYMLINK_NOFOLLOW))
-		return -errno;
-	return 0;
+	if (!g->as_caller)
+		return;
+	setfsuid(0);
+	setfsgid(0);
 }
 
 /* The host directory that is w's parent: walked from the git directory's
@@ -521,28 +510,18 @@ static bool classify(const struct seccomp_notif *req, struct call *c)
 	return false;
 }
 
-/* The open itself: its fd handed over as the call's result. */
+/* The open itself (as the caller): its fd handed over as the call's
+ * result. */
 static void do_open(struct gitallow *g, int listener, const struct seccomp_notif *req,
 		    const struct call *c, int hp, const struct where *w, bool commondir,
 		    const struct ids *id, struct seccomp_notif_resp *resp, bool *sent)
 {
-	struct stat pview, pdisk, st;
-	bool existed = fstatat(w->parent, w->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	struct stat st;
 	/* O_NONBLOCK: a FIFO must not hold the supervisor (cleared after). */
 	int flags = (c->flags & ~O_CLOEXEC) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	cleanup_close int fd = -1;
 	struct seccomp_notif_addfd add = {0};
-	int e;
 
-	if (fstat(w->parent, &pview) < 0 || fstat(hp, &pdisk) < 0 ||
-	    !may_write(existed ? &st : &pview, id->uid, id->gid, !existed)) {
-		resp->error = -EACCES;
-		return;
-	}
-	if (!existed && !(c->flags & O_CREAT)) {
-		resp->error = -ENOENT;
-		return;
-	}
 	fd = openat(hp, w->name,
 		    commondir ? O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC : flags,
 		    c->mode & ~id->umask & 07777);
@@ -554,10 +533,6 @@ static void do_open(struct gitallow *g, int listener, const struct seccomp_notif
 	    (!(c->flags & O_NONBLOCK) &&
 	     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)) {
 		resp->error = -EACCES; /* not a regular file: not git's */
-		return;
-	}
-	if (!existed && (e = give(hp, w->name, fd, &pview, &pdisk, id->uid, id->gid)) < 0) {
-		resp->error = e;
 		return;
 	}
 	if (commondir) {
@@ -586,6 +561,29 @@ static void do_open(struct gitallow *g, int listener, const struct seccomp_notif
 	resp->error = -errno;
 }
 
+/* The change itself, as the caller: mkdir, chmod, unlink or rename. */
+static int change(int hp, int hp2, const struct call *c, const struct where *w, mode_t umask_)
+{
+	if (c->kind == C_MKDIR)
+		return mkdirat(hp, w[0].name, c->mode & ~umask_ & 07777) < 0 ? -errno : 0;
+	if (c->kind == C_REMOVE)
+		return unlinkat(hp, w[0].name, c->rmdir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+	if (c->kind == C_CHMOD) {
+		cleanup_close int fd = openat(hp, w[0].name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		char proc[64];
+
+		/* Through the fd's own mount: the kernel's owner check. */
+		if (fd < 0 || fstat(fd, &st) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			return -EPERM;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		return chmod(proc, c->mode & 07777) < 0 ? -errno : 0;
+	}
+	return syscall(SYS_renameat2, hp, w[0].name, hp2, w[1].name, c->rflags) < 0 ? -errno : 0;
+}
+
 static void perform(struct gitallow *g, int listener, const struct seccomp_notif *req,
 		    const struct call *c, struct where *w, struct seccomp_notif_resp *resp,
 		    bool *sent)
@@ -597,14 +595,22 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 	enum gitallow_verdict v[2];
 	cleanup_close int hp = -1, hp2 = -1;
 	struct ids id = {022, 0, 0};
-	struct stat pview, pdisk;
-	int e;
 
 	resp->flags = 0;
 	resp->error = 0;
 	resp->val = 0;
 	if (c->kind == C_RENAME && (w[0].dir < 0 || w[1].dir < 0 || w[0].dir != w[1].dir)) {
-		resp->error = -EXDEV; /* two mounts, as the kernel says */
+		/* Two mounts: the kernel says EXDEV (and mv copies, then
+		 * removes). A name git does not make is refused here, with
+		 * the line, rather than file by file after the copy. */
+		const struct where *in = w[0].dir >= 0 ? &w[0] : &w[1];
+
+		resp->error = -EXDEV;
+		if (gitallow_check(in->rel, GITALLOW_RENAME) == GITALLOW_NO &&
+		    ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0) {
+			resp->error = -EACCES;
+			say(g, in, req, EACCES);
+		}
 		return;
 	}
 	v[0] = gitallow_check(w[0].rel, op);
@@ -633,64 +639,29 @@ static void perform(struct gitallow *g, int listener, const struct seccomp_notif
 		resp->error = -ENOENT;
 		return;
 	}
+	if (!become(g, &id)) {
+		unbecome(g);
+		resp->error = -EACCES;
+		return;
+	}
 	if (c->kind == C_RENAME && v[0] == GITALLOW_YES && v[1] == GITALLOW_NO && !c->rflags &&
 	    unchanged_rewrite(hp, &w[0], hp2, &w[1])) {
 		g->unchanged++;
-		return;
-	}
-	if (v[0] == GITALLOW_NO || v[1] != GITALLOW_YES ||
-	    (v[0] == GITALLOW_COMMONDIR && c->kind != C_OPEN && c->kind != C_CHMOD)) {
+	} else if (v[0] == GITALLOW_NO || v[1] != GITALLOW_YES ||
+		   (v[0] == GITALLOW_COMMONDIR && c->kind != C_OPEN && c->kind != C_CHMOD)) {
 		resp->error = -EACCES;
 		say(g, v[0] == GITALLOW_NO ? &w[0] : &w[1], req, EACCES);
-		return;
-	}
-	if (v[0] == GITALLOW_COMMONDIR && c->kind == C_CHMOD)
-		return; /* the supervisor's file keeps its mode */
-	if (c->kind == C_OPEN) {
+	} else if (v[0] == GITALLOW_COMMONDIR && c->kind == C_CHMOD) {
+		/* the supervisor's file keeps its mode */
+	} else if (c->kind == C_OPEN) {
 		do_open(g, listener, req, c, hp, &w[0], v[0] == GITALLOW_COMMONDIR, &id, resp,
 			sent);
-		return;
-	}
-	if (fstat(w[0].parent, &pview) < 0 || fstat(hp, &pdisk) < 0 ||
-	    !may_write(&pview, id.uid, id.gid, true)) {
-		resp->error = -EACCES;
-		return;
-	}
-	if (c->kind == C_MKDIR) {
-		if (mkdirat(hp, w[0].name, c->mode & ~id.umask & 07777) < 0)
-			resp->error = -errno;
-		else if ((e = give(hp, w[0].name, -1, &pview, &pdisk, id.uid, id.gid)) < 0)
-			resp->error = e;
-	} else if (c->kind == C_CHMOD) {
-		cleanup_close int fd = openat(hp, w[0].name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		struct stat st, view;
-		char proc[64];
-
-		/* The kernel's rule: the owner only (as root, as it shows
-		 * through the caller's mount); regular files and directories. */
-		if (fd < 0 || fstat(fd, &st) < 0)
-			resp->error = fd < 0 ? -errno : -EIO;
-		else if (fstatat(w[0].parent, w[0].name, &view, AT_SYMLINK_NOFOLLOW) < 0 ||
-			 (geteuid() == 0 && id.uid != 0 && view.st_uid != id.uid))
-			resp->error = -EPERM;
-		else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-			resp->error = -EPERM;
-		else if (snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd) < 0 ||
-			 chmod(proc, c->mode & 07777) < 0)
-			resp->error = -errno;
-	} else if (c->kind == C_REMOVE) {
-		if (unlinkat(hp, w[0].name, c->rmdir ? AT_REMOVEDIR : 0) < 0)
-			resp->error = -errno;
 	} else {
-		struct stat p2;
-
-		if (fstat(w[1].parent, &p2) < 0 || !may_write(&p2, id.uid, id.gid, true))
-			resp->error = -EACCES;
-		else if (syscall(SYS_renameat2, hp, w[0].name, hp2, w[1].name, c->rflags) < 0)
-			resp->error = -errno;
+		resp->error = change(hp, hp2, c, w, id.umask);
+		if (!resp->error)
+			g->performed++;
 	}
-	if (!resp->error)
-		g->performed++;
+	unbecome(g);
 }
 
 bool gitallow_serve(struct gitallow *g, int listener, const struct seccomp_notif *req,

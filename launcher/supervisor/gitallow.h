@@ -21,11 +21,14 @@ struct gitallow_dir {
 struct gitallow {
 	struct gitallow_dir *dirs;
 	size_t n;
+	bool as_caller; /* root: each change with the caller's fsuid, through idmapped fds */
 	unsigned long performed, refused, unchanged, lines;
 };
 
-/* Open the git directories of w (protect_git "allowlist"). 0, -errno. */
-int gitallow_open(struct gitallow *g, const struct git_watch *w);
+/* Open the git directories of w (protect_git "allowlist"), idmapped as the
+ * sandbox's writable binds are for a root caller. 0, -errno. */
+struct sandbox_spec;
+int gitallow_open(struct gitallow *g, const struct git_watch *w, const struct sandbox_spec *s);
 void gitallow_close(struct gitallow *g);
 
 /* One notification of the listener fd. true: it was one of a git

@@ -371,7 +371,7 @@ int supervisor_run(const struct options *o)
 	/* protect_git "allowlist": the git directories' fds, before the
 	 * sandbox (outside it). */
 	if (rc >= 0 && spec.sb.seccomp.n_protect_nrs > 0) {
-		int g = gitallow_open(&r.live.gitallow, &spec.git);
+		int g = gitallow_open(&r.live.gitallow, &spec.git, &spec.sb);
 
 		if (g < 0)
 			rc = err_sys(&err, g, "protect_git: opening the git directories");
