@@ -108,8 +108,10 @@ void gitallow_close(struct gitallow *g)
 	memset(g, 0, sizeof(*g));
 }
 
-/* A NUL-terminated string of the caller's memory: its length, or -1. */
-static ssize_t read_string(pid_t pid, uint64_t addr, char *out, size_t size)
+/* A NUL-terminated string of the caller's memory at addr: its length, or
+ * -1 (unreadable, too long). Read up to each page end, as the string may
+ * end just before an unmapped page. */
+static ssize_t caller_string(pid_t pid, uint64_t addr, char *out, size_t size)
 {
 	size_t got = 0;
 
@@ -239,22 +241,23 @@ static void find_dir(const struct gitallow *g, struct where *w)
 		close(cur);
 }
 
-static void look(const struct gitallow *g, pid_t pid, int dfd, uint64_t addr, struct where *w)
+int caller_parent(pid_t pid, int dfd, uint64_t addr, char *name, size_t size)
 {
 	char path[PATH_MAX], proc[64], *slash;
 	const char *dir = ".";
 	cleanup_close int base = -1;
-	struct statvfs vfs;
 	uint64_t how = NO_LINKS;
 	ssize_t n;
+	int fd;
 
-	*w = (struct where){.parent = -1, .dir = -1};
-	n = read_string(pid, addr, path, sizeof(path));
+	name[0] = '\0';
+	n = caller_string(pid, addr, path, sizeof(path));
 	if (n <= 0)
-		return;
+		return -1;
 	while (n > 1 && path[n - 1] == '/')
 		path[--n] = '\0';
 	if (path[0] == '/') {
+		/* Absolute: beneath the sandbox's root, as the caller sees it. */
 		snprintf(proc, sizeof(proc), "/proc/%d/root", pid);
 		how |= RESOLVE_IN_ROOT;
 	} else if (dfd == AT_FDCWD) {
@@ -267,22 +270,27 @@ static void look(const struct gitallow *g, pid_t pid, int dfd, uint64_t addr, st
 		*slash = '\0';
 		dir = path[0] ? path : "/";
 	}
-	if (snprintf(w->name, sizeof(w->name), "%s", slash ? slash + 1 : path) >=
-	    (int)sizeof(w->name))
-		return;
-	if (!w->name[0] || !strcmp(w->name, ".") || !strcmp(w->name, ".."))
-		return;
+	if (snprintf(name, size, "%s", slash ? slash + 1 : path) >= (int)size || !name[0] ||
+	    !strcmp(name, ".") || !strcmp(name, "..")) {
+		name[0] = '\0';
+		return -1;
+	}
 	base = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (base < 0)
-		return;
-	w->parent = sys_openat2(base, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, how);
-	if (w->parent < 0) {
-		w->parent = -1;
-		return;
-	}
+		return -1;
+	fd = sys_openat2(base, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, how);
+	return fd < 0 ? -1 : fd;
+}
+
+static void look(const struct gitallow *g, pid_t pid, int dfd, uint64_t addr, struct where *w)
+{
+	struct statvfs vfs;
+
+	*w = (struct where){.parent = -1, .dir = -1};
+	w->parent = caller_parent(pid, dfd, addr, w->name, sizeof(w->name));
 	/* Only a read-only mount can be a git directory's protected part;
 	 * everything else is the kernel's to decide. */
-	if (fstatvfs(w->parent, &vfs) < 0 || !(vfs.f_flag & ST_RDONLY))
+	if (w->parent < 0 || fstatvfs(w->parent, &vfs) < 0 || !(vfs.f_flag & ST_RDONLY))
 		return;
 	find_dir(g, w);
 }

@@ -6,10 +6,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <linux/seccomp.h>
 
 #include "../../mounts/git.h"
+
+/* One path argument of a call (addr in the caller's memory, relative to
+ * dfd or its cwd, or absolute in its root), read once: the O_PATH fd of its
+ * parent as the caller sees it (resolved from /proc/PID/{cwd,fd/N,root},
+ * never through a symlink or magic link), its last component into name
+ * (size bytes). -1: unreadable, unresolved, or a last component of ".",
+ * ".." or nothing. Also the notice's (notice.c). */
+int caller_parent(pid_t pid, int dfd, uint64_t addr, char *name, size_t size);
 
 struct gitallow_dir {
 	int fd; /* O_PATH of the host directory, opened at start, outside the sandbox */

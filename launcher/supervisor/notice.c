@@ -39,7 +39,6 @@
 
 #define NOTICE_LINES	 20
 #define SAME_MAX	 (1u << 20) /* bytes compared for an unchanged rewrite */
-#define NOFOLLOW_RESOLVE (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
@@ -58,32 +57,6 @@ int notice_prepare(struct run_spec *r, struct err *err)
 	if (rc < 0)
 		return err_sys(err, rc, "the protected-path notice's seccomp program");
 	return 0;
-}
-
-/* A NUL-terminated string of the caller's memory at addr: its length, or
- * -1 (unreadable, too long). Read up to each page end, as the string may
- * end just before an unmapped page. */
-static ssize_t read_string(pid_t pid, uint64_t addr, char *out, size_t size)
-{
-	size_t got = 0;
-
-	while (got < size) {
-		size_t page = 4096 - (size_t)((addr + got) % 4096);
-		size_t want = page < size - got ? page : size - got;
-		struct iovec local = {.iov_base = out + got, .iov_len = want};
-		struct iovec remote = {.iov_base = (void *)(uintptr_t)(addr + got),
-				       .iov_len = want};
-		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		char *nul;
-
-		if (n <= 0)
-			return -1;
-		nul = memchr(out + got, '\0', (size_t)n);
-		if (nul)
-			return nul - out;
-		got += (size_t)n;
-	}
-	return -1;
 }
 
 /* One path argument, looked up as the caller sees it, never following a
@@ -113,50 +86,12 @@ static long protect_op(const struct mount_plan *plan, dev_t dev, ino_t ino)
 
 static void look(const struct run *r, pid_t pid, int dfd, uint64_t addr, struct lookup *l)
 {
-	char path[PATH_MAX], proc[64], *slash, *dir;
-	cleanup_close int base = -1;
 	struct statx stx;
-	ssize_t n;
-	uint64_t how = NOFOLLOW_RESOLVE;
 
 	*l = (struct lookup){.parent = -1, .op = -1};
-	n = read_string(pid, addr, path, sizeof(path));
-	if (n <= 0)
+	l->parent = caller_parent(pid, dfd, addr, l->name, sizeof(l->name));
+	if (l->parent < 0)
 		return;
-	while (n > 1 && path[n - 1] == '/')
-		path[--n] = '\0';
-	if (path[0] == '/') {
-		/* Absolute: beneath the sandbox's root, as the caller sees it. */
-		snprintf(proc, sizeof(proc), "/proc/%d/root", pid);
-		how |= RESOLVE_IN_ROOT;
-	} else if (dfd == AT_FDCWD) {
-		snprintf(proc, sizeof(proc), "/proc/%d/cwd", pid);
-	} else {
-		snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", pid, dfd);
-	}
-	base = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (base < 0)
-		return;
-	slash = strrchr(path, '/');
-	if (slash) {
-		*slash = '\0';
-		dir = path[0] ? path : "/";
-		if (strlen(slash + 1) >= sizeof(l->name))
-			return;
-		memcpy(l->name, slash + 1, strlen(slash + 1) + 1);
-	} else {
-		dir = ".";
-		if (strlen(path) >= sizeof(l->name))
-			return;
-		memcpy(l->name, path, strlen(path) + 1);
-	}
-	if (!l->name[0] || !strcmp(l->name, ".") || !strcmp(l->name, ".."))
-		return;
-	l->parent = sys_openat2(base, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, how);
-	if (l->parent < 0) {
-		l->parent = -1;
-		return;
-	}
 	if (statx(l->parent, l->name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_INO, &stx) < 0)
 		return;
