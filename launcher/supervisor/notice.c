@@ -37,8 +37,8 @@
 #include "../../include/cleanup.h"
 #include "../../include/sys.h"
 
-#define NOTICE_LINES	 20
-#define SAME_MAX	 (1u << 20) /* bytes compared for an unchanged rewrite */
+#define NOTICE_LINES 20
+#define SAME_MAX     (1u << 20) /* bytes compared for an unchanged rewrite */
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
