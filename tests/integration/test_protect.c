@@ -340,6 +340,55 @@ Test(protect, allowlist_detours_weakened_twin)
 	allow_detours(true);
 }
 
+/* The race "continue" is warned of (seccomp_unotify(2)): one thread flips
+ * the path in its memory between a workspace file and .git/hooks/x while
+ * another creates it, 2 s long. Whatever the supervisor read, a call it lets
+ * continue meets the read-only mount: no hook is made. The twin shows the
+ * race lands without the protection. */
+static void allow_race(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	p = attack_allow(&f,
+			 "python3 -c '\n"
+			 "import ctypes, os, threading, time\n"
+			 "libc = ctypes.CDLL(None, use_errno=True)\n"
+			 "a = b\"a-plain-file\".ljust(32, b\"\\0\")\n"
+			 "b = b\".git/hooks/x\".ljust(32, b\"\\0\")\n"
+			 "buf = ctypes.create_string_buffer(a, 32)\n"
+			 "stop = []\n"
+			 "def flip():\n"
+			 "    while not stop:\n"
+			 "        ctypes.memmove(buf, b, 32); ctypes.memmove(buf, a, 32)\n"
+			 "t = threading.Thread(target=flip); t.start()\n"
+			 "end = time.time() + 2\n"
+			 "while time.time() < end:\n"
+			 "    fd = libc.open(buf, os.O_CREAT | os.O_WRONLY, 0o644)\n"
+			 "    if fd >= 0: os.close(fd)\n"
+			 "stop.append(1); t.join()\n"
+			 "' 2>/dev/null",
+			 weak);
+	if (weak)
+		cr_assert(h_exists(h_join(f.w.ws, ".git/hooks/x")),
+			  "weakened twin: the race did not land, the test cannot see it\n" H_FMT,
+			  H_ARGS(&p));
+	else
+		cr_assert(!h_exists(h_join(f.w.ws, ".git/hooks/x")), H_SHOW(&p));
+	cr_assert(h_exists(h_join(f.w.ws, "a-plain-file")), H_SHOW(&p));
+}
+
+Test(protect, allowlist_race_of_the_path_after_the_look)
+{
+	allow_race(false);
+}
+
+Test(protect, allowlist_race_of_the_path_after_the_look_weakened_twin)
+{
+	allow_race(true);
+}
+
 /* A path the policy protects on its own inside a git directory (a name
  * git writes, .git/description) stays read-only under the allowlist: the
  * supervisor never opens a mount point's host file. Twin: without the
