@@ -207,7 +207,7 @@ $(B)/tests/fuzz_proto_replay: tests/fuzz/fuzz_proto.c tests/fuzz/replay.c $(B)/l
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-# The readers of git's files (tests/fuzz/fuzz_git.c): mounts/gitconf.c.
+# The readers of git's files and the allowlist (tests/fuzz/fuzz_git.c): mounts/gitconf.c, mounts/gitallow.c.
 $(B)/tests/fuzz_git_replay: tests/fuzz/fuzz_git.c tests/fuzz/replay.c $(B)/libpaddock.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
@@ -264,7 +264,7 @@ FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rule
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
 FUZZ_SEED_evidence := tests/data/evidence
-FUZZ_SRC_git := mounts/gitconf.c
+FUZZ_SRC_git := mounts/gitconf.c mounts/gitallow.c
 FUZZ_SEED_git := tests/data/git
 FUZZ_SRC_eval := scenarios/cases/files/hb03_grade.c scenarios/lib/grading.c
 FUZZ_SEED_eval := tests/data/eval

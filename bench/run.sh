@@ -58,7 +58,7 @@ trap 'exit 130' INT TERM
 ws=$work/ws
 mkdir -p "$ws" "$work/out"
 chmod 0755 "$work"
-for h in reaper expiry rss fdexec agentloop; do
+for h in reaper expiry rss fdexec agentloop createloop; do
 	cc -O2 -Wall -Wextra -Werror -static -o "$ws/$h" "$top/bench/$h.c"
 done
 (cd "$top" && build/seccomp_bench --dump-bpf "$ws/paddock.bpf")
@@ -226,6 +226,30 @@ fi
 $as "$top/build/paddock" stop --grace 0s "$loop_id" >/dev/null 2>&1 || true
 $as "$top/build/paddock" rm "$loop_id" >/dev/null 2>&1 || true
 loop_id=""
+
+# The git directory as an allowlist (docs/security.md): every file created,
+# written, renamed or removed in the sandbox is a round trip to the
+# supervisor. bench/createloop.c, 10,000 creates and unlinks in the loop's
+# git repository, with the agent policy as protect_git "check" and as
+# "allowlist", alternated run by run.
+files=${BENCH_CREATE_FILES:-10000}
+for m in check allowlist; do
+	printf '{"version": 1, "extends": "%s", "protect_git": "%s"}\n' \
+		"$top/contrib/policies/agent.json" "$m" >"$work/agent-$m.json"
+done
+chown "$user:" "$work/agent-check.json" "$work/agent-allowlist.json"
+cp "$ws/createloop" "$loop/createloop"
+echo "bench: files created and removed, protect_git check and allowlist ($reps runs each)" >&2
+for i in $(seq "$reps"); do
+	(
+		cd "$loop"
+		for m in check allowlist; do
+			echo "$m $($as env HOME="$work/home" "$top/build/paddock" run \
+				--policy "$work/agent-$m.json" -- ./createloop "$files")"
+		done
+	) >>"$work/out/createloop.txt"
+done
+rm -f "$loop/createloop"
 # Podman with each runtime, its own storage (vfs: no overlay mounts to
 # leave) under $work; the limits given, since this host's root may not
 # raise its hard limits (docs/oci.md, "Real clients").

@@ -439,10 +439,12 @@ static int host_proc(int rootfd, const struct mount_op *op, struct err *err)
 	return attach(tree, rootfd, op->target, true, err);
 }
 
-/* A directory above a protected path becomes a mount point of its own, as
- * it is (see add_pins() in plan.c). One that does not exist, or is not a
- * directory, has nothing below it to protect: the placeholder covers it. */
-static int pin_op(int rootfd, const struct mount_op *op, struct err *err)
+/* The directory op->target bound on itself (recursively: mounts below stay
+ * as they are), with attr applied to the new top mount (recursively when
+ * recursive_attr), or as it is (attr NULL). One that does not exist, or is
+ * not a directory, is left alone. */
+static int on_itself(int rootfd, const struct mount_op *op, const struct mount_attr *attr,
+		     bool recursive_attr, struct err *err)
 {
 	cleanup_close int fd = -1, tree = -1;
 
@@ -456,9 +458,36 @@ static int pin_op(int rootfd, const struct mount_op *op, struct err *err)
 	    open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (tree < 0)
 		return err_sys(err, errno, "%s: open_tree %s", op->what, op->target);
+	if (attr && mount_setattr(tree, "", AT_EMPTY_PATH | (recursive_attr ? AT_RECURSIVE : 0),
+				  (struct mount_attr *)attr, sizeof(*attr)) < 0)
+		return err_sys(err, errno, "%s: mount_setattr %s", op->what, op->target);
 	if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return err_sys(err, errno, "%s: pin %s", op->what, op->target);
+		return err_sys(err, errno, "%s: bind %s on itself", op->what, op->target);
 	return 0;
+}
+
+/* A directory above a protected path becomes a mount point of its own, as
+ * it is (see add_pins() in plan.c). One that does not exist, or is not a
+ * directory, has nothing below it to protect: the placeholder covers it. */
+static int pin_op(int rootfd, const struct mount_op *op, struct err *err)
+{
+	return on_itself(rootfd, op, NULL, false, err);
+}
+
+/* protect_git "allowlist" (docs/security.md, "The git directory as an
+ * allowlist"): a git directory that is a whole bind, bound on itself
+ * read-only (its bind stays writable below, so that a root caller's is
+ * idmapped), or a data directory of a protected one (objects, refs, logs):
+ * the read-only subtree bound on itself with the read-only flag cleared on
+ * the top mount only (a protected path below keeps its own), so that git
+ * writes there without a round trip to the supervisor. One missing is made
+ * by the supervisor, on the allowlist. */
+static int remount_op(int rootfd, const struct mount_op *op, struct err *err)
+{
+	const struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY},
+				rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+
+	return on_itself(rootfd, op, op->readonly ? &ro : &rw, op->readonly, err);
 }
 
 static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err *err)
@@ -508,6 +537,8 @@ static int apply_op(int rootfd, struct mount_op *op, struct tree *t, struct err 
 		return op->skipped ? 0 : protect_op(rootfd, op, err);
 	case MOUNT_OP_PIN:
 		return pin_op(rootfd, op, err);
+	case MOUNT_OP_REMOUNT:
+		return remount_op(rootfd, op, err);
 	}
 	return err_set(err, EINVAL, "%s: unknown operation", op->what);
 }

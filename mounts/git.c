@@ -116,28 +116,36 @@ static int add_protect(struct policy *p, struct strv *out, const char *sandbox)
 	return git_strv_add(out, sandbox);
 }
 
+/* The sandbox path of a git directory, malloc'd in *out; NULL when it is
+ * seen read-only (nothing to protect) or not at all and missing: a
+ * workspace's repository outside every bind becomes visible, writable, so
+ * that git works inside. One that does not exist (a commondir naming a
+ * missing directory) the workload cannot create outside its binds. */
+static int git_dir_sandbox(struct policy *p, const char *host, char **out)
+{
+	int r;
+
+	*out = sandbox_path(p, host);
+	if (*out)
+		return 0;
+	if (seen_readonly(p, host) || access(host, F_OK) < 0)
+		return 0;
+	r = add_bind(p, host);
+	if (r < 0)
+		return r;
+	*out = sandbox_path(p, host);
+	return *out ? 0 : -ENOMEM;
+}
+
 static int protect_names(struct policy *p, struct strv *out, const char *host,
 			 const char *const *names, size_t n)
 {
-	cleanup_free char *sb = sandbox_path(p, host);
+	cleanup_free char *sb = NULL;
 	char path[PATH_MAX];
-	int r;
+	int r = git_dir_sandbox(p, host, &sb);
 
-	if (!sb) {
-		/* Seen read-only (nothing to protect) or not at all: a
-		 * workspace's repository outside every bind becomes visible,
-		 * writable, so that git works inside. One that does not exist
-		 * (a commondir naming a missing directory) the workload cannot
-		 * create outside its binds. */
-		if (seen_readonly(p, host) || access(host, F_OK) < 0)
-			return 0;
-		r = add_bind(p, host);
-		if (r < 0)
-			return r;
-		sb = sandbox_path(p, host);
-		if (!sb)
-			return -ENOMEM;
-	}
+	if (r < 0 || !sb)
+		return r;
 	for (size_t i = 0; i < n; i++) {
 		if (snprintf(path, sizeof(path), "%s/%s", sb, names[i]) >= (int)sizeof(path))
 			return -ENAMETOOLONG;
@@ -146,6 +154,74 @@ static int protect_names(struct policy *p, struct strv *out, const char *host,
 			return r;
 	}
 	return 0;
+}
+
+/* protect_git "allowlist": the whole git directory read-only (a PROTECT
+ * of the directory itself), its data directories writable again on top,
+ * and the directory on the supervisor's list of those whose changes it
+ * makes itself when git's allowlist says yes (launcher/supervisor/
+ * gitallow.c). One inside another (a submodule's in modules/, a linked
+ * worktree's in worktrees/) is an entry of its own: the supervisor goes by
+ * the nearest. */
+static int protect_allowlist(struct policy *p, struct strv *out, struct git_watch *w,
+			     const char *host)
+{
+	static const char *const data[] = {"objects", "refs", "logs"};
+	struct strv rw = {.v = p->protect_rw, .n = p->n_protect_rw, .cap = p->n_protect_rw};
+	struct strv hosts = {.v = w->allow, .n = w->n_allow, .cap = w->n_allow};
+	struct strv sbs = {.v = w->allow_sb, .n = w->n_allow, .cap = w->n_allow};
+	cleanup_free char *sb = NULL;
+	char path[PATH_MAX];
+	int r;
+
+	const struct policy_mount *b;
+
+	r = git_dir_sandbox(p, host, &sb);
+	if (r < 0 || !sb)
+		return r;
+	/* A git directory that is a bind of its own (outside the workspace,
+	 * bound so that git works: git_dir_sandbox()) is remounted read-only
+	 * on itself: a protected path cannot be a whole bind, and the bind
+	 * stays writable below (a root caller's is idmapped, and the
+	 * supervisor goes by what the caller's mount shows). */
+	b = bind_of_target(p, sb);
+	/* One that does not exist (a commondir naming a missing directory):
+	 * its placeholder keeps it from being made, and there is nothing
+	 * for git to write. */
+	if (access(host, F_OK) < 0)
+		return add_protect(p, out, sb);
+	if (b && strcmp(b->target, sb) == 0) {
+		struct strv ro = {.v = p->protect_ro, .n = p->n_protect_ro, .cap = p->n_protect_ro};
+
+		r = git_strv_add(&ro, sb);
+		p->protect_ro = ro.v;
+		p->n_protect_ro = ro.n;
+	} else {
+		r = add_protect(p, out, sb);
+	}
+	for (size_t i = 0; r >= 0 && i < sizeof(data) / sizeof(data[0]); i++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s", host, data[i]);
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", sb, data[i]) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		r = git_strv_add(&rw, path);
+	}
+	p->protect_rw = rw.v;
+	p->n_protect_rw = rw.n;
+	if (r >= 0)
+		r = git_strv_add(&hosts, host);
+	w->allow = hosts.v;
+	if (r > 0) {
+		r = git_strv_add(&sbs, sb);
+		if (r == 0) /* two git directories at one sandbox path: cannot be */
+			r = -EEXIST;
+	}
+	w->allow_sb = sbs.v;
+	w->n_allow = hosts.n;
+	return r;
 }
 
 /* One "**" entry: prefix (sandbox) and the rest after "/STAR-STAR/". */
@@ -181,13 +257,20 @@ static int expand_prefix(struct policy *p, const char *prefix, const char *const
 	r = f.no_git ? 0 : git_walk_up(&f, host);
 	if (r >= 0)
 		r = git_walk(&f, host, st.st_dev, 0, others, n_others, &hits);
-	if (!f.no_git) {
+	if (!f.no_git && p->protect_git == POLICY_PROTECT_GIT_ALLOWLIST) {
+		for (size_t i = 0; r >= 0 && i < f.common.n + f.worktree.n; i++)
+			r = protect_allowlist(p, out, w,
+					      i < f.common.n ? f.common.v[i]
+							     : f.worktree.v[i - f.common.n]);
+	} else if (!f.no_git) {
 		for (size_t i = 0; r >= 0 && i < f.common.n; i++)
 			r = protect_names(p, out, f.common.v[i], common_names,
 					  sizeof(common_names) / sizeof(common_names[0]));
 		for (size_t i = 0; r >= 0 && i < f.worktree.n; i++)
 			r = protect_names(p, out, f.worktree.v[i], worktree_names,
 					  sizeof(worktree_names) / sizeof(worktree_names[0]));
+	}
+	if (!f.no_git) {
 		for (size_t i = 0; r >= 0 && i < f.gitfiles.n; i++) {
 			cleanup_free char *sb = sandbox_path(p, f.gitfiles.v[i]);
 
@@ -526,8 +609,11 @@ int git_check_after(const struct git_watch *w, char ***out)
 void git_watch_free(struct git_watch *w)
 {
 	struct strv a = {.v = w->dirs, .n = w->n_dirs}, b = {.v = w->known, .n = w->n_known},
-		    c = {.v = w->roots, .n = w->n_roots};
+		    c = {.v = w->roots, .n = w->n_roots}, d = {.v = w->allow, .n = w->n_allow},
+		    e = {.v = w->allow_sb, .n = w->n_allow};
 
+	git_strv_free(&d);
+	git_strv_free(&e);
 	git_strv_free(&a);
 	git_strv_free(&b);
 	git_strv_free(&c);

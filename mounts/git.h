@@ -44,6 +44,10 @@ struct git_watch {
 	size_t n_dirs, n_known;
 	char **roots; /* host directories walked for repositories */
 	size_t n_roots;
+	/* protect_git "allowlist": the git directories read-only but for
+	 * what git writes, host paths and their sandbox paths */
+	char **allow, **allow_sb;
+	size_t n_allow;
 };
 
 /* Expand the policy's "**" protect entries, supervisor side, before the
@@ -66,3 +70,20 @@ int git_expand_protect(struct policy *p, struct git_watch *watch, char *warn, si
  * one malloc'd line in (*out)[]; returns their number or -ENOMEM. */
 int git_check_after(const struct git_watch *watch, char ***out);
 void git_watch_free(struct git_watch *watch);
+
+/* The git directory as an allowlist (gitallow.c): may git's change op of
+ * rel (a path relative to a git directory, no "." or ".." components) be
+ * made? GITALLOW_COMMONDIR: a linked worktree's commondir, which the
+ * supervisor writes itself with what git worktree add writes. Pure. */
+enum gitallow_op {
+	GITALLOW_FILE,	 /* open for writing, created or not */
+	GITALLOW_MKDIR,	 /* mkdir */
+	GITALLOW_REMOVE, /* unlink, rmdir */
+	GITALLOW_RENAME, /* either end of a rename */
+};
+enum gitallow_verdict {
+	GITALLOW_NO,
+	GITALLOW_YES,
+	GITALLOW_COMMONDIR,
+};
+enum gitallow_verdict gitallow_check(const char *rel, enum gitallow_op op);

@@ -19,6 +19,9 @@ enum mount_op_kind {
 	MOUNT_OP_SYMLINK,
 	MOUNT_OP_PROTECT, /* an existing path inside a bind, bound on itself read-only */
 	MOUNT_OP_PIN,	  /* a directory above a protected path, bound on itself (as is) */
+	/* protect_git "allowlist": a git directory that is a whole bind (readonly)
+	 * or a data directory in one (writable again), bound on itself */
+	MOUNT_OP_REMOUNT,
 };
 
 struct mount_op {

@@ -136,15 +136,15 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 			return -ENOMEM;
 		}
 	}
-	if (plan.n + p->n_protect > total) {
-		struct mount_op *grown =
-		    realloc(plan.ops, (plan.n + p->n_protect) * sizeof(*grown));
+	if (plan.n + p->n_protect + p->n_protect_ro + p->n_protect_rw > total) {
+		size_t more = p->n_protect + p->n_protect_ro + p->n_protect_rw;
+		struct mount_op *grown = realloc(plan.ops, (plan.n + more) * sizeof(*grown));
 
 		if (!grown) {
 			mounts_plan_free(&plan);
 			return -ENOMEM;
 		}
-		memset(grown + plan.n, 0, p->n_protect * sizeof(*grown));
+		memset(grown + plan.n, 0, more * sizeof(*grown));
 		plan.ops = grown;
 	}
 	/* Protected paths come last: they lie inside binds, which must be in
@@ -157,6 +157,22 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 		op->readonly = true;
 		snprintf(op->what, sizeof(op->what), "protect[%zu]", i);
 		if (dup_opt(p->protect[i], &op->target) < 0) {
+			mounts_plan_free(&plan);
+			return -ENOMEM;
+		}
+	}
+	/* ... then a protected git directory that is a whole bind read-only,
+	 * and on top of each, its data directories writable again (the
+	 * allowlist, mounts/git.c). */
+	for (size_t i = 0; i < p->n_protect_ro + p->n_protect_rw; i++) {
+		struct mount_op *op = &plan.ops[plan.n++];
+		bool ro = i < p->n_protect_ro;
+
+		op->kind = MOUNT_OP_REMOUNT;
+		op->readonly = ro;
+		snprintf(op->what, sizeof(op->what), "protect_git[%zu]", i);
+		if (dup_opt(ro ? p->protect_ro[i] : p->protect_rw[i - p->n_protect_ro],
+			    &op->target) < 0) {
 			mounts_plan_free(&plan);
 			return -ENOMEM;
 		}
@@ -238,6 +254,7 @@ const char *mounts_op_name(enum mount_op_kind k)
 	    [MOUNT_OP_PROC] = "proc",	    [MOUNT_OP_DEV] = "dev",
 	    [MOUNT_OP_DIR] = "dir",	    [MOUNT_OP_SYMLINK] = "symlink",
 	    [MOUNT_OP_PROTECT] = "protect", [MOUNT_OP_PIN] = "pin",
+	    [MOUNT_OP_REMOUNT] = "remount",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";

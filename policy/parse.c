@@ -228,6 +228,23 @@ static int parse_protect(const cJSON *arr, struct policy *p, struct err *err)
 	return 0;
 }
 
+static int parse_protect_git(const cJSON *it, struct policy *p, struct err *err)
+{
+	const char *s;
+	int r = policy_json_string(it, "protect_git", &s, err);
+
+	if (r < 0)
+		return r;
+	if (strcmp(s, "check") == 0)
+		p->protect_git = POLICY_PROTECT_GIT_CHECK;
+	else if (strcmp(s, "allowlist") == 0)
+		p->protect_git = POLICY_PROTECT_GIT_ALLOWLIST;
+	else
+		return err_set(err, EINVAL,
+			       "protect_git: must be \"check\" or \"allowlist\", not \"%.64s\"", s);
+	return 0;
+}
+
 static int parse_duration(const cJSON *it, const char *path, uint64_t *out, struct err *err)
 {
 	const char *s;
@@ -380,10 +397,10 @@ static int parse_evidence(const cJSON *obj, struct policy *p, struct err *err)
 static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_info *info,
 		      struct err *err)
 {
-	static const char *const keys[] = {"version",  "namespaces", "hostname",    "user",
-					   "cwd",      "network",    "environment", "mounts",
-					   "protect",  "limits",     "seccomp",	    "landlock",
-					   "services", "ports",	     "evidence",    NULL};
+	static const char *const keys[] = {
+	    "version",	   "namespaces", "hostname", "user",	    "cwd",     "network",
+	    "environment", "mounts",	 "protect",  "limits",	    "seccomp", "landlock",
+	    "services",	   "ports",	 "evidence", "protect_git", NULL};
 	const cJSON *it;
 	int r;
 
@@ -411,6 +428,8 @@ static int parse_root(const cJSON *root, struct policy *p, struct policy_parse_i
 		r = policy_parse_mounts(it, p, err);
 	if (r >= 0 && (it = member(root, "protect")))
 		r = parse_protect(it, p, err);
+	if (r >= 0 && (it = member(root, "protect_git")))
+		r = parse_protect_git(it, p, err);
 	if (r >= 0 && (it = member(root, "limits")))
 		r = parse_limits(it, p, err);
 	if (r >= 0 && (it = member(root, "seccomp")))
@@ -504,6 +523,8 @@ void policy_free(struct policy *p)
 	}
 	free(p->mounts);
 	free_strv(p->protect, p->n_protect);
+	free_strv(p->protect_rw, p->n_protect_rw);
+	free_strv(p->protect_ro, p->n_protect_ro);
 	free_rules(p->seccomp_allow, p->n_seccomp_allow);
 	free_rules(p->seccomp_deny, p->n_seccomp_deny);
 	for (size_t i = 0; i < p->n_services; i++) {

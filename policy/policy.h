@@ -63,6 +63,13 @@ struct policy_mount {
 	unsigned mode;	     /* tmpfs, dir: permission bits (tmpfs default 0755, dir 0755) */
 };
 
+enum policy_protect_git {
+	POLICY_PROTECT_GIT_CHECK,     /* "check": its config, hooks, ... read-only, the rest checked
+					 after */
+	POLICY_PROTECT_GIT_ALLOWLIST, /* "allowlist": read-only but what git writes
+					 (mounts/gitallow.c) */
+};
+
 enum policy_seccomp_profile {
 	POLICY_SECCOMP_DEFAULT, /* the built-in allowlist (launcher/seccomp.c) */
 	POLICY_SECCOMP_NONE,	/* no filter: a weakening, recorded as such */
@@ -338,6 +345,16 @@ struct policy {
 	size_t n_mounts;
 	char **protect; /* absolute sandbox paths, each inside a bind target */
 	size_t n_protect;
+	/* "protect_git": how a git directory found by a ** entry is protected
+	 * (docs/security.md, "The git directory as an allowlist") */
+	enum policy_protect_git protect_git;
+	/* Not a policy key: with "allowlist", the data directories (objects,
+	 * refs, logs) of each protected git directory, sandbox paths, bound
+	 * writable again on top of its read-only bind (mounts/git.c). */
+	char **protect_rw;
+	size_t n_protect_rw;
+	char **protect_ro; /* ... and those that are a whole bind, made read-only */
+	size_t n_protect_ro;
 	uint64_t ttl_ms;   /* 0 = no time limit */
 	uint64_t grace_ms; /* default 2000 */
 	struct policy_rlimit_value rlimits[POLICY_RLIMIT_COUNT];

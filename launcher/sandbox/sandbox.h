@@ -83,7 +83,7 @@ struct seccomp_info {
 	int notify_errno; /* what the supervisor answers (the default action's) */
 	/* The protected-path notice (seccomp_protect.c): the calls the
 	 * notify program sends to the supervisor for a look at their path. */
-	int protect_nrs[8];
+	int protect_nrs[16];
 	size_t n_protect_nrs;
 };
 /* The notify program of info (its default action must be errno): 0, or
@@ -94,7 +94,9 @@ int seccomp_notify_program(struct seccomp_info *info, int errno_value);
  * renameat2, rmdir and unlinkat with AT_REMOVEDIR, those the policy does
  * not deny, become notifications. Call after seccomp_notify_program(). 0 (also when
  * nothing applies: profile none or custom), -ENOMEM, -E2BIG. */
-int seccomp_protect_program(struct seccomp_info *info, const struct policy *p);
+/* With allowlist (protect_git "allowlist"), also unlink, mkdir(at) and the
+ * opens that create or write (launcher/supervisor/gitallow.c). */
+int seccomp_protect_program(struct seccomp_info *info, const struct policy *p, bool allowlist);
 /* Is nr one of the calls the notice sends to the supervisor? */
 bool seccomp_protect_call(const struct seccomp_info *info, int nr);
 int seccomp_build(const struct policy *p, scmp_filter_ctx *out, struct seccomp_info *info,

@@ -79,7 +79,7 @@ bool denials_serve(struct run *r, int fd, struct denials_sink *sink)
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
-	bool ok = true;
+	bool ok = true, sent = false;
 
 	if (fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		return true;
@@ -93,8 +93,9 @@ bool denials_serve(struct run *r, int fd, struct denials_sink *sink)
 		goto out;
 	}
 	/* A call of the protected-path notice (notice.c), or a denial. */
-	if (notice_serve(r, fd, sink, req, resp)) {
-		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	if (notice_serve(r, fd, sink, req, resp, &sent)) {
+		if (!sent)
+			(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
 		goto out;
 	}
 	resp->id = req->id;

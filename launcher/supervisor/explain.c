@@ -39,6 +39,11 @@ static void mount_line(const struct mount_op *op, FILE *f)
 	case MOUNT_OP_PIN:
 		fputs(" bound on itself, so it cannot be renamed away", f);
 		break;
+	case MOUNT_OP_REMOUNT:
+		fputs(op->readonly ? " ro (a git directory under protect_git \"allowlist\")"
+				   : " rw again on top of its protected git directory",
+		      f);
+		break;
 	}
 	fputc('\n', f);
 }

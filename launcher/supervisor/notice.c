@@ -19,6 +19,7 @@
 #include "run.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <seccomp.h>
@@ -36,9 +37,8 @@
 #include "../../include/cleanup.h"
 #include "../../include/sys.h"
 
-#define NOTICE_LINES	 20
-#define SAME_MAX	 (1u << 20) /* bytes compared for an unchanged rewrite */
-#define NOFOLLOW_RESOLVE (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+#define NOTICE_LINES 20
+#define SAME_MAX     (1u << 20) /* bytes compared for an unchanged rewrite */
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
@@ -53,36 +53,10 @@ int notice_prepare(struct run_spec *r, struct err *err)
 	 * mount still refuses, with EBUSY). */
 	if ((r->opt->weaken & WEAKEN_NO_PROTECT) || !r->policy->n_protect || !sb->seccomp.enabled)
 		return 0;
-	rc = seccomp_protect_program(&sb->seccomp, r->policy);
+	rc = seccomp_protect_program(&sb->seccomp, r->policy, r->git.n_allow > 0);
 	if (rc < 0)
 		return err_sys(err, rc, "the protected-path notice's seccomp program");
 	return 0;
-}
-
-/* A NUL-terminated string of the caller's memory at addr: its length, or
- * -1 (unreadable, too long). Read up to each page end, as the string may
- * end just before an unmapped page. */
-static ssize_t read_string(pid_t pid, uint64_t addr, char *out, size_t size)
-{
-	size_t got = 0;
-
-	while (got < size) {
-		size_t page = 4096 - (size_t)((addr + got) % 4096);
-		size_t want = page < size - got ? page : size - got;
-		struct iovec local = {.iov_base = out + got, .iov_len = want};
-		struct iovec remote = {.iov_base = (void *)(uintptr_t)(addr + got),
-				       .iov_len = want};
-		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		char *nul;
-
-		if (n <= 0)
-			return -1;
-		nul = memchr(out + got, '\0', (size_t)n);
-		if (nul)
-			return nul - out;
-		got += (size_t)n;
-	}
-	return -1;
 }
 
 /* One path argument, looked up as the caller sees it, never following a
@@ -112,50 +86,12 @@ static long protect_op(const struct mount_plan *plan, dev_t dev, ino_t ino)
 
 static void look(const struct run *r, pid_t pid, int dfd, uint64_t addr, struct lookup *l)
 {
-	char path[PATH_MAX], proc[64], *slash, *dir;
-	cleanup_close int base = -1;
 	struct statx stx;
-	ssize_t n;
-	uint64_t how = NOFOLLOW_RESOLVE;
 
 	*l = (struct lookup){.parent = -1, .op = -1};
-	n = read_string(pid, addr, path, sizeof(path));
-	if (n <= 0)
+	l->parent = caller_parent(pid, dfd, addr, l->name, sizeof(l->name));
+	if (l->parent < 0)
 		return;
-	while (n > 1 && path[n - 1] == '/')
-		path[--n] = '\0';
-	if (path[0] == '/') {
-		/* Absolute: beneath the sandbox's root, as the caller sees it. */
-		snprintf(proc, sizeof(proc), "/proc/%d/root", pid);
-		how |= RESOLVE_IN_ROOT;
-	} else if (dfd == AT_FDCWD) {
-		snprintf(proc, sizeof(proc), "/proc/%d/cwd", pid);
-	} else {
-		snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", pid, dfd);
-	}
-	base = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (base < 0)
-		return;
-	slash = strrchr(path, '/');
-	if (slash) {
-		*slash = '\0';
-		dir = path[0] ? path : "/";
-		if (strlen(slash + 1) >= sizeof(l->name))
-			return;
-		memcpy(l->name, slash + 1, strlen(slash + 1) + 1);
-	} else {
-		dir = ".";
-		if (strlen(path) >= sizeof(l->name))
-			return;
-		memcpy(l->name, path, strlen(path) + 1);
-	}
-	if (!l->name[0] || !strcmp(l->name, ".") || !strcmp(l->name, ".."))
-		return;
-	l->parent = sys_openat2(base, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, how);
-	if (l->parent < 0) {
-		l->parent = -1;
-		return;
-	}
 	if (statx(l->parent, l->name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_INO, &stx) < 0)
 		return;
@@ -168,6 +104,25 @@ static void look(const struct run *r, pid_t pid, int dfd, uint64_t addr, struct 
 		return;
 	l->op = protect_op(&r->spec->sb.plan, makedev(stx.stx_dev_major, stx.stx_dev_minor),
 			   (ino_t)stx.stx_ino);
+}
+
+/* Is l an empty directory? (anything else: not known to be full) */
+static bool empty_dir(const struct lookup *l)
+{
+	int fd = openat(l->parent, l->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return true;
+	}
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
 }
 
 /* Are two regular files, name a in dir fa and b in fb, byte for byte the
@@ -239,7 +194,7 @@ static void say(struct run *r, struct denials_sink *to, const struct lookup *l,
 }
 
 bool notice_serve(struct run *r, int fd, struct denials_sink *to, const struct seccomp_notif *req,
-		  struct seccomp_notif_resp *resp)
+		  struct seccomp_notif_resp *resp, bool *sent)
 {
 	const struct seccomp_info *si = &r->spec->sb.seccomp;
 	const __u64 *a = req->data.args;
@@ -251,6 +206,10 @@ bool notice_serve(struct run *r, int fd, struct denials_sink *to, const struct s
 
 	if (!seccomp_protect_call(si, nr))
 		return false;
+	/* A call in a protected git directory's read-only part: performed or
+	 * refused there (gitallow.c). */
+	if (gitallow_serve(&r->live.gitallow, fd, to, req, resp, sent))
+		return true;
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	resp->error = 0;
@@ -285,6 +244,11 @@ bool notice_serve(struct run *r, int fd, struct denials_sink *to, const struct s
 		resp->flags = 0;
 		if (rename_plain && n == 2 && unchanged_rewrite(&l[0], &l[1])) {
 			r->live.denials.notice_unchanged++;
+		} else if (!rename_plain && n == 1 && !empty_dir(&l[0])) {
+			/* rmdir of a full directory changes nothing: the
+			 * answer it would get anyway (git's removal of empty
+			 * parents after a file's unlink tries .git too). */
+			resp->error = -ENOTEMPTY;
 		} else {
 			resp->error = -EACCES;
 			r->live.denials.notice_refused++;
@@ -309,5 +273,11 @@ void notice_json(const struct run *r, cJSON *o)
 	if (r->spec->sb.seccomp.n_protect_nrs > 0)
 		cJSON_AddStringToObject(x, "program_sha256", r->spec->sb.seccomp.bpf_notify_sha256);
 	cJSON_AddNumberToObject(x, "refused", (double)d->notice_refused);
-	cJSON_AddNumberToObject(x, "unchanged_rewrites", (double)d->notice_unchanged);
+	cJSON_AddNumberToObject(x, "unchanged_rewrites",
+				(double)(d->notice_unchanged + r->live.gitallow.unchanged));
+	/* protect_git "allowlist": the git directories, and the calls made
+	 * in them by the supervisor or refused there. */
+	cJSON_AddNumberToObject(x, "git_allowlist_dirs", (double)r->live.gitallow.n);
+	cJSON_AddNumberToObject(x, "git_allowlist_performed", (double)r->live.gitallow.performed);
+	cJSON_AddNumberToObject(x, "git_allowlist_refused", (double)r->live.gitallow.refused);
 }

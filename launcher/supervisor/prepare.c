@@ -423,6 +423,17 @@ static int expand_protect(struct run_spec *r, struct err *err)
 		for (size_t i = 0; i < r->policy->n_protect; i++)
 			free(r->policy->protect[i]);
 		r->policy->n_protect = 0;
+		for (size_t i = 0; i < r->policy->n_protect_rw; i++)
+			free(r->policy->protect_rw[i]);
+		r->policy->n_protect_rw = 0;
+		for (size_t i = 0; i < r->policy->n_protect_ro; i++)
+			free(r->policy->protect_ro[i]);
+		r->policy->n_protect_ro = 0;
+		for (size_t i = 0; i < r->git.n_allow; i++) {
+			free(r->git.allow[i]);
+			free(r->git.allow_sb[i]);
+		}
+		r->git.n_allow = 0;
 	}
 	return 0;
 }

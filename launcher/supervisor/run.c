@@ -96,6 +96,7 @@ static void live_free(struct run_live *l)
 		close(l->denials.fd);
 	l->denials.fd = -1;
 	exec_listeners_close(l);
+	gitallow_close(&l->gitallow);
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
 	if (l->box.pidfd >= 0)
@@ -407,6 +408,14 @@ int supervisor_run(const struct options *o)
 	/* Host ports before the sandbox: a busy one means nothing starts. */
 	if (rc >= 0)
 		rc = ports_bind(spec.policy, &r.live.ports, &err);
+	/* protect_git "allowlist": the git directories' fds, before the
+	 * sandbox (outside it). */
+	if (rc >= 0 && spec.sb.seccomp.n_protect_nrs > 0) {
+		int g = gitallow_open(&r.live.gitallow, &spec.git, &spec.sb);
+
+		if (g < 0)
+			rc = err_sys(&err, g, "protect_git: opening the git directories");
+	}
 	/* Whatever failed, a record that could be opened gets the outcome. */
 	r.live.record_fd = record_fd;
 	if (rc >= 0) {

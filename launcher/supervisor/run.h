@@ -14,6 +14,7 @@
 #include "../sandbox/sandbox.h"
 #include "../../evidence/evidence.h"
 #include "../session/session.h"
+#include "gitallow.h"
 #include "http_stamp.h"
 #include "outcome.h"
 #include "signer.h"
@@ -311,6 +312,7 @@ struct run_live {
 	struct sandbox box; /* ctl, pidfd, pid: -1/0 until started */
 	struct cgroup_state cgroup;
 	struct denials denials;
+	struct gitallow gitallow; /* protect_git "allowlist", on the same listener */
 	struct protect_state protect;
 	struct session *session; /* NULL with --explain */
 	struct ports ports;
@@ -368,8 +370,9 @@ void denials_json(const struct run *r, struct cJSON *o);
 struct seccomp_notif;
 struct seccomp_notif_resp;
 int notice_prepare(struct run_spec *r, struct err *err);
+/* *sent: answered already (an fd handed over as the call's result). */
 bool notice_serve(struct run *r, int fd, struct denials_sink *sink, const struct seccomp_notif *req,
-		  struct seccomp_notif_resp *resp);
+		  struct seccomp_notif_resp *resp, bool *sent);
 void notice_json(const struct run *r, struct cJSON *o);
 
 /* output.c. output_start(): the pipes (detached runs, after

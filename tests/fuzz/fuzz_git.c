@@ -6,6 +6,8 @@
  *   'd' gitcommondir_parse()
  *   'n' git_name_known() on the rest as one NUL-terminated name (a
  *       directory entry's name of a git directory, after the run)
+ *   'a' gitallow_check() (mounts/gitallow.c) on the rest as a relative
+ *       path, the second byte the operation
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=git)
  * Built with replay.c instead, make unit runs tests/data/git through it. */
 #include <limits.h>
@@ -46,6 +48,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 'd':
 		if (gitcommondir_parse((const char *)data + 1, size - 1, out, sizeof(out)) == 0 &&
 		    strlen(out) == 0)
+			__builtin_trap();
+		break;
+	case 'a':
+		if (size < 2)
+			break;
+		len = size - 2 < sizeof(out) - 1 ? size - 2 : sizeof(out) - 1;
+		memcpy(out, data + 2, len);
+		out[len] = '\0';
+		/* Never yes to a path that climbs out, or to the config. */
+		if (gitallow_check(out, (enum gitallow_op)(data[1] % 4)) != GITALLOW_NO &&
+		    (strstr(out, "..") == out || strstr(out, "/../") || !strcmp(out, "config") ||
+		     out[0] == '/'))
 			__builtin_trap();
 		break;
 	case 'n':

@@ -1022,3 +1022,22 @@ H_FN void h_server(void (*one)(void *arg, int fd), void *arg, int backlog, int *
 	cr_assert_eq(pthread_create(&th, NULL, h_server_loop_, l), 0);
 	pthread_detach(th);
 }
+
+/* A policy file in dir: the built-in agent policy with protect_git mode
+ * ("check" or "allowlist"; docs/security.md, "The git directory as an
+ * allowlist"). */
+H_FN char *h_protect_git_policy(const char *dir, const char *mode)
+{
+	char *path = h_join(dir, h_fmt("protect-git-%s.json", mode));
+
+	h_write_file(
+	    path,
+	    h_fmt("{\"version\": 1, \"extends\": \"agent\", \"protect_git\": \"%s\"}\n", mode),
+	    0644);
+	return path;
+}
+
+H_FN char *h_allowlist_policy(const char *dir)
+{
+	return h_protect_git_policy(dir, "allowlist");
+}

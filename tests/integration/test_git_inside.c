@@ -51,17 +51,19 @@ static const char *repo_config(const struct gx *g, char **config)
 
 /* git config inside: refused with a line that names paddock and the file,
  * not "Device or resource busy"; the host's config is unchanged. The twin
- * (--weaken no-protect) shows the same command writes it. */
-static void git_config(bool weak)
+ * (--weaken no-protect) shows the same command writes it. mode: the
+ * policy's protect_git. */
+static void git_config(bool weak, const char *mode)
 {
 	struct gx g = gx_new();
 	char *config;
 	const char *before = repo_config(&g, &config);
+	bool allow = strcmp(mode, "allowlist") == 0;
 	struct h_proc p;
 
-	H_PADDOCK(&p, g.w.ws, "run", "--record", g.w.record, weak ? "--weaken" : "--cwd",
-		  weak ? "no-protect" : g.w.ws, "--", "sh", "-c",
-		  "git config user.name planted; echo config=$?");
+	H_PADDOCK(&p, g.w.ws, "run", "--policy", h_protect_git_policy(g.w.base, mode), "--record",
+		  g.w.record, weak ? "--weaken" : "--cwd", weak ? "no-protect" : g.w.ws, "--", "sh",
+		  "-c", "git config user.name planted; echo config=$?");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	if (weak) {
 		cr_assert(h_contains(p.out_text, "config=0\n"), H_SHOW(&p));
@@ -72,25 +74,38 @@ static void git_config(bool weak)
 		return;
 	}
 	cr_assert(!h_contains(p.out_text, "config=0\n"), H_SHOW(&p));
-	cr_assert(h_contains(p.err_text, h_fmt("paddock: %s is protected by paddock (policy "
-					       "protect ",
-					       config)),
-		  H_SHOW(&p));
+	cr_assert(
+	    h_contains(p.err_text, h_fmt("paddock: %s is protected by paddock (policy %s", config,
+					 allow ? "protect_git \"allowlist\"" : "protect ")),
+	    H_SHOW(&p));
 	cr_assert(h_contains(p.err_text, "the change was refused"), H_SHOW(&p));
 	cr_assert(!h_contains(p.err_text, "Device or resource busy"), H_SHOW(&p));
+	cr_assert(!h_contains(p.err_text, "Read-only file system"), H_SHOW(&p));
 	cr_assert_str_eq(h_read_file(config, NULL), before, H_SHOW(&p));
-	cr_assert_str_eq(h_json(g.w.record, "d['protect_notice']['refused'] >= 1"), "true",
-			 H_SHOW(&p));
+	cr_assert_str_eq(h_json(g.w.record, allow ? "d['protect_notice']['git_allowlist_refused'] "
+						    ">= 1"
+						  : "d['protect_notice']['refused'] >= 1"),
+			 "true", H_SHOW(&p));
 }
 
 Test(git_inside, git_config_says_protected_by_paddock)
 {
-	git_config(false);
+	git_config(false, "check");
 }
 
 Test(git_inside, git_config_says_protected_by_paddock_weakened_twin)
 {
-	git_config(true);
+	git_config(true, "check");
+}
+
+Test(git_inside, allowlist_git_config_says_protected_by_paddock)
+{
+	git_config(false, "allowlist");
+}
+
+Test(git_inside, allowlist_git_config_says_protected_by_paddock_weakened_twin)
+{
+	git_config(true, "allowlist");
 }
 
 /* The other calls of the notice: a rename away, an rmdir and rm -r's
@@ -104,7 +119,8 @@ Test(git_inside, rename_and_rmdir_of_protected_paths_are_explained)
 	struct h_proc p;
 
 	host(&g, g.w.ws, REPO_INIT);
-	H_PADDOCK(&p, g.w.ws, "run", "--", "sh", "-c",
+	H_PADDOCK(&p, g.w.ws, "run", "--policy", h_protect_git_policy(g.w.base, "check"), "--",
+		  "sh", "-c",
 		  "mv .git/hooks hooks-away; echo mv=$?; rmdir .claude; echo rmdir=$?; "
 		  "rm -r .idea; echo rmr=$?; python3 -c 'import os; os.rename(\".git/info\", "
 		  "\"/tmp/x\")'; echo py=$?; rm -f .git/config; echo rm=$?");
@@ -139,7 +155,8 @@ Test(git_inside, unchanged_rewrite_is_done_and_only_that)
 	struct h_proc p;
 
 	H_PADDOCK(
-	    &p, g.w.ws, "run", "--record", g.w.record, "--", "sh", "-c",
+	    &p, g.w.ws, "run", "--policy", h_protect_git_policy(g.w.base, "check"), "--record",
+	    g.w.record, "--", "sh", "-c",
 	    "cp .git/config .git/config.lock && mv .git/config.lock .git/config; echo same=$?; "
 	    "test -e .git/config.lock; echo lock=$?; "
 	    "cp .git/config other.lock && mv other.lock .git/config; echo other=$?; "
@@ -253,7 +270,10 @@ static const char summary[] =
     "git submodule status --recursive | cut -c1; "
     "git fsck --no-progress --no-dangling && echo fsck-ok; git branch; git stash list";
 
-static void workflow_in(enum layout l)
+/* allow: with protect_git "allowlist" (docs/security.md, "The git
+ * directory as an allowlist"), where the supervisor makes git's changes in
+ * the read-only git directories. */
+static void workflow_in(enum layout l, bool allow)
 {
 	struct gx in = gx_new(), out = gx_new();
 	char *top_in, *top_out;
@@ -261,12 +281,22 @@ static void workflow_in(enum layout l)
 	struct h_proc p;
 	const char *a, *b;
 
-	H_PADDOCK(&p, ws_in, "run", "--record", in.w.record, "--", "sh", "-c",
-		  h_fmt(GIT_ENV "%s", in.home, workflow));
+	if (allow)
+		H_PADDOCK(&p, ws_in, "run", "--policy", h_allowlist_policy(in.w.base), "--record",
+			  in.w.record, "--", "sh", "-c", h_fmt(GIT_ENV "%s", in.home, workflow));
+	else
+		H_PADDOCK(&p, ws_in, "run", "--record", in.w.record, "--", "sh", "-c",
+			  h_fmt(GIT_ENV "%s", in.home, workflow));
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	cr_assert(h_contains(p.out_text, "workflow-done\n"), H_SHOW(&p));
 	cr_assert_str_eq(h_json(in.w.record, "d['tampering']"), "[]", H_SHOW(&p));
 	cr_assert(!h_contains(p.err_text, "protected by paddock"), H_SHOW(&p));
+	if (allow)
+		cr_assert_str_eq(h_json(in.w.record,
+					"d['protect_notice']['git_allowlist_performed'] "
+					"> 10 and d['protect_notice']['git_allowlist_refused'] "
+					"== 0"),
+				 "true", H_SHOW(&p));
 	if (l != WORKTREE)
 		/* git submodule update rewrote the submodule's protected
 		 * config with what it holds: done by the supervisor. */
@@ -287,17 +317,32 @@ static void workflow_in(enum layout l)
 
 Test(git_inside, workflow_at_the_workspace_root_with_a_submodule)
 {
-	workflow_in(AT_ROOT);
+	workflow_in(AT_ROOT, false);
 }
 
 Test(git_inside, workflow_in_a_subdirectory_workspace_with_a_submodule)
 {
-	workflow_in(IN_SUBDIR);
+	workflow_in(IN_SUBDIR, false);
 }
 
 Test(git_inside, workflow_in_a_linked_worktree)
 {
-	workflow_in(WORKTREE);
+	workflow_in(WORKTREE, false);
+}
+
+Test(git_inside, allowlist_workflow_at_the_workspace_root_with_a_submodule)
+{
+	workflow_in(AT_ROOT, true);
+}
+
+Test(git_inside, allowlist_workflow_in_a_subdirectory_workspace_with_a_submodule)
+{
+	workflow_in(IN_SUBDIR, true);
+}
+
+Test(git_inside, allowlist_workflow_in_a_linked_worktree)
+{
+	workflow_in(WORKTREE, true);
 }
 
 /* git submodule update --init of a submodule never initialised writes its
@@ -337,7 +382,8 @@ Test(git_inside, new_name_in_a_git_directory_is_reported)
 	const char *t;
 
 	host(&g, g.w.ws, REPO_INIT " && mkdir .git/old-tool");
-	H_PADDOCK(&p, g.w.ws, "run", "--record", g.w.record, "--", "sh", "-c",
+	H_PADDOCK(&p, g.w.ws, "run", "--policy", h_protect_git_policy(g.w.base, "check"),
+		  "--record", g.w.record, "--", "sh", "-c",
 		  "mkdir .git/config.d && echo '[core]' > .git/config.d/x && touch .git/ORIG_HEAD "
 		  ".git/index.stash.1 .git/new.lock && echo made");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
@@ -351,6 +397,29 @@ Test(git_inside, new_name_in_a_git_directory_is_reported)
 	cr_assert(!h_contains(t, "old-tool") && !h_contains(t, "ORIG_HEAD") &&
 		      !h_contains(t, "index.stash") && !h_contains(t, "new.lock"),
 		  "%s", t);
+}
+
+/* The same under protect_git "allowlist": the new name is refused before
+ * it exists, git's own names are made, nothing is left to report. */
+Test(git_inside, allowlist_new_name_in_a_git_directory_is_refused)
+{
+	struct gx g = gx_new();
+	struct h_proc p;
+
+	host(&g, g.w.ws, REPO_INIT " && mkdir .git/old-tool");
+	H_PADDOCK(&p, g.w.ws, "run", "--policy", h_allowlist_policy(g.w.base), "--record",
+		  g.w.record, "--", "sh", "-c",
+		  "mkdir .git/config.d; echo config.d=$?; touch .git/ORIG_HEAD .git/index.stash.1 "
+		  ".git/new.lock && echo made");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "config.d=1\nmade\n"), H_SHOW(&p));
+	cr_assert(!h_exists(h_join(g.w.ws, ".git/config.d")), H_SHOW(&p));
+	cr_assert(h_exists(h_join(g.w.ws, ".git/ORIG_HEAD")), H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.git/config.d is protected by paddock "
+					       "(policy protect_git \"allowlist\"",
+					       g.w.ws)),
+		  H_SHOW(&p));
+	cr_assert_str_eq(h_json(g.w.record, "d['tampering']"), "[]", H_SHOW(&p));
 }
 
 /* --trace-denials and the notice share the one seccomp listener. */

@@ -152,6 +152,281 @@ Test(protect, git_config_worktree_weakened_twin)
 	config_worktree(true);
 }
 
+/* ---------------------------------------- protect_git "allowlist" */
+
+/* The workload's script under protect_git "allowlist" (or, weak, the same
+ * policy with --weaken no-protect). */
+static struct h_proc attack_allow(const struct fx *f, const char *script, bool weak)
+{
+	char *policy = h_allowlist_policy(f->w.base);
+	struct h_proc p;
+
+	script = h_fmt("%s; echo attack=$?", script);
+	if (weak)
+		H_PADDOCK(&p, f->w.ws, "run", "--policy", policy, "--weaken", "no-protect",
+			  "--record", f->w.record, "--", "sh", "-c", script);
+	else
+		H_PADDOCK(&p, f->w.ws, "run", "--policy", policy, "--record", f->w.record, "--",
+			  "sh", "-c", script);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	return p;
+}
+
+/* The names and bytes of the git directory's read-only part, as the host
+ * user sees them (objects, refs and logs are git's data). */
+#define GITDIR_STATE                                                                        \
+	"find .git -path .git/objects -prune -o -path .git/refs -prune -o -path .git/logs " \
+	"-prune -o -print | sort; find .git -path .git/objects -prune -o -type f -print | " \
+	"sort | xargs md5sum"
+
+/* One bypass of the allowlist: refused before the effect (the host's git
+ * directory unchanged, names and bytes; the line names path; the victim's
+ * git command runs no marker), or, weak, the effect shown. */
+static void allow_refuses(struct fx f, const char *setup, const char *script, const char *path,
+			  const char *victim_cmd, bool weak)
+{
+	const char *before;
+	struct h_proc p;
+
+	host(&f, f.w.ws, h_fmt(REPO_INIT "%s%s", setup[0] ? " && " : "", setup));
+	before = host(&f, f.w.ws, GITDIR_STATE);
+	p = attack_allow(&f, script, weak);
+	if (weak) {
+		cr_assert(h_exists(h_join(f.w.ws, path)),
+			  "weakened twin: %s was not made, the test cannot see the effect\n" H_FMT,
+			  path, H_ARGS(&p));
+		cr_assert_str_neq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+	} else {
+		cr_assert(!h_exists(h_join(f.w.ws, path)), H_SHOW(&p));
+		cr_assert_str_eq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+		cr_assert(h_contains(p.err_text, h_fmt("paddock: %s/.git/", f.w.ws)) &&
+			      h_contains(p.err_text, "is protected by paddock (policy protect_git "
+						     "\"allowlist\""),
+			  H_SHOW(&p));
+		cr_assert_str_eq(h_json(f.w.record, "d['protect_notice']['git_allowlist_refused'] "
+						    ">= 1"),
+				 "true", H_SHOW(&p));
+	}
+	if (victim_cmd) {
+		victim(&f, f.w.ws, victim_cmd);
+		expect_mark(&f, weak, &p);
+	}
+}
+
+static void allow_commondir(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "",
+		      h_fmt("cp -r .git evil && %s >> evil/config && echo ../evil > .git/commondir",
+			    evil_config(&f)),
+		      ".git/commondir", "git status", weak);
+}
+
+Test(protect, allowlist_commondir_redirect)
+{
+	allow_commondir(false);
+}
+
+Test(protect, allowlist_commondir_redirect_weakened_twin)
+{
+	allow_commondir(true);
+}
+
+static void allow_config_worktree(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "git config extensions.worktreeConfig true",
+		      h_fmt("%s > .git/config.worktree", evil_config(&f)), ".git/config.worktree",
+		      "git status", weak);
+}
+
+Test(protect, allowlist_config_worktree)
+{
+	allow_config_worktree(false);
+}
+
+Test(protect, allowlist_config_worktree_weakened_twin)
+{
+	allow_config_worktree(true);
+}
+
+/* A name git does not make: no git reads .git/config.d today, which is the
+ * point of an allowlist (a future one might). */
+static void allow_new_name(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "", h_fmt("mkdir .git/config.d && %s > .git/config.d/x", evil_config(&f)),
+		      ".git/config.d", NULL, weak);
+}
+
+Test(protect, allowlist_new_name)
+{
+	allow_new_name(false);
+}
+
+Test(protect, allowlist_new_name_weakened_twin)
+{
+	allow_new_name(true);
+}
+
+/* A hook: git commit on the host runs it. */
+static void allow_hook(bool weak)
+{
+	struct fx f = fx_new();
+
+	allow_refuses(f, "",
+		      h_fmt("printf '#!/bin/sh\\ntouch %s\\n' > .git/hooks/pre-commit && "
+			    "chmod +x .git/hooks/pre-commit",
+			    f.mark),
+		      ".git/hooks/pre-commit", "git commit -q --allow-empty -m victim", weak);
+}
+
+Test(protect, allowlist_hook)
+{
+	allow_hook(false);
+}
+
+Test(protect, allowlist_hook_weakened_twin)
+{
+	allow_hook(true);
+}
+
+/* The ways around a name check: a symlink to the git directory, "..", a
+ * hard link in, a rename in from outside, O_TMPFILE, a directory made by
+ * another name then renamed: each fails (the kernel's read-only mount, or
+ * the supervisor's refusal) and the host's git directory is unchanged. The
+ * twin shows each would land. */
+static void allow_detours(bool weak)
+{
+	struct fx f = fx_new();
+	const char *before;
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	before = host(&f, f.w.ws, GITDIR_STATE);
+	p = attack_allow(
+	    &f,
+	    "ln -s .git g; echo x > g/hooks/via-symlink; echo s=$?; "
+	    "mkdir d; echo x > d/../.git/hooks/via-dotdot; echo d=$?; "
+	    "echo x > hl; ln hl .git/hooks/via-link; echo l=$?; "
+	    "echo x > mv; mv mv .git/hooks/via-rename; echo r=$?; "
+	    "python3 -c 'import os; os.open(\".git/hooks\", os.O_TMPFILE | "
+	    "os.O_WRONLY, 0o600)' 2>/dev/null; echo t=$?; "
+	    "mkdir .git/rebase-merge && echo x > .git/rebase-merge/f && "
+	    "mv .git/rebase-merge .git/hooks/via-dir; echo m=$?; rm -rf .git/rebase-merge",
+	    weak);
+	if (weak) {
+		cr_assert_str_neq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+		cr_assert(h_exists(h_join(f.w.ws, ".git/hooks/via-symlink")), H_SHOW(&p));
+		cr_assert(h_exists(h_join(f.w.ws, ".git/hooks/via-link")), H_SHOW(&p));
+		return;
+	}
+	for (const char *c = "sdlrtm"; *c; c++)
+		cr_assert(!h_contains(p.out_text, h_fmt("%c=0\n", *c)), "%c\n" H_FMT, *c,
+			  H_ARGS(&p));
+	cr_assert_str_eq(host(&f, f.w.ws, GITDIR_STATE), before, H_SHOW(&p));
+}
+
+Test(protect, allowlist_detours)
+{
+	allow_detours(false);
+}
+
+Test(protect, allowlist_detours_weakened_twin)
+{
+	allow_detours(true);
+}
+
+/* The race "continue" is warned of (seccomp_unotify(2)): one thread flips
+ * the path in its memory between a workspace file and .git/hooks/x while
+ * another creates it, 2 s long. Whatever the supervisor read, a call it lets
+ * continue meets the read-only mount: no hook is made. The twin shows the
+ * race lands without the protection. */
+static void allow_race(bool weak)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	p = attack_allow(&f,
+			 "python3 -c '\n"
+			 "import ctypes, os, threading, time\n"
+			 "libc = ctypes.CDLL(None, use_errno=True)\n"
+			 "a = b\"a-plain-file\".ljust(32, b\"\\0\")\n"
+			 "b = b\".git/hooks/x\".ljust(32, b\"\\0\")\n"
+			 "buf = ctypes.create_string_buffer(a, 32)\n"
+			 "stop = []\n"
+			 "def flip():\n"
+			 "    while not stop:\n"
+			 "        ctypes.memmove(buf, b, 32); ctypes.memmove(buf, a, 32)\n"
+			 "t = threading.Thread(target=flip); t.start()\n"
+			 "end = time.time() + 2\n"
+			 "while time.time() < end:\n"
+			 "    fd = libc.open(buf, os.O_CREAT | os.O_WRONLY, 0o644)\n"
+			 "    if fd >= 0: os.close(fd)\n"
+			 "stop.append(1); t.join()\n"
+			 "' 2>/dev/null",
+			 weak);
+	if (weak)
+		cr_assert(h_exists(h_join(f.w.ws, ".git/hooks/x")),
+			  "weakened twin: the race did not land, the test cannot see it\n" H_FMT,
+			  H_ARGS(&p));
+	else
+		cr_assert(!h_exists(h_join(f.w.ws, ".git/hooks/x")), H_SHOW(&p));
+	cr_assert(h_exists(h_join(f.w.ws, "a-plain-file")), H_SHOW(&p));
+}
+
+Test(protect, allowlist_race_of_the_path_after_the_look)
+{
+	allow_race(false);
+}
+
+Test(protect, allowlist_race_of_the_path_after_the_look_weakened_twin)
+{
+	allow_race(true);
+}
+
+/* A path the policy protects on its own inside a git directory (a name
+ * git writes, .git/description) stays read-only under the allowlist: the
+ * supervisor never opens a mount point's host file. Twin: without the
+ * entry, the allowlist lets git's name be written. */
+static void allow_keeps_protect(bool twin)
+{
+	struct fx f = fx_new();
+	char *policy = h_allowlist_policy(f.w.base), *desc = h_join(f.w.ws, ".git/description");
+	const char *before;
+	struct h_proc p;
+
+	host(&f, f.w.ws, REPO_INIT);
+	before = h_read_file(desc, NULL);
+	if (twin)
+		H_PADDOCK(&p, f.w.ws, "run", "--policy", policy, "--", "sh", "-c",
+			  "echo planted > .git/description; echo w=$?");
+	else
+		H_PADDOCK(&p, f.w.ws, "run", "--policy", policy, "--protect", desc, "--", "sh",
+			  "-c", "echo planted > .git/description; echo w=$?");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	if (twin) {
+		cr_assert_str_eq(h_read_file(desc, NULL), "planted\n", H_SHOW(&p));
+		return;
+	}
+	cr_assert(!h_contains(p.out_text, "w=0\n"), H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(desc, NULL), before, H_SHOW(&p));
+}
+
+Test(protect, allowlist_keeps_a_protected_path_in_the_git_directory)
+{
+	allow_keeps_protect(false);
+}
+
+Test(protect, allowlist_keeps_a_protected_path_in_the_git_directory_weakened_twin)
+{
+	allow_keeps_protect(true);
+}
+
 /* Regression: a .git/commondir that names the git directory itself (".",
  * what paddock's placeholder for commondir holds) made the start take .git
  * for a linked worktree's directory, with only config.worktree and

@@ -117,3 +117,106 @@ Test(git, gitfile_and_commondir)
 	cr_expect_str_eq(out, "../..");
 	cr_expect_eq(gitcommondir_parse("a\nb", 3, out, sizeof(out)), -EINVAL);
 }
+
+/* ------------------------------------------ the allowlist (gitallow.c) */
+
+Test(git, allowlist_what_git_writes)
+{
+	static const char *const files[] = {
+	    "index",
+	    "index.lock",
+	    "HEAD.lock",
+	    "ORIG_HEAD",
+	    "FETCH_HEAD",
+	    "MERGE_MSG",
+	    "AUTO_MERGE",
+	    "COMMIT_EDITMSG",
+	    "packed-refs",
+	    "packed-refs.lock",
+	    "packed-refs.new",
+	    "shallow.lock",
+	    "gc.pid",
+	    "gc.log",
+	    "index.stash.42",
+	    "config.lock",
+	    "refs/heads/x",
+	    "logs/HEAD",
+	    "objects/ab/cdef",
+	    "rebase-merge/done",
+	    "sequencer/todo",
+	    "info/refs",
+	    "info/refs_Ab12Cd",
+	    "worktrees/w/HEAD",
+	    "worktrees/w/index.lock",
+	    "worktrees/w/gitdir",
+	    "worktrees/w/logs/HEAD",
+	    "worktrees/w/locked",
+	};
+	static const char *const dirs[] = {"refs/heads/a",    "rebase-merge", "sequencer",
+					   "worktrees",	      "worktrees/w",  "worktrees/w/refs",
+					   "logs/refs/heads", "info"};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		cr_expect_eq(gitallow_check(files[i], GITALLOW_FILE), GITALLOW_YES, "%s", files[i]);
+		cr_expect_eq(gitallow_check(files[i], GITALLOW_RENAME), GITALLOW_YES, "%s",
+			     files[i]);
+		cr_expect_eq(gitallow_check(files[i], GITALLOW_REMOVE), GITALLOW_YES, "%s",
+			     files[i]);
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		cr_expect_eq(gitallow_check(dirs[i], GITALLOW_MKDIR), GITALLOW_YES, "%s", dirs[i]);
+	cr_expect_eq(gitallow_check("worktrees/w/commondir", GITALLOW_FILE), GITALLOW_COMMONDIR);
+	cr_expect_eq(gitallow_check("worktrees/w/commondir", GITALLOW_REMOVE), GITALLOW_YES);
+	cr_expect_eq(gitallow_check("info/rev-cache", GITALLOW_REMOVE), GITALLOW_YES);
+}
+
+Test(git, allowlist_refuses_what_runs_code_or_redirects)
+{
+	static const char *const no[] = {
+	    "config",
+	    "config.worktree",
+	    "config.worktree.lock",
+	    "commondir",
+	    "commondir.lock",
+	    "hooks",
+	    "hooks/pre-commit",
+	    "info/exclude",
+	    "info/attributes",
+	    "info/sparse-checkout",
+	    "info/grafts",
+	    "modules/s/config",
+	    "modules",
+	    "remotes/origin",
+	    "branches/x",
+	    "gitdir",
+	    "config.d/x",
+	    "newname",
+	    "worktrees/w/config.worktree",
+	    "worktrees/w/commondir.lock",
+	    "worktrees/w/hooks/x",
+	    "worktrees/w/x/y",
+	    "worktrees/w/newname",
+	    "../config",
+	    "refs/../config",
+	    "./config",
+	    "",
+	    "/config",
+	    "refs//x",
+	    "objects",
+	    "fsmonitor--daemon.ipc",
+	};
+	static const enum gitallow_op ops[] = {GITALLOW_FILE, GITALLOW_RENAME};
+
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		for (size_t k = 0; k < 2; k++)
+			cr_expect_eq(gitallow_check(no[i], ops[k]), GITALLOW_NO, "%s op %d", no[i],
+				     (int)ops[k]);
+	/* Directories: not where git makes none, not for a file name. */
+	cr_expect_eq(gitallow_check("hooks", GITALLOW_MKDIR), GITALLOW_NO);
+	cr_expect_eq(gitallow_check("config.d", GITALLOW_MKDIR), GITALLOW_NO);
+	cr_expect_eq(gitallow_check("index", GITALLOW_MKDIR), GITALLOW_NO);
+	cr_expect_eq(gitallow_check("info/x", GITALLOW_MKDIR), GITALLOW_NO);
+	cr_expect_eq(gitallow_check("worktrees/w/commondir", GITALLOW_RENAME), GITALLOW_NO);
+	cr_expect_eq(gitallow_check("info/rev-cache", GITALLOW_FILE), GITALLOW_NO);
+	cr_expect_eq(gitallow_check(NULL, GITALLOW_FILE), GITALLOW_NO);
+}

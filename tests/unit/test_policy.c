@@ -1778,3 +1778,19 @@ Test(policy, user_config_parse)
 			  err.msg, bad[i].msg);
 	}
 }
+
+/* protect_git: "check" (the default) or "allowlist" (docs/security.md,
+ * "The git directory as an allowlist"). */
+Test(policy, protect_git)
+{
+	struct policy *p = expect_valid("{\"version\": 1}");
+
+	cr_expect_eq(p->protect_git, POLICY_PROTECT_GIT_CHECK);
+	policy_free(p);
+	p = expect_valid("{\"version\": 1, \"protect_git\": \"allowlist\"}");
+	cr_expect_eq(p->protect_git, POLICY_PROTECT_GIT_ALLOWLIST);
+	policy_free(p);
+	p = expect_valid("{\"version\": 1, \"protect_git\": \"check\"}");
+	cr_expect_eq(p->protect_git, POLICY_PROTECT_GIT_CHECK);
+	policy_free(p);
+}

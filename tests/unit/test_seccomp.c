@@ -803,7 +803,8 @@ Test(seccomp, exported_program_absent_is_not_loaded)
 /* The notice's program, loaded without a listener: its notifications
  * then fail with ENOSYS (seccomp(2)), which tells them from the policy's
  * own answers (EDOM, or the kernel's ENOENT for a call let through). */
-static struct outcome run_notice(const char *json, const struct call *c, size_t *n_calls)
+static struct outcome run_prefix(const char *json, const struct call *c, size_t *n_calls,
+				 bool allowlist)
 {
 	struct policy *p = load(json);
 	struct seccomp_info info = {0}, loaded;
@@ -813,7 +814,7 @@ static struct outcome run_notice(const char *json, const struct call *c, size_t 
 
 	cr_assert_eq(seccomp_build(p, &ctx, &info, &err), 0, "%s", err.msg);
 	seccomp_release(ctx);
-	cr_assert_eq(seccomp_protect_program(&info, p), 0);
+	cr_assert_eq(seccomp_protect_program(&info, p, allowlist), 0);
 	*n_calls = info.n_protect_nrs;
 	loaded = info;
 	loaded.bpf = info.bpf_notify ? info.bpf_notify : info.bpf;
@@ -822,6 +823,11 @@ static struct outcome run_notice(const char *json, const struct call *c, size_t 
 	seccomp_info_free(&info);
 	policy_free(p);
 	return o;
+}
+
+static struct outcome run_notice(const char *json, const struct call *c, size_t *n_calls)
+{
+	return run_prefix(json, c, n_calls, false);
 }
 
 Test(seccomp, notice_prefix_sends_only_its_calls)
@@ -877,12 +883,80 @@ Test(seccomp, notice_prefix_leaves_a_denied_call_to_the_policy)
 	cr_expect(o.reported && o.result == ENOSYS, "rmdir: got %d", o.result);
 }
 
+/* protect_git "allowlist" (launcher/supervisor/gitallow.c): also every
+ * call that makes, writes or removes a name; an open only when it creates
+ * or writes, and an open or chmod with a set-id bit goes to the policy,
+ * which refuses it (here EDOM, the default action). */
+Test(seccomp, allowlist_prefix_sends_creating_calls_only)
+{
+	const struct call notified[] = {
+	    {"rename", SYS_rename, {(long)NOPE, (long)NOPE "2"}},
+	    {"rmdir", SYS_rmdir, {(long)NOPE}},
+	    {"unlinkat", SYS_unlinkat, {AT_FDCWD, (long)NOPE, 0}},
+	    {"unlink", SYS_unlink, {(long)NOPE}},
+	    {"mkdir", SYS_mkdir, {(long)NOPE, 0755}},
+	    {"mkdirat", SYS_mkdirat, {AT_FDCWD, (long)NOPE, 0755}},
+	    {"openat O_CREAT", SYS_openat, {AT_FDCWD, (long)NOPE, O_CREAT | O_WRONLY, 0644}},
+	    {"openat O_RDWR", SYS_openat, {AT_FDCWD, (long)NOPE, O_RDWR, 0}},
+	    {"open O_CREAT", SYS_open, {(long)NOPE, O_CREAT | O_RDONLY, 0600}},
+	    {"creat", SYS_creat, {(long)NOPE, 0644}},
+	    {"chmod", SYS_chmod, {(long)NOPE, 0644}},
+	    {"fchmodat", SYS_fchmodat, {AT_FDCWD, (long)NOPE, 0600}},
+	};
+	const struct call others[] = {
+	    {"openat O_RDONLY", SYS_openat, {AT_FDCWD, (long)NOPE, O_RDONLY, 0}},
+	    {"open O_RDONLY", SYS_open, {(long)NOPE, O_RDONLY, 0}},
+	    {"link", SYS_link, {(long)NOPE, (long)NOPE "2"}},
+	    {"symlink", SYS_symlink, {(long)NOPE, (long)NOPE "2"}},
+	};
+	const struct call policy[] = {
+	    {"openat S_ISUID", SYS_openat, {AT_FDCWD, (long)NOPE, O_CREAT | O_WRONLY, 04755}},
+	    {"creat S_ISGID", SYS_creat, {(long)NOPE, 02755}},
+	    {"chmod S_ISUID", SYS_chmod, {(long)NOPE, 04755}},
+	    {"mount", SYS_mount, {(long)"none", (long)NOPE, (long)"tmpfs"}},
+	};
+	size_t n;
+	struct outcome o;
+
+	for (size_t i = 0; i < sizeof(notified) / sizeof(notified[0]); i++) {
+		o = run_prefix(edom_policy, &notified[i], &n, true);
+		cr_expect_geq(n, 13);
+		cr_expect(o.reported && o.result == ENOSYS, "%s: got %d (status %#x)",
+			  notified[i].name, o.result, o.status);
+	}
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		o = run_prefix(edom_policy, &others[i], &n, true);
+		cr_expect(o.reported && o.result == ENOENT, "%s: got %d", others[i].name, o.result);
+	}
+	for (size_t i = 0; i < sizeof(policy) / sizeof(policy[0]); i++) {
+		o = run_prefix(edom_policy, &policy[i], &n, true);
+		cr_expect(o.reported && o.result == EDOM, "%s: got %d", policy[i].name, o.result);
+	}
+}
+
+/* A call the policy denies, or has a rule of its own for, stays out of the
+ * allowlist's prefix too. */
+Test(seccomp, allowlist_prefix_leaves_the_policy_rules_to_the_policy)
+{
+	static const char deny[] = "{\"version\":1,\"seccomp\":{\"errno\":\"EDOM\","
+				   "\"deny\":[{\"syscall\":\"mkdir\",\"errno\":\"EACCES\"}],"
+				   "\"allow\":[\"creat\"]}}";
+	const struct call mkdir_call = {"mkdir", SYS_mkdir, {(long)NOPE, 0755}};
+	const struct call creat_call = {"creat", SYS_creat, {(long)NOPE, 0644}};
+	size_t n;
+	struct outcome o = run_prefix(deny, &mkdir_call, &n, true);
+
+	cr_expect(o.reported && o.result == EACCES, "mkdir: got %d", o.result);
+	o = run_prefix(deny, &creat_call, &n, true);
+	cr_expect(o.reported && o.result != ENOSYS, "creat: got %d", o.result);
+}
+
 Test(seccomp, notice_prefix_not_without_the_default_profile)
 {
 	struct policy *p = load("{\"version\":1,\"seccomp\":{\"profile\":\"none\"}}");
 	struct seccomp_info info = {0};
 
-	cr_assert_eq(seccomp_protect_program(&info, p), 0);
+	cr_assert_eq(seccomp_protect_program(&info, p, false), 0);
 	cr_assert_null(info.bpf_notify);
 	cr_assert_eq(info.n_protect_nrs, 0);
 	policy_free(p);
