@@ -468,3 +468,65 @@ Test(git_inside, nested_submodules_update_recursively)
 			 "true", H_SHOW(&p));
 	cr_assert_str_eq(h_json(g.w.record, "d['tampering']"), "[]", H_SHOW(&p));
 }
+
+/* ------------------------------- paddock exec under the allowlist */
+
+/* An exec'd command loads the workload's program (exec_helper.c), so git
+ * works through `paddock exec` under protect_git "allowlist" as in the
+ * workload: a commit lands (its index.lock, objects and ref are made by
+ * the supervisor or in the writable binds), and `git config` is refused
+ * with the allowlist's line on the exec client's stderr. The twin
+ * (--weaken exec-plain-seccomp: the plain program, no listener) shows the
+ * test sees the difference: the same commit meets the read-only git
+ * directory (EROFS) and nothing is committed. */
+static void exec_git(bool weak)
+{
+	struct h_sworld s = h_sworld();
+	char *home = h_mkdir(s.w.base, "home", 0755);
+	struct gx g = {.w = s.w, .home = home};
+	char *config = h_join(s.w.ws, ".git/config");
+	const char *before, *id, *out, *err, *env = h_fmt(GIT_ENV, home);
+	struct h_proc p;
+
+	host(&g, s.w.ws, REPO_INIT);
+	before = h_read_file(config, NULL);
+	H_PADDOCK(&p, s.w.ws, "run", "--detach", "--policy", h_allowlist_policy(s.w.base),
+		  weak ? "--weaken" : "--cwd", weak ? "exec-plain-seccomp" : s.w.ws, "--", "sleep",
+		  "300");
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	id = h_fmt("%.12s", p.out_text);
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sh", "-c",
+		  h_fmt("%s echo b > b && git add b && git commit -qm second; echo commit=$?; "
+			"git config user.name planted; echo config=$?",
+			env));
+	out = p.out_text;
+	err = p.err_text;
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(h_read_file(config, NULL), before, "the git config changed");
+	cr_assert(!h_contains(out, "config=0\n"), "%s%s", out, err);
+	if (weak) {
+		cr_assert(!h_contains(out, "commit=0\n"), "%s%s", out, err);
+		cr_assert(h_contains(err, "Read-only file system"), "%s%s", out, err);
+		cr_assert_str_eq(host(&g, s.w.ws, "git log --format=%s"), "init\n");
+		return;
+	}
+	cr_assert(h_contains(out, "commit=0\n"), "%s%s", out, err);
+	cr_assert(h_contains(err, h_fmt("paddock: %s is protected by paddock (policy protect_git "
+					"\"allowlist\"",
+					config)),
+		  "%s%s", out, err);
+	cr_assert_str_eq(host(&g, s.w.ws, "git log --format=%s"), "second\ninit\n");
+	cr_assert_str_eq(host(&g, s.w.ws, "git status --porcelain"), "");
+	cr_assert_str_eq(host(&g, s.w.ws, "git fsck --no-progress 2>&1; echo fsck=$?"), "fsck=0\n");
+}
+
+Test(git_inside, exec_git_commits_under_the_allowlist_and_config_is_refused)
+{
+	exec_git(false);
+}
+
+Test(git_inside, exec_git_commits_under_the_allowlist_weakened_twin)
+{
+	exec_git(true);
+}
