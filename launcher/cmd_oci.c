@@ -484,6 +484,10 @@ static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_c
 		return oci_fail(c, "bundle %s: config.json: %s", bundle, strerror(-r));
 	if (oci_config_parse(text, len, bundle, cfg, &err) < 0)
 		return oci_fail(c, "%s: %s", path, err.msg);
+	/* Before anything is made: a path that is not a namespace of its
+	 * type fails create with nothing started. */
+	if (oci_join_open(cfg, &err) < 0)
+		return oci_config_free(cfg), oci_fail(c, "%s: %s", path, err.msg);
 	/* The rootfs itself must not be a symlink: the engine's bundle says
 	 * which directory, and a link would let whoever can change it pick
 	 * another one between this check and the mounts. */

@@ -34,6 +34,7 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
+#include "sandbox/sandbox.h"
 
 struct gate_arg {
 	const struct oci_ctx *c;
@@ -169,6 +170,13 @@ static char *annotations(const struct gate_arg *g, const char *session)
 	for (size_t i = 0; i < g->cfg->n_notes && n < sizeof(narrowed); i++)
 		n += (size_t)snprintf(narrowed + n, sizeof(narrowed) - n, "%s%s", i ? "; " : "",
 				      g->cfg->notes[i]);
+	/* Joined as asked, not narrowed; which namespace it was is its
+	 * inode (the path could name another one by now). */
+	for (size_t i = 0; i < g->cfg->n_join && n < sizeof(narrowed); i++)
+		n += (size_t)snprintf(narrowed + n, sizeof(narrowed) - n,
+				      "%slinux.namespaces[%zu]: %s namespace joined (inode %lu)",
+				      n ? "; " : "", g->cfg->join[i].index, g->cfg->join[i].type,
+				      g->cfg->join[i].ino);
 	cJSON_AddStringToObject(a, "org.paddock.record", g->record);
 	cJSON_AddStringToObject(a, "org.paddock.session", session);
 	/* What was asked (config.json's bytes) and what paddock was given
@@ -438,6 +446,7 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 		 int stderr_fd)
 {
 	struct options o = {0};
+	struct sandbox_nsjoin join[OCI_JOIN_MAX] = {0};
 	char record[4200], path[4200];
 	struct gate_arg g = {c, cfg, bundle, record, ready_fd, stderr_fd};
 	struct err err = {0};
@@ -479,6 +488,22 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	o.extra_bpf_len = cfg->bpf_len;
 	o.before_go = gate;
 	o.before_go_arg = &g;
+	for (size_t i = 0; i < cfg->n_join; i++) {
+		static const struct {
+			int nstype;
+			unsigned ns;
+		} bits[] = {{CLONE_NEWNET, POLICY_NS_NET},
+			    {CLONE_NEWIPC, POLICY_NS_IPC},
+			    {CLONE_NEWUTS, POLICY_NS_UTS},
+			    {CLONE_NEWCGROUP, POLICY_NS_CGROUP}};
+
+		for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
+			if (bits[k].nstype == cfg->join[i].nstype)
+				join[i] = (struct sandbox_nsjoin){bits[k].ns, cfg->join[i].fd,
+								  cfg->join[i].ino};
+	}
+	o.join = join;
+	o.n_join = cfg->n_join;
 	r = supervisor_run(&o);
 out:
 	/* The view's directory on the host: empty there (the bind is in our

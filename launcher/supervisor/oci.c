@@ -11,10 +11,12 @@
 
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../include/cleanup.h"
 #include "../../policy/sha256.h"
@@ -296,7 +298,12 @@ int oci_config_parse(const char *text, size_t len, const char *bundle, struct oc
 		if ((r = oci_want_string(it, "hostname", &s, err)) == 0 && s[0]) {
 			if (!uts)
 				r = err_set(err, EINVAL, "hostname: needs a \"uts\" namespace");
-			else if (!cJSON_AddStringToObject(oci_policy(out), "hostname", s))
+			/* A joined uts namespace is its owner's: the sandbox's
+			 * user namespace may not rename it. */
+			else if (oci_joins(out, CLONE_NEWUTS)) {
+				if (oci_note(out, "hostname: the joined uts namespace's own") < 0)
+					r = oci_oom(err);
+			} else if (!cJSON_AddStringToObject(oci_policy(out), "hostname", s))
 				r = oci_oom(err);
 		}
 	}
@@ -461,5 +468,10 @@ void oci_config_free(struct oci_config *c)
 	free(c->policy_json);
 	for (size_t i = 0; i < c->n_notes; i++)
 		free(c->notes[i]);
+	for (size_t i = 0; i < c->n_join; i++) {
+		free(c->join[i].path);
+		if (c->join[i].fd >= 0)
+			close(c->join[i].fd);
+	}
 	memset(c, 0, sizeof(*c));
 }

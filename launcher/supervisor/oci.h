@@ -44,6 +44,19 @@ struct oci_entry {
 	const char *link; /* OCI_ENTRY_SYMLINK: its text */
 };
 
+/* linux.namespaces[index] with a path: a namespace joined instead of made
+ * (net, ipc, uts, cgroup only). fd and ino are set by the caller
+ * (oci_join_open()), -1 and 0 until then. */
+#define OCI_JOIN_MAX 4
+struct oci_join {
+	int nstype;	  /* CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP */
+	const char *type; /* the runtime-spec name: "network", ... */
+	size_t index;	  /* in linux.namespaces, for messages */
+	char *path;
+	int fd;
+	unsigned long ino;
+};
+
 struct oci_config {
 	char **argv; /* process.args, NULL-terminated */
 	size_t argc;
@@ -79,6 +92,8 @@ struct oci_config {
 	char policy_sha256[65];	    /* of policy_json: what paddock was given */
 	char *notes[OCI_NOTES_MAX]; /* what was asked and what paddock gives instead */
 	size_t n_notes;
+	struct oci_join join[OCI_JOIN_MAX];
+	size_t n_join;
 };
 
 /* Parse and check config.json (len bytes) of the bundle at bundle (an
@@ -94,6 +109,10 @@ int oci_config_parse(const char *text, size_t len, const char *bundle, struct oc
 int oci_config_policy(struct oci_config *c, const struct oci_entry *entries, size_t n,
 		      const char *extra, size_t extra_len, struct err *err);
 void oci_config_free(struct oci_config *c);
+/* Open each joined namespace's path (c->join[].fd, .ino) and check it is a
+ * namespace of the type asked: 0, or -EINVAL/-errno with err naming the
+ * JSON path ("linux.namespaces[1].path: /x is not a network namespace"). */
+int oci_join_open(struct oci_config *c, struct err *err);
 
 /* What oci.c and oci_seccomp.c share: every member of the JSON object
  * json (a cJSON *) is one of known (NULL-terminated), at most once; else

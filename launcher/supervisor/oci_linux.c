@@ -2,8 +2,14 @@
  * sysctls, resources, seccomp (oci_seccomp.c), masked and read-only paths. */
 #include "oci_parse.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/nsfs.h>
 #include <math.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +21,92 @@
 
 static const struct {
 	const char *oci, *paddock;
+	int nstype;
 } ns_names[] = {
-    {"pid", "pid"}, {"network", "net"}, {"mount", "mount"},   {"ipc", "ipc"},
-    {"uts", "uts"}, {"user", "user"},	{"cgroup", "cgroup"}, {"time", NULL},
+    {"pid", "pid", CLONE_NEWPID},	   {"network", "net", CLONE_NEWNET},
+    {"mount", "mount", CLONE_NEWNS},	   {"ipc", "ipc", CLONE_NEWIPC},
+    {"uts", "uts", CLONE_NEWUTS},	   {"user", "user", CLONE_NEWUSER},
+    {"cgroup", "cgroup", CLONE_NEWCGROUP}, {"time", NULL, 0},
 };
+
+/* linux.namespaces[i].path: which namespaces paddock joins, and why not
+ * the others. A joined namespace is entered by the supervisor just for
+ * its clone3 (sandbox/enter.c), so the sandbox is born in it, below
+ * paddock's own new user namespace, which then holds no capability over
+ * it (its owner is the namespace's, the host's or the engine's): the
+ * workload can use the pod's network, never reconfigure it. */
+static int join_path(struct oci_config *c, const cJSON *it, size_t i, size_t k, struct err *err)
+{
+	char p[PATHLEN];
+	const char *path;
+	int r;
+
+	oci_pathf(p, sizeof(p), "linux.namespaces[%zu].path", i);
+	if ((r = oci_want_string(oci_get(it, "path"), p, &path, err)) < 0)
+		return r;
+	switch (ns_names[k].nstype) {
+	case CLONE_NEWUSER:
+		/* paddock's own user namespace is what its id map, its
+		 * capability drop and its root-caller model stand on; joining
+		 * another would give the workload that one's capabilities. */
+		return err_set(err, EINVAL,
+			       "%s: joining a user namespace is not supported (paddock makes "
+			       "its own, which its id map and capability drop rely on)",
+			       p);
+	case CLONE_NEWNS:
+		/* The sandbox's root is a tmpfs of its own, built from the
+		 * plan in a new mount namespace: another's mounts would not
+		 * be paddock's plan, nor checked against it. */
+		return err_set(err, EINVAL,
+			       "%s: joining a mount namespace is not supported (paddock builds "
+			       "the root in a mount namespace of its own)",
+			       p);
+	case CLONE_NEWPID:
+		/* paddock-init must be PID 1 of a pid namespace of its own:
+		 * the sweep of leftovers, the time limit and the record's
+		 * "nothing outlives it" stand on that. */
+		return err_set(err, EINVAL,
+			       "%s: joining a pid namespace is not supported (paddock-init is "
+			       "PID 1 of a new one)",
+			       p);
+	}
+	if (path[0] != '/')
+		return err_set(err, EINVAL, "%s: must be an absolute path", p);
+	if (c->n_join == OCI_JOIN_MAX)
+		return err_set(err, EINVAL, "%s: too many namespaces joined", p);
+	c->join[c->n_join] = (struct oci_join){.nstype = ns_names[k].nstype,
+					       .type = ns_names[k].oci,
+					       .index = i,
+					       .path = strdup(path),
+					       .fd = -1};
+	if (!c->join[c->n_join].path)
+		return oci_oom(err);
+	c->n_join++;
+	return 0;
+}
+
+int oci_join_open(struct oci_config *c, struct err *err)
+{
+	for (size_t i = 0; i < c->n_join; i++) {
+		struct oci_join *j = &c->join[i];
+		struct stat st;
+		int t;
+
+		j->fd = open(j->path, O_RDONLY | O_CLOEXEC);
+		if (j->fd < 0)
+			return err_sys(err, errno, "linux.namespaces[%zu].path %s", j->index,
+				       j->path);
+		/* NS_GET_NSTYPE (Linux 4.11) answers only for an nsfs file:
+		 * anything else (a regular file, /dev/null) is ENOTTY. */
+		t = ioctl(j->fd, NS_GET_NSTYPE);
+		if (t != j->nstype || fstat(j->fd, &st) < 0)
+			return err_set(
+			    err, EINVAL, "linux.namespaces[%zu].path: %s is not a%s %s namespace",
+			    j->index, j->path, strchr("aeiou", j->type[0]) ? "n" : "", j->type);
+		j->ino = (unsigned long)st.st_ino;
+	}
+	return 0;
+}
 
 static int parse_namespaces(struct oci_config *c, const cJSON *arr, bool *uts, struct err *err)
 {
@@ -57,12 +145,8 @@ static int parse_namespaces(struct oci_config *c, const cJSON *arr, bool *uts, s
 		seen[k] = true;
 		if (!ns_names[k].paddock)
 			return err_set(err, EINVAL, "%s: \"time\" namespaces are not supported", p);
-		if (oci_get(it, "path"))
-			return err_set(
-			    err, EINVAL,
-			    "linux.namespaces[%zu].path: joining an existing namespace is "
-			    "not supported (paddock makes its own)",
-			    i);
+		if (oci_get(it, "path") && (r = join_path(c, it, i, k, err)) < 0)
+			return r;
 		i++;
 	}
 	/* paddock is built on a user, mount, pid and network namespace of

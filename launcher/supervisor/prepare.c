@@ -560,6 +560,29 @@ static void set_ids(struct sandbox_spec *sb, const struct policy *p, uint64_t we
 	sb->gid_in = p->has_gid ? p->gid : sb->root_caller ? ROOT_CALLER_ID : sb->gid_out;
 }
 
+/* paddock oci's joined namespaces (options.join): kept in namespaces (the
+ * policy asks for them), marked joined. What paddock adds inside its own
+ * network namespace (the mediator's routes and listeners, port relays)
+ * would change the owner's (a pod's): refused with a joined one. */
+static int join_prepare(struct run_spec *r, struct err *err)
+{
+	struct sandbox_spec *sb = &r->sb;
+
+	sb->join = r->opt->join;
+	sb->n_join = r->opt->n_join;
+	for (size_t i = 0; i < sb->n_join; i++)
+		sb->joined |= sb->join[i].ns;
+	if (!(sb->joined & POLICY_NS_NET))
+		return 0;
+	if (r->policy->network == POLICY_NET_MEDIATED)
+		return err_set(err, EINVAL,
+			       "network.mode \"mediated\": not with a joined network namespace "
+			       "(the mediator's routes would change its owner's)");
+	if (r->policy->n_ports)
+		return err_set(err, EINVAL, "ports: not with a joined network namespace");
+	return 0;
+}
+
 /* Everything up to the start; nothing of the sandbox exists on failure. */
 int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, struct err *err)
 {
@@ -607,6 +630,9 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		sb->namespaces &= ~POLICY_NS_PID;
 	if (r->opt->weaken & WEAKEN_HOST_NET)
 		sb->namespaces &= ~POLICY_NS_NET;
+	rc = join_prepare(r, err);
+	if (rc < 0)
+		return rc;
 	set_ids(sb, r->policy, r->opt->weaken);
 	if (mounts_plan(r->policy,
 			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |

@@ -101,6 +101,8 @@ enum opt_tty {
 	OPT_TTY_NO,
 };
 
+struct sandbox_nsjoin;
+
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
 	const char *policy_path; /* NULL: the built-in policy below */
@@ -155,6 +157,10 @@ struct options {
 	size_t extra_bpf_len;
 	int (*before_go)(const char *session_id, int pid, void *arg, struct err *err);
 	void *before_go_arg;
+	/* paddock oci: namespaces joined instead of made (config.json's
+	 * linux.namespaces[].path; sandbox_spec.join). Not owned. */
+	const struct sandbox_nsjoin *join;
+	size_t n_join;
 };
 
 /* weaken.c */
