@@ -81,7 +81,7 @@ bb=$(command -v busybox || true)
 mkrootfs() {
 	mkdir -p "$1/bin" "$1/etc" "$1/tmp" "$1/proc" "$1/dev" "$1/sys"
 	cp "$bb" "$1/bin/busybox"
-	for t in sh echo cat ls sleep id ps hostname true false wc tr; do ln -sf busybox "$1/bin/$t"; done
+	for t in sh echo cat ls sleep id ps hostname true false wc tr nc; do ln -sf busybox "$1/bin/$t"; done
 }
 [ -n "$bb" ] || { say "test-oci: no busybox (busybox-static)"; exit 1; }
 mkrootfs "$T/rootfs"
@@ -237,6 +237,80 @@ printf '{"version":1,"mounts":[]}' >"$T/wide.json"
 bundle "$T/b6" '["true"]' '' ",\"annotations\":{\"org.paddock.policy\":\"$T/wide.json\"}"
 out=$("$OCI" --root "$R" create --bundle "$T/b6" c6 2>&1)
 has "org.paddock.policy: only network and protect" 'org.paddock.policy.mounts: not supported by paddock oci' "$out"
+
+# linux.namespaces[].path: a pod's network namespace, joined. The test
+# makes one (held by a bind mount under $T, removed by cleanup) with a
+# listener on its loopback, and a listener on the host's loopback at the
+# same port: the container reaches the first, never the second; its twin
+# (the same bundle without the path) reaches neither.
+jport=19061
+mkns() { touch "$1" && unshare --net="$1" true && nsenter --net="$1" ip link set lo up; }
+if mkns "$T/netns" && ! ss -ltnH "sport = :$jport" | grep -q .; then
+	nsenter --net="$T/netns" busybox nc -l -p $jport -e sh -c 'echo from-pod' >/dev/null 2>&1 &
+	pids+=($!)
+	python3 -c "
+import socket,sys
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1); s.bind(('127.0.0.1',$jport)); s.listen(4)
+while True:
+    c,_=s.accept(); c.sendall(b'from-host\n'); c.close()" &
+	pids+=($!)
+	sleep 0.5
+	jns=',"namespaces":[{"type":"pid"},{"type":"network","path":"'$T/netns'"},{"type":"mount"},{"type":"uts"},{"type":"ipc"}]'
+	for k in join own; do
+		bundle "$T/bj$k" '["sh","-c","nc -w 3 127.0.0.1 '$jport' </dev/null; echo nc=$?"]'
+		[ $k = join ] && sed -i "s|\"namespaces\":\[{\"type\":\"pid\"},{\"type\":\"network\"}|\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"network\",\"path\":\"$T/netns\"}|" "$T/bj$k/config.json"
+		"$OCI" --root "$R" create --bundle "$T/bj$k" --pid-file "$T/cj$k.pid" "cj$k" >"$T/cj$k.out" 2>&1 &&
+			"$OCI" --root "$R" start "cj$k"
+		pids+=("$(cat "$T/cj$k.pid" 2>/dev/null)")
+		for _ in $(seq 100); do grep -q nc= "$T/cj$k.out" && break; sleep 0.1; done
+		[ $k = join ] && st=$("$OCI" --root "$R" state "cj$k" 2>&1)
+		"$OCI" --root "$R" delete --force "cj$k" >/dev/null 2>&1
+	done
+	out=$(cat "$T/cjjoin.out")
+	case "$out" in *from-pod*nc=0*) ok "namespaces[].path: the joined network namespace's listener is reached" ;;
+		*) bad "namespaces[].path: the joined network namespace's listener is reached" "$out" ;; esac
+	case "$out" in *from-host*) bad "namespaces[].path: not the host's" "$out" ;; *) ok "namespaces[].path: not the host's" ;; esac
+	out=$(cat "$T/cjown.out")
+	case "$out" in *from-pod* | *from-host* | *nc=0*) bad "twin: without the path, neither listener" "$out" ;;
+		*) ok "twin: without the path, neither listener" ;; esac
+	has "namespaces[].path: org.paddock.achieved names the joined inode" \
+		"linux.namespaces[1]: network namespace joined (inode $(stat -L -c %i "$T/netns"))" "$st"
+	rec=$R/records/cjjoin.json
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); j=r['namespaces_joined']; assert j==[{'type':'net','inode':int(sys.argv[2])}] and 'net' not in r['namespaces'] and r['network']['mode']=='joined', r" \
+		"$rec" "$(stat -L -c %i "$T/netns")" && ok "namespaces[].path: the record has the joined inode" ||
+		bad "namespaces[].path: the record has the joined inode" "$(head -c 300 "$rec")"
+	# Bad paths: one line each, status 125, nothing made.
+	for bp in "/etc/hostname:is not a network namespace" "/proc/self/ns/ipc:is not a network namespace" \
+		"$T/nope:No such file or directory"; do
+		bundle "$T/bjbad" '["true"]'
+		sed -i "s|{\"type\":\"network\"}|{\"type\":\"network\",\"path\":\"${bp%%:*}\"}|" "$T/bjbad/config.json"
+		out=$("$OCI" --root "$R" create --bundle "$T/bjbad" cjbad 2>&1); rc=$?
+		[ $rc = 125 ] && [ ! -e "$R/cjbad" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+			has "namespaces[].path ${bp%%:*}: refused" "linux.namespaces[1].path" "$out" &&
+			has "namespaces[].path ${bp%%:*}: says why" "${bp#*:}" "$out" ||
+			bad "namespaces[].path ${bp%%:*}: refused" "status $rc: $out"
+	done
+	bundle "$T/bjbad" '["true"]'
+	sed -i 's|{"type":"mount"}|{"type":"mount","path":"/proc/1/ns/mnt"}|' "$T/bjbad/config.json"
+	out=$("$OCI" --root "$R" create --bundle "$T/bjbad" cjbad 2>&1)
+	has "namespaces[].path: a mount namespace by path is refused" \
+		'linux.namespaces[2].path: joining a mount namespace is not supported' "$out"
+	# Rootless: the host's network namespace is the host root's; the
+	# test user holds no capability over it.
+	if id paddock-test >/dev/null 2>&1; then
+		mkdir -p "$T/rr" && chown paddock-test "$T/rr"
+		chmod -R a+rX "$T/bjjoin"
+		out=$(setpriv --reuid=paddock-test --regid=paddock-test --clear-groups env HOME="$T/rr" XDG_RUNTIME_DIR= \
+			"$OCI" --root "$T/rr" create --bundle "$T/bjjoin" cjr 2>&1); rc=$?
+		[ $rc = 125 ] && has "namespaces[].path: rootless joining the host's is refused" \
+			"a rootless caller cannot join the host's" "$out" ||
+			bad "namespaces[].path: rootless joining the host's is refused" "status $rc: $out"
+	else
+		skipped "namespaces[].path: rootless joining the host's is refused" "no user paddock-test"
+	fi
+else
+	skipped "namespaces[].path: joining" "no netns could be made, or port $jport taken"
+fi
 
 # paddock-oci is the same binary as "paddock oci".
 has "paddock oci and paddock-oci are one" "paddock-oci version" "$("$B/paddock" oci --version)"
