@@ -504,6 +504,10 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	}
 	o.join = join;
 	o.n_join = cfg->n_join;
+	o.proc_masked = cfg->proc_masked;
+	o.n_proc_masked = cfg->n_proc_masked;
+	o.proc_readonly = cfg->proc_readonly;
+	o.n_proc_readonly = cfg->n_proc_readonly;
 	r = supervisor_run(&o);
 out:
 	/* The view's directory on the host: empty there (the bind is in our

@@ -468,6 +468,8 @@ void oci_config_free(struct oci_config *c)
 	free(c->policy_json);
 	for (size_t i = 0; i < c->n_notes; i++)
 		free(c->notes[i]);
+	oci_strv_free(c->proc_masked);
+	oci_strv_free(c->proc_readonly);
 	for (size_t i = 0; i < c->n_join; i++) {
 		free(c->join[i].path);
 		if (c->join[i].fd >= 0)

@@ -94,6 +94,10 @@ struct oci_config {
 	size_t n_notes;
 	struct oci_join join[OCI_JOIN_MAX];
 	size_t n_join;
+	/* linux.maskedPaths, readonlyPaths below /proc (the /sys ones: /sys
+	 * is an empty directory), NULL-terminated or NULL. */
+	char **proc_masked, **proc_readonly;
+	size_t n_proc_masked, n_proc_readonly;
 };
 
 /* Parse and check config.json (len bytes) of the bundle at bundle (an

@@ -353,17 +353,18 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 	return 0;
 }
 
-/* maskedPaths and readonlyPaths: in paddock's sandbox /proc is a procfs
- * of its own pid namespace, mounted by a user namespace without any
- * capability in the host's: the files these lists name are the host's
- * (owned by the host's root), and writes to them are refused by their
- * owner and mode; /sys is an empty directory. Masking (a read that
- * returns nothing) is not done. */
+/* maskedPaths and readonlyPaths: honoured below /proc, where paddock's
+ * procfs (of its own pid namespace) gets them as runc gives them (mounts/
+ * apply.c: the null device over a file, an empty read-only tmpfs over a
+ * directory, a read-only bind of itself; a path that does not exist is
+ * skipped), besides paddock's own lists; below /sys they hold already, as
+ * /sys is an empty directory. A path with a ".." is refused: it would
+ * name something else than it says. */
 static int parse_paths(struct oci_config *c, const cJSON *arr, const char *path, bool masked,
 		       struct err *err)
 {
-	char **v = NULL;
-	size_t n = 0, unmasked = 0;
+	char **v = NULL, ***keep = masked ? &c->proc_masked : &c->proc_readonly;
+	size_t n = 0, k = 0, *n_keep = masked ? &c->n_proc_masked : &c->n_proc_readonly;
 	int r = oci_want_strings(arr, path, false, &v, &n, err);
 
 	if (r < 0)
@@ -371,23 +372,28 @@ static int parse_paths(struct oci_config *c, const cJSON *arr, const char *path,
 	for (size_t i = 0; i < n && r == 0; i++) {
 		if (v[i][0] != '/')
 			r = err_set(err, EINVAL, "%s[%zu]: must be an absolute path", path, i);
+		else if (strstr(v[i], "/..") || strstr(v[i], "//"))
+			r = err_set(err, EINVAL, "%s[%zu]: \"%s\": no \"..\" or \"//\"", path, i,
+				    v[i]);
 		else if (strncmp(v[i], "/proc/", 6) != 0 && strncmp(v[i], "/sys/", 5) != 0 &&
 			 strcmp(v[i], "/sys") != 0)
 			r = err_set(err, EINVAL,
 				    "%s[%zu]: \"%s\" is not supported (only below /proc and /sys)",
 				    path, i, v[i]);
-		else if (masked && strncmp(v[i], "/proc/", 6) == 0)
-			unmasked++;
 	}
-	oci_strv_free(v);
-	if (r == 0 && unmasked &&
-	    oci_note(c, "%s: %zu /proc path(s) readable where their mode allows (not masked)", path,
-		     unmasked) < 0)
-		r = oci_oom(err);
-	if (r == 0 && !masked && n &&
-	    oci_note(c, "%s: read-only by their host owner, not by a mount", path) < 0)
-		r = oci_oom(err);
-	return r;
+	if (r < 0)
+		return oci_strv_free(v), r;
+	/* The /proc ones kept, in order (v is NULL-terminated, n long). */
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(v[i], "/proc/", 6) == 0 && v[i][6])
+			v[k++] = v[i];
+		else
+			free(v[i]);
+	}
+	v[k] = NULL;
+	*keep = v;
+	*n_keep = k;
+	return 0;
 }
 
 int oci_parse_linux(struct oci_config *c, const cJSON *lx, bool *uts, struct err *err)

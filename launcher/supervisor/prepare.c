@@ -640,6 +640,16 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 			&sb->plan) < 0 ||
 	    env_build(r->policy, environ, r->opt->env_pass, r->opt->n_env_pass, &sb->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < sb->plan.n; i++) {
+		struct mount_op *op = &sb->plan.ops[i];
+
+		if (op->kind != MOUNT_OP_PROC)
+			continue;
+		op->masked = r->opt->proc_masked;
+		op->n_masked = r->opt->n_proc_masked;
+		op->readonly_paths = r->opt->proc_readonly;
+		op->n_readonly_paths = r->opt->n_proc_readonly;
+	}
 
 	log_debug("planned");
 	/* Before the sources are checked: a missing one is a policy error,

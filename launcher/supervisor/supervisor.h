@@ -161,6 +161,12 @@ struct options {
 	 * linux.namespaces[].path; sandbox_spec.join). Not owned. */
 	const struct sandbox_nsjoin *join;
 	size_t n_join;
+	/* paddock oci: linux.maskedPaths and readonlyPaths below /proc
+	 * (absolute), besides paddock's own (struct mount_op.masked). */
+	char *const *proc_masked;
+	size_t n_proc_masked;
+	char *const *proc_readonly;
+	size_t n_proc_readonly;
 };
 
 /* weaken.c */

@@ -238,6 +238,32 @@ bundle "$T/b6" '["true"]' '' ",\"annotations\":{\"org.paddock.policy\":\"$T/wide
 out=$("$OCI" --root "$R" create --bundle "$T/b6" c6 2>&1)
 has "org.paddock.policy: only network and protect" 'org.paddock.policy.mounts: not supported by paddock oci' "$out"
 
+# linux.maskedPaths and readonlyPaths below /proc, as runc gives them: a
+# file reads empty (the null device over it), a directory is empty (a
+# tmpfs), a read-only path is a read-only mount; a path that does not
+# exist is skipped. paths not in paddock's own lists (cpuinfo, tty,
+# driver), so that the twin (the same bundle without the lists) shows the
+# content.
+for k in with without; do
+	lists=''
+	[ $k = with ] && lists=',"maskedPaths":["/proc/cpuinfo","/proc/tty","/proc/no-such-entry","/sys/firmware"],"readonlyPaths":["/proc/driver"]'
+	bundle "$T/bm$k" '["sh","-c","echo cpuinfo=$(cat /proc/cpuinfo | wc -c) tty=$(ls /proc/tty | wc -l) driver=$(grep -c \" /proc/driver ro,\" /proc/self/mountinfo) done"]' "$lists"
+	"$OCI" --root "$R" create --bundle "$T/bm$k" --pid-file "$T/cm$k.pid" "cm$k" >"$T/cm$k.out" 2>&1 &&
+		"$OCI" --root "$R" start "cm$k"
+	pids+=("$(cat "$T/cm$k.pid" 2>/dev/null)")
+	for _ in $(seq 100); do grep -q done "$T/cm$k.out" && break; sleep 0.1; done
+	[ $k = with ] && st=$("$OCI" --root "$R" state "cm$k" 2>&1)
+	"$OCI" --root "$R" delete --force "cm$k" >/dev/null 2>&1
+done
+has "maskedPaths: /proc/cpuinfo reads empty, /proc/tty is empty; readonlyPaths: /proc/driver read-only" \
+	"cpuinfo=0 tty=0 driver=1 done" "$(cat "$T/cmwith.out")"
+grep -Eq 'cpuinfo=[1-9][0-9]* tty=[1-9][0-9]* driver=0 done' "$T/cmwithout.out" &&
+	ok "twin: without the lists /proc/cpuinfo and /proc/tty have their content" ||
+	bad "twin: without the lists /proc/cpuinfo and /proc/tty have their content" "$(cat "$T/cmwithout.out")"
+case "$st" in *maskedPaths* | *readonlyPaths*) bad "maskedPaths: not narrowed in org.paddock.achieved" "$st" ;;
+	*org.paddock.achieved*) ok "maskedPaths: not narrowed in org.paddock.achieved" ;;
+	*) bad "maskedPaths: not narrowed in org.paddock.achieved" "$st" ;; esac
+
 # linux.namespaces[].path: a pod's network namespace, joined. The test
 # makes one (held by a bind mount under $T, removed by cleanup) with a
 # listener on its loopback, and a listener on the host's loopback at the

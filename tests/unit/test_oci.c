@@ -119,7 +119,15 @@ Test(oci, docker_config_is_translated_and_narrowings_are_noted)
 	cr_assert_str_eq(c.hooks[OCI_HOOK_PRESTART][0].args[0], "libnetwork-setkey");
 	cr_assert_eq(c.n_sysctl, 2);
 	cr_assert(noted(&c, "process.capabilities: none (14 asked)"));
-	cr_assert(noted(&c, "linux.maskedPaths"));
+	/* Honoured, not narrowed: Docker's /proc ones kept for the mounts
+	 * (the /sys one holds: /sys is empty). */
+	cr_assert_not(noted(&c, "linux.maskedPaths"));
+	cr_assert_not(noted(&c, "linux.readonlyPaths"));
+	cr_assert_eq(c.n_proc_masked, 9);
+	cr_assert_str_eq(c.proc_masked[0], "/proc/asound");
+	cr_assert_null(c.proc_masked[9]);
+	cr_assert_eq(c.n_proc_readonly, 5);
+	cr_assert_str_eq(c.proc_readonly[3], "/proc/sys");
 	cr_assert(noted(&c, "/sys is an empty directory"));
 	cr_assert_str_eq(p->hostname, "1518fb822ab4");
 	cr_assert(p->namespaces & POLICY_NS_UTS);
@@ -348,6 +356,23 @@ Test(oci, a_path_that_is_not_that_namespace_is_refused)
 	cr_assert_geq(c.join[0].fd, 0);
 	cr_assert_neq(c.join[0].ino, 0);
 	oci_config_free(&c), free(t);
+}
+
+Test(oci, masked_and_readonly_paths_are_checked)
+{
+	char *t;
+
+	refused(t = config("", ",\"maskedPaths\":[\"/proc/../etc/passwd\"]", ""),
+		"linux.maskedPaths[0]: \"/proc/../etc/passwd\": no \"..\""),
+	    free(t);
+	refused(t = config("", ",\"readonlyPaths\":[\"/proc/sys\",\"proc/x\"]", ""),
+		"linux.readonlyPaths[1]: must be an absolute path"),
+	    free(t);
+	refused(t = config("", ",\"maskedPaths\":[\"/etc/shadow\"]", ""),
+		"linux.maskedPaths[0]: \"/etc/shadow\" is not supported (only below /proc and "
+		"/sys)"),
+	    free(t);
+	refused(t = config("", ",\"maskedPaths\":[1]", ""), "linux.maskedPaths[0]"), free(t);
 }
 
 Test(oci, a_seccomp_profile_with_an_unknown_syscall_is_refused)
