@@ -67,7 +67,7 @@ trap cleanup EXIT
 # Debian's packages, skipped when present; an engine that cannot be had is
 # skipped below.
 need=""
-for p in podman uidmap docker.io containerd busybox-static; do
+for p in podman uidmap docker.io containerd busybox-static tini; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -237,6 +237,39 @@ printf '{"version":1,"mounts":[]}' >"$T/wide.json"
 bundle "$T/b6" '["true"]' '' ",\"annotations\":{\"org.paddock.policy\":\"$T/wide.json\"}"
 out=$("$OCI" --root "$R" create --bundle "$T/b6" c6 2>&1)
 has "org.paddock.policy: only network and protect" 'org.paddock.policy.mounts: not supported by paddock oci' "$out"
+
+# process.args that start an init of their own (tini, as docker --init):
+# paddock-init stays PID 1 (its sweep and the time limit need it), the
+# image's init runs as its child, the container works, its status passes
+# through, and the time limit still ends it (the record says "expired").
+# (PID 1's comm is "memfd:paddock-i": it is exec'd from a sealed memfd.)
+if [ -x /usr/bin/tini-static ]; then
+	bundle "$T/bt" '["/sbin/tini","-s","--","sh","-c","echo pid1=$(cat /proc/1/comm) tini-ppid=$(cut -d\" \" -f4 /proc/$PPID/stat); exit 7"]'
+	mkdir -p "$T/bt/rootfs/sbin" && cp /usr/bin/tini-static "$T/bt/rootfs/sbin/tini"
+	"$OCI" --root "$R" create --bundle "$T/bt" --pid-file "$T/ct.pid" ct >"$T/ct.out" 2>&1 &&
+		"$OCI" --root "$R" start ct
+	pid=$(cat "$T/ct.pid" 2>/dev/null)
+	pids+=("$pid")
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	has "an init in process.args (tini) runs as paddock-init's child" "pid1=memfd:paddock-i tini-ppid=1" "$(cat "$T/ct.out")"
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['status']==7 and r['ended']=='exit', (r['status'], r['ended'])" \
+		"$R/records/ct.json" && ok "tini: the workload's status 7 in the record" ||
+		bad "tini: the workload's status 7 in the record" "$(head -c 300 "$R/records/ct.json" 2>&1)"
+	"$OCI" --root "$R" delete --force ct >/dev/null 2>&1
+	bundle "$T/bt2" '["/sbin/tini","-s","--","sleep","60"]' '' ',"annotations":{"org.paddock.ttl":"2s"}'
+	mkdir -p "$T/bt2/rootfs/sbin" && cp /usr/bin/tini-static "$T/bt2/rootfs/sbin/tini"
+	"$OCI" --root "$R" create --bundle "$T/bt2" --pid-file "$T/ct2.pid" ct2 >"$T/ct2.out" 2>&1 &&
+		"$OCI" --root "$R" start ct2
+	pid=$(cat "$T/ct2.pid" 2>/dev/null)
+	pids+=("$pid")
+	for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['ended']=='expired', r['ended']" \
+		"$R/records/ct2.json" && ok "tini: the time limit still ends the container (expired)" ||
+		bad "tini: the time limit still ends the container (expired)" "$(head -c 300 "$R/records/ct2.json" 2>&1)"
+	"$OCI" --root "$R" delete --force ct2 >/dev/null 2>&1
+else
+	skipped "an init in process.args (tini)" "no /usr/bin/tini-static (Debian's tini)"
+fi
 
 # linux.maskedPaths and readonlyPaths below /proc, as runc gives them: a
 # file reads empty (the null device over it), a directory is empty (a
