@@ -285,6 +285,22 @@ void result_not_run(struct result *r, const char *reason);
 int results_next(struct results *rs, struct result **out);
 void results_free(struct results *rs);
 
+/* ---- merge.c: reading a run's per-arm JSON record back (paddock-eval
+ * report), pure apart from malloc ---- */
+
+/* One record as report_write_json() wrote it into r (result_init() with
+ * its case, title and arm: kind from the arm's name; the caller sets what
+ * the case table knows, weakens) and s (the subject it names). 0, or
+ * -EINVAL/-E2BIG with err naming the key ("\"grades.control.grade\":
+ * unknown grade \"MAYBE\""). */
+struct err;
+int result_read_json(const char *text, size_t len, struct result *r, struct subject *s,
+		     struct err *err);
+/* The same grade in every dimension. */
+bool result_agrees(const struct result *a, const struct result *b);
+/* "PASS/PASS/FAIL": enforcement, control, evidence. */
+void result_grades_text(const struct result *r, char *out, size_t n);
+
 /* ---- report.c: writers over FILE * (pure apart from the stream) ---- */
 
 void json_write_string(FILE *f, const char *s);
