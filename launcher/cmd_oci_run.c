@@ -170,6 +170,11 @@ static char *annotations(const struct gate_arg *g, const char *session)
 	for (size_t i = 0; i < g->cfg->n_notes && n < sizeof(narrowed); i++)
 		n += (size_t)snprintf(narrowed + n, sizeof(narrowed) - n, "%s%s", i ? "; " : "",
 				      g->cfg->notes[i]);
+	if (g->cfg->weaken && n < sizeof(narrowed))
+		n += (size_t)snprintf(narrowed + n, sizeof(narrowed) - n,
+				      "%s--weaken, org.paddock.weaken: %s (weakened on purpose, in "
+				      "the record)",
+				      n ? "; " : "", g->cfg->weaken_names);
 	/* Joined as asked, not narrowed; which namespace it was is its
 	 * inode (the path could name another one by now). */
 	for (size_t i = 0; i < g->cfg->n_join && n < sizeof(narrowed); i++)
@@ -504,6 +509,7 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	}
 	o.join = join;
 	o.n_join = cfg->n_join;
+	o.weaken = cfg->weaken;
 	o.proc_masked = cfg->proc_masked;
 	o.n_proc_masked = cfg->n_proc_masked;
 	o.proc_readonly = cfg->proc_readonly;

@@ -108,8 +108,11 @@ static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker
 			/* The oci arms' runtime (docs/oci.md). */
 			if (ctx->docker_ok &&
 			    run_capture(ctx, false, rt, buf, sizeof(buf), 15000, &st) == 0 &&
-			    st == 0 && strstr(buf, " paddock "))
+			    st == 0 && strstr(buf, " paddock ")) {
 				ctx->docker_paddock_ok = true;
+				snprintf(ctx->docker_runtimes, sizeof(ctx->docker_runtimes), "%s ",
+					 buf);
+			}
 		}
 	}
 }

@@ -203,10 +203,20 @@ static int parse_annotations(struct oci_config *c, const cJSON *an, struct err *
 				return r;
 			if (!(c->ttl = strdup(v)))
 				return oci_oom(err);
+		} else if (strcmp(it->string, "org.paddock.weaken") == 0) {
+			/* paddock run's --weaken, for an evaluation's weakened
+			 * arm (docs/oci.md): its names are checked by the caller
+			 * (oci_cli.h), and every one is in the record. */
+			if ((r = oci_want_string(it, p, &v, err)) < 0)
+				return r;
+			if (!v[0])
+				return err_set(err, EINVAL, "%s: names no knob", p);
+			if (!(c->weaken_names = strdup(v)))
+				return oci_oom(err);
 		} else {
 			return err_set(err, EINVAL,
 				       "%s: unknown paddock annotation (known: org.paddock.policy, "
-				       "org.paddock.ttl)",
+				       "org.paddock.ttl, org.paddock.weaken)",
 				       p);
 		}
 	}
@@ -463,6 +473,7 @@ void oci_config_free(struct oci_config *c)
 	free(c->bpf);
 	free(c->policy_ref);
 	free(c->ttl);
+	free(c->weaken_names);
 	free(c->annotations);
 	cJSON_Delete(c->policy);
 	free(c->policy_json);

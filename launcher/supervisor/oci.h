@@ -83,8 +83,12 @@ struct oci_config {
 	size_t n_hooks[OCI_HOOK_KINDS];
 	void *bpf; /* linux.seccomp compiled (struct sock_filter[]), or NULL */
 	size_t bpf_len;
-	char *policy_ref;	    /* annotation org.paddock.policy, or NULL */
-	char *ttl;		    /* annotation org.paddock.ttl, or NULL */
+	char *policy_ref; /* annotation org.paddock.policy, or NULL */
+	char *ttl;	  /* annotation org.paddock.ttl, or NULL */
+	/* annotation org.paddock.weaken (knob names, ',' or '+' between),
+	 * or NULL; weaken: the WEAKEN_* bits, set by the caller from it */
+	char *weaken_names;
+	uint64_t weaken;
 	char *annotations;	    /* the config's annotations as a JSON object text */
 	void *policy;		    /* the policy being built (a cJSON object) */
 	char *policy_json;	    /* oci_config_policy(): the paddock policy text */

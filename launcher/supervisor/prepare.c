@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -560,6 +562,34 @@ static void set_ids(struct sandbox_spec *sb, const struct policy *p, uint64_t we
 	sb->gid_in = p->has_gid ? p->gid : sb->root_caller ? ROOT_CALLER_ID : sb->gid_out;
 }
 
+/* --weaken rw-binds for a root caller: a writable bind is idmapped for
+ * its unprivileged workload (sandbox/userns.c), which overlayfs refuses
+ * (EINVAL: an image's rootfs, paddock oci's root caller). Such a bind the
+ * policy made read-only stays read-only, with a warning; the record's
+ * mounts show each bind's mode. The weakening still applies to every
+ * other bind. */
+static void keep_overlay_ro(struct run_spec *r)
+{
+	struct mount_plan *plan = &r->sb.plan;
+
+	if (!(r->opt->weaken & WEAKEN_RW_BINDS) || !r->sb.root_caller)
+		return;
+	for (size_t i = 0; i < r->policy->n_mounts && i < plan->n; i++) {
+		struct mount_op *op = &plan->ops[i];
+		struct statfs sf;
+
+		if (op->kind != MOUNT_OP_BIND || op->readonly || !r->policy->mounts[i].readonly ||
+		    !op->source || statfs(op->source, &sf) < 0 ||
+		    sf.f_type != OVERLAYFS_SUPER_MAGIC)
+			continue;
+		op->readonly = true;
+		fprintf(stderr,
+			"paddock: warning: --weaken rw-binds: %s (%s) stays read-only: overlayfs "
+			"refuses the idmapped mount a root caller's writable bind needs\n",
+			op->what, op->target);
+	}
+}
+
 /* paddock oci's joined namespaces (options.join): kept in namespaces (the
  * policy asks for them), marked joined. What paddock adds inside its own
  * network namespace (the mediator's routes and listeners, port relays)
@@ -640,6 +670,7 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 			&sb->plan) < 0 ||
 	    env_build(r->policy, environ, r->opt->env_pass, r->opt->n_env_pass, &sb->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
+	keep_overlay_ro(r);
 	for (size_t i = 0; i < sb->plan.n; i++) {
 		struct mount_op *op = &sb->plan.ops[i];
 

@@ -147,6 +147,14 @@ struct results {
  * results_next() fails loudly instead of dropping results. */
 #define EVAL_MAX_RESULTS 4096
 
+/* The arm's steps are Docker's (docker run ...): the docker arms, the oci
+ * arm and its weakened twin (oci-weakened:KNOB, kind ARM_WEAKENED, its
+ * knob given to paddock oci as the annotation org.paddock.weaken). */
+static inline bool result_docker_steps(const struct result *r)
+{
+	return r->kind == ARM_DOCKER || r->oci;
+}
+
 /* ---- grading.c (the shared grading rules) and result.c: pure ---- */
 
 const char *grade_name(enum grade g);

@@ -162,7 +162,7 @@ int result_read_json(const char *text, size_t len, struct result *r, struct subj
 		return err_set(err, E2BIG, "larger than %u bytes", RECORD_MAX_BYTES);
 	/* cJSON would stop at a NUL inside a string and read a shorter
 	 * one: the writer never writes one. */
-	if (memchr(text, '\0', len) || strstr(text, "\\u0000"))
+	if (memchr(text, '\0', len) || memmem(text, len, "\\u0000", 6))
 		return err_set(err, EINVAL, "a NUL in the record");
 	o = cJSON_ParseWithLength(text, len);
 	if (!cJSON_IsObject(o)) {
