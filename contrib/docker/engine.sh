@@ -55,7 +55,7 @@ up() {
 	set --
 	if [ -n "${PADDOCK_OCI:-}" ] && [ -x "$PADDOCK_OCI" ]; then
 		printf '{"runtimes": {"paddock": {"path": "%s"}' "$PADDOCK_OCI" >"$state/daemon.json"
-		for k in rw-binds no-pidns; do
+		for k in rw-binds no-pidns+no-sweep; do
 			printf ', "paddock-weaken-%s": {"path": "%s", "runtimeArgs": ["--weaken=%s"]}' \
 				"$k" "$PADDOCK_OCI" "$k" >>"$state/daemon.json"
 		done
