@@ -102,3 +102,33 @@ Test(eval_merge, agreement_is_the_same_grade_in_every_dimension)
 	result_grades_text(&b, text, sizeof(text));
 	cr_assert_str_eq(text, "PASS/UNKNOWN/PASS");
 }
+
+/* The oci arm's weakened twin (oci-weakened:KNOB): Docker's steps with
+ * paddock oci weakened, graded as a weakened arm (its FAIL is expected, a
+ * PASS an alarm); the plain oci arm stays paddock's own (its PASS needed). */
+Test(eval_merge, the_oci_arms_weakened_twin_must_fail)
+{
+	struct result r;
+	bool needed = false;
+
+	result_init(&r, "HB-01", "t", "oci-weakened:rw-binds");
+	cr_assert_eq(r.kind, ARM_WEAKENED);
+	cr_assert(r.oci && result_docker_steps(&r));
+	cr_assert_str_eq(r.knob, "rw-binds");
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_FAIL, "canary written", NULL);
+	verdict_set(&r.v[DIM_CONTROL], GRADE_PASS, NULL, NULL);
+	verdict_set(&r.v[DIM_EVIDENCE], GRADE_PASS, NULL, NULL);
+	cr_assert_eq(result_dim_outcome(&r, DIM_ENFORCEMENT, &needed), OUTCOME_OK);
+	cr_assert(needed);
+	cr_assert_not(result_check_alarm(&r));
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_PASS, NULL, NULL);
+	cr_assert_eq(result_dim_outcome(&r, DIM_ENFORCEMENT, NULL), OUTCOME_UNKNOWN);
+	cr_assert(result_check_alarm(&r), "a weakened twin that passes is an alarm");
+
+	result_init(&r, "HB-01", "t", "oci:docker-runtime-paddock");
+	cr_assert_eq(r.kind, ARM_DOCKER);
+	cr_assert(r.oci && result_docker_steps(&r));
+	verdict_set(&r.v[DIM_ENFORCEMENT], GRADE_FAIL, "canary written", NULL);
+	cr_assert_eq(result_dim_outcome(&r, DIM_ENFORCEMENT, &needed), OUTCOME_FAIL);
+	cr_assert(needed);
+}
