@@ -34,7 +34,6 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
-#include "sandbox/sandbox.h"
 
 struct gate_arg {
 	const struct oci_ctx *c;
@@ -451,7 +450,6 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 		 int stderr_fd)
 {
 	struct options o = {0};
-	struct sandbox_nsjoin join[OCI_JOIN_MAX] = {0};
 	char record[4200], path[4200];
 	struct gate_arg g = {c, cfg, bundle, record, ready_fd, stderr_fd};
 	struct err err = {0};
@@ -493,21 +491,7 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	o.extra_bpf_len = cfg->bpf_len;
 	o.before_go = gate;
 	o.before_go_arg = &g;
-	for (size_t i = 0; i < cfg->n_join; i++) {
-		static const struct {
-			int nstype;
-			unsigned ns;
-		} bits[] = {{CLONE_NEWNET, POLICY_NS_NET},
-			    {CLONE_NEWIPC, POLICY_NS_IPC},
-			    {CLONE_NEWUTS, POLICY_NS_UTS},
-			    {CLONE_NEWCGROUP, POLICY_NS_CGROUP}};
-
-		for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
-			if (bits[k].nstype == cfg->join[i].nstype)
-				join[i] = (struct sandbox_nsjoin){bits[k].ns, cfg->join[i].fd,
-								  cfg->join[i].ino};
-	}
-	o.join = join;
+	o.join = cfg->join;
 	o.n_join = cfg->n_join;
 	o.weaken = cfg->weaken;
 	o.proc_masked = cfg->proc_masked;

@@ -618,12 +618,14 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 	struct sys_clone_args args = {0};
 	char path[64];
 	struct stat st;
-	int pidfd = -1, saved[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+	int pidfd = -1, saved[SANDBOX_JOIN_MAX];
 	long pid;
 	int rc;
 
-	if (s->n_join > sizeof(saved) / sizeof(saved[0]))
+	if (s->n_join > SANDBOX_JOIN_MAX)
 		return err_set(err, E2BIG, "too many namespaces to join");
+	for (size_t i = 0; i < SANDBOX_JOIN_MAX; i++)
+		saved[i] = -1;
 
 	/* A root caller's groups (0 among them) would be the child's, and
 	 * with setgroups denied in its namespace it could never drop them:

@@ -171,6 +171,7 @@ const char *landlock_scope_name(uint64_t bit);
  * linux.namespaces[].path): ns one of POLICY_NS_NET, _IPC, _UTS, _CGROUP;
  * fd an nsfs file of that type (checked by the caller); ino its inode,
  * for the record. */
+#define SANDBOX_JOIN_MAX 4
 struct sandbox_nsjoin {
 	unsigned ns;
 	int fd;
@@ -215,7 +216,7 @@ struct sandbox_spec {
 	/* Namespaces joined: entered by the parent just for the clone, so
 	 * the child is born in them (their bits stay in namespaces; joined
 	 * says which of them are not new: no hostname, no lo set up there). */
-	const struct sandbox_nsjoin *join;
+	struct sandbox_nsjoin join[SANDBOX_JOIN_MAX];
 	size_t n_join;
 	unsigned joined;
 };

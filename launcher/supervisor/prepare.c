@@ -4,6 +4,7 @@
  * sandbox's reach, the seccomp program and the Landlock rules built, and
  * paddock-init copied. Then the session registered out of its sight. */
 #include "run.h"
+#include "oci.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -598,10 +599,22 @@ static int join_prepare(struct run_spec *r, struct err *err)
 {
 	struct sandbox_spec *sb = &r->sb;
 
-	sb->join = r->opt->join;
-	sb->n_join = r->opt->n_join;
-	for (size_t i = 0; i < sb->n_join; i++)
-		sb->joined |= sb->join[i].ns;
+	if (r->opt->n_join > SANDBOX_JOIN_MAX)
+		return err_set(err, E2BIG, "more than %d namespaces to join", SANDBOX_JOIN_MAX);
+	for (size_t i = 0; i < r->opt->n_join; i++) {
+		const struct oci_join *j = &r->opt->join[i];
+		unsigned bit = 1;
+
+		/* The POLICY_NS_* bit of its CLONE_NEW* type. */
+		while (bit <= POLICY_NS_CGROUP && sandbox_ns_flags(bit) != (unsigned long)j->nstype)
+			bit <<= 1;
+		if (bit > POLICY_NS_CGROUP ||
+		    (bit & (POLICY_NS_USER | POLICY_NS_MOUNT | POLICY_NS_PID)))
+			return err_set(err, EINVAL, "linux.namespaces[%zu]: cannot be joined",
+				       j->index);
+		sb->join[sb->n_join++] = (struct sandbox_nsjoin){bit, j->fd, j->ino};
+		sb->joined |= bit;
+	}
 	if (!(sb->joined & POLICY_NS_NET))
 		return 0;
 	if (r->policy->network == POLICY_NET_MEDIATED)

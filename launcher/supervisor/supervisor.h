@@ -101,7 +101,7 @@ enum opt_tty {
 	OPT_TTY_NO,
 };
 
-struct sandbox_nsjoin;
+struct oci_join;
 
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
@@ -158,8 +158,9 @@ struct options {
 	int (*before_go)(const char *session_id, int pid, void *arg, struct err *err);
 	void *before_go_arg;
 	/* paddock oci: namespaces joined instead of made (config.json's
-	 * linux.namespaces[].path; sandbox_spec.join). Not owned. */
-	const struct sandbox_nsjoin *join;
+	 * linux.namespaces[].path, opened and checked: oci_join_open()).
+	 * Not owned. */
+	const struct oci_join *join;
 	size_t n_join;
 	/* paddock oci: linux.maskedPaths and readonlyPaths below /proc
 	 * (absolute), besides paddock's own (struct mount_op.masked). */

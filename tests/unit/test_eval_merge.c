@@ -78,7 +78,8 @@ Test(eval_merge, what_the_writer_never_writes_is_refused_by_its_key)
 	refused("\"case\": \"HB-01\"", "\"case\": \"HB-0123456789abcdef\"",
 		"\"case\": longer than 15 bytes");
 	refused("\"seconds\": 1.230", "\"seconds\": -1", "\"seconds\": not a number");
-	refused("\"fixture_only\": false", "\"fixture_only\": 0", "\"fixture_only\": not a boolean");
+	refused("\"fixture_only\": false", "\"fixture_only\": 0",
+		"\"fixture_only\": not a boolean");
 	refused("\"mocked\": []", "\"mocked\": [1]", "\"mocked[0]\": not a short string");
 	refused("\"evidence\": [", "\"evidence\": 3, \"x\": [", "\"evidence\": not an array");
 	refused("\"kernel\": \"6.1.0-test\"", "\"kernel\": \"6.1\\u0000x\"", "a NUL in the record");
