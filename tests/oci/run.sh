@@ -243,14 +243,20 @@ has "org.paddock.policy: only network and protect" 'org.paddock.policy.mounts: n
 # image's init runs as its child, the container works, its status passes
 # through, and the time limit still ends it (the record says "expired").
 # (PID 1's comm is "memfd:paddock-i": it is exec'd from a sealed memfd.)
+# run_to_end ID BUNDLE TENTHS: create and start, wait (up to TENTHS/10 s)
+# for the monitor to end.
+run_to_end() {
+	local pid
+	"$OCI" --root "$R" create --bundle "$2" --pid-file "$T/$1.pid" "$1" >"$T/$1.out" 2>&1 &&
+		"$OCI" --root "$R" start "$1"
+	pid=$(cat "$T/$1.pid" 2>/dev/null)
+	pids+=("$pid")
+	for _ in $(seq "$3"); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+}
 if [ -x /usr/bin/tini-static ]; then
 	bundle "$T/bt" '["/sbin/tini","-s","--","sh","-c","echo pid1=$(cat /proc/1/comm) tini-ppid=$(cut -d\" \" -f4 /proc/$PPID/stat); exit 7"]'
 	mkdir -p "$T/bt/rootfs/sbin" && cp /usr/bin/tini-static "$T/bt/rootfs/sbin/tini"
-	"$OCI" --root "$R" create --bundle "$T/bt" --pid-file "$T/ct.pid" ct >"$T/ct.out" 2>&1 &&
-		"$OCI" --root "$R" start ct
-	pid=$(cat "$T/ct.pid" 2>/dev/null)
-	pids+=("$pid")
-	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	run_to_end ct "$T/bt" 100
 	has "an init in process.args (tini) runs as paddock-init's child" "pid1=memfd:paddock-i tini-ppid=1" "$(cat "$T/ct.out")"
 	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['status']==7 and r['ended']=='exit', (r['status'], r['ended'])" \
 		"$R/records/ct.json" && ok "tini: the workload's status 7 in the record" ||
@@ -258,11 +264,7 @@ if [ -x /usr/bin/tini-static ]; then
 	"$OCI" --root "$R" delete --force ct >/dev/null 2>&1
 	bundle "$T/bt2" '["/sbin/tini","-s","--","sleep","60"]' '' ',"annotations":{"org.paddock.ttl":"2s"}'
 	mkdir -p "$T/bt2/rootfs/sbin" && cp /usr/bin/tini-static "$T/bt2/rootfs/sbin/tini"
-	"$OCI" --root "$R" create --bundle "$T/bt2" --pid-file "$T/ct2.pid" ct2 >"$T/ct2.out" 2>&1 &&
-		"$OCI" --root "$R" start ct2
-	pid=$(cat "$T/ct2.pid" 2>/dev/null)
-	pids+=("$pid")
-	for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	run_to_end ct2 "$T/bt2" 300
 	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['ended']=='expired', r['ended']" \
 		"$R/records/ct2.json" && ok "tini: the time limit still ends the container (expired)" ||
 		bad "tini: the time limit still ends the container (expired)" "$(head -c 300 "$R/records/ct2.json" 2>&1)"
