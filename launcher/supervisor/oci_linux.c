@@ -89,7 +89,7 @@ int oci_join_open(struct oci_config *c, struct err *err)
 {
 	for (size_t i = 0; i < c->n_join; i++) {
 		struct oci_join *j = &c->join[i];
-		struct stat st;
+		struct stat st, own;
 		int t;
 
 		j->fd = open(j->path, O_RDONLY | O_CLOEXEC);
@@ -104,6 +104,19 @@ int oci_join_open(struct oci_config *c, struct err *err)
 			    err, EINVAL, "linux.namespaces[%zu].path: %s is not a%s %s namespace",
 			    j->index, j->path, strchr("aeiou", j->type[0]) ? "n" : "", j->type);
 		j->ino = (unsigned long)st.st_ino;
+		/* The caller's own network namespace (the engine's: Docker's
+		 * --network host gives its path, /var/run/docker/netns/
+		 * default) is the host's network, which paddock does not
+		 * give: refused as a config without a network namespace is.
+		 * (Not init's /proc/1/ns/net: a root in a container may not
+		 * look at that.) */
+		if (j->nstype == CLONE_NEWNET && stat("/proc/self/ns/net", &own) == 0 &&
+		    own.st_dev == st.st_dev && own.st_ino == st.st_ino)
+			return err_set(err, EINVAL,
+				       "linux.namespaces[%zu].path: %s is the host's network "
+				       "namespace (the host's network is not supported; use "
+				       "--network none)",
+				       j->index, j->path);
 	}
 	return 0;
 }

@@ -441,7 +441,7 @@ if command -v dockerd >/dev/null 2>&1 && command -v docker >/dev/null 2>&1; then
 		[ $rc = 7 ] && ok "docker: the exit status" || bad "docker: the exit status" "status $rc"
 		tty "docker: run -it, typed into" "typed-42" 4 docker run --rm -it --runtime paddock --network none paddock-oci-bb:test sh
 		out=$(docker run --rm --runtime paddock --network host paddock-oci-bb:test true 2>&1)
-		has "docker: --network host is refused by name" 'linux.namespaces[1].path: joining an existing namespace is not supported' "$out"
+		has "docker: --network host is refused by name" "is the host's network namespace (the host's network is not supported" "$out"
 		if docker run -d --name pdk1 --runtime paddock --network none paddock-oci-bb:test sh -c 'echo logged; sleep 60' >/dev/null 2>&1; then
 			ok "docker: run -d"
 			has "docker: exec" "from exec" "$(docker exec pdk1 sh -c 'echo from exec' 2>&1)"

@@ -350,6 +350,16 @@ Test(oci, a_path_that_is_not_that_namespace_is_refused)
 	cr_assert_lt(oci_join_open(&c, &err), 0);
 	cr_assert(strstr(err.msg, "/dev/null is not an ipc namespace"), "%s", err.msg);
 	oci_config_free(&c), free(t);
+	/* The caller's own network namespace is the host's network. */
+	t = with_namespaces("{\"type\":\"pid\"},{\"type\":\"network\",\"path\":\"/proc/self/ns/"
+			    "net\"},{\"type\":\"mount\"}");
+	cr_assert_eq(oci_config_parse(t, strlen(t), "/b", &c, &err), 0, "%s", err.msg);
+	cr_assert_lt(oci_join_open(&c, &err), 0);
+	cr_assert(strstr(err.msg,
+			 "linux.namespaces[1].path: /proc/self/ns/net is the host's network "
+			 "namespace"),
+		  "%s", err.msg);
+	oci_config_free(&c), free(t);
 	t = joining("ipc", "/proc/self/ns/ipc");
 	cr_assert_eq(oci_config_parse(t, strlen(t), "/b", &c, &err), 0, "%s", err.msg);
 	cr_assert_eq(oci_join_open(&c, &err), 0, "%s", err.msg);
