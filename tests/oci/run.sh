@@ -404,6 +404,17 @@ podman_checks() { # LABEL RUN-AS-PREFIX...
 	tty "podman $label: exec -it, typed into" "typed-42" 5 "${P[*]}" exec -it pdk1 sh
 	out=$("${P[@]}" stop -t 5 pdk1 2>&1) && ok "podman $label: stop" || bad "podman $label: stop" "$out"
 	out=$("${P[@]}" rm pdk1 2>&1) && ok "podman $label: rm" || bad "podman $label: rm" "$out"
+	# --network ns:PATH is linux.namespaces[].path: as root, the test's
+	# network namespace (section 1), with a new listener in it.
+	if [ "$label" = root ] && [ -e "$T/netns" ] && [ -n "${jport:-}" ]; then
+		nsenter --net="$T/netns" busybox nc -l -p "$jport" -e sh -c 'echo from-pod' >/dev/null 2>&1 &
+		pids+=($!)
+		sleep 0.5
+		out=$("${P[@]}" run --rm --network "ns:$T/netns" "${U[@]}" localhost/paddock-oci-bb:test \
+			sh -c "nc -w 3 127.0.0.1 $jport </dev/null; echo nc=\$?" 2>&1)
+		case "$out" in *from-pod*nc=0*) ok "podman $label: --network ns:PATH joins it" ;;
+			*) bad "podman $label: --network ns:PATH joins it" "$out" ;; esac
+	fi
 }
 if command -v podman >/dev/null 2>&1; then
 	PM=$T/podman-root
