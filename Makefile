@@ -231,7 +231,8 @@ $(B)/tests/fuzz_evidence_replay: tests/fuzz/fuzz_evidence.c tests/fuzz/replay.c 
 
 # paddock-eval's readers of what a workload can shape (tests/fuzz/fuzz_eval.c).
 $(B)/tests/fuzz_eval_replay: tests/fuzz/fuzz_eval.c tests/fuzz/replay.c \
-		$(B)/scenarios/cases/files/hb03_grade.o $(B)/scenarios/lib/grading.o
+		$(B)/scenarios/cases/files/hb03_grade.o $(B)/scenarios/lib/grading.o \
+		$(B)/scenarios/lib/merge.o $(B)/scenarios/lib/result.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
@@ -266,7 +267,8 @@ FUZZ_SRC_evidence := evidence/*.c policy/sha256.c
 FUZZ_SEED_evidence := tests/data/evidence
 FUZZ_SRC_git := mounts/gitconf.c mounts/gitallow.c
 FUZZ_SEED_git := tests/data/git
-FUZZ_SRC_eval := scenarios/cases/files/hb03_grade.c scenarios/lib/grading.c
+FUZZ_SRC_eval := scenarios/cases/files/hb03_grade.c scenarios/lib/grading.c scenarios/lib/merge.c \
+		 scenarios/lib/result.c
 FUZZ_SEED_eval := tests/data/eval
 FUZZ_SRC_oci := launcher/supervisor/oci*.c policy/*.c
 FUZZ_SEED_oci := tests/data/oci
@@ -493,7 +495,7 @@ EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 # every case's own grade part.
 EVAL_GRADE_SRC := $(wildcard scenarios/cases/*/*_grade.c)
 EVAL_LIB_OBJ := $(addprefix $(B)/scenarios/lib/,grading.o result.o report.o report_html.o args.o \
-		argv.o proc.o) \
+		argv.o proc.o merge.o) \
 		$(B)/scenarios/observers/fan_ident.o $(B)/scenarios/observers/selftest.o \
 		$(EVAL_GRADE_SRC:%.c=$(B)/%.o)
 
@@ -512,6 +514,11 @@ $(B)/tests/test_eval: tests/unit/test_eval.c tests/unit/unit.h $(EVAL_LIB_OBJ)
 
 # HB-16's and HB-21's grades (tests/unit/test_eval_jobs.c).
 $(B)/tests/test_eval_jobs: tests/unit/test_eval_jobs.c tests/unit/unit.h $(EVAL_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
+
+$(B)/tests/test_eval_merge: tests/unit/test_eval_merge.c tests/unit/unit.h tests/unit/eval_sample.h \
+		$(EVAL_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 

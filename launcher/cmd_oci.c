@@ -70,6 +70,9 @@ static const char usage[] =
     "  --systemd-cgroup  accepted: paddock makes the container's cgroup itself\n"
     "  --rootless true|false|auto\n"
     "                    accepted: paddock is rootless in every case\n"
+    "  --weaken KNOB[,KNOB]\n"
+    "                    paddock run's --weaken for every container (evaluation\n"
+    "                    only; in the record and org.paddock.achieved)\n"
     "  -v, --version     runc's three-line version\n"
     "  -h, --help        show this help\n"
     "\n"
@@ -463,6 +466,29 @@ static void resolve_sources(struct oci_config *cfg)
 
 /* config.json of bundle into cfg, with the policy text made: 0, or the
  * error printed. */
+/* annotation org.paddock.weaken into cfg->weaken: 0, or the length of
+ * the first name that is no knob (it starts the text, which is then
+ * moved so that it does). */
+static int weaken_names(struct oci_config *cfg)
+{
+	char *s = cfg->weaken_names;
+
+	while (*s) {
+		size_t n = strcspn(s, ",+");
+		char name[64];
+		uint64_t bit;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		if (n == 0 || n >= sizeof(name) || weaken_parse(name, &bit) < 0) {
+			memmove(cfg->weaken_names, s, strlen(s) + 1);
+			return n ? (int)n : 1;
+		}
+		cfg->weaken |= bit;
+		s += n + (s[n] != '\0');
+	}
+	return 0;
+}
+
 static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_config *cfg)
 {
 	cleanup_free char *text = NULL, *extra = NULL;
@@ -484,6 +510,26 @@ static int load_bundle(const struct oci_ctx *c, const char *bundle, struct oci_c
 		return oci_fail(c, "bundle %s: config.json: %s", bundle, strerror(-r));
 	if (oci_config_parse(text, len, bundle, cfg, &err) < 0)
 		return oci_fail(c, "%s: %s", path, err.msg);
+	/* Before anything is made: a path that is not a namespace of its
+	 * type fails create with nothing started. */
+	if (oci_join_open(cfg, &err) < 0)
+		return oci_config_free(cfg), oci_fail(c, "%s: %s", path, err.msg);
+	if (c->weaken) {
+		char *both = NULL;
+
+		if (asprintf(&both, "%s%s%s", c->weaken, cfg->weaken_names ? "," : "",
+			     cfg->weaken_names ? cfg->weaken_names : "") < 0)
+			return oci_config_free(cfg), oci_fail(c, "out of memory");
+		free(cfg->weaken_names);
+		cfg->weaken_names = both;
+	}
+	if (cfg->weaken_names && (r = weaken_names(cfg)) != 0) {
+		r = oci_fail(
+		    c, "%s: --weaken or annotations.org.paddock.weaken: unknown knob \"%.*s\"",
+		    path, r, cfg->weaken_names);
+		oci_config_free(cfg);
+		return r;
+	}
 	/* The rootfs itself must not be a symlink: the engine's bundle says
 	 * which directory, and a link would let whoever can change it pick
 	 * another one between this check and the mounts. */
@@ -993,6 +1039,7 @@ int cmd_oci(int argc, char **argv)
 	    {"debug", no_argument, NULL, 'd'},
 	    {"systemd-cgroup", no_argument, NULL, 's'},
 	    {"rootless", required_argument, NULL, 'R'},
+	    {"weaken", required_argument, NULL, 'w'},
 	    {"version", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -1027,6 +1074,9 @@ int cmd_oci(int argc, char **argv)
 			setenv("PADDOCK_DEBUG", "1", 1);
 			break;
 		case 's':
+			break;
+		case 'w':
+			c.weaken = optarg;
 			break;
 		case 'R':
 			if (strcmp(optarg, "true") != 0 && strcmp(optarg, "false") != 0 &&

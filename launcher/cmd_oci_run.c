@@ -169,6 +169,18 @@ static char *annotations(const struct gate_arg *g, const char *session)
 	for (size_t i = 0; i < g->cfg->n_notes && n < sizeof(narrowed); i++)
 		n += (size_t)snprintf(narrowed + n, sizeof(narrowed) - n, "%s%s", i ? "; " : "",
 				      g->cfg->notes[i]);
+	if (g->cfg->weaken && n < sizeof(narrowed))
+		n += (size_t)snprintf(narrowed + n, sizeof(narrowed) - n,
+				      "%s--weaken, org.paddock.weaken: %s (weakened on purpose, in "
+				      "the record)",
+				      n ? "; " : "", g->cfg->weaken_names);
+	/* Joined as asked, not narrowed; which namespace it was is its
+	 * inode (the path could name another one by now). */
+	for (size_t i = 0; i < g->cfg->n_join && n < sizeof(narrowed); i++)
+		n += (size_t)snprintf(narrowed + n, sizeof(narrowed) - n,
+				      "%slinux.namespaces[%zu]: %s namespace joined (inode %lu)",
+				      n ? "; " : "", g->cfg->join[i].index, g->cfg->join[i].type,
+				      g->cfg->join[i].ino);
 	cJSON_AddStringToObject(a, "org.paddock.record", g->record);
 	cJSON_AddStringToObject(a, "org.paddock.session", session);
 	/* What was asked (config.json's bytes) and what paddock was given
@@ -479,6 +491,13 @@ void oci_monitor(const struct oci_ctx *c, struct oci_config *cfg, const char *bu
 	o.extra_bpf_len = cfg->bpf_len;
 	o.before_go = gate;
 	o.before_go_arg = &g;
+	o.join = cfg->join;
+	o.n_join = cfg->n_join;
+	o.weaken = cfg->weaken;
+	o.proc_masked = cfg->proc_masked;
+	o.n_proc_masked = cfg->n_proc_masked;
+	o.proc_readonly = cfg->proc_readonly;
+	o.n_proc_readonly = cfg->n_proc_readonly;
 	r = supervisor_run(&o);
 out:
 	/* The view's directory on the host: empty there (the bind is in our

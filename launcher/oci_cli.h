@@ -21,6 +21,10 @@ struct oci_ctx {
 	char dir[4096];	  /* ROOT/ID */
 	const char *id;
 	const char *console; /* --console-socket, or NULL */
+	/* --weaken KNOB[,KNOB] (global): paddock run's --weaken for every
+	 * container, as an engine's runtime with arguments gives it (docs/
+	 * oci.md, "A weakened runtime"); NULL: none */
+	const char *weaken;
 };
 
 /* What a container's state.json holds (written by the monitor at create). */

@@ -367,63 +367,88 @@ static int proc_path(int rootfd, const struct mount_op *op, const char *name, st
 	return fd;
 }
 
-static int harden_proc(int rootfd, const struct mount_op *op, struct err *err)
+/* The name of path below op's target ("/proc/acpi" -> "acpi"), NULL when
+ * it is not below it. */
+static const char *below(const struct mount_op *op, const char *path)
+{
+	size_t n = strlen(op->target);
+
+	return strncmp(path, op->target, n) == 0 && path[n] == '/' && path[n + 1] ? path + n + 1
+										  : NULL;
+}
+
+/* One of op's procfs paths (name: relative to its target) read-only, as a
+ * recursive bind of itself. A name that does not exist is skipped. */
+static int proc_ro(int rootfd, const struct mount_op *op, const char *name, struct err *err)
 {
 	unsigned ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+	cleanup_close int fd = proc_path(rootfd, op, name, err);
+	cleanup_close int tree = -1;
 
-	for (size_t i = 0; i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++) {
-		cleanup_close int fd = proc_path(rootfd, op, proc_readonly[i], err);
-		cleanup_close int tree = -1;
-
-		if (fd == -ENOENT)
-			continue;
-		if (fd < 0)
-			return fd;
-		tree = open_tree(
-		    fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-		if (tree < 0)
-			return err_sys(err, errno, "%s: open_tree /proc/%s", op->what,
-				       proc_readonly[i]);
-		if (set_attr(tree, ro, true, op->what, err) < 0)
-			return -err->code;
-		if (move_mount(tree, "", fd, "",
-			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-			return err_sys(err, errno, "%s: read-only /proc/%s", op->what,
-				       proc_readonly[i]);
-	}
-	for (size_t i = 0; i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++) {
-		cleanup_close int fd = proc_path(rootfd, op, proc_masked[i], err);
-		cleanup_close int cover = -1;
-		struct stat st;
-
-		if (fd == -ENOENT)
-			continue;
-		if (fd < 0)
-			return fd;
-		if (fstat(fd, &st) < 0)
-			return err_sys(err, errno, "%s: stat /proc/%s", op->what, proc_masked[i]);
-		/* A directory gets an empty read-only tmpfs, a file the
-		 * (read-only) null device. */
-		if (S_ISDIR(st.st_mode))
-			cover = new_fs("tmpfs", "4096", "555", ro, op->what, err);
-		else
-			cover =
-			    open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-		if (cover < 0)
-			return cover == -1
-				   ? err_sys(err, errno, "%s: open_tree /dev/null", op->what)
-				   : cover;
-		/* Not nodev on the null device: it reads as empty, like
-		 * Docker's masked files, instead of failing. */
-		if (!S_ISDIR(st.st_mode) &&
-		    set_attr(cover, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-			     false, op->what, err) < 0)
-			return -err->code;
-		if (move_mount(cover, "", fd, "",
-			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-			return err_sys(err, errno, "%s: mask /proc/%s", op->what, proc_masked[i]);
-	}
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	tree =
+	    open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		return err_sys(err, errno, "%s: open_tree /proc/%s", op->what, name);
+	if (set_attr(tree, ro, true, op->what, err) < 0)
+		return -err->code;
+	if (move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return err_sys(err, errno, "%s: read-only /proc/%s", op->what, name);
 	return 0;
+}
+
+/* One of op's procfs paths masked: a directory gets an empty read-only
+ * tmpfs, a file the (read-only) null device, as runc does; a name that
+ * does not exist is skipped, also as runc does. */
+static int proc_mask(int rootfd, const struct mount_op *op, const char *name, struct err *err)
+{
+	unsigned ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+	cleanup_close int fd = proc_path(rootfd, op, name, err);
+	cleanup_close int cover = -1;
+	struct stat st;
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, errno, "%s: stat /proc/%s", op->what, name);
+	if (S_ISDIR(st.st_mode))
+		cover = new_fs("tmpfs", "4096", "555", ro, op->what, err);
+	else
+		cover = open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (cover < 0)
+		return cover == -1 ? err_sys(err, errno, "%s: open_tree /dev/null", op->what)
+				   : cover;
+	/* Not nodev on the null device: it reads as empty, like
+	 * Docker's masked files, instead of failing. */
+	if (!S_ISDIR(st.st_mode) &&
+	    set_attr(cover, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false,
+		     op->what, err) < 0)
+		return -err->code;
+	if (move_mount(cover, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return err_sys(err, errno, "%s: mask /proc/%s", op->what, name);
+	return 0;
+}
+
+static int harden_proc(int rootfd, const struct mount_op *op, struct err *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++)
+		r = proc_ro(rootfd, op, proc_readonly[i], err);
+	for (size_t i = 0; r == 0 && i < op->n_readonly_paths; i++)
+		if (below(op, op->readonly_paths[i]))
+			r = proc_ro(rootfd, op, below(op, op->readonly_paths[i]), err);
+	for (size_t i = 0; r == 0 && i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++)
+		r = proc_mask(rootfd, op, proc_masked[i], err);
+	for (size_t i = 0; r == 0 && i < op->n_masked; i++)
+		if (below(op, op->masked[i]))
+			r = proc_mask(rootfd, op, below(op, op->masked[i]), err);
+	return r;
 }
 
 static int host_proc(int rootfd, const struct mount_op *op, struct err *err)

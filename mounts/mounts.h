@@ -33,6 +33,15 @@ struct mount_op {
 	bool optional;	   /* BIND: a missing source is skipped */
 	bool copy_symlink; /* BIND: a symlink source is recreated as a symlink */
 	bool host_proc;	   /* PROC: bind the host's /proc (no pid namespace) */
+	/* PROC: absolute paths below target masked (a file covered by the
+	 * null device, a directory by an empty read-only tmpfs) and made
+	 * read-only, besides paddock's own lists (apply.c); one that does not
+	 * exist is skipped. Not owned (paddock oci's maskedPaths and
+	 * readonlyPaths, set after mounts_plan()). */
+	char *const *masked;
+	size_t n_masked;
+	char *const *readonly_paths;
+	size_t n_readonly_paths;
 	/* BIND: > 0 when the supervisor made the detached tree (an idmapped
 	 * writable bind for a root caller, sandbox/enter.c); the child attaches
 	 * it as given (fd 0 is stdin, never a tree) */

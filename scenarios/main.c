@@ -29,25 +29,27 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: paddock-eval [--case ID]... [--arm ARM]... [--out DIR] [--paddock PATH]\n"
-	      "                    [--user NAME] [--no-docker] [--list] [--help] [--version]\n"
-	      "Runs the harness boundary scenarios (docs/scenarios.md) and grades each case\n"
-	      "and arm on enforcement, control and evidence, never summed.\n"
-	      "  --case ID     only this case (repeatable; default: all)\n"
-	      "  --arm ARM     only this arm (repeatable): enforced, weakened:KNOB, docker,\n"
-	      "                broken-collector\n"
-	      "  --out DIR     results directory (default results/RUN-ID)\n"
-	      "  --paddock P   the paddock binary under test (default: beside paddock-eval)\n"
-	      "  --user NAME   unprivileged user the workloads run as when root\n"
-	      "                (default paddock-test)\n"
-	      "  --no-docker   docker arms NOT EXECUTED\n"
-	      "  --list        print cases and arms and exit\n"
-	      "  --version     print the version and exit\n"
-	      "Writes DIR/report.html (the matrix in colour), report.md, junit.xml and one\n"
-	      "JSON record per case and arm; prints [n/N] CASE ARM GRADE (TIME) on stderr.\n"
-	      "exit: 0 ok, 1 boundary failed, 2 usage, 3 harness error, 4 harness could not\n"
-	      "      tell (UNKNOWN, a weakened arm not FAIL, an alarm), 5 not executed\n",
-	      f);
+	fputs(
+	    "usage: paddock-eval [--case ID]... [--arm ARM]... [--out DIR] [--paddock PATH]\n"
+	    "                    [--user NAME] [--no-docker] [--list] [--help] [--version]\n"
+	    "       paddock-eval report [--out DIR] RESULTS-DIR...  (paddock-eval report --help)\n"
+	    "Runs the harness boundary scenarios (docs/scenarios.md) and grades each case\n"
+	    "and arm on enforcement, control and evidence, never summed.\n"
+	    "  --case ID     only this case (repeatable; default: all)\n"
+	    "  --arm ARM     only this arm (repeatable): enforced, weakened:KNOB, docker,\n"
+	    "                broken-collector\n"
+	    "  --out DIR     results directory (default results/RUN-ID)\n"
+	    "  --paddock P   the paddock binary under test (default: beside paddock-eval)\n"
+	    "  --user NAME   unprivileged user the workloads run as when root\n"
+	    "                (default paddock-test)\n"
+	    "  --no-docker   docker arms NOT EXECUTED\n"
+	    "  --list        print cases and arms and exit\n"
+	    "  --version     print the version and exit\n"
+	    "Writes DIR/report.html (the matrix in colour), report.md, junit.xml and one\n"
+	    "JSON record per case and arm; prints [n/N] CASE ARM GRADE (TIME) on stderr.\n"
+	    "exit: 0 ok, 1 boundary failed, 2 usage, 3 harness error, 4 harness could not\n"
+	    "      tell (UNKNOWN, a weakened arm not FAIL, an alarm), 5 not executed\n",
+	    f);
 }
 
 static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker)
@@ -106,46 +108,50 @@ static void subject_fill(struct eval_ctx *ctx, struct subject *s, bool no_docker
 			/* The oci arms' runtime (docs/oci.md). */
 			if (ctx->docker_ok &&
 			    run_capture(ctx, false, rt, buf, sizeof(buf), 15000, &st) == 0 &&
-			    st == 0 && strstr(buf, " paddock "))
+			    st == 0 && strstr(buf, " paddock ")) {
 				ctx->docker_paddock_ok = true;
+				snprintf(ctx->docker_runtimes, sizeof(ctx->docker_runtimes), "%s ",
+					 buf);
+			}
 		}
 	}
 }
 
-static int write_outputs(const struct eval_ctx *ctx, const struct result *rs, size_t n)
+int eval_write_outputs(const char *outdir, const struct result *rs, size_t n,
+		       const struct subject *subj)
 {
 	char p[PATH_MAX + 64];
 	FILE *f;
 
-	snprintf(p, sizeof(p), "%s/report.md", ctx->outdir);
+	snprintf(p, sizeof(p), "%s/report.md", outdir);
 	if (!(f = fopen(p, "we")))
 		return -errno;
-	report_write_md(f, rs, n, ctx->subj);
+	report_write_md(f, rs, n, subj);
 	fclose(f);
-	snprintf(p, sizeof(p), "%s/report.html", ctx->outdir);
+	snprintf(p, sizeof(p), "%s/report.html", outdir);
 	if (!(f = fopen(p, "we")))
 		return -errno;
-	report_write_html(f, rs, n, ctx->subj, ctx->outdir);
+	report_write_html(f, rs, n, subj, outdir);
 	fclose(f);
-	snprintf(p, sizeof(p), "%s/junit.xml", ctx->outdir);
+	snprintf(p, sizeof(p), "%s/junit.xml", outdir);
 	if (!(f = fopen(p, "we")))
 		return -errno;
-	report_write_junit(f, rs, n, ctx->subj);
+	report_write_junit(f, rs, n, subj);
 	fclose(f);
 	return 0;
 }
 
-static int write_record(const struct eval_ctx *ctx, const struct result *r)
+int eval_write_record(const char *outdir, const struct result *r, const struct subject *subj)
 {
 	char p[PATH_MAX + 128], name[160];
 	FILE *f;
 
 	/* The name report.html links to. */
 	report_record_name(r, name, sizeof(name));
-	snprintf(p, sizeof(p), "%s/%s", ctx->outdir, name);
+	snprintf(p, sizeof(p), "%s/%s", outdir, name);
 	if (!(f = fopen(p, "we")))
 		return -errno;
-	report_write_json(f, r, ctx->subj);
+	report_write_json(f, r, subj);
 	fclose(f);
 	return 0;
 }
@@ -274,7 +280,7 @@ static int run_cases(struct eval_ctx *ctx, const struct eval_opts *o, struct res
 			t0 = now_s();
 			case_run_arm(ctx, ec, a, r);
 			r->seconds = now_s() - t0;
-			if (write_record(ctx, r) < 0)
+			if (eval_write_record(ctx->outdir, r, ctx->subj) < 0)
 				fprintf(stderr,
 					"paddock-eval: cannot write the record of %s %s: %s\n",
 					ec->id, a->name, strerror(errno));
@@ -301,6 +307,9 @@ int main(int argc, char **argv)
 	char verdict[640];
 	int rc, status = EVAL_EXIT_HARNESS;
 
+	/* paddock-eval report DIR...: merge runs (report_cmd.c). */
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return eval_report_main(argc - 1, argv + 1);
 	rc = eval_opts_parse(argc, argv, eval_cases, eval_n_cases, &o, &err);
 	if (rc < 0 || o.help || o.list || o.version) {
 		if (rc < 0)
@@ -319,7 +328,7 @@ int main(int argc, char **argv)
 		subject_fill(&ctx, &subj, o.no_docker);
 		rc = run_cases(&ctx, &o, &rs, &err);
 	}
-	if (rc >= 0 && (rc = write_outputs(&ctx, rs.v, rs.n)) < 0)
+	if (rc >= 0 && (rc = eval_write_outputs(ctx.outdir, rs.v, rs.n, ctx.subj)) < 0)
 		err_sys(&err, rc, "cannot write the report in %s", ctx.outdir);
 	if (rc >= 0) {
 		report_write_matrix(stdout, rs.v, rs.n);

@@ -120,7 +120,7 @@ _paddock()
 	doctor) COMPREPLY=($(compgen -W "--policy --help" -- "$cur")) ;;
 	oci)
 		# paddock oci COMMAND: runc's commands (docs/oci.md).
-		[[ $prev == oci ]] && COMPREPLY=($(compgen -W "create start state kill delete exec ps features --root --log --log-format --debug --systemd-cgroup --rootless --version --help" -- "$cur"))
+		[[ $prev == oci ]] && COMPREPLY=($(compgen -W "create start state kill delete exec ps features --root --log --log-format --debug --systemd-cgroup --rootless --weaken --version --help" -- "$cur"))
 		;;
 	budget)
 		case $prev in
@@ -142,6 +142,12 @@ _paddock_eval()
 		cur=${w[${#w[@]}-1]} prev=${w[${#w[@]}-2]}
 	fi
 	command -v "$bin" >/dev/null 2>&1 || bin=paddock-eval
+	# paddock-eval report [--out DIR] RESULTS-DIR...: directories.
+	if [[ ${w[1]} == report && ${#w[@]} -gt 2 || ${w[1]} == report && -z $cur ]]; then
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--out --help" -- "$cur")) ||
+			COMPREPLY=($(compgen -d -- "$cur"))
+		return
+	fi
 	case $prev in
 	--case)
 		COMPREPLY=($(compgen -W "$("$bin" --list 2>/dev/null | awk '/^HB-/ { print $1 }')" -- "$cur"))
@@ -158,7 +164,7 @@ _paddock_eval()
 	--paddock) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--user) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "$("$bin" --help 2>/dev/null | grep -oE -- '--[a-z][a-z-]*' | sort -u)" -- "$cur"))
+	COMPREPLY=($(compgen -W "report $("$bin" --help 2>/dev/null | grep -oE -- '--[a-z][a-z-]*' | sort -u)" -- "$cur"))
 }
 
 complete -F _paddock paddock

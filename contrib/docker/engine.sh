@@ -49,8 +49,19 @@ up() {
 	# Runtimes beside runc, for the benchmarks' `docker run --runtime`
 	# rows: paddock oci (PADDOCK_OCI, the paddock-oci path; docs/oci.md)
 	# and crun, when present.
+	# paddock-weaken-KNOB: paddock oci with one protection removed (its
+	# global --weaken, in each container's record), for the eval's
+	# oci-weakened arms; a runtime with arguments needs daemon.json.
 	set --
-	[ -n "${PADDOCK_OCI:-}" ] && [ -x "$PADDOCK_OCI" ] && set -- "$@" --add-runtime "paddock=$PADDOCK_OCI"
+	if [ -n "${PADDOCK_OCI:-}" ] && [ -x "$PADDOCK_OCI" ]; then
+		printf '{"runtimes": {"paddock": {"path": "%s"}' "$PADDOCK_OCI" >"$state/daemon.json"
+		for k in rw-binds no-pidns+no-sweep; do
+			printf ', "paddock-weaken-%s": {"path": "%s", "runtimeArgs": ["--weaken=%s"]}' \
+				"$k" "$PADDOCK_OCI" "$k" >>"$state/daemon.json"
+		done
+		echo '}}' >>"$state/daemon.json"
+		set -- "$@" --config-file "$state/daemon.json"
+	fi
 	command -v crun >/dev/null 2>&1 && set -- "$@" --add-runtime "crun=$(command -v crun)"
 	setsid dockerd --bridge=none --iptables=false --ip6tables=false "$@" \
 		--pidfile "$state/dockerd.pid" >"$state/dockerd.log" 2>&1 </dev/null &

@@ -44,6 +44,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,9 +449,12 @@ static int child_setup(const struct sandbox_spec *s, const struct sandbox *sb, i
 	rc = report_applied(*ctl, &plan, err);
 	if (rc < 0)
 		return rc;
-	if ((s->namespaces & POLICY_NS_UTS) && sethostname(p->hostname, strlen(p->hostname)) < 0)
+	/* A joined uts or network namespace is its owner's, set up by it
+	 * (the pod's): this user namespace holds no capability there. */
+	if ((s->namespaces & POLICY_NS_UTS) && !(s->joined & POLICY_NS_UTS) &&
+	    sethostname(p->hostname, strlen(p->hostname)) < 0)
 		return err_sys(err, errno, "sethostname");
-	if (s->namespaces & POLICY_NS_NET) {
+	if ((s->namespaces & POLICY_NS_NET) && !(s->joined & POLICY_NS_NET)) {
 		rc = net_lo_up(err);
 		if (rc >= 0 && s->anyip && !s->no_routes)
 			rc = net_anyip_routes(err);
@@ -554,6 +558,51 @@ static int send_idmapped(const struct sandbox_spec *s, int ctl, struct err *err)
 	return 0;
 }
 
+/* Step 1's joined namespaces: the parent enters each for the clone (a
+ * child is born in its parent's namespaces, and CLONE_NEWUSER then makes
+ * its user namespace below them; the other order, setns from inside the
+ * new user namespace, would need CAP_SYS_ADMIN over the namespace's owner,
+ * which that one never has), saving its own in saved[i] to come back. */
+static int join_enter(const struct sandbox_spec *s, int *saved, struct err *err)
+{
+	for (size_t i = 0; i < s->n_join; i++) {
+		const char *name = policy_ns_name(s->join[i].ns);
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+		saved[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (saved[i] < 0)
+			return err_sys(err, errno, "%s", path);
+		/* EPERM: setns(2) wants CAP_SYS_ADMIN in the namespace's
+		 * owning user namespace and in ours. */
+		if (setns(s->join[i].fd, (int)sandbox_ns_flags(s->join[i].ns)) < 0)
+			return err_sys(err, errno, "join the %s namespace (inode %lu)%s", name,
+				       s->join[i].ino,
+				       errno == EPERM ? ": needs CAP_SYS_ADMIN over its owner "
+							"(a rootless caller cannot join the "
+							"host's)"
+						      : "");
+	}
+	return 0;
+}
+
+/* Back to the parent's own namespaces, in reverse order. */
+static int join_leave(const struct sandbox_spec *s, int *saved, struct err *err)
+{
+	int rc = 0;
+
+	for (size_t i = s->n_join; i-- > 0;) {
+		if (saved[i] < 0)
+			continue;
+		if (setns(saved[i], 0) < 0 && rc == 0)
+			rc = err_sys(err, errno, "back to our own %s namespace",
+				     policy_ns_name(s->join[i].ns));
+		close(saved[i]);
+		saved[i] = -1;
+	}
+	return rc;
+}
+
 /* Step 1 and 3. */
 int sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, struct err *err)
 {
@@ -569,9 +618,14 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 	struct sys_clone_args args = {0};
 	char path[64];
 	struct stat st;
-	int pidfd = -1;
+	int pidfd = -1, saved[SANDBOX_JOIN_MAX];
 	long pid;
 	int rc;
+
+	if (s->n_join > SANDBOX_JOIN_MAX)
+		return err_set(err, E2BIG, "too many namespaces to join");
+	for (size_t i = 0; i < SANDBOX_JOIN_MAX; i++)
+		saved[i] = -1;
 
 	/* A root caller's groups (0 among them) would be the child's, and
 	 * with setgroups denied in its namespace it could never drop them:
@@ -582,7 +636,7 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 		return err_sys(err, errno, "socketpair");
 	sb->ctl = sv[0];
 	peer = sv[1];
-	args.flags = sandbox_ns_flags(s->namespaces) | CLONE_PIDFD;
+	args.flags = sandbox_ns_flags(s->namespaces & ~s->joined) | CLONE_PIDFD;
 	args.pidfd = (uintptr_t)&pidfd;
 	/* limits.memory, .cpu, .pids (supervisor/cgroup.c): born in its own
 	 * cgroup, so no process of the sandbox ever runs outside it. */
@@ -591,7 +645,23 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 		args.cgroup = (uint64_t)sb->cgroup_fd;
 	}
 	args.exit_signal = SIGCHLD;
+	rc = join_enter(s, saved, err);
+	if (rc < 0) {
+		(void)join_leave(s, saved, &(struct err){0});
+		return rc;
+	}
 	pid = sys_clone3(&args);
+	if (pid == 0) {
+		close(sv[0]);
+		child(s, sb, peer);
+	}
+	rc = join_leave(s, saved, err);
+	if (rc < 0 && pid > 0) {
+		pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+		close(pidfd);
+		return rc;
+	}
 	if (pid < 0 && (pid == -ENOSPC || pid == -EPERM || pid == -EUSERS) &&
 	    (args.flags & CLONE_NEWUSER))
 		/* The first-run failure on many desktops: say what governs it. */
@@ -605,10 +675,6 @@ int sandbox_start_gated(const struct sandbox_spec *s, struct sandbox *sb,
 				     "refuses it");
 	if (pid < 0)
 		return err_sys(err, pid, "clone3 into new namespaces");
-	if (pid == 0) {
-		close(sv[0]);
-		child(s, sb, peer);
-	}
 	sb->pid = (pid_t)pid;
 	sb->pidfd = pidfd;
 	log_debug("cloned");

@@ -169,6 +169,17 @@ const char *landlock_scope_name(uint64_t bit);
 
 /* ---------------------------------------------------------------- the spec */
 
+/* A namespace the sandbox joins instead of making one (paddock oci's
+ * linux.namespaces[].path): ns one of POLICY_NS_NET, _IPC, _UTS, _CGROUP;
+ * fd an nsfs file of that type (checked by the caller); ino its inode,
+ * for the record. */
+#define SANDBOX_JOIN_MAX 4
+struct sandbox_nsjoin {
+	unsigned ns;
+	int fd;
+	unsigned long ino;
+};
+
 struct sandbox_spec {
 	const struct policy *policy;
 	struct mount_plan plan; /* its PROTECT ops: see the header comment */
@@ -204,6 +215,12 @@ struct sandbox_spec {
 	 * Filters stack and the strictest answer wins. NULL: none. */
 	const void *extra_bpf;
 	size_t extra_bpf_len;
+	/* Namespaces joined: entered by the parent just for the clone, so
+	 * the child is born in them (their bits stay in namespaces; joined
+	 * says which of them are not new: no hostname, no lo set up there). */
+	struct sandbox_nsjoin join[SANDBOX_JOIN_MAX];
+	size_t n_join;
+	unsigned joined;
 };
 
 /* A started sandbox, as the supervisor holds it. */

@@ -11,10 +11,12 @@
 
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../include/cleanup.h"
 #include "../../policy/sha256.h"
@@ -201,10 +203,20 @@ static int parse_annotations(struct oci_config *c, const cJSON *an, struct err *
 				return r;
 			if (!(c->ttl = strdup(v)))
 				return oci_oom(err);
+		} else if (strcmp(it->string, "org.paddock.weaken") == 0) {
+			/* paddock run's --weaken, for an evaluation's weakened
+			 * arm (docs/oci.md): its names are checked by the caller
+			 * (oci_cli.h), and every one is in the record. */
+			if ((r = oci_want_string(it, p, &v, err)) < 0)
+				return r;
+			if (!v[0])
+				return err_set(err, EINVAL, "%s: names no knob", p);
+			if (!(c->weaken_names = strdup(v)))
+				return oci_oom(err);
 		} else {
 			return err_set(err, EINVAL,
 				       "%s: unknown paddock annotation (known: org.paddock.policy, "
-				       "org.paddock.ttl)",
+				       "org.paddock.ttl, org.paddock.weaken)",
 				       p);
 		}
 	}
@@ -296,7 +308,12 @@ int oci_config_parse(const char *text, size_t len, const char *bundle, struct oc
 		if ((r = oci_want_string(it, "hostname", &s, err)) == 0 && s[0]) {
 			if (!uts)
 				r = err_set(err, EINVAL, "hostname: needs a \"uts\" namespace");
-			else if (!cJSON_AddStringToObject(oci_policy(out), "hostname", s))
+			/* A joined uts namespace is its owner's: the sandbox's
+			 * user namespace may not rename it. */
+			else if (oci_joins(out, CLONE_NEWUTS)) {
+				if (oci_note(out, "hostname: the joined uts namespace's own") < 0)
+					r = oci_oom(err);
+			} else if (!cJSON_AddStringToObject(oci_policy(out), "hostname", s))
 				r = oci_oom(err);
 		}
 	}
@@ -456,10 +473,18 @@ void oci_config_free(struct oci_config *c)
 	free(c->bpf);
 	free(c->policy_ref);
 	free(c->ttl);
+	free(c->weaken_names);
 	free(c->annotations);
 	cJSON_Delete(c->policy);
 	free(c->policy_json);
 	for (size_t i = 0; i < c->n_notes; i++)
 		free(c->notes[i]);
+	oci_strv_free(c->proc_masked);
+	oci_strv_free(c->proc_readonly);
+	for (size_t i = 0; i < c->n_join; i++) {
+		free(c->join[i].path);
+		if (c->join[i].fd >= 0)
+			close(c->join[i].fd);
+	}
 	memset(c, 0, sizeof(*c));
 }

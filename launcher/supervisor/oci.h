@@ -44,6 +44,19 @@ struct oci_entry {
 	const char *link; /* OCI_ENTRY_SYMLINK: its text */
 };
 
+/* linux.namespaces[index] with a path: a namespace joined instead of made
+ * (net, ipc, uts, cgroup only). fd and ino are set by the caller
+ * (oci_join_open()), -1 and 0 until then. */
+#define OCI_JOIN_MAX 4
+struct oci_join {
+	int nstype;	  /* CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP */
+	const char *type; /* the runtime-spec name: "network", ... */
+	size_t index;	  /* in linux.namespaces, for messages */
+	char *path;
+	int fd;
+	unsigned long ino;
+};
+
 struct oci_config {
 	char **argv; /* process.args, NULL-terminated */
 	size_t argc;
@@ -70,8 +83,12 @@ struct oci_config {
 	size_t n_hooks[OCI_HOOK_KINDS];
 	void *bpf; /* linux.seccomp compiled (struct sock_filter[]), or NULL */
 	size_t bpf_len;
-	char *policy_ref;	    /* annotation org.paddock.policy, or NULL */
-	char *ttl;		    /* annotation org.paddock.ttl, or NULL */
+	char *policy_ref; /* annotation org.paddock.policy, or NULL */
+	char *ttl;	  /* annotation org.paddock.ttl, or NULL */
+	/* annotation org.paddock.weaken (knob names, ',' or '+' between),
+	 * or NULL; weaken: the WEAKEN_* bits, set by the caller from it */
+	char *weaken_names;
+	uint64_t weaken;
 	char *annotations;	    /* the config's annotations as a JSON object text */
 	void *policy;		    /* the policy being built (a cJSON object) */
 	char *policy_json;	    /* oci_config_policy(): the paddock policy text */
@@ -79,6 +96,12 @@ struct oci_config {
 	char policy_sha256[65];	    /* of policy_json: what paddock was given */
 	char *notes[OCI_NOTES_MAX]; /* what was asked and what paddock gives instead */
 	size_t n_notes;
+	struct oci_join join[OCI_JOIN_MAX];
+	size_t n_join;
+	/* linux.maskedPaths, readonlyPaths below /proc (the /sys ones: /sys
+	 * is an empty directory), NULL-terminated or NULL. */
+	char **proc_masked, **proc_readonly;
+	size_t n_proc_masked, n_proc_readonly;
 };
 
 /* Parse and check config.json (len bytes) of the bundle at bundle (an
@@ -94,6 +117,10 @@ int oci_config_parse(const char *text, size_t len, const char *bundle, struct oc
 int oci_config_policy(struct oci_config *c, const struct oci_entry *entries, size_t n,
 		      const char *extra, size_t extra_len, struct err *err);
 void oci_config_free(struct oci_config *c);
+/* Open each joined namespace's path (c->join[].fd, .ino) and check it is a
+ * namespace of the type asked: 0, or -EINVAL/-errno with err naming the
+ * JSON path ("linux.namespaces[1].path: /x is not a network namespace"). */
+int oci_join_open(struct oci_config *c, struct err *err);
 
 /* What oci.c and oci_seccomp.c share: every member of the JSON object
  * json (a cJSON *) is one of known (NULL-terminated), at most once; else

@@ -2,8 +2,14 @@
  * sysctls, resources, seccomp (oci_seccomp.c), masked and read-only paths. */
 #include "oci_parse.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/nsfs.h>
 #include <math.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +21,105 @@
 
 static const struct {
 	const char *oci, *paddock;
+	int nstype;
 } ns_names[] = {
-    {"pid", "pid"}, {"network", "net"}, {"mount", "mount"},   {"ipc", "ipc"},
-    {"uts", "uts"}, {"user", "user"},	{"cgroup", "cgroup"}, {"time", NULL},
+    {"pid", "pid", CLONE_NEWPID},	   {"network", "net", CLONE_NEWNET},
+    {"mount", "mount", CLONE_NEWNS},	   {"ipc", "ipc", CLONE_NEWIPC},
+    {"uts", "uts", CLONE_NEWUTS},	   {"user", "user", CLONE_NEWUSER},
+    {"cgroup", "cgroup", CLONE_NEWCGROUP}, {"time", NULL, 0},
 };
+
+/* linux.namespaces[i].path: which namespaces paddock joins, and why not
+ * the others. A joined namespace is entered by the supervisor just for
+ * its clone3 (sandbox/enter.c), so the sandbox is born in it, below
+ * paddock's own new user namespace, which then holds no capability over
+ * it (its owner is the namespace's, the host's or the engine's): the
+ * workload can use the pod's network, never reconfigure it. */
+static int join_path(struct oci_config *c, const cJSON *it, size_t i, size_t k, struct err *err)
+{
+	char p[PATHLEN];
+	const char *path;
+	int r;
+
+	oci_pathf(p, sizeof(p), "linux.namespaces[%zu].path", i);
+	if ((r = oci_want_string(oci_get(it, "path"), p, &path, err)) < 0)
+		return r;
+	switch (ns_names[k].nstype) {
+	case CLONE_NEWUSER:
+		/* paddock's own user namespace is what its id map, its
+		 * capability drop and its root-caller model stand on; joining
+		 * another would give the workload that one's capabilities. */
+		return err_set(err, EINVAL,
+			       "%s: joining a user namespace is not supported (paddock makes "
+			       "its own, which its id map and capability drop rely on)",
+			       p);
+	case CLONE_NEWNS:
+		/* The sandbox's root is a tmpfs of its own, built from the
+		 * plan in a new mount namespace: another's mounts would not
+		 * be paddock's plan, nor checked against it. */
+		return err_set(err, EINVAL,
+			       "%s: joining a mount namespace is not supported (paddock builds "
+			       "the root in a mount namespace of its own)",
+			       p);
+	case CLONE_NEWPID:
+		/* paddock-init must be PID 1 of a pid namespace of its own:
+		 * the sweep of leftovers, the time limit and the record's
+		 * "nothing outlives it" stand on that. */
+		return err_set(err, EINVAL,
+			       "%s: joining a pid namespace is not supported (paddock-init is "
+			       "PID 1 of a new one)",
+			       p);
+	}
+	if (path[0] != '/')
+		return err_set(err, EINVAL, "%s: must be an absolute path", p);
+	if (c->n_join == OCI_JOIN_MAX)
+		return err_set(err, EINVAL, "%s: too many namespaces joined", p);
+	c->join[c->n_join] = (struct oci_join){.nstype = ns_names[k].nstype,
+					       .type = ns_names[k].oci,
+					       .index = i,
+					       .path = strdup(path),
+					       .fd = -1};
+	if (!c->join[c->n_join].path)
+		return oci_oom(err);
+	c->n_join++;
+	return 0;
+}
+
+int oci_join_open(struct oci_config *c, struct err *err)
+{
+	for (size_t i = 0; i < c->n_join; i++) {
+		struct oci_join *j = &c->join[i];
+		struct stat st, own;
+		int t;
+
+		j->fd = open(j->path, O_RDONLY | O_CLOEXEC);
+		if (j->fd < 0)
+			return err_sys(err, errno, "linux.namespaces[%zu].path %s", j->index,
+				       j->path);
+		/* NS_GET_NSTYPE (Linux 4.11) answers only for an nsfs file:
+		 * anything else (a regular file, /dev/null) is ENOTTY. */
+		t = ioctl(j->fd, NS_GET_NSTYPE);
+		if (t != j->nstype || fstat(j->fd, &st) < 0)
+			return err_set(
+			    err, EINVAL, "linux.namespaces[%zu].path: %s is not a%s %s namespace",
+			    j->index, j->path, strchr("aeiou", j->type[0]) ? "n" : "", j->type);
+		j->ino = (unsigned long)st.st_ino;
+		/* The caller's own network namespace (the engine's: Docker's
+		 * --network host gives its path, /var/run/docker/netns/
+		 * default) is the host's network, which paddock does not
+		 * give: refused as a config without a network namespace is.
+		 * (Not init's /proc/1/ns/net: a root in a container may not
+		 * look at that.) */
+		if (j->nstype == CLONE_NEWNET && stat("/proc/self/ns/net", &own) == 0 &&
+		    own.st_dev == st.st_dev && own.st_ino == st.st_ino)
+			return err_set(err, EINVAL,
+				       "linux.namespaces[%zu].path: %s is the host's network "
+				       "namespace (the host's network is not supported; use "
+				       "--network none)",
+				       j->index, j->path);
+	}
+	return 0;
+}
 
 static int parse_namespaces(struct oci_config *c, const cJSON *arr, bool *uts, struct err *err)
 {
@@ -57,12 +158,8 @@ static int parse_namespaces(struct oci_config *c, const cJSON *arr, bool *uts, s
 		seen[k] = true;
 		if (!ns_names[k].paddock)
 			return err_set(err, EINVAL, "%s: \"time\" namespaces are not supported", p);
-		if (oci_get(it, "path"))
-			return err_set(
-			    err, EINVAL,
-			    "linux.namespaces[%zu].path: joining an existing namespace is "
-			    "not supported (paddock makes its own)",
-			    i);
+		if (oci_get(it, "path") && (r = join_path(c, it, i, k, err)) < 0)
+			return r;
 		i++;
 	}
 	/* paddock is built on a user, mount, pid and network namespace of
@@ -269,17 +366,18 @@ static int parse_resources(struct oci_config *c, const cJSON *res, struct err *e
 	return 0;
 }
 
-/* maskedPaths and readonlyPaths: in paddock's sandbox /proc is a procfs
- * of its own pid namespace, mounted by a user namespace without any
- * capability in the host's: the files these lists name are the host's
- * (owned by the host's root), and writes to them are refused by their
- * owner and mode; /sys is an empty directory. Masking (a read that
- * returns nothing) is not done. */
+/* maskedPaths and readonlyPaths: honoured below /proc, where paddock's
+ * procfs (of its own pid namespace) gets them as runc gives them (mounts/
+ * apply.c: the null device over a file, an empty read-only tmpfs over a
+ * directory, a read-only bind of itself; a path that does not exist is
+ * skipped), besides paddock's own lists; below /sys they hold already, as
+ * /sys is an empty directory. A path with a ".." is refused: it would
+ * name something else than it says. */
 static int parse_paths(struct oci_config *c, const cJSON *arr, const char *path, bool masked,
 		       struct err *err)
 {
-	char **v = NULL;
-	size_t n = 0, unmasked = 0;
+	char **v = NULL, ***keep = masked ? &c->proc_masked : &c->proc_readonly;
+	size_t n = 0, k = 0, *n_keep = masked ? &c->n_proc_masked : &c->n_proc_readonly;
 	int r = oci_want_strings(arr, path, false, &v, &n, err);
 
 	if (r < 0)
@@ -287,23 +385,28 @@ static int parse_paths(struct oci_config *c, const cJSON *arr, const char *path,
 	for (size_t i = 0; i < n && r == 0; i++) {
 		if (v[i][0] != '/')
 			r = err_set(err, EINVAL, "%s[%zu]: must be an absolute path", path, i);
+		else if (strstr(v[i], "/..") || strstr(v[i], "//"))
+			r = err_set(err, EINVAL, "%s[%zu]: \"%s\": no \"..\" or \"//\"", path, i,
+				    v[i]);
 		else if (strncmp(v[i], "/proc/", 6) != 0 && strncmp(v[i], "/sys/", 5) != 0 &&
 			 strcmp(v[i], "/sys") != 0)
 			r = err_set(err, EINVAL,
 				    "%s[%zu]: \"%s\" is not supported (only below /proc and /sys)",
 				    path, i, v[i]);
-		else if (masked && strncmp(v[i], "/proc/", 6) == 0)
-			unmasked++;
 	}
-	oci_strv_free(v);
-	if (r == 0 && unmasked &&
-	    oci_note(c, "%s: %zu /proc path(s) readable where their mode allows (not masked)", path,
-		     unmasked) < 0)
-		r = oci_oom(err);
-	if (r == 0 && !masked && n &&
-	    oci_note(c, "%s: read-only by their host owner, not by a mount", path) < 0)
-		r = oci_oom(err);
-	return r;
+	if (r < 0)
+		return oci_strv_free(v), r;
+	/* The /proc ones kept, in order (v is NULL-terminated, n long). */
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(v[i], "/proc/", 6) == 0 && v[i][6])
+			v[k++] = v[i];
+		else
+			free(v[i]);
+	}
+	v[k] = NULL;
+	*keep = v;
+	*n_keep = k;
+	return 0;
 }
 
 int oci_parse_linux(struct oci_config *c, const cJSON *lx, bool *uts, struct err *err)

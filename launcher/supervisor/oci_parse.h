@@ -17,6 +17,15 @@ static inline cJSON *oci_policy(struct oci_config *c)
 	return c->policy;
 }
 
+/* Does c join a namespace of nstype (CLONE_NEW*) by path? */
+static inline bool oci_joins(const struct oci_config *c, int nstype)
+{
+	for (size_t i = 0; i < c->n_join; i++)
+		if (c->join[i].nstype == nstype)
+			return true;
+	return false;
+}
+
 int oci_oom(struct err *err);
 __attribute__((format(printf, 2, 3))) int oci_note(struct oci_config *c, const char *fmt, ...);
 const cJSON *oci_get(const cJSON *obj, const char *key);

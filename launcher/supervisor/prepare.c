@@ -4,12 +4,15 @@
  * sandbox's reach, the seccomp program and the Landlock rules built, and
  * paddock-init copied. Then the session registered out of its sight. */
 #include "run.h"
+#include "oci.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -571,6 +574,69 @@ static void set_ids(struct sandbox_spec *sb, const struct policy *p, uint64_t we
 	sb->gid_in = p->has_gid ? p->gid : sb->root_caller ? ROOT_CALLER_ID : sb->gid_out;
 }
 
+/* --weaken rw-binds for a root caller: a writable bind is idmapped for
+ * its unprivileged workload (sandbox/userns.c), which overlayfs refuses
+ * (EINVAL: an image's rootfs, paddock oci's root caller). Such a bind the
+ * policy made read-only stays read-only, with a warning; the record's
+ * mounts show each bind's mode. The weakening still applies to every
+ * other bind. */
+static void keep_overlay_ro(struct run_spec *r)
+{
+	struct mount_plan *plan = &r->sb.plan;
+
+	if (!(r->opt->weaken & WEAKEN_RW_BINDS) || !r->sb.root_caller)
+		return;
+	for (size_t i = 0; i < r->policy->n_mounts && i < plan->n; i++) {
+		struct mount_op *op = &plan->ops[i];
+		struct statfs sf;
+
+		if (op->kind != MOUNT_OP_BIND || op->readonly || !r->policy->mounts[i].readonly ||
+		    !op->source || statfs(op->source, &sf) < 0 ||
+		    sf.f_type != OVERLAYFS_SUPER_MAGIC)
+			continue;
+		op->readonly = true;
+		fprintf(stderr,
+			"paddock: warning: --weaken rw-binds: %s (%s) stays read-only: overlayfs "
+			"refuses the idmapped mount a root caller's writable bind needs\n",
+			op->what, op->target);
+	}
+}
+
+/* paddock oci's joined namespaces (options.join): kept in namespaces (the
+ * policy asks for them), marked joined. What paddock adds inside its own
+ * network namespace (the mediator's routes and listeners, port relays)
+ * would change the owner's (a pod's): refused with a joined one. */
+static int join_prepare(struct run_spec *r, struct err *err)
+{
+	struct sandbox_spec *sb = &r->sb;
+
+	if (r->opt->n_join > SANDBOX_JOIN_MAX)
+		return err_set(err, E2BIG, "more than %d namespaces to join", SANDBOX_JOIN_MAX);
+	for (size_t i = 0; i < r->opt->n_join; i++) {
+		const struct oci_join *j = &r->opt->join[i];
+		unsigned bit = 1;
+
+		/* The POLICY_NS_* bit of its CLONE_NEW* type. */
+		while (bit <= POLICY_NS_CGROUP && sandbox_ns_flags(bit) != (unsigned long)j->nstype)
+			bit <<= 1;
+		if (bit > POLICY_NS_CGROUP ||
+		    (bit & (POLICY_NS_USER | POLICY_NS_MOUNT | POLICY_NS_PID)))
+			return err_set(err, EINVAL, "linux.namespaces[%zu]: cannot be joined",
+				       j->index);
+		sb->join[sb->n_join++] = (struct sandbox_nsjoin){bit, j->fd, j->ino};
+		sb->joined |= bit;
+	}
+	if (!(sb->joined & POLICY_NS_NET))
+		return 0;
+	if (r->policy->network == POLICY_NET_MEDIATED)
+		return err_set(err, EINVAL,
+			       "network.mode \"mediated\": not with a joined network namespace "
+			       "(the mediator's routes would change its owner's)");
+	if (r->policy->n_ports)
+		return err_set(err, EINVAL, "ports: not with a joined network namespace");
+	return 0;
+}
+
 /* Everything up to the start; nothing of the sandbox exists on failure. */
 int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, struct err *err)
 {
@@ -618,6 +684,9 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 		sb->namespaces &= ~POLICY_NS_PID;
 	if (r->opt->weaken & WEAKEN_HOST_NET)
 		sb->namespaces &= ~POLICY_NS_NET;
+	rc = join_prepare(r, err);
+	if (rc < 0)
+		return rc;
 	set_ids(sb, r->policy, r->opt->weaken);
 	if (mounts_plan(r->policy,
 			(r->opt->weaken & WEAKEN_RW_BINDS ? MOUNTS_RW_BINDS : 0) |
@@ -625,6 +694,17 @@ int run_prepare(struct run_spec *r, const struct options *o, int *record_fd, str
 			&sb->plan) < 0 ||
 	    env_build(r->policy, environ, r->opt->env_pass, r->opt->n_env_pass, &sb->env) < 0)
 		return err_set(err, ENOMEM, "out of memory");
+	keep_overlay_ro(r);
+	for (size_t i = 0; i < sb->plan.n; i++) {
+		struct mount_op *op = &sb->plan.ops[i];
+
+		if (op->kind != MOUNT_OP_PROC)
+			continue;
+		op->masked = r->opt->proc_masked;
+		op->n_masked = r->opt->n_proc_masked;
+		op->readonly_paths = r->opt->proc_readonly;
+		op->n_readonly_paths = r->opt->n_proc_readonly;
+	}
 
 	log_debug("planned");
 	/* Before the sources are checked: a missing one is a policy error,

@@ -23,6 +23,23 @@ static cJSON *namespaces(unsigned ns)
 	return a;
 }
 
+/* paddock oci's joined namespaces: type and inode (their paths are the
+ * engine's, in config.json, whose digest the record has). */
+static cJSON *joined(const struct sandbox_spec *sb)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < sb->n_join; i++) {
+		cJSON *j = cJSON_CreateObject();
+
+		if (!j || !cJSON_AddItemToArray(a, j))
+			break;
+		cJSON_AddStringToObject(j, "type", policy_ns_name(sb->join[i].ns));
+		cJSON_AddNumberToObject(j, "inode", (double)sb->join[i].ino);
+	}
+	return a;
+}
+
 /* The plan as the child applied it: "state" is what the child reported
  * for the op ("applied", "skipped": an optional source missing, "symlink":
  * recreated as one), or "not-reported" when it never got that far (then
@@ -254,6 +271,7 @@ static cJSON *network(const struct run *r)
 		return NULL;
 	cJSON_AddStringToObject(o, "mode",
 				!(r->spec->sb.namespaces & POLICY_NS_NET) ? "host"
+				: r->spec->sb.joined & POLICY_NS_NET	  ? "joined"
 				: p && p->network == POLICY_NET_MEDIATED  ? "mediated"
 									  : "none");
 	if (!r->spec->sb.anyip)
@@ -384,7 +402,10 @@ static cJSON *build(const struct run *r)
 	cJSON_AddStringToObject(x, "effective_sha256",
 				r->spec->policy ? r->spec->policy->sha256 : "");
 	cJSON_AddItemToObject(o, "project_policy", project(&r->spec->project));
-	cJSON_AddItemToObject(o, "namespaces", namespaces(r->spec->sb.namespaces));
+	cJSON_AddItemToObject(o, "namespaces",
+			      namespaces(r->spec->sb.namespaces & ~r->spec->sb.joined));
+	if (r->spec->sb.n_join)
+		cJSON_AddItemToObject(o, "namespaces_joined", joined(&r->spec->sb));
 	cJSON_AddItemToObject(o, "mounts", mounts(&r->spec->sb.plan, &r->out));
 	cJSON_AddBoolToObject(o, "mounts_reported", r->out.applied_all);
 	cJSON_AddItemToObject(o, "weakenings", weakenings(r));

@@ -104,6 +104,8 @@ enum opt_tty {
 	OPT_TTY_NO,
 };
 
+struct oci_join;
+
 /* What paddock run was asked to do (launcher/args.c fills it). */
 struct options {
 	const char *policy_path; /* NULL: the built-in policy below */
@@ -158,6 +160,17 @@ struct options {
 	size_t extra_bpf_len;
 	int (*before_go)(const char *session_id, int pid, void *arg, struct err *err);
 	void *before_go_arg;
+	/* paddock oci: namespaces joined instead of made (config.json's
+	 * linux.namespaces[].path, opened and checked: oci_join_open()).
+	 * Not owned. */
+	const struct oci_join *join;
+	size_t n_join;
+	/* paddock oci: linux.maskedPaths and readonlyPaths below /proc
+	 * (absolute), besides paddock's own (struct mount_op.masked). */
+	char *const *proc_masked;
+	size_t n_proc_masked;
+	char *const *proc_readonly;
+	size_t n_proc_readonly;
 };
 
 /* weaken.c */

@@ -38,3 +38,12 @@ const struct case_arm *eval_find_arm(const struct eval_case *c, const char *name
  * selection asks for all). */
 bool eval_wants_case(const struct eval_opts *o, const struct eval_case *c);
 bool eval_wants_arm(const struct eval_opts *o, const char *arm);
+
+/* main.c: a run's outputs in outdir (report.md, report.html, junit.xml),
+ * and one result's JSON record (CASE.ARM.json): 0 or -errno. */
+int eval_write_outputs(const char *outdir, const struct result *rs, size_t n,
+		       const struct subject *subj);
+int eval_write_record(const char *outdir, const struct result *r, const struct subject *subj);
+/* report_cmd.c: paddock-eval report (argv[0] is "report"): the exit
+ * status. */
+int eval_report_main(int argc, char **argv);

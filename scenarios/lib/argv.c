@@ -86,10 +86,17 @@ static void docker_start(struct argv_buf *a, struct result *r, const char *mode)
 	argv_add(a, mode);
 	argv_add(a, "--network");
 	argv_add(a, r && strcmp(r->arm, "docker:host-net") == 0 ? "host" : "none");
-	/* oci:docker-runtime-paddock: the same run, paddock oci its runtime. */
+	/* oci:docker-runtime-paddock: the same run, paddock oci its runtime;
+	 * oci-weakened:KNOB: the engine's runtime paddock-weaken-KNOB, which
+	 * is paddock oci with the global --weaken KNOB (contrib/docker/
+	 * engine.sh; a runtime's arguments are how Docker 20.10, without
+	 * --annotation, can give it), in the record's weakenings. */
 	if (r && r->oci) {
 		argv_add(a, "--runtime");
-		argv_add(a, "paddock");
+		if (r->kind == ARM_WEAKENED)
+			argv_addf(a, "paddock-weaken-%s", r->knob);
+		else
+			argv_add(a, "paddock");
 	}
 }
 

@@ -58,10 +58,23 @@ static bool cannot_run(const struct eval_ctx *ctx, const struct case_arm *arm, s
 				    arm->na_scope[d]);
 		return true;
 	}
-	if (r->kind == ARM_DOCKER && !ctx->docker_ok) {
+	if (result_docker_steps(r) && !ctx->docker_ok) {
 		snprintf(why, sizeof(why), "no Docker engine: %s", ctx->subj->docker_reason);
 		result_not_executed(r, why);
 		return true;
+	}
+	if (r->oci && r->kind == ARM_WEAKENED) {
+		char want[80];
+
+		snprintf(want, sizeof(want), " paddock-weaken-%s ", r->knob);
+		if (!strstr(ctx->docker_runtimes, want)) {
+			snprintf(why, sizeof(why),
+				 "the Docker engine has no runtime \"paddock-weaken-%s\" "
+				 "(contrib/docker/engine.sh up registers it, with PADDOCK_OCI set)",
+				 r->knob);
+			result_not_executed(r, why);
+			return true;
+		}
 	}
 	if (r->oci && !ctx->docker_paddock_ok) {
 		snprintf(
@@ -379,7 +392,7 @@ void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_sta
 {
 	struct result *r = cr->r;
 
-	if (r->kind == ARM_DOCKER) {
+	if (result_docker_steps(r)) {
 		argv_docker_run(a, cr->ctx, r, s->binds, s->workdir);
 		/* An oci arm's record: the container's id, for case_oci_record(). */
 		if (r->oci && s->record) {
@@ -420,7 +433,7 @@ void case_argv_arm(struct case_run *cr, struct argv_buf *a, const struct arm_sta
 int case_run_vec(struct case_run *cr, const struct argv_buf *a, const char *log, int timeout_ms,
 		 int *status)
 {
-	bool drop = cr->r->kind != ARM_DOCKER && cr->ctx->drop;
+	bool drop = !result_docker_steps(cr->r) && cr->ctx->drop;
 
 	return run_vec(cr->ctx, drop, a, log, timeout_ms, status);
 }

@@ -147,6 +147,14 @@ struct results {
  * results_next() fails loudly instead of dropping results. */
 #define EVAL_MAX_RESULTS 4096
 
+/* The arm's steps are Docker's (docker run ...): the docker arms, the oci
+ * arm and its weakened twin (oci-weakened:KNOB, kind ARM_WEAKENED, its
+ * knob given to paddock oci as the annotation org.paddock.weaken). */
+static inline bool result_docker_steps(const struct result *r)
+{
+	return r->kind == ARM_DOCKER || r->oci;
+}
+
 /* ---- grading.c (the shared grading rules) and result.c: pure ---- */
 
 const char *grade_name(enum grade g);
@@ -284,6 +292,22 @@ void result_not_run(struct result *r, const char *reason);
  * earlier calls are stale. */
 int results_next(struct results *rs, struct result **out);
 void results_free(struct results *rs);
+
+/* ---- merge.c: reading a run's per-arm JSON record back (paddock-eval
+ * report), pure apart from malloc ---- */
+
+/* One record as report_write_json() wrote it into r (result_init() with
+ * its case, title and arm: kind from the arm's name; the caller sets what
+ * the case table knows, weakens) and s (the subject it names). 0, or
+ * -EINVAL/-E2BIG with err naming the key ("\"grades.control.grade\":
+ * unknown grade \"MAYBE\""). */
+struct err;
+int result_read_json(const char *text, size_t len, struct result *r, struct subject *s,
+		     struct err *err);
+/* The same grade in every dimension. */
+bool result_agrees(const struct result *a, const struct result *b);
+/* "PASS/PASS/FAIL": enforcement, control, evidence. */
+void result_grades_text(const struct result *r, char *out, size_t n);
 
 /* ---- report.c: writers over FILE * (pure apart from the stream) ---- */
 

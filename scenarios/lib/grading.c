@@ -202,7 +202,7 @@ enum outcome result_dim_outcome(const struct result *r, enum dim d, bool *needed
 	if (g == GRADE_NOT_APPLICABLE ||
 	    (r->kind == ARM_DOCKER && (!r->oci || g == GRADE_NOT_EXECUTED))) {
 		need = false;
-	} else if (r->kind == ARM_ENFORCED || r->oci) {
+	} else if (r->kind == ARM_ENFORCED || (r->oci && r->kind == ARM_DOCKER)) {
 		need = true;
 		out = g == GRADE_PASS ? OUTCOME_OK : as_needed(g);
 	} else if (r->kind == ARM_WEAKENED && d == r->weakens) {

@@ -20,6 +20,9 @@ struct eval_ctx {
 	bool drop;		      /* run workloads as subj->workload_uid */
 	bool docker_ok;
 	bool docker_paddock_ok; /* the engine knows the runtime "paddock" (docs/oci.md) */
+	/* The engine's runtimes, " a b c " (the oci-weakened arms' own:
+	 * paddock-weaken-KNOB, contrib/docker/engine.sh). */
+	char docker_runtimes[512];
 	char docker_image[64];
 };
 

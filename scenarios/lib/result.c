@@ -41,6 +41,11 @@ void result_init(struct result *r, const char *case_id, const char *title, const
 		copy(r->knob, sizeof(r->knob), arm + 9);
 	} else if (strcmp(arm, "docker") == 0 || strncmp(arm, "docker:", 7) == 0) {
 		r->kind = ARM_DOCKER;
+	} else if (strncmp(arm, "oci-weakened:", 13) == 0) {
+		/* The oci arm with one protection removed: must FAIL. */
+		r->kind = ARM_WEAKENED;
+		r->oci = true;
+		copy(r->knob, sizeof(r->knob), arm + 13);
 	} else if (strncmp(arm, "oci:", 4) == 0) {
 		r->kind = ARM_DOCKER;
 		r->oci = true;

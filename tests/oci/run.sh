@@ -67,7 +67,7 @@ trap cleanup EXIT
 # Debian's packages, skipped when present; an engine that cannot be had is
 # skipped below.
 need=""
-for p in podman uidmap docker.io containerd busybox-static; do
+for p in podman uidmap docker.io containerd busybox-static tini; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -81,7 +81,7 @@ bb=$(command -v busybox || true)
 mkrootfs() {
 	mkdir -p "$1/bin" "$1/etc" "$1/tmp" "$1/proc" "$1/dev" "$1/sys"
 	cp "$bb" "$1/bin/busybox"
-	for t in sh echo cat ls sleep id ps hostname true false wc tr; do ln -sf busybox "$1/bin/$t"; done
+	for t in sh echo cat ls sleep id ps hostname true false wc tr nc; do ln -sf busybox "$1/bin/$t"; done
 }
 [ -n "$bb" ] || { say "test-oci: no busybox (busybox-static)"; exit 1; }
 mkrootfs "$T/rootfs"
@@ -238,6 +238,141 @@ bundle "$T/b6" '["true"]' '' ",\"annotations\":{\"org.paddock.policy\":\"$T/wide
 out=$("$OCI" --root "$R" create --bundle "$T/b6" c6 2>&1)
 has "org.paddock.policy: only network and protect" 'org.paddock.policy.mounts: not supported by paddock oci' "$out"
 
+# process.args that start an init of their own (tini, as docker --init):
+# paddock-init stays PID 1 (its sweep and the time limit need it), the
+# image's init runs as its child, the container works, its status passes
+# through, and the time limit still ends it (the record says "expired").
+# (PID 1's comm is "memfd:paddock-i": it is exec'd from a sealed memfd.)
+# run_to_end ID BUNDLE TENTHS: create and start, wait (up to TENTHS/10 s)
+# for the monitor to end.
+run_to_end() {
+	local pid
+	"$OCI" --root "$R" create --bundle "$2" --pid-file "$T/$1.pid" "$1" >"$T/$1.out" 2>&1 &&
+		"$OCI" --root "$R" start "$1"
+	pid=$(cat "$T/$1.pid" 2>/dev/null)
+	pids+=("$pid")
+	for _ in $(seq "$3"); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+}
+if [ -x /usr/bin/tini-static ]; then
+	bundle "$T/bt" '["/sbin/tini","-s","--","sh","-c","echo pid1=$(cat /proc/1/comm) tini-ppid=$(cut -d\" \" -f4 /proc/$PPID/stat); exit 7"]'
+	mkdir -p "$T/bt/rootfs/sbin" && cp /usr/bin/tini-static "$T/bt/rootfs/sbin/tini"
+	run_to_end ct "$T/bt" 100
+	has "an init in process.args (tini) runs as paddock-init's child" "pid1=memfd:paddock-i tini-ppid=1" "$(cat "$T/ct.out")"
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['status']==7 and r['ended']=='exit', (r['status'], r['ended'])" \
+		"$R/records/ct.json" && ok "tini: the workload's status 7 in the record" ||
+		bad "tini: the workload's status 7 in the record" "$(head -c 300 "$R/records/ct.json" 2>&1)"
+	"$OCI" --root "$R" delete --force ct >/dev/null 2>&1
+	bundle "$T/bt2" '["/sbin/tini","-s","--","sleep","60"]' '' ',"annotations":{"org.paddock.ttl":"2s"}'
+	mkdir -p "$T/bt2/rootfs/sbin" && cp /usr/bin/tini-static "$T/bt2/rootfs/sbin/tini"
+	run_to_end ct2 "$T/bt2" 300
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['ended']=='expired', r['ended']" \
+		"$R/records/ct2.json" && ok "tini: the time limit still ends the container (expired)" ||
+		bad "tini: the time limit still ends the container (expired)" "$(head -c 300 "$R/records/ct2.json" 2>&1)"
+	"$OCI" --root "$R" delete --force ct2 >/dev/null 2>&1
+else
+	skipped "an init in process.args (tini)" "no /usr/bin/tini-static (Debian's tini)"
+fi
+
+# linux.maskedPaths and readonlyPaths below /proc, as runc gives them: a
+# file reads empty (the null device over it), a directory is empty (a
+# tmpfs), a read-only path is a read-only mount; a path that does not
+# exist is skipped. paths not in paddock's own lists (cpuinfo, tty,
+# driver), so that the twin (the same bundle without the lists) shows the
+# content.
+for k in with without; do
+	lists=''
+	[ $k = with ] && lists=',"maskedPaths":["/proc/cpuinfo","/proc/tty","/proc/no-such-entry","/sys/firmware"],"readonlyPaths":["/proc/driver"]'
+	bundle "$T/bm$k" '["sh","-c","echo cpuinfo=$(cat /proc/cpuinfo | wc -c) tty=$(ls /proc/tty | wc -l) driver=$(grep -c \" /proc/driver ro,\" /proc/self/mountinfo) done"]' "$lists"
+	"$OCI" --root "$R" create --bundle "$T/bm$k" --pid-file "$T/cm$k.pid" "cm$k" >"$T/cm$k.out" 2>&1 &&
+		"$OCI" --root "$R" start "cm$k"
+	pids+=("$(cat "$T/cm$k.pid" 2>/dev/null)")
+	for _ in $(seq 100); do grep -q done "$T/cm$k.out" && break; sleep 0.1; done
+	[ $k = with ] && st=$("$OCI" --root "$R" state "cm$k" 2>&1)
+	"$OCI" --root "$R" delete --force "cm$k" >/dev/null 2>&1
+done
+has "maskedPaths: /proc/cpuinfo reads empty, /proc/tty is empty; readonlyPaths: /proc/driver read-only" \
+	"cpuinfo=0 tty=0 driver=1 done" "$(cat "$T/cmwith.out")"
+grep -Eq 'cpuinfo=[1-9][0-9]* tty=[1-9][0-9]* driver=0 done' "$T/cmwithout.out" &&
+	ok "twin: without the lists /proc/cpuinfo and /proc/tty have their content" ||
+	bad "twin: without the lists /proc/cpuinfo and /proc/tty have their content" "$(cat "$T/cmwithout.out")"
+case "$st" in *maskedPaths* | *readonlyPaths*) bad "maskedPaths: not narrowed in org.paddock.achieved" "$st" ;;
+	*org.paddock.achieved*) ok "maskedPaths: not narrowed in org.paddock.achieved" ;;
+	*) bad "maskedPaths: not narrowed in org.paddock.achieved" "$st" ;; esac
+
+# linux.namespaces[].path: a pod's network namespace, joined. The test
+# makes one (held by a bind mount under $T, removed by cleanup) with a
+# listener on its loopback, and a listener on the host's loopback at the
+# same port: the container reaches the first, never the second; its twin
+# (the same bundle without the path) reaches neither.
+jport=19061
+mkns() { touch "$1" && unshare --net="$1" true && nsenter --net="$1" ip link set lo up; }
+if mkns "$T/netns" && ! ss -ltnH "sport = :$jport" | grep -q .; then
+	nsenter --net="$T/netns" busybox nc -l -p $jport -e sh -c 'echo from-pod' >/dev/null 2>&1 &
+	pids+=($!)
+	python3 -c "
+import socket,sys
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1); s.bind(('127.0.0.1',$jport)); s.listen(4)
+while True:
+    c,_=s.accept(); c.sendall(b'from-host\n'); c.close()" &
+	pids+=($!)
+	sleep 0.5
+	jns=',"namespaces":[{"type":"pid"},{"type":"network","path":"'$T/netns'"},{"type":"mount"},{"type":"uts"},{"type":"ipc"}]'
+	for k in join own; do
+		bundle "$T/bj$k" '["sh","-c","nc -w 3 127.0.0.1 '$jport' </dev/null; echo nc=$?"]'
+		[ $k = join ] && sed -i "s|\"namespaces\":\[{\"type\":\"pid\"},{\"type\":\"network\"}|\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"network\",\"path\":\"$T/netns\"}|" "$T/bj$k/config.json"
+		"$OCI" --root "$R" create --bundle "$T/bj$k" --pid-file "$T/cj$k.pid" "cj$k" >"$T/cj$k.out" 2>&1 &&
+			"$OCI" --root "$R" start "cj$k"
+		pids+=("$(cat "$T/cj$k.pid" 2>/dev/null)")
+		for _ in $(seq 100); do grep -q nc= "$T/cj$k.out" && break; sleep 0.1; done
+		[ $k = join ] && st=$("$OCI" --root "$R" state "cj$k" 2>&1)
+		"$OCI" --root "$R" delete --force "cj$k" >/dev/null 2>&1
+	done
+	out=$(cat "$T/cjjoin.out")
+	case "$out" in *from-pod*nc=0*) ok "namespaces[].path: the joined network namespace's listener is reached" ;;
+		*) bad "namespaces[].path: the joined network namespace's listener is reached" "$out" ;; esac
+	case "$out" in *from-host*) bad "namespaces[].path: not the host's" "$out" ;; *) ok "namespaces[].path: not the host's" ;; esac
+	out=$(cat "$T/cjown.out")
+	case "$out" in *from-pod* | *from-host* | *nc=0*) bad "twin: without the path, neither listener" "$out" ;;
+		*) ok "twin: without the path, neither listener" ;; esac
+	has "namespaces[].path: org.paddock.achieved names the joined inode" \
+		"linux.namespaces[1]: network namespace joined (inode $(stat -L -c %i "$T/netns"))" "$st"
+	rec=$R/records/cjjoin.json
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); j=r['namespaces_joined']; assert j==[{'type':'net','inode':int(sys.argv[2])}] and 'net' not in r['namespaces'] and r['network']['mode']=='joined', r" \
+		"$rec" "$(stat -L -c %i "$T/netns")" && ok "namespaces[].path: the record has the joined inode" ||
+		bad "namespaces[].path: the record has the joined inode" "$(head -c 300 "$rec")"
+	# Bad paths: one line each, status 125, nothing made.
+	for bp in "/etc/hostname:is not a network namespace" "/proc/self/ns/ipc:is not a network namespace" \
+		"$T/nope:No such file or directory"; do
+		bundle "$T/bjbad" '["true"]'
+		sed -i "s|{\"type\":\"network\"}|{\"type\":\"network\",\"path\":\"${bp%%:*}\"}|" "$T/bjbad/config.json"
+		out=$("$OCI" --root "$R" create --bundle "$T/bjbad" cjbad 2>&1); rc=$?
+		[ $rc = 125 ] && [ ! -e "$R/cjbad" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+			has "namespaces[].path ${bp%%:*}: refused" "linux.namespaces[1].path" "$out" &&
+			has "namespaces[].path ${bp%%:*}: says why" "${bp#*:}" "$out" ||
+			bad "namespaces[].path ${bp%%:*}: refused" "status $rc: $out"
+	done
+	bundle "$T/bjbad" '["true"]'
+	sed -i 's|{"type":"mount"}|{"type":"mount","path":"/proc/1/ns/mnt"}|' "$T/bjbad/config.json"
+	out=$("$OCI" --root "$R" create --bundle "$T/bjbad" cjbad 2>&1)
+	has "namespaces[].path: a mount namespace by path is refused" \
+		'linux.namespaces[2].path: joining a mount namespace is not supported' "$out"
+	# Rootless: the host's network namespace is the host root's; the
+	# test user holds no capability over it.
+	if id paddock-test >/dev/null 2>&1; then
+		mkdir -p "$T/rr" && chown paddock-test "$T/rr"
+		chmod -R a+rX "$T/bjjoin"
+		out=$(setpriv --reuid=paddock-test --regid=paddock-test --clear-groups env HOME="$T/rr" XDG_RUNTIME_DIR= \
+			"$OCI" --root "$T/rr" create --bundle "$T/bjjoin" cjr 2>&1); rc=$?
+		[ $rc = 125 ] && has "namespaces[].path: rootless joining the host's is refused" \
+			"a rootless caller cannot join the host's" "$out" ||
+			bad "namespaces[].path: rootless joining the host's is refused" "status $rc: $out"
+	else
+		skipped "namespaces[].path: rootless joining the host's is refused" "no user paddock-test"
+	fi
+else
+	skipped "namespaces[].path: joining" "no netns could be made, or port $jport taken"
+fi
+
 # paddock-oci is the same binary as "paddock oci".
 has "paddock oci and paddock-oci are one" "paddock-oci version" "$("$B/paddock" oci --version)"
 
@@ -269,6 +404,17 @@ podman_checks() { # LABEL RUN-AS-PREFIX...
 	tty "podman $label: exec -it, typed into" "typed-42" 5 "${P[*]}" exec -it pdk1 sh
 	out=$("${P[@]}" stop -t 5 pdk1 2>&1) && ok "podman $label: stop" || bad "podman $label: stop" "$out"
 	out=$("${P[@]}" rm pdk1 2>&1) && ok "podman $label: rm" || bad "podman $label: rm" "$out"
+	# --network ns:PATH is linux.namespaces[].path: as root, the test's
+	# network namespace (section 1), with a new listener in it.
+	if [ "$label" = root ] && [ -e "$T/netns" ] && [ -n "${jport:-}" ]; then
+		nsenter --net="$T/netns" busybox nc -l -p "$jport" -e sh -c 'echo from-pod' >/dev/null 2>&1 &
+		pids+=($!)
+		sleep 0.5
+		out=$("${P[@]}" run --rm --network "ns:$T/netns" "${U[@]}" localhost/paddock-oci-bb:test \
+			sh -c "nc -w 3 127.0.0.1 $jport </dev/null; echo nc=\$?" 2>&1)
+		case "$out" in *from-pod*nc=0*) ok "podman $label: --network ns:PATH joins it" ;;
+			*) bad "podman $label: --network ns:PATH joins it" "$out" ;; esac
+	fi
 }
 if command -v podman >/dev/null 2>&1; then
 	PM=$T/podman-root
@@ -306,7 +452,7 @@ if command -v dockerd >/dev/null 2>&1 && command -v docker >/dev/null 2>&1; then
 		[ $rc = 7 ] && ok "docker: the exit status" || bad "docker: the exit status" "status $rc"
 		tty "docker: run -it, typed into" "typed-42" 4 docker run --rm -it --runtime paddock --network none paddock-oci-bb:test sh
 		out=$(docker run --rm --runtime paddock --network host paddock-oci-bb:test true 2>&1)
-		has "docker: --network host is refused by name" 'linux.namespaces[1].path: joining an existing namespace is not supported' "$out"
+		has "docker: --network host is refused by name" "is the host's network namespace (the host's network is not supported" "$out"
 		if docker run -d --name pdk1 --runtime paddock --network none paddock-oci-bb:test sh -c 'echo logged; sleep 60' >/dev/null 2>&1; then
 			ok "docker: run -d"
 			has "docker: exec" "from exec" "$(docker exec pdk1 sh -c 'echo from exec' 2>&1)"

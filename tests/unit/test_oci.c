@@ -119,7 +119,15 @@ Test(oci, docker_config_is_translated_and_narrowings_are_noted)
 	cr_assert_str_eq(c.hooks[OCI_HOOK_PRESTART][0].args[0], "libnetwork-setkey");
 	cr_assert_eq(c.n_sysctl, 2);
 	cr_assert(noted(&c, "process.capabilities: none (14 asked)"));
-	cr_assert(noted(&c, "linux.maskedPaths"));
+	/* Honoured, not narrowed: Docker's /proc ones kept for the mounts
+	 * (the /sys one holds: /sys is empty). */
+	cr_assert_not(noted(&c, "linux.maskedPaths"));
+	cr_assert_not(noted(&c, "linux.readonlyPaths"));
+	cr_assert_eq(c.n_proc_masked, 9);
+	cr_assert_str_eq(c.proc_masked[0], "/proc/asound");
+	cr_assert_null(c.proc_masked[9]);
+	cr_assert_eq(c.n_proc_readonly, 5);
+	cr_assert_str_eq(c.proc_readonly[3], "/proc/sys");
 	cr_assert(noted(&c, "/sys is an empty directory"));
 	cr_assert_str_eq(p->hostname, "1518fb822ab4");
 	cr_assert(p->namespaces & POLICY_NS_UTS);
@@ -250,12 +258,131 @@ Test(oci, namespaces_paddock_cannot_give_are_refused)
 		"no \"network\" namespace");
 	refused("{\"ociVersion\":\"1.0.2\",\"process\":{\"user\":{\"uid\":0,\"gid\":0},\"args\":"
 		"[\"sh\"],\"cwd\":\"/\"},\"root\":{\"path\":\"r\"},\"linux\":{\"namespaces\":"
-		"[{\"type\":\"pid\"},{\"type\":\"mount\"},{\"type\":\"network\",\"path\":"
-		"\"/proc/1/ns/net\"}]}}",
-		"linux.namespaces[2].path: joining an existing namespace is not supported");
+		"[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":\"mount\",\"path\":"
+		"\"/proc/1/ns/mnt\"}]}}",
+		"linux.namespaces[2].path: joining a mount namespace is not supported");
 	refused(t = config("", ",\"sysctl\":{\"kernel.shmmax\":\"1\"}", ""),
 		"linux.sysctl.kernel.shmmax: only net.*"),
 	    free(t);
+}
+
+/* The namespaces of a pod's pause container, by path: net, ipc, uts
+ * joined (kept in the policy, listed in join[] with their JSON index);
+ * user, mount and pid refused by their path; a relative path refused. */
+static char *joining(const char *type, const char *path)
+{
+	char *out = NULL;
+
+	cr_assert(asprintf(&out,
+			   "{\"ociVersion\":\"1.0.2\",\"process\":{\"user\":{\"uid\":0,\"gid\":0},"
+			   "\"args\":[\"sh\"],\"cwd\":\"/\"},\"root\":{\"path\":\"rootfs\"},"
+			   "%s\"linux\":{\"namespaces\":[{\"type\":\"pid\"},"
+			   "{\"type\":\"network\"},{\"type\":\"mount\"},{\"type\":\"user\"},"
+			   "{\"type\":\"%s\",\"path\":\"%s\"}]}}",
+			   strcmp(type, "uts") == 0 ? "\"hostname\":\"box\"," : "", type,
+			   path) > 0);
+	return out;
+}
+
+static char *with_namespaces(const char *ns)
+{
+	char *out = NULL;
+
+	cr_assert(asprintf(&out,
+			   "{\"ociVersion\":\"1.0.2\",\"process\":{\"user\":{\"uid\":0,\"gid\":0},"
+			   "\"args\":[\"sh\"],\"cwd\":\"/\"},\"root\":{\"path\":\"rootfs\"},"
+			   "\"linux\":{\"namespaces\":[%s]}}",
+			   ns) > 0);
+	return out;
+}
+
+Test(oci, namespaces_are_joined_by_path_or_refused_by_it)
+{
+	static const char *const kinds[] = {"ipc", "uts", "cgroup"};
+	struct oci_config c;
+	struct policy *p;
+	char *t;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		p = accepted(t = joining(kinds[i], "/run/netns/pod"), &c);
+		cr_assert_eq(c.n_join, 1, "%s", kinds[i]);
+		cr_assert_eq(c.join[0].index, 4);
+		cr_assert_str_eq(c.join[0].type, kinds[i]);
+		cr_assert_str_eq(c.join[0].path, "/run/netns/pod");
+		cr_assert_eq(c.join[0].fd, -1, "opened only by oci_join_open()");
+		/* Kept in the policy: the namespace is there, not the host's. */
+		cr_assert(p->namespaces & (i == 0   ? POLICY_NS_IPC
+					   : i == 1 ? POLICY_NS_UTS
+						    : POLICY_NS_CGROUP));
+		/* A joined uts namespace is its owner's: no hostname set. */
+		cr_assert_eq(i == 1, noted(&c, "hostname: the joined uts namespace's own"));
+		policy_free(p), oci_config_free(&c), free(t);
+	}
+	refused(t = with_namespaces("{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":"
+				    "\"mount\"},{\"type\":\"user\",\"path\":\"/proc/1/ns/user\"}"),
+		"linux.namespaces[3].path: joining a user namespace is not supported"),
+	    free(t);
+	refused(t = with_namespaces("{\"type\":\"pid\",\"path\":\"/proc/1/ns/pid\"},{\"type\":"
+				    "\"network\"},{\"type\":\"mount\"}"),
+		"linux.namespaces[0].path: joining a pid namespace is not supported"),
+	    free(t);
+	refused(t = joining("ipc", "proc/1/ns/ipc"),
+		"linux.namespaces[4].path: must be an absolute path"),
+	    free(t);
+	refused(t = joining("ipc", ""), "linux.namespaces[4].path: must be an absolute path"),
+	    free(t);
+}
+
+Test(oci, a_path_that_is_not_that_namespace_is_refused)
+{
+	struct oci_config c;
+	struct err err = {0};
+	char *t = joining("ipc", "/proc/self/ns/net");
+
+	cr_assert_eq(oci_config_parse(t, strlen(t), "/b", &c, &err), 0, "%s", err.msg);
+	cr_assert_lt(oci_join_open(&c, &err), 0);
+	cr_assert(strstr(err.msg, "linux.namespaces[4].path: /proc/self/ns/net is not an ipc "
+				  "namespace"),
+		  "%s", err.msg);
+	oci_config_free(&c), free(t);
+	t = joining("ipc", "/dev/null");
+	cr_assert_eq(oci_config_parse(t, strlen(t), "/b", &c, &err), 0, "%s", err.msg);
+	cr_assert_lt(oci_join_open(&c, &err), 0);
+	cr_assert(strstr(err.msg, "/dev/null is not an ipc namespace"), "%s", err.msg);
+	oci_config_free(&c), free(t);
+	/* The caller's own network namespace is the host's network. */
+	t = with_namespaces("{\"type\":\"pid\"},{\"type\":\"network\",\"path\":\"/proc/self/ns/"
+			    "net\"},{\"type\":\"mount\"}");
+	cr_assert_eq(oci_config_parse(t, strlen(t), "/b", &c, &err), 0, "%s", err.msg);
+	cr_assert_lt(oci_join_open(&c, &err), 0);
+	cr_assert(strstr(err.msg,
+			 "linux.namespaces[1].path: /proc/self/ns/net is the host's network "
+			 "namespace"),
+		  "%s", err.msg);
+	oci_config_free(&c), free(t);
+	t = joining("ipc", "/proc/self/ns/ipc");
+	cr_assert_eq(oci_config_parse(t, strlen(t), "/b", &c, &err), 0, "%s", err.msg);
+	cr_assert_eq(oci_join_open(&c, &err), 0, "%s", err.msg);
+	cr_assert_geq(c.join[0].fd, 0);
+	cr_assert_neq(c.join[0].ino, 0);
+	oci_config_free(&c), free(t);
+}
+
+Test(oci, masked_and_readonly_paths_are_checked)
+{
+	char *t;
+
+	refused(t = config("", ",\"maskedPaths\":[\"/proc/../etc/passwd\"]", ""),
+		"linux.maskedPaths[0]: \"/proc/../etc/passwd\": no \"..\""),
+	    free(t);
+	refused(t = config("", ",\"readonlyPaths\":[\"/proc/sys\",\"proc/x\"]", ""),
+		"linux.readonlyPaths[1]: must be an absolute path"),
+	    free(t);
+	refused(t = config("", ",\"maskedPaths\":[\"/etc/shadow\"]", ""),
+		"linux.maskedPaths[0]: \"/etc/shadow\" is not supported (only below /proc and "
+		"/sys)"),
+	    free(t);
+	refused(t = config("", ",\"maskedPaths\":[1]", ""), "linux.maskedPaths[0]"), free(t);
 }
 
 Test(oci, a_seccomp_profile_with_an_unknown_syscall_is_refused)

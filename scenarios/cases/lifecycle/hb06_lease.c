@@ -112,7 +112,7 @@ void hb06_control_lease(struct case_run *cr)
 	    id[64] = "", state[32] = "", ended[96] = "", log[PATH_MAX + 64];
 	int st = -1;
 
-	if (r->kind == ARM_DOCKER) {
+	if (result_docker_steps(r)) {
 		verdict_set(&r->v[DIM_CONTROL], GRADE_NOT_APPLICABLE,
 			    "Docker has no lease of a service beyond its container",
 			    "HB-06 legitimate_control (leased server)");
