@@ -258,7 +258,7 @@ FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rule
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
 		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c mediator/redact.c \
 		     mediator/redact_forms.c \
-		     mediator/meter.c mediator/ledger.c mediator/lookup.c mediator/jobs.c mediator/adapter.c \
+		     mediator/meter.c mediator/ledger.c mediator/ledger_queue.c mediator/lookup.c mediator/jobs.c mediator/adapter.c \
 		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c

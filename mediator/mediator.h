@@ -537,6 +537,17 @@ void ledger_close(struct ledger *l);
  * every commit, with the lock held): bench/ledger_bench.c's "before",
  * measured in the same run. Durable either way. */
 void ledger_commit_sync(struct ledger *l);
+/* Without the writers' queue (DIR/BUDGET.sqlite-queue, ledger_queue.c):
+ * SQLite's lock alone, polled by the busy handler, and SQLite's own
+ * checkpoint inside COMMIT, as the ledger was before the queue: the
+ * bench's "poll" and the tests' twin. */
+void ledger_queue_off(struct ledger *l);
+/* How many times this connection's busy handler retried SQLite's lock. */
+unsigned long ledger_busy_waits(const struct ledger *l);
+/* For the tests: the writers' queue taken (waited for at most ms: 0, or
+ * -ETIMEDOUT) and released, as a writer holds it. */
+int ledger_queue_hold(struct ledger *l, unsigned ms);
+void ledger_queue_release(struct ledger *l);
 /* In one BEGIN IMMEDIATE transaction: refuse a replay of a reserved or
  * unknown op_key, or of one settled from a receipt (*id: that row, for
  * the lookup), refuse a bound over what is left of the cap, else insert
