@@ -154,9 +154,9 @@ $(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENC
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
-# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,jobs,attempts,redact}.c).
+# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,jobs,ledger_queue,attempts,redact}.c).
 MEDIATOR_TESTS = $(B)/tests/test_mediator $(B)/tests/test_gate $(B)/tests/test_meter \
-		 $(B)/tests/test_jobs \
+		 $(B)/tests/test_jobs $(B)/tests/test_ledger_queue \
 		 $(B)/tests/test_attempts $(B)/tests/test_redact
 $(MEDIATOR_TESTS): $(B)/tests/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_policy.h \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
