@@ -97,6 +97,14 @@ static const char schema[] =
     " ended INTEGER,"
     " CHECK ((state = 'settled') = (charge IS NOT NULL))) STRICT;"
     "CREATE INDEX IF NOT EXISTS ops_key ON ops(op_key) WHERE op_key IS NOT NULL;"
+    /* A remote job's row (docs/network.md, "Remote jobs"): what `paddock
+     * budget jobs` needs to ask its service about it after its session,
+     * the address its submission was sent to included (the policy is not
+     * at hand then); session_end, the session's word for it at its end. */
+    "CREATE TABLE IF NOT EXISTS jobs(op INTEGER PRIMARY KEY, job TEXT NOT NULL,"
+    " admission TEXT NOT NULL, host TEXT NOT NULL, port INTEGER NOT NULL"
+    " CHECK (port BETWEEN 1 AND 65535), address TEXT NOT NULL, status TEXT NOT NULL,"
+    " outlive INTEGER NOT NULL, session_end TEXT) STRICT;"
     "CREATE INDEX IF NOT EXISTS ops_state ON ops(state);"
     /* What the budget holds, kept by triggers in the transaction that
      * changes a row: the live bounds (reserved, unknown) and the settled
@@ -732,19 +740,26 @@ int ledger_release(struct ledger *l, int64_t id, const char *source, struct err 
 	return end(l, id, "released", source, NULL, err);
 }
 
+/* An unknown row settled by the receiver's word (source: a lookup's
+ * receipt, a job's status): with its stated charge, or the bound when it
+ * states none (never a guess lower). */
+static int settle_unknown(struct ledger *l, int64_t id, const char *source, bool stated,
+			  uint64_t charge, struct err *err)
+{
+	return stated ? change_one(l, id, "unknown", source, err,
+				   "UPDATE ops SET state = 'settled', source = ?1, charge = ?2, "
+				   "ended = ?3 WHERE id = ?4 AND state = 'unknown'",
+				   "tiii", source, (int64_t)charge, now_wall_ms(), id)
+		      : change_one(l, id, "unknown", source, err,
+				   "UPDATE ops SET state = 'settled', source = ?1, "
+				   "charge = bound, ended = ?2 WHERE id = ?3 AND state = 'unknown'",
+				   "tii", source, now_wall_ms(), id);
+}
+
 int ledger_lookup_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge,
 			 struct err *err)
 {
-	/* A receipt that states no charge: the bound (never a guess lower). */
-	return stated
-		   ? change_one(l, id, "unknown", "lookup", err,
-				"UPDATE ops SET state = 'settled', source = 'lookup', charge = ?1, "
-				"ended = ?2 WHERE id = ?3 AND state = 'unknown'",
-				"iii", (int64_t)charge, now_wall_ms(), id)
-		   : change_one(l, id, "unknown", "lookup", err,
-				"UPDATE ops SET state = 'settled', source = 'lookup', "
-				"charge = bound, ended = ?1 WHERE id = ?2 AND state = 'unknown'",
-				"ii", now_wall_ms(), id);
+	return settle_unknown(l, id, "lookup", stated, charge, err);
 }
 
 int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_request *rq,
@@ -841,6 +856,74 @@ int ledger_operator_settle(struct ledger *l, int64_t id, uint64_t charge, struct
 		       "iii", (int64_t)charge, now_wall_ms(), id);
 
 	return rc < 0 ? rc : flush(l, err); /* the operator is told it is done */
+}
+
+int ledger_job_note(struct ledger *l, int64_t id, const struct ledger_job *jb, struct err *err)
+{
+	int rc = begin(l, err);
+
+	if (rc < 0)
+		return rc;
+	rc = run(l,
+		 "INSERT OR REPLACE INTO jobs(op, job, admission, host, port, address, status, "
+		 "outlive, session_end) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)",
+		 "itttitti", id, jb->job, jb->admission, jb->host, (int64_t)jb->port, jb->address,
+		 jb->status, (int64_t)jb->outlive);
+	if (rc == SQLITE_OK)
+		rc = commit(l);
+	if (rc == SQLITE_OK)
+		return 0;
+	rollback(l);
+	return sql_err(l, rc, err, "job");
+}
+
+int ledger_job_end(struct ledger *l, int64_t id, const char *session_end, struct err *err)
+{
+	return change_one(l, id, "a job", "job", err,
+			  "UPDATE jobs SET session_end = ?1 WHERE op = ?2", "ti", session_end, id);
+}
+
+int ledger_job_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge, struct err *err)
+{
+	int rc = settle_unknown(l, id, "job-status", stated, charge, err);
+
+	return rc < 0 ? rc : flush(l, err); /* the operator is told it is done */
+}
+
+int ledger_each_job(struct ledger *l, ledger_each_job_fn fn, void *arg, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(
+	    l->db,
+	    "SELECT o.id, o.session, o.owner, o.state, o.bound, j.job, j.admission, j.host, "
+	    "j.port, j.address, j.status, j.outlive, COALESCE(j.session_end, '') "
+	    "FROM jobs j JOIN ops o ON o.id = j.op ORDER BY o.id",
+	    -1, &st, NULL);
+
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *owner = (const char *)sqlite3_column_text(st, 2);
+		struct ledger_job jb = {
+		    .job = (const char *)sqlite3_column_text(st, 5),
+		    .admission = (const char *)sqlite3_column_text(st, 6),
+		    .host = (const char *)sqlite3_column_text(st, 7),
+		    .port = (uint16_t)sqlite3_column_int(st, 8),
+		    .address = (const char *)sqlite3_column_text(st, 9),
+		    .status = (const char *)sqlite3_column_text(st, 10),
+		    .outlive = sqlite3_column_int(st, 11) != 0,
+		    .session_end = (const char *)sqlite3_column_text(st, 12),
+		};
+		struct ledger_op op = {
+		    .id = sqlite3_column_int64(st, 0),
+		    .session = (const char *)sqlite3_column_text(st, 1),
+		    .state = (const char *)sqlite3_column_text(st, 3),
+		    .bound = (uint64_t)sqlite3_column_int64(st, 4),
+		};
+
+		fn(&op, &jb, owner_alive(owner), arg);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_err(l, rc, err, "read");
 }
 
 int ledger_totals(struct ledger *l, struct ledger_totals *t, struct err *err)

@@ -1135,6 +1135,41 @@ static void job_line(struct mediator *m, const struct conn *c, const struct medi
 	log_line(m, c, "job", MEDIATOR_ALLOWED, j->name, j->port, f);
 }
 
+/* A reserved job with an id, in its ledger row's jobs entry: what
+ * `paddock budget jobs` needs to ask its service about it once the session
+ * is gone (a retained job's final charge), the address its submission
+ * went to included. Best effort: without it the row is the operator's to
+ * settle by hand, as before. */
+static void job_note(struct mediator *m, const struct conn *c, const struct mediator_job *j)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char addr[INET6_ADDRSTRLEN] = "", status[POLICY_JOB_PATH_MAX + 16];
+	struct err err = {0};
+	const void *in = NULL;
+
+	if (!j->reserved || !j->id[0] || !m->ledgers[j->ledger].l)
+		return;
+	if (getpeername(c->ufd, (struct sockaddr *)&ss, &len) == 0)
+		in = ss.ss_family == AF_INET ? (const void *)&((struct sockaddr_in *)&ss)->sin_addr
+		     : ss.ss_family == AF_INET6
+			 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+			 : NULL;
+	if (!in || !inet_ntop(ss.ss_family, in, addr, sizeof(addr)))
+		return;
+	snprintf(status, sizeof(status), "%s %s", j->rule->jobs->status.method,
+		 j->rule->jobs->status.path);
+	(void)ledger_job_note(m->ledgers[j->ledger].l, j->row,
+			      &(struct ledger_job){.job = j->id,
+						   .admission = j->admission,
+						   .host = j->name,
+						   .port = j->port,
+						   .address = addr,
+						   .status = status,
+						   .outlive = j->outlive},
+			      &err);
+}
+
 /* A submission's response: a 2xx one leases the job (the id its body
  * names; none: the job is unknown at the end) and the reservation becomes
  * the job's, held until its end. true when it did. */
@@ -1162,6 +1197,7 @@ static bool job_lease(struct mediator *m, struct conn *c, unsigned status)
 	c->mt.active = false;
 	snprintf(c->mt.note, sizeof(c->mt.note), ",\"ledger_op\":%lld,\"ledger\":\"leased\"",
 		 (long long)j->row);
+	job_note(m, c, j);
 	job_line(m, c, j, j->reserved ? "reserved" : "free");
 	return true;
 }
@@ -1211,6 +1247,8 @@ static void job_end(void *arg, struct mediator_job *j)
 		(void)ledger_release(l, j->row, "local-exit", &err);
 		ledger = err.msg[0] ? "reserved" : "released";
 	}
+	if (l)
+		(void)ledger_job_end(l, j->row, j->state, NULL);
 	job_line(m, NULL, j, ledger);
 }
 

@@ -423,6 +423,13 @@ struct jobs_io {
 	int (*dial)(void *arg, const char *name, uint16_t port);
 	void (*end)(void *arg, struct mediator_job *j);
 };
+/* Job j's status asked once, by method and tmpl (its "{id}" j->id), of
+ * j->name:port through io->dial, with j->admission, within timeout_ms:
+ * true when the service answered 2xx with a state (j->remote, j->charge,
+ * j->has_charge); else false, j->remote "no-answer" (not dialled, not
+ * answered in time) or "unreadable" unless it holds a state already. */
+bool jobs_status(const struct jobs_io *io, struct mediator_job *j, const char *method,
+		 const char *tmpl, uint64_t timeout_ms);
 /* At the session's end: each job's status asked; one not ended is
  * retained (outlive) or cancelled and polled until it ends, for at most
  * settle_ms in all; what is not confirmed by then is unknown, never
@@ -576,11 +583,42 @@ int ledger_recover(struct ledger *l, unsigned *count, struct err *err);
 /* The operator (paddock budget settle): an unknown row settled with the
  * charge the receiver's own records show. -ENOENT when it is not unknown. */
 int ledger_operator_settle(struct ledger *l, int64_t id, uint64_t charge, struct err *err);
+/* A remote job's row (docs/network.md, "Remote jobs"): what is needed to
+ * ask its service about it after its session (`paddock budget jobs`). */
+struct ledger_job {
+	const char *job, *admission, *host;
+	uint16_t port;
+	const char *address; /* the literal its submission was sent to */
+	const char *status;  /* the status route, "METHOD /path/{id}" */
+	bool outlive;
+	const char *session_end; /* the session's word at its end ("": none yet) */
+};
+typedef void (*ledger_each_job_fn)(const struct ledger_op *op, const struct ledger_job *jb,
+				   bool owner_alive, void *arg);
+/* Row id is the job's: noted at its lease, its session's word at its end
+ * (retained, unknown, ended, stopped). -errno with err. */
+int ledger_job_note(struct ledger *l, int64_t id, const struct ledger_job *jb, struct err *err);
+int ledger_job_end(struct ledger *l, int64_t id, const char *session_end, struct err *err);
+/* An unknown job's row settled by its service's word after its session:
+ * its stated charge, or the bound (source "job-status"), durable when
+ * this returns. -ENOENT when it is not unknown. */
+int ledger_job_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge, struct err *err);
+/* Every job's row with its op (id, session, state, bound) and whether
+ * the op's owner (its mediator) is alive. */
+int ledger_each_job(struct ledger *l, ledger_each_job_fn fn, void *arg, struct err *err);
 int ledger_totals(struct ledger *l, struct ledger_totals *t, struct err *err);
 int ledger_each(struct ledger *l, ledger_each_fn fn, void *arg, struct err *err);
 /* PRAGMA integrity_check. */
 int ledger_check(struct ledger *l, struct err *err);
 
+/* paddock budget jobs (budget_jobs.c): each job of an unknown row (its
+ * session retained it, or could not confirm its end) asked once, within
+ * timeout_ms, by the status route and address noted at its lease; an
+ * ended one settled with its service's charge (none stated: its
+ * exposure), the rest held; a JSON document or a table on stdout. 0 every
+ * job asked answered, 2 a service did not answer, -errno (err). */
+int budget_jobs(struct ledger *l, const char *budget, bool json, uint64_t timeout_ms,
+		struct err *err);
 /* paddock budget show|export|settle (budget.c): argv[0] "--budget",
  * then DIR VERB BUDGET [ARGS]. Its exit status. */
 int budget_main(int argc, char **argv);
