@@ -180,6 +180,15 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 $(B)/tests/%: tests/integration/%.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SAN),$(CFLAGS)) -o $@ $< $(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS)
+# test_remote.c asks HB-16's mock job service (scenarios/receivers/jobsvc.c)
+# for `paddock budget jobs`.
+$(B)/tests/test_remote: tests/integration/test_remote.c tests/integration/harness.h \
+		scenarios/receivers/jobsvc.c scenarios/receivers/counter.c scenarios/observers/selftest.c \
+		scenarios/receivers/jobsvc.h scenarios/receivers/counter.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SAN),$(CFLAGS)) -Wno-format-truncation $(PKG_CFLAGS) -o $@ \
+		$(filter %.c,$^) \
+		$(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS) -lcjson -lpthread
 # The secret-marker scan's forms (scenarios/observers/secret_scan.c).
 $(B)/tests/test_secret_scan: tests/unit/test_secret_scan.c tests/unit/unit.h \
 		$(B)/scenarios/observers/secret_scan.o

@@ -372,6 +372,7 @@ struct mediator_job {
 	char admission[48];	 /* the submission's: the job service's owner */
 	char name[POLICY_NET_NAME_MAX + 2];
 	uint16_t port;
+	char address[46]; /* the literal its submission was sent to (INET6_ADDRSTRLEN) */
 	const struct policy_net_rule *rule;
 	bool outlive;	   /* submitted through "outlive": may outlive the session */
 	size_t ledger;	   /* the ledger's slot (loop.c) */
