@@ -227,8 +227,8 @@ int budget_jobs(struct ledger *l, const char *budget, bool json, uint64_t timeou
 	if (json)
 		printf("{\"budget\":\"%s\",\"jobs\":[", budget);
 	else
-		printf("%-6s %-12s %-9s %-11s %8s %8s  %-9s %-22s %s\n", "OP", "JOB", "SESSION",
-		       "SERVICE", "EXPOSURE", "CHARGE", "LEDGER", "AT", "WHAT HAPPENED");
+		printf("%-6s %-12s %-9s %-11s %8s %8s  %-9s %-22s %s\n", "OP", "JOB", "AT-END",
+		       "REMOTE", "EXPOSURE", "CHARGE", "LEDGER", "SERVICE", "WHAT HAPPENED");
 	for (size_t i = 0; i < ps.n && rc >= 0; i++) {
 		struct outcome o;
 

@@ -298,6 +298,7 @@ Test(remote, a_retained_jobs_final_charge_is_settled_after_its_session)
 			 "[\"job-status\"]");
 	/* Asked again (the table): j1 is done with; the other two stay held. */
 	H_PADDOCK(&r, NULL, "budget", "jobs", "later", "--timeout", "1s");
+	cr_log_info("paddock budget jobs later:\n%s", r.out_text);
 	cr_assert_eq(r.status, 2, H_SHOW(&r));
 	cr_assert(h_contains(r.out_text, "still running: held"), H_SHOW(&r));
 	cr_assert(h_contains(r.out_text, "the service did not answer"), H_SHOW(&r));
