@@ -277,19 +277,25 @@ static void finish(struct ledger *l)
 	}
 }
 
+/* *out: ms from now (CLOCK_MONOTONIC). */
+static void after_ms(struct timespec *out, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, out);
+	out->tv_sec += ms / 1000;
+	out->tv_nsec += (long)(ms % 1000) * 1000000;
+	if (out->tv_nsec >= 1000000000) {
+		out->tv_sec++;
+		out->tv_nsec -= 1000000000;
+	}
+}
+
 /* BEGIN IMMEDIATE behind the queue: both waited for until busy_ms from
  * now, then -EBUSY (the caller refuses: refused-ledger). */
 static int begin(struct ledger *l, struct err *err)
 {
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &l->deadline);
-	l->deadline.tv_sec += l->busy_ms / 1000;
-	l->deadline.tv_nsec += (long)(l->busy_ms % 1000) * 1000000;
-	if (l->deadline.tv_nsec >= 1000000000) {
-		l->deadline.tv_sec++;
-		l->deadline.tv_nsec -= 1000000000;
-	}
+	after_ms(&l->deadline, l->busy_ms);
 	l->writing = true;
 	if (l->q && !l->queue_off && ledger_queue_lock(l->q, &l->deadline) < 0) {
 		l->writing = false;
@@ -339,15 +345,9 @@ static int check_file(const char *dir, const char *path, struct err *err)
 			       "ledger: %s: must be a directory of ours (uid %u) that only we can "
 			       "write",
 			       dir, (unsigned)geteuid());
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	fd = ledger_private_open(path, err);
 	if (fd < 0)
-		return err_sys(err, errno, "ledger: %s", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077)) {
-		close(fd);
-		return err_set(err, EPERM,
-			       "ledger: %s: must be a regular file of ours with mode 0600", path);
-	}
+		return fd;
 	close(fd);
 	return 0;
 }
@@ -590,13 +590,7 @@ int ledger_queue_hold(struct ledger *l, unsigned ms)
 {
 	struct timespec until;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	after_ms(&until, ms);
 	return ledger_queue_lock(l->q, &until);
 }
 

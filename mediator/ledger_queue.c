@@ -90,15 +90,11 @@ static int make(struct queue_file *f, const char *boot)
 	return 0;
 }
 
-int ledger_queue_open(const char *path, const char *boot, struct ledger_queue **out,
-		      struct err *err)
+int ledger_private_open(const char *path, struct err *err)
 {
-	struct ledger_queue *q;
 	struct stat st;
-	int fd, r = 0;
-	void *p;
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 	if (fd < 0)
 		return err_sys(err, errno, "ledger: %s", path);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
@@ -107,6 +103,20 @@ int ledger_queue_open(const char *path, const char *boot, struct ledger_queue **
 		return err_set(err, EPERM,
 			       "ledger: %s: must be a regular file of ours with mode 0600", path);
 	}
+	return fd;
+}
+
+int ledger_queue_open(const char *path, const char *boot, struct ledger_queue **out,
+		      struct err *err)
+{
+	struct ledger_queue *q;
+	struct stat st;
+	int fd, r = 0;
+	void *p;
+
+	fd = ledger_private_open(path, err);
+	if (fd < 0)
+		return fd;
 	/* Made at most once at a time: the file's size and its mutex. flock
 	 * (not the mutex) because it is what must exist first, and the
 	 * kernel drops it with its holder. */

@@ -10,6 +10,11 @@
 
 struct ledger_queue;
 
+/* path opened read-write (created 0600), refused unless it is a regular
+ * file of ours with no group or other bits, not a symlink: the fd, or
+ * -errno with err's one line. The ledger's files are all opened so. */
+int ledger_private_open(const char *path, struct err *err);
+
 /* Open (create: 0600, one page) the queue's file path, refused unless it
  * is a regular file of ours with no group or other bits; its mutex made
  * anew when it is not of this boot (boot: /proc/sys/kernel/random/boot_id).
