@@ -297,12 +297,16 @@ static int begin(struct ledger *l, struct err *err)
 
 	after_ms(&l->deadline, l->busy_ms);
 	l->writing = true;
-	if (l->q && !l->queue_off && ledger_queue_lock(l->q, &l->deadline) < 0) {
+	rc = l->q && !l->queue_off ? ledger_queue_lock(l->q, &l->deadline) : 0;
+	if (rc < 0) {
 		l->writing = false;
-		return err_set(err, EBUSY,
-			       "ledger: locked for longer than %u ms (another writer of the budget "
-			       "holds it)",
-			       l->busy_ms);
+		/* Anything but a timeout: a queue file someone wrote over. */
+		return rc == -ETIMEDOUT
+			   ? err_set(err, EBUSY,
+				     "ledger: locked for longer than %u ms (another "
+				     "writer of the budget holds it)",
+				     l->busy_ms)
+			   : err_set(err, EIO, "ledger: the writers' queue: %s", strerror(-rc));
 	}
 	rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
