@@ -298,16 +298,16 @@ static int begin(struct ledger *l, struct err *err)
 	after_ms(&l->deadline, l->busy_ms);
 	l->writing = true;
 	rc = l->q && !l->queue_off ? ledger_queue_lock(l->q, &l->deadline) : 0;
-	if (rc < 0) {
+	if (rc == -ETIMEDOUT) {
 		l->writing = false;
-		/* Anything but a timeout: a queue file someone wrote over. */
-		return rc == -ETIMEDOUT
-			   ? err_set(err, EBUSY,
-				     "ledger: locked for longer than %u ms (another "
-				     "writer of the budget holds it)",
-				     l->busy_ms)
-			   : err_set(err, EIO, "ledger: the writers' queue: %s", strerror(-rc));
+		return err_set(err, EBUSY,
+			       "ledger: locked for longer than %u ms (another writer of the budget "
+			       "holds it)",
+			       l->busy_ms);
 	}
+	/* Any other failure of the queue (ENOTRECOVERABLE, EINVAL: a file
+	 * someone wrote over): this transaction goes without it, as the
+	 * ledger did before the queue; SQLite's lock still excludes. */
 	rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		rc = sql_err(l, rc, err, "begin");

@@ -192,6 +192,33 @@ Test(ledgerq, a_queue_of_another_boot_is_made_anew)
 	ledger_close(l);
 }
 
+/* A queue that fails other than by timing out (here its mutex's kind
+ * overwritten with one glibc does not know: EINVAL, a file someone wrote
+ * over): the transaction goes without it, SQLite's lock still excluding,
+ * instead of refusing. The layout of mediator/ledger_queue.c and glibc's
+ * x86-64 pthread_mutex_t: the mutex at offset 56, its lock word first,
+ * __kind 16 into it (checked: a robust process-shared mutex is kind 144). */
+Test(ledgerq, a_queue_that_fails_is_gone_without)
+{
+	struct ledger *l = open_l(300);
+	char path[128];
+	int fd, word[5] = {-1, -1, -1, -1, -1}, unknown_kind = 0x7f;
+
+	snprintf(path, sizeof(path), "%s/b.sqlite-queue", dir);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, word, sizeof(word), 56), (ssize_t)sizeof(word));
+	cr_assert(word[0] == 0 && word[4] == 144, "the mutex where the test expects it: %d %d",
+		  word[0], word[4]);
+	cr_assert_eq(pwrite(fd, &unknown_kind, sizeof(int), 56 + 16), (ssize_t)sizeof(int));
+	close(fd);
+	cr_assert_eq(ledger_queue_hold(l, 300), -EINVAL,
+		     "the queue itself fails, not by timing out");
+	proceeds(l, "a queue that cannot be taken");
+	proceeds(l, "and again");
+	ledger_close(l);
+}
+
 /* Writers of one budget queue instead of polling: 8 callers, each its
  * own connection, 300 reserve+settle pairs each; with the queue SQLite's
  * busy handler is (next to) never reached, without it (twin) the callers
