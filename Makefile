@@ -155,9 +155,9 @@ $(B)/tests/test_evidence: tests/unit/test_evidence.c tests/unit/unit.h $(EVIDENC
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(PKG_LIBS) $(CRIT_LIBS)
 
-# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,jobs,attempts,redact}.c).
+# The mediator's unit tests (tests/unit/test_{mediator,gate,meter,jobs,ledger_queue,attempts,redact}.c).
 MEDIATOR_TESTS = $(B)/tests/test_mediator $(B)/tests/test_gate $(B)/tests/test_meter \
-		 $(B)/tests/test_jobs \
+		 $(B)/tests/test_jobs $(B)/tests/test_ledger_queue \
 		 $(B)/tests/test_attempts $(B)/tests/test_redact
 $(MEDIATOR_TESTS): $(B)/tests/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_policy.h \
 		$(MEDIATOR_LIB_OBJ) $(POLICY_OBJ) $(EVIDENCE_OBJ)
@@ -181,6 +181,15 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libpaddock.a
 $(B)/tests/%: tests/integration/%.c tests/integration/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SAN),$(CFLAGS)) -o $@ $< $(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS)
+# test_remote.c asks HB-16's mock job service (scenarios/receivers/jobsvc.c)
+# for `paddock budget jobs`.
+$(B)/tests/test_remote: tests/integration/test_remote.c tests/integration/harness.h \
+		scenarios/receivers/jobsvc.c scenarios/receivers/counter.c scenarios/observers/selftest.c \
+		scenarios/receivers/jobsvc.h scenarios/receivers/counter.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SAN),$(CFLAGS)) -Wno-format-truncation $(PKG_CFLAGS) -o $@ \
+		$(filter %.c,$^) \
+		$(filter-out $(SAN),$(LDFLAGS)) $(CRIT_LIBS) -lcjson -lpthread
 # The secret-marker scan's forms (scenarios/observers/secret_scan.c).
 $(B)/tests/test_secret_scan: tests/unit/test_secret_scan.c tests/unit/unit.h \
 		$(B)/scenarios/observers/secret_scan.o
@@ -260,7 +269,7 @@ FUZZ_SRC_mediator := mediator/http.c mediator/tls.c mediator/dns.c mediator/rule
 		     mediator/response.c mediator/attempts.c mediator/denial.c \
 		     mediator/loop.c mediator/body.c mediator/gate.c mediator/credentials.c mediator/redact.c \
 		     mediator/redact_forms.c \
-		     mediator/meter.c mediator/ledger.c mediator/lookup.c mediator/jobs.c mediator/adapter.c \
+		     mediator/meter.c mediator/ledger.c mediator/ledger_queue.c mediator/lookup.c mediator/jobs.c mediator/adapter.c \
 		     policy/*.c evidence/*.c
 FUZZ_SEED_mediator := tests/data/mediator
 FUZZ_SRC_evidence := evidence/*.c policy/sha256.c

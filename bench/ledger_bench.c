@@ -4,12 +4,19 @@
  * runs each caller as a process of its own instead), on this machine's
  * disk, in the same run, alternated in slices: the ledger's group commit
  * (the reservation flushed by its caller after the lock is released:
- * mediator/ledger.c) against SQLite's synchronous=FULL (an fsync inside
- * every commit: the ledger before it), and what one fdatasync of a 4 KiB
- * append costs here.
+ * mediator/ledger.c) with its writers queued (ledger_queue.c: they sleep
+ * until the lock is theirs), the same without the queue (they poll
+ * SQLite's lock: the ledger before the queue), and SQLite's
+ * synchronous=FULL (an fsync inside every commit: the ledger before the
+ * group commit), with the busy handler's retries per pair; and what one
+ * fdatasync of a 4 KiB append costs here.
  * Not a test: nothing here passes or fails on timing.
  *
- *   build/ledger_bench [DIR] [SECONDS]   (default /var/tmp, 3) */
+ *   build/ledger_bench [DIR] [SECONDS]   (default /var/tmp, 3)
+ *
+ * LEDGER_BENCH_SKIP=p (or q, f, a combination) leaves out the polled (the
+ * queued, the FULL) slices: an A/B against another build's bench then has
+ * the same slices of the same length. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,11 +32,16 @@
 
 static const char *dir;
 static double seconds;
-static bool commit_sync;
+enum variant {
+	QUEUED,
+	POLLED,
+	FULL,
+};
+static enum variant variant;
 /* Shared with the callers' processes when PROCS is set. */
 struct shared {
 	atomic_int go, stop;
-	atomic_long pairs;
+	atomic_long pairs, waits;
 };
 static struct shared *sh;
 
@@ -51,8 +63,10 @@ static void *caller(void *arg)
 		fprintf(stderr, "ledger_bench: %s\n", err.msg);
 		return NULL;
 	}
-	if (commit_sync)
+	if (variant == FULL)
 		ledger_commit_sync(l);
+	if (variant != QUEUED)
+		ledger_queue_off(l);
 	while (!atomic_load(&sh->go))
 		usleep(100);
 	while (!atomic_load(&sh->stop)) {
@@ -70,11 +84,13 @@ static void *caller(void *arg)
 		}
 		atomic_fetch_add(&sh->pairs, 1);
 	}
+	atomic_fetch_add(&sh->waits, (long)ledger_busy_waits(l));
 	ledger_close(l);
 	return NULL;
 }
 
-static double run(int n, bool procs)
+/* Pairs a second; *waits: busy retries a pair. */
+static double run(int n, bool procs, double *waits)
 {
 	pthread_t th[32];
 	pid_t pid[32];
@@ -83,6 +99,7 @@ static double run(int n, bool procs)
 	atomic_store(&sh->go, 0);
 	atomic_store(&sh->stop, 0);
 	atomic_store(&sh->pairs, 0);
+	atomic_store(&sh->waits, 0);
 	for (int i = 0; i < n; i++) {
 		if (!procs) {
 			pthread_create(&th[i], NULL, caller, NULL);
@@ -105,6 +122,8 @@ static double run(int n, bool procs)
 		else if (!procs)
 			pthread_join(th[i], NULL);
 	}
+	*waits = (double)atomic_load(&sh->waits) /
+		 (double)(atomic_load(&sh->pairs) ? atomic_load(&sh->pairs) : 1);
 	return (double)atomic_load(&sh->pairs) / (now() - t0);
 }
 
@@ -140,6 +159,7 @@ static double fsync_ms(void)
 int main(int argc, char **argv)
 {
 	static const int callers[] = {1, 8, 32};
+	const char *skip = getenv("LEDGER_BENCH_SKIP");
 	char tmpl[4096];
 
 	snprintf(tmpl, sizeof(tmpl), "%s/paddock-ledger-bench.XXXXXX",
@@ -158,21 +178,30 @@ int main(int argc, char **argv)
 	printf("ledger (WAL) in %s, %.0f s each, callers as %s; one fdatasync of 4 KiB: %.2f ms\n",
 	       dir, seconds, getenv("PROCS") ? "processes" : "threads", fsync_ms());
 	for (size_t i = 0; i < sizeof(callers) / sizeof(callers[0]); i++) {
-		double r[2] = {0, 0};
+		double r[3] = {0, 0, 0}, w[3] = {0, 0, 0};
 		double whole = seconds;
 
 		/* Alternated in slices of the same run (4 of each, a quarter of
 		 * SECONDS long): a loaded machine's load, which changes from
-		 * second to second, is shared by both. */
+		 * second to second, is shared by all three. */
 		seconds = whole / 4;
-		for (int slice = 0; slice < 8; slice++) {
-			commit_sync = slice % 2 == 1;
-			r[slice % 2] += run(callers[i], getenv("PROCS") != NULL) / 4;
+		for (int slice = 0; slice < 12; slice++) {
+			double waits;
+
+			variant = (enum variant)(slice % 3);
+			if (skip && strchr(skip, "qpf"[variant]))
+				continue; /* LEDGER_BENCH_SKIP: variants left out, for A/Bs */
+			r[variant] += run(callers[i], getenv("PROCS") != NULL, &waits) / 4;
+			w[variant] += waits / 4;
 		}
 		seconds = whole;
-		printf("callers %2d: %8.0f reserve+settle per second (group commit), %8.0f "
-		       "(synchronous=FULL): x%.1f\n",
-		       callers[i], r[0], r[1], r[1] > 0 ? r[0] / r[1] : 0);
+		printf("callers %2d: %8.0f reserve+settle per second (group commit, queued), %8.0f "
+		       "(polled), %8.0f (synchronous=FULL): x%.2f of polled, x%.1f of FULL; busy "
+		       "retries a pair %.2f / %.2f / %.2f\n",
+		       callers[i], r[QUEUED], r[POLLED], r[FULL],
+		       r[POLLED] > 0 ? r[QUEUED] / r[POLLED] : 0,
+		       r[FULL] > 0 ? r[QUEUED] / r[FULL] : 0, w[QUEUED], w[POLLED], w[FULL]);
+		fflush(stdout);
 	}
 	{
 		char cmd[4200];

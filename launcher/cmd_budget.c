@@ -1,4 +1,4 @@
-/* paddock budget show|export|settle BUDGET (docs/network.md, "Budgets"):
+/* paddock budget show|export|settle|jobs BUDGET (docs/network.md, "Budgets"):
  * the operator's view of a budget's ledger, shared by every session of
  * the budget. The ledger is read by paddock-mediator (the only part of
  * paddock with SQLite in it), which this execs. */
@@ -14,6 +14,7 @@ static const char usage[] =
     "Usage: paddock budget show BUDGET [--json]\n"
     "       paddock budget export BUDGET [--table]\n"
     "       paddock budget settle BUDGET OP CHARGE\n"
+    "       paddock budget jobs BUDGET [--json] [--timeout DURATION]\n"
     "The ledger of a budget of metered rules ($XDG_STATE_HOME/paddock/budgets/BUDGET.sqlite,\n"
     "or ~/.local/state/paddock/budgets/...), shared by every session naming it.\n"
     "\n"
@@ -22,9 +23,15 @@ static const char usage[] =
     "  export  every operation as JSON (--table: as a table)\n"
     "  settle  an unknown operation OP (its id in show) at CHARGE credits, the\n"
     "          charge the receiver's own records show for it\n"
+    "  jobs    ask the service of each remote job whose row is unknown (retained\n"
+    "          at its session's end, or not confirmed ended) for its status, once\n"
+    "          (--timeout: each request, default 2s); settle an ended one at the\n"
+    "          charge the service states (none: its exposure), leave the rest\n"
+    "          held; what happened as a table (--json: JSON)\n"
     "\n"
     "An unknown operation was sent and got no answer: its bound stays held\n"
-    "until it is settled here. Exit status: 0; 125 with one line why.\n"
+    "until it is settled here. Exit status: 0; 2 (jobs) a service did not\n"
+    "answer, its rows held; 125 with one line why.\n"
     "See paddock(1) and docs/network.md.\n";
 
 int cmd_budget(int argc, char **argv)

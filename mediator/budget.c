@@ -3,10 +3,12 @@
  *
  *   paddock-mediator --budget DIR show|export BUDGET [--json|--table]
  *   paddock-mediator --budget DIR settle BUDGET OP CHARGE
+ *   paddock-mediator --budget DIR jobs BUDGET [--json] [--timeout DURATION]
  *
  * by `paddock budget`, so that SQLite stays in paddock-mediator alone.
  * Opening a ledger recovers it first: a reservation of a process that is
- * gone becomes unknown (never released). Exit 0, or 125 with one line. */
+ * gone becomes unknown (never released). Exit 0, or 125 with one line
+ * (jobs: 2 too, budget_jobs.c). */
 #include "mediator.h"
 
 #include <limits.h>
@@ -112,22 +114,38 @@ int budget_main(int argc, char **argv)
 	char path[PATH_MAX], msg[PATH_MAX + 128];
 	struct stat st;
 	unsigned recovered = 0;
+	uint64_t timeout_ms = 2000;
 	int rc;
 
 	if (argc < 4)
-		return fail("usage: paddock budget show|export|settle BUDGET ...");
+		return fail("usage: paddock budget show|export|settle|jobs BUDGET ...");
 	dir = argv[1];
 	verb = argv[2];
 	budget = argv[3];
-	if (strcmp(verb, "show") && strcmp(verb, "export") && strcmp(verb, "settle"))
-		return fail("unknown verb (known: show, export, settle)");
+	if (strcmp(verb, "show") && strcmp(verb, "export") && strcmp(verb, "settle") &&
+	    strcmp(verb, "jobs"))
+		return fail("unknown verb (known: show, export, settle, jobs)");
 	if (!policy_budget_id_valid(budget)) {
 		snprintf(msg, sizeof(msg),
 			 "%.64s: not a budget id (1 to 64 of a-z, 0-9, '_', '.', '-')", budget);
 		return fail(msg);
 	}
 	json = strcmp(verb, "export") == 0;
-	if (strcmp(verb, "settle") != 0) {
+	if (strcmp(verb, "jobs") == 0) {
+		for (int i = 4; i < argc; i++) {
+			if (strcmp(argv[i], "--json") == 0) {
+				json = true;
+			} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+				if (policy_parse_duration(argv[++i], &timeout_ms) < 0 ||
+				    timeout_ms < 1 || timeout_ms > 60000)
+					return fail("jobs: --timeout: a duration from 1ms to 60s "
+						    "(e.g. 2s)");
+			} else {
+				return fail("jobs: unknown option (known: --json, --timeout "
+					    "DURATION)");
+			}
+		}
+	} else if (strcmp(verb, "settle") != 0) {
 		if (argc > 5)
 			return fail("too many arguments");
 		if (argc == 5 && strcmp(argv[4], "--json") == 0)
@@ -164,6 +182,11 @@ int budget_main(int argc, char **argv)
 			printf("settled %lld at %llu credits\n", id, (unsigned long long)charge);
 		ledger_close(l);
 		return rc < 0 ? fail(err.msg) : 0;
+	}
+	if (rc >= 0 && strcmp(verb, "jobs") == 0) {
+		rc = budget_jobs(l, budget, json, timeout_ms, &err);
+		ledger_close(l);
+		return rc < 0 ? fail(err.msg) : rc;
 	}
 	if (rc >= 0)
 		rc = ledger_totals(l, &t, &err);

@@ -212,16 +212,16 @@ static uint64_t until_of(uint64_t deadline)
 	return u < deadline ? u : deadline;
 }
 
-/* The job's status, asked once: true when the service said one. */
-static bool ask_status(const struct jobs_io *io, struct mediator_job *j, uint64_t deadline)
+/* jobs_status() by an absolute deadline (mono_ms()). */
+static bool status_until(const struct jobs_io *io, struct mediator_job *j, const char *method,
+			 const char *tmpl, uint64_t until)
 {
 	char resp[JOBS_RESP_MAX];
 	unsigned status = 0;
 	char state[32];
 	uint64_t charge = 0;
 	bool has = false;
-	ssize_t n = exchange(io, j, j->rule->jobs->status.method, j->rule->jobs->status.path, resp,
-			     sizeof(resp), until_of(deadline));
+	ssize_t n = exchange(io, j, method, tmpl, resp, sizeof(resp), until);
 
 	if (n < 0 || jobs_parse_status(resp, (size_t)n, &status, state, &charge, &has) < 0 ||
 	    status >= 300) {
@@ -234,6 +234,19 @@ static bool ask_status(const struct jobs_io *io, struct mediator_job *j, uint64_
 	j->charge = charge;
 	j->has_charge = has;
 	return true;
+}
+
+bool jobs_status(const struct jobs_io *io, struct mediator_job *j, const char *method,
+		 const char *tmpl, uint64_t timeout_ms)
+{
+	return status_until(io, j, method, tmpl, mono_ms() + timeout_ms);
+}
+
+/* The job's status, asked once: true when the service said one. */
+static bool ask_status(const struct jobs_io *io, struct mediator_job *j, uint64_t deadline)
+{
+	return status_until(io, j, j->rule->jobs->status.method, j->rule->jobs->status.path,
+			    until_of(deadline));
 }
 
 static void cancel(const struct jobs_io *io, struct mediator_job *j, uint64_t deadline)

@@ -34,6 +34,7 @@
  * bound released. The only SQLite code of paddock: it runs in
  * paddock-mediator (and its --budget mode for `paddock budget`). */
 #include "mediator.h"
+#include "ledger_queue.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -54,6 +55,15 @@ struct ledger {
 	char wal[PATH_MAX + 8]; /* DIR/BUDGET.sqlite-wal */
 	int wal_fd;		/* flushed after each reservation's commit */
 	bool commit_sync;	/* synchronous=FULL, no own flush (the bench's "before") */
+	/* The writers' queue (ledger_queue.c): taken with the write
+	 * transaction, both waited for until deadline (busy_ms from its
+	 * start); NULL or queue_off: SQLite's lock alone, polled. */
+	struct ledger_queue *q;
+	bool queue_off;
+	bool writing; /* in a write transaction of ours: deadline holds */
+	struct timespec deadline;
+	unsigned long busy_waits; /* the busy handler's retries, for the tests and the bench */
+	int wal_frames;		  /* the WAL's frames after the last commit (wal_hook) */
 	/* Prepared statements, by the address of their (static) text:
 	 * preparing each anew was a third of a reservation's time. */
 	struct {
@@ -87,6 +97,14 @@ static const char schema[] =
     " ended INTEGER,"
     " CHECK ((state = 'settled') = (charge IS NOT NULL))) STRICT;"
     "CREATE INDEX IF NOT EXISTS ops_key ON ops(op_key) WHERE op_key IS NOT NULL;"
+    /* A remote job's row (docs/network.md, "Remote jobs"): what `paddock
+     * budget jobs` needs to ask its service about it after its session,
+     * the address its submission was sent to included (the policy is not
+     * at hand then); session_end, the session's word for it at its end. */
+    "CREATE TABLE IF NOT EXISTS jobs(op INTEGER PRIMARY KEY, job TEXT NOT NULL,"
+    " admission TEXT NOT NULL, host TEXT NOT NULL, port INTEGER NOT NULL"
+    " CHECK (port BETWEEN 1 AND 65535), address TEXT NOT NULL, status TEXT NOT NULL,"
+    " outlive INTEGER NOT NULL, session_end TEXT) STRICT;"
     "CREATE INDEX IF NOT EXISTS ops_state ON ops(state);"
     /* What the budget holds, kept by triggers in the transaction that
      * changes a row: the live bounds (reserved, unknown) and the settled
@@ -186,8 +204,11 @@ static bool owner_alive(const char *owner)
 /* SQLite's own busy handler backs off to 100 ms sleeps: with a few
  * writers waiting on one another (every reservation is a short write
  * transaction) throughput fell to ten pairs a second with 32 callers
- * here. This one retries every 200 us until busy_ms have passed since the
- * first retry of this wait. */
+ * here. This one retries until the write transaction's deadline (busy_ms
+ * from its start, the queue's wait included), or busy_ms since the first
+ * retry of this wait outside one of ours. With the queue, a writer of
+ * ours gets here only when a writer without it (the sqlite3 shell, an
+ * older paddock) or a checkpoint holds the lock. */
 static int busy(void *arg, int count)
 {
 	struct ledger *l = arg;
@@ -197,10 +218,15 @@ static int busy(void *arg, int count)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (count == 0)
 		l->busy_since = now;
-	ms = (now.tv_sec - l->busy_since.tv_sec) * 1000 +
-	     (now.tv_nsec - l->busy_since.tv_nsec) / 1000000;
+	if (l->writing)
+		ms = (now.tv_sec - l->deadline.tv_sec) * 1000 +
+		     (now.tv_nsec - l->deadline.tv_nsec) / 1000000 + (long)l->busy_ms;
+	else
+		ms = (now.tv_sec - l->busy_since.tv_sec) * 1000 +
+		     (now.tv_nsec - l->busy_since.tv_nsec) / 1000000;
 	if (ms >= (long)l->busy_ms)
 		return 0;
+	l->busy_waits++;
 	/* From 50 us, doubling every 8 retries to at most 1.6 ms, with
 	 * jitter: many waiters polling one lock at a fixed rate kept two
 	 * cores busy with wakeups instead of commits. */
@@ -211,6 +237,18 @@ static int busy(void *arg, int count)
 		usleep(us / 2 + (unsigned)(now.tv_nsec / 1000) % us);
 	}
 	return 1;
+}
+
+/* SQLite's wal_hook after each commit of this connection: the WAL's
+ * size in frames. Setting it turns off the automatic checkpoint, which
+ * would run inside COMMIT, so with the queue held (its fsyncs of the WAL
+ * and the database made every waiter wait): finish() runs it instead. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	(void)db;
+	(void)name;
+	((struct ledger *)arg)->wal_frames = frames;
+	return SQLITE_OK;
 }
 
 static int sql_err(struct ledger *l, int rc, struct err *err, const char *what)
@@ -226,9 +264,74 @@ static int exec(struct ledger *l, const char *sql, struct err *err)
 	return rc == SQLITE_OK ? 0 : sql_err(l, rc, err, sql);
 }
 
+/* A write transaction's end: the queue released, then a passive
+ * checkpoint (the size SQLite's automatic one runs at) outside it: it
+ * waits for no one and no writer waits for it. */
+static void finish(struct ledger *l)
+{
+	ledger_queue_unlock(l->q);
+	l->writing = false;
+	if (l->wal_frames >= 1000) {
+		l->wal_frames = 0;
+		(void)sqlite3_wal_checkpoint_v2(l->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	}
+}
+
+/* *out: ms from now (CLOCK_MONOTONIC). */
+static void after_ms(struct timespec *out, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, out);
+	out->tv_sec += ms / 1000;
+	out->tv_nsec += (long)(ms % 1000) * 1000000;
+	if (out->tv_nsec >= 1000000000) {
+		out->tv_sec++;
+		out->tv_nsec -= 1000000000;
+	}
+}
+
+/* BEGIN IMMEDIATE behind the queue: both waited for until busy_ms from
+ * now, then -EBUSY (the caller refuses: refused-ledger). */
+static int begin(struct ledger *l, struct err *err)
+{
+	int rc;
+
+	after_ms(&l->deadline, l->busy_ms);
+	l->writing = true;
+	rc = l->q && !l->queue_off ? ledger_queue_lock(l->q, &l->deadline) : 0;
+	if (rc == -ETIMEDOUT) {
+		l->writing = false;
+		return err_set(err, EBUSY,
+			       "ledger: locked for longer than %u ms (another writer of the budget "
+			       "holds it)",
+			       l->busy_ms);
+	}
+	/* Any other failure of the queue (ENOTRECOVERABLE, EINVAL: a file
+	 * someone wrote over): this transaction goes without it, as the
+	 * ledger did before the queue; SQLite's lock still excludes. */
+	rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		rc = sql_err(l, rc, err, "begin");
+		finish(l);
+		return rc;
+	}
+	return 0;
+}
+
+/* COMMIT: SQLITE_OK (the transaction and the queue ended) or the error
+ * (the caller rolls back). */
+static int commit(struct ledger *l)
+{
+	int rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		finish(l);
+	return rc;
+}
+
 static void rollback(struct ledger *l)
 {
 	(void)sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+	finish(l);
 }
 
 /* The file, made 0600 if new; refused unless it is a regular file of ours
@@ -246,15 +349,9 @@ static int check_file(const char *dir, const char *path, struct err *err)
 			       "ledger: %s: must be a directory of ours (uid %u) that only we can "
 			       "write",
 			       dir, (unsigned)geteuid());
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	fd = ledger_private_open(path, err);
 	if (fd < 0)
-		return err_sys(err, errno, "ledger: %s", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077)) {
-		close(fd);
-		return err_set(err, EPERM,
-			       "ledger: %s: must be a regular file of ours with mode 0600", path);
-	}
+		return fd;
 	close(fd);
 	return 0;
 }
@@ -294,6 +391,18 @@ int ledger_open(const char *dir, const char *budget, unsigned busy_ms, struct le
 	}
 	l->busy_ms = busy_ms;
 	sqlite3_busy_handler(l->db, busy, l);
+	sqlite3_wal_hook(l->db, wal_hook, l);
+	{
+		char qpath[PATH_MAX + 8], boot[40];
+
+		boot_id(boot);
+		snprintf(qpath, sizeof(qpath), "%s-queue", path);
+		rc = ledger_queue_open(qpath, boot, &l->q, err);
+		if (rc < 0) {
+			ledger_close(l);
+			return rc;
+		}
+	}
 	snprintf(l->wal, sizeof(l->wal), "%s-wal", path);
 	{
 		/* The WAL stays when a connection closes (no connection of
@@ -309,14 +418,14 @@ int ledger_open(const char *dir, const char *budget, unsigned busy_ms, struct le
 	if (rc >= 0)
 		rc = exec(l, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err);
 	if (rc >= 0)
-		rc = exec(l, "BEGIN IMMEDIATE", err);
+		rc = begin(l, err);
 	if (rc >= 0) {
 		rc = exec(l, schema, err);
 		if (rc >= 0)
 			rc = exec(l, "INSERT OR IGNORE INTO meta VALUES ('version', '1')", err);
-		if (rc >= 0)
-			rc = exec(l, "COMMIT", err);
-		else
+		if (rc >= 0 && commit(l) != SQLITE_OK)
+			rc = sql_err(l, SQLITE_ERROR, err, "commit");
+		if (rc < 0)
 			rollback(l);
 	}
 	if (rc < 0) {
@@ -333,6 +442,7 @@ void ledger_close(struct ledger *l)
 		return;
 	if (l->wal_fd >= 0)
 		close(l->wal_fd);
+	ledger_queue_close(l->q);
 	for (size_t c = 0; c < sizeof(l->cache) / sizeof(l->cache[0]); c++)
 		sqlite3_finalize(l->cache[c].st);
 	sqlite3_close_v2(l->db);
@@ -430,17 +540,17 @@ static int change_one(struct ledger *l, int64_t id, const char *from, const char
 		      struct err *err, const char *sql, const char *types, ...)
 {
 	va_list ap;
-	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	int rc = begin(l, err);
 
-	if (rc != SQLITE_OK)
-		return sql_err(l, rc, err, "begin");
+	if (rc < 0)
+		return rc;
 	va_start(ap, types);
 	rc = vrun(l, sql, types, ap);
 	va_end(ap);
 	if (rc == SQLITE_OK && sqlite3_changes(l->db) != 1)
 		rc = SQLITE_NOTFOUND;
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+		rc = commit(l);
 	if (rc == SQLITE_OK)
 		return 0;
 	rollback(l);
@@ -466,6 +576,31 @@ void ledger_commit_sync(struct ledger *l)
 {
 	l->commit_sync = true;
 	(void)exec(l, "PRAGMA synchronous=FULL", NULL);
+}
+
+void ledger_queue_off(struct ledger *l)
+{
+	l->queue_off = true;
+	/* and SQLite's own checkpoint inside COMMIT, as before the queue */
+	(void)sqlite3_wal_autocheckpoint(l->db, 1000);
+}
+
+unsigned long ledger_busy_waits(const struct ledger *l)
+{
+	return l->busy_waits;
+}
+
+int ledger_queue_hold(struct ledger *l, unsigned ms)
+{
+	struct timespec until;
+
+	after_ms(&until, ms);
+	return ledger_queue_lock(l->q, &until);
+}
+
+void ledger_queue_release(struct ledger *l)
+{
+	ledger_queue_unlock(l->q);
 }
 
 /* The WAL on disk up to (at least) the commit just made, by this
@@ -500,9 +635,9 @@ int ledger_reserve(struct ledger *l, const struct ledger_request *rq, int64_t *i
 	int64_t have = 0;
 	int rc, verdict = LEDGER_OK;
 
-	rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return sql_err(l, rc, err, "begin");
+	rc = begin(l, err);
+	if (rc < 0)
+		return rc;
 	/* A replay of an operation (same key) whose earlier attempt is
 	 * still reserved (in flight, here or in another session) or unknown
 	 * is not dispatched again; nor is one a receiver's receipt settled
@@ -552,7 +687,7 @@ int ledger_reserve(struct ledger *l, const struct ledger_request *rq, int64_t *i
 	if (rc != SQLITE_OK)
 		goto fail;
 	*id = sqlite3_last_insert_rowid(l->db);
-	rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	rc = commit(l);
 	if (rc != SQLITE_OK)
 		goto fail;
 	/* Not dispatched before it is durable. A failed flush leaves the
@@ -603,19 +738,26 @@ int ledger_release(struct ledger *l, int64_t id, const char *source, struct err 
 	return end(l, id, "released", source, NULL, err);
 }
 
+/* An unknown row settled by the receiver's word (source: a lookup's
+ * receipt, a job's status): with its stated charge, or the bound when it
+ * states none (never a guess lower). */
+static int settle_unknown(struct ledger *l, int64_t id, const char *source, bool stated,
+			  uint64_t charge, struct err *err)
+{
+	return stated ? change_one(l, id, "unknown", source, err,
+				   "UPDATE ops SET state = 'settled', source = ?1, charge = ?2, "
+				   "ended = ?3 WHERE id = ?4 AND state = 'unknown'",
+				   "tiii", source, (int64_t)charge, now_wall_ms(), id)
+		      : change_one(l, id, "unknown", source, err,
+				   "UPDATE ops SET state = 'settled', source = ?1, "
+				   "charge = bound, ended = ?2 WHERE id = ?3 AND state = 'unknown'",
+				   "tii", source, now_wall_ms(), id);
+}
+
 int ledger_lookup_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge,
 			 struct err *err)
 {
-	/* A receipt that states no charge: the bound (never a guess lower). */
-	return stated
-		   ? change_one(l, id, "unknown", "lookup", err,
-				"UPDATE ops SET state = 'settled', source = 'lookup', charge = ?1, "
-				"ended = ?2 WHERE id = ?3 AND state = 'unknown'",
-				"iii", (int64_t)charge, now_wall_ms(), id)
-		   : change_one(l, id, "unknown", "lookup", err,
-				"UPDATE ops SET state = 'settled', source = 'lookup', "
-				"charge = bound, ended = ?1 WHERE id = ?2 AND state = 'unknown'",
-				"ii", now_wall_ms(), id);
+	return settle_unknown(l, id, "lookup", stated, charge, err);
 }
 
 int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_request *rq,
@@ -623,10 +765,10 @@ int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_reques
 {
 	sqlite3_stmt *st = NULL;
 	int64_t have = 0, b0 = 0;
-	int rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	int rc = begin(l, err);
 
-	if (rc != SQLITE_OK)
-		return sql_err(l, rc, err, "begin");
+	if (rc < 0)
+		return rc;
 	rc = step(l, &st, "SELECT bound FROM ops WHERE id = ?1 AND state = 'unknown'", "i", id);
 	if (rc == SQLITE_ROW)
 		b0 = sqlite3_column_int64(st, 0);
@@ -655,7 +797,7 @@ int ledger_lookup_claim(struct ledger *l, int64_t id, const struct ledger_reques
 		 "source = NULL, ended = NULL WHERE id = ?4",
 		 "ttii", l->owner, rq->session, b0, id);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+		rc = commit(l);
 	*bound = (uint64_t)b0;
 	if (rc != SQLITE_OK)
 		goto fail;
@@ -672,9 +814,9 @@ int ledger_recover(struct ledger *l, unsigned *count, struct err *err)
 	int rc;
 
 	*count = 0;
-	rc = sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return sql_err(l, rc, err, "begin");
+	rc = begin(l, err);
+	if (rc < 0)
+		return rc;
 	rc = sqlite3_prepare_v2(l->db, "SELECT id, owner FROM ops WHERE state = 'reserved'", -1,
 				&st, NULL);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -695,7 +837,7 @@ int ledger_recover(struct ledger *l, unsigned *count, struct err *err)
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
-		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+		rc = commit(l);
 	if (rc != SQLITE_OK && rc != SQLITE_DONE) {
 		rollback(l);
 		return sql_err(l, rc, err, "recover");
@@ -712,6 +854,74 @@ int ledger_operator_settle(struct ledger *l, int64_t id, uint64_t charge, struct
 		       "iii", (int64_t)charge, now_wall_ms(), id);
 
 	return rc < 0 ? rc : flush(l, err); /* the operator is told it is done */
+}
+
+int ledger_job_note(struct ledger *l, int64_t id, const struct ledger_job *jb, struct err *err)
+{
+	int rc = begin(l, err);
+
+	if (rc < 0)
+		return rc;
+	rc = run(l,
+		 "INSERT OR REPLACE INTO jobs(op, job, admission, host, port, address, status, "
+		 "outlive, session_end) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)",
+		 "itttitti", id, jb->job, jb->admission, jb->host, (int64_t)jb->port, jb->address,
+		 jb->status, (int64_t)jb->outlive);
+	if (rc == SQLITE_OK)
+		rc = commit(l);
+	if (rc == SQLITE_OK)
+		return 0;
+	rollback(l);
+	return sql_err(l, rc, err, "job");
+}
+
+int ledger_job_end(struct ledger *l, int64_t id, const char *session_end, struct err *err)
+{
+	return change_one(l, id, "a job", "job", err,
+			  "UPDATE jobs SET session_end = ?1 WHERE op = ?2", "ti", session_end, id);
+}
+
+int ledger_job_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge, struct err *err)
+{
+	int rc = settle_unknown(l, id, "job-status", stated, charge, err);
+
+	return rc < 0 ? rc : flush(l, err); /* the operator is told it is done */
+}
+
+int ledger_each_job(struct ledger *l, ledger_each_job_fn fn, void *arg, struct err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(
+	    l->db,
+	    "SELECT o.id, o.session, o.owner, o.state, o.bound, j.job, j.admission, j.host, "
+	    "j.port, j.address, j.status, j.outlive, COALESCE(j.session_end, '') "
+	    "FROM jobs j JOIN ops o ON o.id = j.op ORDER BY o.id",
+	    -1, &st, NULL);
+
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *owner = (const char *)sqlite3_column_text(st, 2);
+		struct ledger_job jb = {
+		    .job = (const char *)sqlite3_column_text(st, 5),
+		    .admission = (const char *)sqlite3_column_text(st, 6),
+		    .host = (const char *)sqlite3_column_text(st, 7),
+		    .port = (uint16_t)sqlite3_column_int(st, 8),
+		    .address = (const char *)sqlite3_column_text(st, 9),
+		    .status = (const char *)sqlite3_column_text(st, 10),
+		    .outlive = sqlite3_column_int(st, 11) != 0,
+		    .session_end = (const char *)sqlite3_column_text(st, 12),
+		};
+		struct ledger_op op = {
+		    .id = sqlite3_column_int64(st, 0),
+		    .session = (const char *)sqlite3_column_text(st, 1),
+		    .state = (const char *)sqlite3_column_text(st, 3),
+		    .bound = (uint64_t)sqlite3_column_int64(st, 4),
+		};
+
+		fn(&op, &jb, owner_alive(owner), arg);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_err(l, rc, err, "read");
 }
 
 int ledger_totals(struct ledger *l, struct ledger_totals *t, struct err *err)

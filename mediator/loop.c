@@ -152,6 +152,7 @@ struct conn {
 };
 
 struct mediator {
+	char dialled[INET6_ADDRSTRLEN]; /* the address mediator_open_upstream() last dialled */
 	struct mediator_config cfg;
 	struct mediator_names names;
 	mediator_dial_fn dial;
@@ -491,6 +492,11 @@ int mediator_open_upstream(struct mediator *m, const char *name, uint16_t port,
 		}
 	}
 	/* The address is pinned for the connection: it is the one dialled. */
+	if (!inet_ntop(ss.ss_family,
+		       ss.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&ss)->sin_addr
+					       : (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr,
+		       m->dialled, sizeof(m->dialled)))
+		m->dialled[0] = '\0';
 	fd = m->dial(m, (struct sockaddr *)&ss, len);
 	*decision = fd < 0 ? MEDIATOR_UPSTREAM : MEDIATOR_ALLOWED;
 	return fd < 0 ? -1 : fd;
@@ -1135,6 +1141,31 @@ static void job_line(struct mediator *m, const struct conn *c, const struct medi
 	log_line(m, c, "job", MEDIATOR_ALLOWED, j->name, j->port, f);
 }
 
+/* A reserved job with an id, in its ledger row's jobs entry: what
+ * `paddock budget jobs` needs to ask its service about it once the session
+ * is gone (a retained job's final charge), the address its submission
+ * went to included. Best effort: without it the row is the operator's to
+ * settle by hand, as before. */
+static void job_note(struct mediator *m, const struct mediator_job *j)
+{
+	char status[POLICY_JOB_PATH_MAX + 16];
+	struct err err = {0};
+
+	if (!j->reserved || !j->id[0] || !j->address[0] || !m->ledgers[j->ledger].l)
+		return;
+	snprintf(status, sizeof(status), "%s %s", j->rule->jobs->status.method,
+		 j->rule->jobs->status.path);
+	(void)ledger_job_note(m->ledgers[j->ledger].l, j->row,
+			      &(struct ledger_job){.job = j->id,
+						   .admission = j->admission,
+						   .host = j->name,
+						   .port = j->port,
+						   .address = j->address,
+						   .status = status,
+						   .outlive = j->outlive},
+			      &err);
+}
+
 /* A submission's response: a 2xx one leases the job (the id its body
  * names; none: the job is unknown at the end) and the reservation becomes
  * the job's, held until its end. true when it did. */
@@ -1162,6 +1193,7 @@ static bool job_lease(struct mediator *m, struct conn *c, unsigned status)
 	c->mt.active = false;
 	snprintf(c->mt.note, sizeof(c->mt.note), ",\"ledger_op\":%lld,\"ledger\":\"leased\"",
 		 (long long)j->row);
+	job_note(m, j);
 	job_line(m, c, j, j->reserved ? "reserved" : "free");
 	return true;
 }
@@ -1211,6 +1243,8 @@ static void job_end(void *arg, struct mediator_job *j)
 		(void)ledger_release(l, j->row, "local-exit", &err);
 		ledger = err.msg[0] ? "reserved" : "released";
 	}
+	if (l)
+		(void)ledger_job_end(l, j->row, j->state, NULL);
 	job_line(m, NULL, j, ledger);
 }
 
@@ -1513,6 +1547,9 @@ static void dial(struct mediator *m, struct conn *c)
 		decide_extra(m, c, MEDIATOR_ALLOWED, extra);
 	}
 	c->admitted = true;
+	if (c->job >= 0) /* where its status is asked after the session (job_note) */
+		snprintf(m->jobs->j[c->job].address, sizeof(m->jobs->j[c->job].address), "%s",
+			 m->dialled);
 	c->ufd = fd;
 	c->connecting = true;
 	c->state = C_RELAY;

@@ -372,6 +372,7 @@ struct mediator_job {
 	char admission[48];	 /* the submission's: the job service's owner */
 	char name[POLICY_NET_NAME_MAX + 2];
 	uint16_t port;
+	char address[46]; /* the literal its submission was sent to (INET6_ADDRSTRLEN) */
 	const struct policy_net_rule *rule;
 	bool outlive;	   /* submitted through "outlive": may outlive the session */
 	size_t ledger;	   /* the ledger's slot (loop.c) */
@@ -423,6 +424,13 @@ struct jobs_io {
 	int (*dial)(void *arg, const char *name, uint16_t port);
 	void (*end)(void *arg, struct mediator_job *j);
 };
+/* Job j's status asked once, by method and tmpl (its "{id}" j->id), of
+ * j->name:port through io->dial, with j->admission, within timeout_ms:
+ * true when the service answered 2xx with a state (j->remote, j->charge,
+ * j->has_charge); else false, j->remote "no-answer" (not dialled, not
+ * answered in time) or "unreadable" unless it holds a state already. */
+bool jobs_status(const struct jobs_io *io, struct mediator_job *j, const char *method,
+		 const char *tmpl, uint64_t timeout_ms);
 /* At the session's end: each job's status asked; one not ended is
  * retained (outlive) or cancelled and polled until it ends, for at most
  * settle_ms in all; what is not confirmed by then is unknown, never
@@ -537,6 +545,17 @@ void ledger_close(struct ledger *l);
  * every commit, with the lock held): bench/ledger_bench.c's "before",
  * measured in the same run. Durable either way. */
 void ledger_commit_sync(struct ledger *l);
+/* Without the writers' queue (DIR/BUDGET.sqlite-queue, ledger_queue.c):
+ * SQLite's lock alone, polled by the busy handler, and SQLite's own
+ * checkpoint inside COMMIT, as the ledger was before the queue: the
+ * bench's "poll" and the tests' twin. */
+void ledger_queue_off(struct ledger *l);
+/* How many times this connection's busy handler retried SQLite's lock. */
+unsigned long ledger_busy_waits(const struct ledger *l);
+/* For the tests: the writers' queue taken (waited for at most ms: 0, or
+ * -ETIMEDOUT) and released, as a writer holds it. */
+int ledger_queue_hold(struct ledger *l, unsigned ms);
+void ledger_queue_release(struct ledger *l);
 /* In one BEGIN IMMEDIATE transaction: refuse a replay of a reserved or
  * unknown op_key, or of one settled from a receipt (*id: that row, for
  * the lookup), refuse a bound over what is left of the cap, else insert
@@ -565,11 +584,42 @@ int ledger_recover(struct ledger *l, unsigned *count, struct err *err);
 /* The operator (paddock budget settle): an unknown row settled with the
  * charge the receiver's own records show. -ENOENT when it is not unknown. */
 int ledger_operator_settle(struct ledger *l, int64_t id, uint64_t charge, struct err *err);
+/* A remote job's row (docs/network.md, "Remote jobs"): what is needed to
+ * ask its service about it after its session (`paddock budget jobs`). */
+struct ledger_job {
+	const char *job, *admission, *host;
+	uint16_t port;
+	const char *address; /* the literal its submission was sent to */
+	const char *status;  /* the status route, "METHOD /path/{id}" */
+	bool outlive;
+	const char *session_end; /* the session's word at its end ("": none yet) */
+};
+typedef void (*ledger_each_job_fn)(const struct ledger_op *op, const struct ledger_job *jb,
+				   bool owner_alive, void *arg);
+/* Row id is the job's: noted at its lease, its session's word at its end
+ * (retained, unknown, ended, stopped). -errno with err. */
+int ledger_job_note(struct ledger *l, int64_t id, const struct ledger_job *jb, struct err *err);
+int ledger_job_end(struct ledger *l, int64_t id, const char *session_end, struct err *err);
+/* An unknown job's row settled by its service's word after its session:
+ * its stated charge, or the bound (source "job-status"), durable when
+ * this returns. -ENOENT when it is not unknown. */
+int ledger_job_settle(struct ledger *l, int64_t id, bool stated, uint64_t charge, struct err *err);
+/* Every job's row with its op (id, session, state, bound) and whether
+ * the op's owner (its mediator) is alive. */
+int ledger_each_job(struct ledger *l, ledger_each_job_fn fn, void *arg, struct err *err);
 int ledger_totals(struct ledger *l, struct ledger_totals *t, struct err *err);
 int ledger_each(struct ledger *l, ledger_each_fn fn, void *arg, struct err *err);
 /* PRAGMA integrity_check. */
 int ledger_check(struct ledger *l, struct err *err);
 
+/* paddock budget jobs (budget_jobs.c): each job of an unknown row (its
+ * session retained it, or could not confirm its end) asked once, within
+ * timeout_ms, by the status route and address noted at its lease; an
+ * ended one settled with its service's charge (none stated: its
+ * exposure), the rest held; a JSON document or a table on stdout. 0 every
+ * job asked answered, 2 a service did not answer, -errno (err). */
+int budget_jobs(struct ledger *l, const char *budget, bool json, uint64_t timeout_ms,
+		struct err *err);
 /* paddock budget show|export|settle (budget.c): argv[0] "--budget",
  * then DIR VERB BUDGET [ARGS]. Its exit status. */
 int budget_main(int argc, char **argv);

@@ -124,7 +124,9 @@ _paddock()
 		;;
 	budget)
 		case $prev in
-		budget) COMPREPLY=($(compgen -W "show export settle" -- "$cur")) ;;
+		budget) COMPREPLY=($(compgen -W "show export settle jobs" -- "$cur")) ;;
+		*) [[ ${COMP_WORDS[2]} == jobs && $COMP_CWORD -ge 4 ]] &&
+			COMPREPLY=($(compgen -W "--json --timeout" -- "$cur")) ;;
 		esac ;;
 	esac
 }

@@ -2,6 +2,7 @@
 #include "jobsvc.h"
 #include "counter.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <poll.h>
@@ -207,6 +208,16 @@ int jobsvc_start(struct jobsvc **out, int port)
 	}
 	*out = s;
 	return 0;
+}
+
+int jobsvc_port(struct jobsvc *s)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+
+	if (getsockname(s->rc.rt.fd, (struct sockaddr *)&a, &len) < 0)
+		return -errno;
+	return ntohs(a.sin_port);
 }
 
 size_t jobsvc_count(struct jobsvc *s)

@@ -40,8 +40,11 @@ struct jobsvc_job {
 	bool cancelled_by_other; /* never: a foreign cancel is refused */
 };
 
-/* Listen on 127.0.0.1:port. 0 or -errno. */
+/* Listen on 127.0.0.1:port (0: a port of the kernel's choice, see
+ * jobsvc_port()). 0 or -errno. */
 int jobsvc_start(struct jobsvc **out, int port);
+/* The port it listens on, or -errno. */
+int jobsvc_port(struct jobsvc *s);
 void jobsvc_stop(struct jobsvc *s);
 /* The jobs it holds, in submission order, as of now. */
 size_t jobsvc_count(struct jobsvc *s);

@@ -10,6 +10,8 @@
 #include <stdatomic.h>
 #include <sys/socket.h>
 
+#include "../../scenarios/receivers/jobsvc.h"
+
 TestSuite(remote, .init = h_init, .fini = h_fini, .timeout = 240);
 
 struct service {
@@ -205,6 +207,163 @@ Test(remote, weakened_twin_local_exit_is_stop_cancels_nothing)
 	cr_assert_eq(atomic_load(&s->cancelled), 0, "the job still runs at the service");
 	cr_assert_str_eq(h_json(w.record, "d['network']['jobs'][0]['state']"), "\"stopped\"");
 	cr_assert_str_eq(h_json(w.record, "d['network']['jobs'][0]['ledger']"), "\"released\"");
+}
+
+/* ------------------------------------- a retained job's final charge */
+
+/* HB-16's mock job service (scenarios/receivers/jobsvc.c): jobs through
+ * "outlive" (retained at the session's end), priced 10 each (their
+ * exposure); each charges 1 credit a 100 ms up to its max. */
+#define OUTLIVE_NET                                                                             \
+	"{\"mode\": \"mediated\", \"allow\": [{\"host\": \"jobs.test\", \"ports\": [%d], "      \
+	"\"protocol\": \"http\", \"metered\": {\"budget\": \"later\", \"cap\": 50, \"price\": " \
+	"10}, "                                                                                 \
+	"\"jobs\": {\"submit\": \"POST /v1/jobs\", \"outlive\": \"POST /v1/batch\", "           \
+	"\"status\": \"GET /v1/jobs/{id}\", \"cancel\": \"POST /v1/jobs/{id}/cancel\", "        \
+	"\"settle\": \"2s\"}}], \"resolve\": {\"jobs.test\": \"127.0.0.1\"}}"
+
+/* One session that submits three jobs through outlive and exits: j1
+ * completes 4 s after it started (charge 3, its max), j2 runs on, j3's
+ * service never answers about it. All three are retained. */
+static struct jobsvc *three_retained(struct h_world *w)
+{
+	struct jobsvc *svc = NULL;
+	struct h_proc p;
+	const char *c;
+	int port;
+
+	setenv("XDG_STATE_HOME", h_mkdir(h_tmpdir(), "state", 0700), 1);
+	cr_assert_eq(jobsvc_start(&svc, 0), 0);
+	port = jobsvc_port(svc);
+	cr_assert_gt(port, 0);
+	c = h_fmt("curl -s -m 10 -o /dev/null -X POST http://jobs.test:%d/v1/batch -d", port);
+	session(&p, w, policy(h_tmpdir(), h_fmt(OUTLIVE_NET, port)), NULL,
+		h_fmt("%s '{\"max\":3,\"cancel\":\"accept\",\"run_ms\":4000}'; "
+		      "%s '{\"max\":3,\"cancel\":\"accept\",\"run_ms\":600000}'; "
+		      "%s '{\"max\":3,\"cancel\":\"silent\",\"run_ms\":600000}'",
+		      c, c, c));
+	cr_assert_eq(jobsvc_count(svc), 3, H_SHOW(&p));
+	for (int i = 0; i < 3; i++)
+		cr_assert_str_eq(h_json(w->record, h_fmt("d['network']['jobs'][%d]['state']", i)),
+				 "\"retained\"", "job %d", i + 1);
+	return svc;
+}
+
+/* The service's own word: job i's state and charge. */
+static struct jobsvc_job job_at(struct jobsvc *svc, size_t i)
+{
+	struct jobsvc_job j;
+
+	cr_assert(jobsvc_get(svc, i, &j));
+	return j;
+}
+
+static const char *field(const char *json_path, const char *expr)
+{
+	return h_json(json_path, expr);
+}
+
+Test(remote, a_retained_jobs_final_charge_is_settled_after_its_session)
+{
+	struct h_world w;
+	struct jobsvc *svc = three_retained(&w);
+	char *out = h_join(h_tmpdir(), "jobs.json"), *show = h_join(h_tmpdir(), "show.json");
+	struct h_proc r;
+
+	/* j1 ends at the service, after its session. */
+	for (int t = 0; t < 200 && strcmp(job_at(svc, 0).state, "completed") != 0; t++)
+		h_sleep_ms(50);
+	cr_assert_str_eq(job_at(svc, 0).state, "completed");
+	H_PADDOCK(&r, NULL, "budget", "jobs", "later", "--json", "--timeout", "1s");
+	cr_assert_eq(r.status, 2, "j3's service did not answer: " H_FMT, H_ARGS(&r));
+	h_write_file(out, r.out_text, 0600);
+	cr_assert_str_eq(field(out, "[j['job'] for j in d['jobs']]"), "[\"j1\", \"j2\", \"j3\"]",
+			 H_SHOW(&r));
+	cr_assert_str_eq(field(out, "[j['action'] for j in d['jobs']]"),
+			 "[\"settled\", \"held\", \"held\"]", H_SHOW(&r));
+	cr_assert_str_eq(field(out, "[j['remote_state'] for j in d['jobs']]"),
+			 "[\"completed\", \"running\", \"no-answer\"]", H_SHOW(&r));
+	cr_assert_str_eq(field(out, "[j['session_end'] for j in d['jobs']]"),
+			 "[\"retained\", \"retained\", \"retained\"]");
+	/* Settled at the service's own charge, not the exposure. */
+	cr_assert_eq(job_at(svc, 0).charge, 3);
+	cr_assert_str_eq(field(out, "d['jobs'][0]['charge']"), "3");
+	cr_assert_str_eq(field(out, "[d['settled'], d['running'], d['no_answer']]"), "[1, 1, 1]");
+	H_PADDOCK(&r, NULL, "budget", "show", "later", "--json");
+	cr_assert_eq(r.status, 0, H_SHOW(&r));
+	h_write_file(show, r.out_text, 0600);
+	cr_assert_str_eq(field(show, "[d['settled'], d['unknown'], d['reserved']]"), "[3, 20, 0]",
+			 "j2 and j3 held at their exposure: " H_FMT, H_ARGS(&r));
+	cr_assert_str_eq(field(show, "[o['source'] for o in d['ops'] if o['state'] == 'settled']"),
+			 "[\"job-status\"]");
+	/* Asked again (the table): j1 is done with; the other two stay held. */
+	H_PADDOCK(&r, NULL, "budget", "jobs", "later", "--timeout", "1s");
+	cr_log_info("paddock budget jobs later:\n%s", r.out_text);
+	cr_assert_eq(r.status, 2, H_SHOW(&r));
+	cr_assert(h_contains(r.out_text, "still running: held"), H_SHOW(&r));
+	cr_assert(h_contains(r.out_text, "the service did not answer"), H_SHOW(&r));
+	cr_assert(h_contains(r.out_text, "2 jobs: 0 settled, 1 still running (held), 1 not "
+					 "answered (held)"),
+		  H_SHOW(&r));
+	/* Nothing was cancelled by asking. */
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(job_at(svc, (size_t)i).cancels, 0, "job %d", i + 1);
+	jobsvc_stop(svc);
+}
+
+/* A service that is gone: every row stays held, said so (exit 2). */
+Test(remote, a_service_that_is_gone_leaves_every_row_held)
+{
+	struct h_world w;
+	struct jobsvc *svc = three_retained(&w);
+	char *show = h_join(h_tmpdir(), "show.json");
+	struct h_proc r;
+
+	jobsvc_stop(svc);
+	H_PADDOCK(&r, NULL, "budget", "jobs", "later", "--timeout", "1s");
+	cr_assert_eq(r.status, 2, H_SHOW(&r));
+	cr_assert(h_contains(r.out_text, "3 jobs: 0 settled, 0 still running (held), 3 not "
+					 "answered (held)"),
+		  H_SHOW(&r));
+	H_PADDOCK(&r, NULL, "budget", "show", "later", "--json");
+	h_write_file(show, r.out_text, 0600);
+	cr_assert_str_eq(field(show, "[d['settled'], d['unknown']]"), "[0, 30]", H_SHOW(&r));
+}
+
+Test(remote, budget_jobs_bad_input_is_one_line)
+{
+	static const char *const bad[][6] = {
+	    {"jobs", "nobody", NULL},
+	    {"jobs", "../x", NULL},
+	    {"jobs", "later", "--bogus", NULL},
+	    {"jobs", "later", "--timeout", "0s", NULL},
+	    {"jobs", "later", "--timeout", "soon", NULL},
+	    {"jobs", "later", "--timeout", NULL},
+	    {"jobs", NULL},
+	};
+	static const char *const why[] = {
+	    "nobody: no ledger",     "not a budget id", "unknown option", "--timeout: a duration",
+	    "--timeout: a duration", "unknown option",	"which budget",
+	};
+	struct h_proc r;
+	char *state = h_mkdir(h_tmpdir(), "state", 0700);
+
+	setenv("XDG_STATE_HOME", state, 1);
+	/* An empty file is a ledger SQLite makes anew: the options are
+	 * checked before it is opened. */
+	h_write_file(
+	    h_join(h_mkdir(h_mkdir(state, "paddock", 0700), "budgets", 0700), "later.sqlite"), "",
+	    0600);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[8] = {"budget"};
+
+		for (size_t k = 0; bad[i][k]; k++)
+			args[k + 1] = bad[i][k];
+		h_run_paddock(&r, NULL, args);
+		cr_assert_eq(r.status, 125, "%zu: " H_FMT, i, H_ARGS(&r));
+		cr_assert(h_contains(r.err_text, why[i]), "%zu: " H_FMT, i, H_ARGS(&r));
+		cr_assert_eq(h_count_lines(r.err_text), 1, "%zu: one line: " H_FMT, i, H_ARGS(&r));
+	}
 }
 
 #define ADAPTER_NET                                                                                \

@@ -305,6 +305,60 @@ Test(meter, ledger_lookup_settles_and_claims)
  * percent-encoded into one path whatever its bytes; 2xx is a receipt with
  * its charge, 404/410 not found, anything else (or a short or truncated
  * answer) a failed lookup. */
+/* A remote job's row (`paddock budget jobs`): noted at its lease with
+ * what its status needs, its session's word at its end; listed with its
+ * op; settled from unknown only, once, at the stated charge or its bound. */
+static void job_seen(const struct ledger_op *op, const struct ledger_job *jb, bool alive, void *arg)
+{
+	char *out = arg;
+
+	snprintf(out + strlen(out), 256 - strlen(out), "%lld %s %llu %s %s %s:%u %s %s %d %s %d;",
+		 (long long)op->id, op->state, (unsigned long long)op->bound, jb->job,
+		 jb->admission, jb->host, jb->port, jb->address, jb->status, jb->outlive,
+		 jb->session_end, alive);
+}
+
+Test(meter, ledger_jobs_are_noted_and_settled_once)
+{
+	char *dir = tmpdir();
+	struct ledger *l = open_l(dir);
+	struct ledger_totals t;
+	struct err err = {0};
+	struct ledger_job jb = {.job = "j1",
+				.admission = "s-1-2",
+				.host = "jobs.test",
+				.port = 8080,
+				.address = "127.0.0.1",
+				.status = "GET /v1/jobs/{id}",
+				.outlive = true};
+	char seen[256] = "";
+	int64_t a, b;
+
+	cr_assert_eq(reserve(l, NULL, 4, false, &a), LEDGER_OK);
+	cr_assert_eq(reserve(l, NULL, 5, false, &b), LEDGER_OK);
+	cr_assert_eq(ledger_job_note(l, a, &jb, &err), 0, "%s", err.msg);
+	jb.job = "j2";
+	cr_assert_eq(ledger_job_note(l, b, &jb, &err), 0, "%s", err.msg);
+	cr_assert_eq(ledger_job_end(l, a, "retained", &err), 0, "%s", err.msg);
+	cr_assert_eq(ledger_job_end(l, 99, "retained", &err), -ENOENT);
+	cr_assert_eq(ledger_each_job(l, job_seen, seen, &err), 0);
+	cr_assert_str_eq(seen, "1 reserved 4 j1 s-1-2 jobs.test:8080 127.0.0.1 GET /v1/jobs/{id} 1 "
+			       "retained 1;2 reserved 5 j2 s-1-2 jobs.test:8080 127.0.0.1 GET "
+			       "/v1/jobs/{id} 1  1;");
+	cr_assert_eq(ledger_job_settle(l, a, true, 3, &err), -ENOENT, "only an unknown row");
+	cr_assert_eq(ledger_unknown(l, a, &err), 0);
+	cr_assert_eq(ledger_unknown(l, b, &err), 0);
+	cr_assert_eq(ledger_job_settle(l, a, true, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(ledger_job_settle(l, a, true, 1, &err), -ENOENT, "once");
+	cr_assert_eq(ledger_job_settle(l, b, false, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(ledger_totals(l, &t, &err), 0);
+	cr_assert_eq(t.settled, 3 + 5, "b stated none: its bound");
+	cr_assert_eq(t.unknown, 0);
+	cr_assert_eq(ledger_check(l, &err), 0, "%s", err.msg);
+	ledger_close(l);
+	rmdir_all(dir);
+}
+
 Test(meter, lookup_request_and_verdict)
 {
 	struct policy *p = unit_policy(pol);
