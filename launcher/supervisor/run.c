@@ -284,11 +284,12 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	else if (r->out.exec_errno)
 		fprintf(out, "paddock: %s: %s\n", o->argv[0], strerror(r->out.exec_errno));
 	if (r->out.ending == ENDING_EXPIRED) {
+		size_t n = r->out.n_killed + r->out.killed_unnamed;
 		char ttl[32];
 
 		fprintf(out, "paddock: time limit %s reached; ended %zu process%s\n",
-			format_ms(r->spec->policy->ttl_ms, ttl, sizeof(ttl)), r->out.n_killed,
-			r->out.n_killed == 1 ? "" : "es");
+			format_ms(r->spec->policy->ttl_ms, ttl, sizeof(ttl)), n,
+			n == 1 ? "" : "es");
 	}
 	for (size_t i = 0; i < r->out.n_warnings; i++)
 		fprintf(out, "paddock: warning: %s\n", r->out.warnings[i]);
