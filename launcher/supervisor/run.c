@@ -221,6 +221,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 		find_survivors(r);
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
+	log_debug("placeholders released");
 	output_finish(r);
 	/* The cgroup's peaks, then the cgroup itself (empty now). */
 	cgroup_collect(&r->live.cgroup);
@@ -275,6 +276,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 			   &werr) < 0)
 		outcome_warn(&r->out, "%s; its status is kept in the entry's name (final-lost)",
 			     werr.msg);
+	log_debug("record and session finished");
 	out = message_stream(r);
 	if (r->out.error.code == EMFILE && getrlimit(RLIMIT_NOFILE, &nofile) == 0)
 		fprintf(out, "paddock: %s (open file limit %llu; raise it with ulimit -n)\n",
