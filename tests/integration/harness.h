@@ -763,6 +763,46 @@ H_FN const char *h_marker(void)
 	return m;
 }
 
+/* The host pid of a child of parent (the first found) whose comm is comm
+ * (NULL: any), or 0. */
+H_FN pid_t h_child_of(pid_t parent, const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	cr_assert_not_null(d);
+	while (!found && (e = readdir(d))) {
+		char path[300], buf[1024], *lp, *rp;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		ssize_t len;
+		int fd, ppid;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* pid (comm) state ppid ...; comm may hold anything. */
+		lp = strchr(buf, '(');
+		rp = strrchr(buf, ')');
+		if (!lp || !rp || rp < lp || sscanf(rp + 1, " %*c %d", &ppid) != 1 ||
+		    ppid != parent)
+			continue;
+		*rp = '\0';
+		if (!comm || strcmp(lp + 1, comm) == 0)
+			found = pid;
+	}
+	closedir(d);
+	return found;
+}
+
 /* Host processes (other than this one) whose cmdline contains marker. */
 H_FN size_t h_marker_pids(const char *marker, pid_t *pids, size_t max)
 {

@@ -7,7 +7,6 @@
  * a test that cannot see the effect fails. */
 #include "harness.h"
 
-#include <dirent.h>
 #include <poll.h>
 #include <sys/syscall.h>
 
@@ -587,32 +586,6 @@ Test(protect, sigkill_during_startup_leaves_nothing, .timeout = 300)
 	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
 }
 
-/* The sweeper (mounts/protect.c), a child of the supervisor's: pid, or 0
- * when none is found. */
-static pid_t sweeper_of(pid_t parent)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
-
-	cr_assert_not_null(d);
-	while (!found && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		int ppid = 0;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || !(f = fopen(path, "re")))
-			continue;
-		if (fscanf(f, "%*d (%31[^)]) %*c %d", comm, &ppid) == 2 && ppid == parent &&
-		    strcmp(comm, "paddock-sweep") == 0)
-			found = (pid_t)atoi(e->d_name);
-		fclose(f);
-	}
-	closedir(d);
-	return found;
-}
-
 /* The sweeper outlives a normal end by its last closes (the placeholders'
  * inodes are freed there, after paddock returned): it must hold none of
  * the caller's stdio, or a caller that reads paddock's output to its end
@@ -627,7 +600,7 @@ Test(protect, sweeper_holds_no_stdio_and_ends_by_itself)
 
 	host(&f, f.w.ws, REPO_INIT);
 	H_PADDOCK_START(&p, f.w.ws, "run", "--", "sleep", "2");
-	for (int i = 0; i < 300 && !(sw = sweeper_of(p.pid)); i++)
+	for (int i = 0; i < 300 && !(sw = h_child_of(p.pid, "paddock-sweep")); i++)
 		h_sleep_ms(10);
 	cr_assert_gt(sw, 0, "no sweeper found");
 	pfd = (int)syscall(SYS_pidfd_open, sw, 0);
