@@ -15,7 +15,10 @@
  *                        period and got SIGKILL (as PID 1, "term" and
  *                        "kill" are sent together just before "done": a
  *                        thousand reports sent while the processes die
- *                        would slow their end)
+ *                        would slow their end); at most 64 processes per
+ *                        signal are named
+ *   "term-more N"        N more processes got SIGTERM, not named (just
+ *   "kill-more N"        before "done"; likewise for SIGKILL)
  *   "done"               no process but init is left; init exits next
  *   "service-started NAME PID"
  *                        a service of --service was started

@@ -10,8 +10,12 @@
 
 #include "../include/err.h"
 
-#define COMM_MAX     64
-#define KILLED_MAX   256
+#define COMM_MAX   64
+#define KILLED_MAX 256
+/* The shutdown names at most this many processes per signal ("term PID
+ * COMM"); the rest are only counted ("term-more N"): reading a thousand
+ * names while they die took the CPU from their exits (bench/: expiry). */
+#define NAMED_MAX    64
 #define SERVICES_MAX 16
 
 enum service_state {
@@ -61,6 +65,10 @@ struct init {
 	enum phase phase;
 	pid_t killed[KILLED_MAX]; /* already reported as "kill" */
 	unsigned nkilled;
+	/* per signal (0 SIGTERM, 1 SIGKILL): reports with a name, and the
+	 * processes signalled past NAMED_MAX, said as "term-more N" */
+	unsigned named[2];
+	unsigned long unnamed[2];
 	/* procs.c: the shutdown's "term"/"kill" reports, sent at the end */
 	char *later;
 	size_t later_len, later_cap;

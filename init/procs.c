@@ -115,6 +115,21 @@ bool procs_first_kill(struct init *in, pid_t pid)
 	return true;
 }
 
+/* True while a process signalled with sig may still be named: the first
+ * NAMED_MAX of each signal are; the rest are counted, said as one
+ * "term-more N" / "kill-more N" by procs_flush_reports(). */
+static bool may_name(struct init *in, int sig)
+{
+	int i = sig == SIGKILL;
+
+	if (in->named[i] < NAMED_MAX) {
+		in->named[i]++;
+		return true;
+	}
+	in->unnamed[i]++;
+	return false;
+}
+
 /* procs_each() for the shutdown's reports, which a /proc that is not ours
  * cannot give: then said once per sweep. */
 static void walk(struct init *in, int (*fn)(struct init *in, pid_t pid, void *arg), void *arg)
@@ -142,7 +157,7 @@ static int scan_one(struct init *in, pid_t pid, void *arg)
 	if (!in->pid1 && !mine && !group)
 		return 0;
 	sc->members += group;
-	if (sc->sig != SIGKILL || procs_first_kill(in, pid))
+	if ((sc->sig != SIGKILL || procs_first_kill(in, pid)) && may_name(in, sc->sig))
 		init_say(in, "%s %d %s", sc->sig == SIGKILL ? "kill" : "term", (int)pid, p.comm);
 	/* Our own child's pid cannot be reused before we reap it, so it
 	 * is safe to signal by pid; the group is signalled by procs_sweep(). */
@@ -257,17 +272,23 @@ void procs_flush_reports(struct init *in)
 	free(in->later);
 	in->later = NULL;
 	in->later_len = in->later_cap = 0;
+	for (int i = 0; i < 2; i++)
+		if (in->unnamed[i])
+			init_say(in, "%s-more %lu", i ? "kill" : "term", in->unnamed[i]);
+	in->unnamed[0] = in->unnamed[1] = 0;
 }
 
 /* As PID 1: the signal first, the report after. The pids are listed from
  * /proc's directory alone (no file opened), then kill(-1) reaches every
- * process of the namespace but us at once (kill(2)), and only then is
- * each listed process's name read: a process that just died is a zombie
- * until its reaper (mostly us, after this) waits for it, so the name is
- * mostly still there ("?" when not). A zombie that was already one when
- * the shutdown began is reported too: it cannot be told apart any more.
- * The reports wait for procs_flush_reports(): sent now, a thousand of them would
- * take the CPU from the exits they report (bench/: expiry). */
+ * process of the namespace but us at once (kill(2)), and only then are
+ * the names of the first NAMED_MAX listed processes read (the rest are
+ * counted): a process that just died is a zombie until its reaper (mostly
+ * us, after this) waits for it, so the name is mostly still there ("?"
+ * when not). A zombie that was already one when the shutdown began is
+ * reported too: it cannot be told apart any more. The reports wait for
+ * procs_flush_reports(): sent now, a thousand of them would take the CPU
+ * from the exits they report, and so would a thousand names read
+ * (bench/: expiry). */
 static void sweep_pid1(struct init *in, int sig)
 {
 	const char *verb = sig == SIGKILL ? "kill" : "term";
@@ -279,9 +300,10 @@ static void sweep_pid1(struct init *in, int sig)
 	for (size_t i = 0; i < n; i++) {
 		char comm[COMM_MAX + 1];
 
+		if ((sig == SIGKILL && !procs_first_kill(in, pids[i])) || !may_name(in, sig))
+			continue;
 		read_comm(pids[i], comm, sizeof(comm));
-		if (sig != SIGKILL || procs_first_kill(in, pids[i]))
-			later(in, verb, pids[i], comm);
+		later(in, verb, pids[i], comm);
 	}
 	free(pids);
 }

@@ -228,6 +228,13 @@ int outcome_apply(struct outcome *o, const char *m, const struct timespec *now)
 		return add_killed(o, m + 5, SIGTERM);
 	if (strncmp(m, "kill ", 5) == 0)
 		return add_killed(o, m + 5, SIGKILL);
+	/* "term-more N" / "kill-more N": N more processes ended, unnamed. */
+	if (strncmp(m, "term-more ", 10) == 0 || strncmp(m, "kill-more ", 10) == 0) {
+		if (!num_only(m + 10, 1, INT32_MAX, &v))
+			return -EPROTO;
+		o->killed_unnamed += (size_t)v;
+		return 0;
+	}
 	if (strcmp(m, "done") == 0) {
 		o->done = true;
 		return 0;

@@ -102,6 +102,9 @@ struct outcome {
 	bool retained;
 	struct killed *killed;
 	size_t n_killed;
+	/* processes init ended past the ones it named ("term-more N",
+	 * "kill-more N"): paddock-init names at most 64 per signal */
+	size_t killed_unnamed;
 	struct session_lease leases[SESSION_LEASES_MAX]; /* policy "services", as init reports */
 	size_t n_leases;
 	size_t fx_lease; /* the lease the last OUTCOME_FX_LEASE* effect is about */

@@ -513,6 +513,11 @@ static cJSON *build(const struct run *r)
 	}
 	cJSON_AddItemToObject(o, "services", services(r));
 	cJSON_AddItemToObject(o, "killed", killed(r));
+	/* The list is capped (paddock-init names at most 64 per signal): how
+	 * many there were in all, and whether the list holds fewer. */
+	cJSON_AddNumberToObject(o, "killed_count",
+				(double)(r->out.n_killed + r->out.killed_unnamed));
+	cJSON_AddBoolToObject(o, "killed_capped", r->out.killed_unnamed > 0);
 	cJSON_AddItemToObject(o, "survivors", survivors(r));
 	cJSON_AddNumberToObject(o, "placeholders_left", r->out.placeholders_left);
 	/* What the host's git would run after this run that it did not

@@ -259,6 +259,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 		find_survivors(r);
 	log_debug("survivors checked");
 	r->out.placeholders_left = mounts_protect_release(&r->live.protect);
+	log_debug("placeholders released");
 	output_finish(r);
 	/* The cgroup's peaks, then the cgroup itself (empty now). */
 	cgroup_collect(&r->live.cgroup);
@@ -313,6 +314,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 			   &werr) < 0)
 		outcome_warn(&r->out, "%s; its status is kept in the entry's name (final-lost)",
 			     werr.msg);
+	log_debug("record and session finished");
 	out = message_stream(r);
 	if (r->out.error.code == EMFILE && getrlimit(RLIMIT_NOFILE, &nofile) == 0)
 		fprintf(out, "paddock: %s (open file limit %llu; raise it with ulimit -n)\n",
@@ -322,11 +324,12 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	else if (r->out.exec_errno)
 		fprintf(out, "paddock: %s: %s\n", o->argv[0], strerror(r->out.exec_errno));
 	if (r->out.ending == ENDING_EXPIRED) {
+		size_t n = r->out.n_killed + r->out.killed_unnamed;
 		char ttl[32];
 
 		fprintf(out, "paddock: time limit %s reached; ended %zu process%s\n",
-			format_ms(r->spec->policy->ttl_ms, ttl, sizeof(ttl)), r->out.n_killed,
-			r->out.n_killed == 1 ? "" : "es");
+			format_ms(r->spec->policy->ttl_ms, ttl, sizeof(ttl)), n,
+			n == 1 ? "" : "es");
 	}
 	for (size_t i = 0; i < r->out.n_warnings; i++)
 		fprintf(out, "paddock: warning: %s\n", r->out.warnings[i]);

@@ -763,6 +763,56 @@ H_FN const char *h_marker(void)
 	return m;
 }
 
+/* /proc/PID/FILE's first size - 1 bytes into buf, NUL-terminated: the
+ * length, or -1 (gone, unreadable). */
+H_FN ssize_t h_proc_read(pid_t pid, const char *file, char *buf, size_t size)
+{
+	char path[300];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, size - 1);
+	close(fd);
+	if (len < 0)
+		return -1;
+	buf[len] = '\0';
+	return len;
+}
+
+/* The host pid of a child of parent (the first found) whose comm is comm
+ * (NULL: any), or 0. */
+H_FN pid_t h_child_of(pid_t parent, const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	cr_assert_not_null(d);
+	while (!found && (e = readdir(d))) {
+		char buf[1024], *lp, *rp;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		int ppid;
+
+		if (pid <= 0 || h_proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
+			continue;
+		/* pid (comm) state ppid ...; comm may hold anything. */
+		lp = strchr(buf, '(');
+		rp = strrchr(buf, ')');
+		if (!lp || !rp || rp < lp || sscanf(rp + 1, " %*c %d", &ppid) != 1 ||
+		    ppid != parent)
+			continue;
+		*rp = '\0';
+		if (!comm || strcmp(lp + 1, comm) == 0)
+			found = pid;
+	}
+	closedir(d);
+	return found;
+}
+
 /* Host processes (other than this one) whose cmdline contains marker. */
 H_FN size_t h_marker_pids(const char *marker, pid_t *pids, size_t max)
 {
@@ -772,25 +822,16 @@ H_FN size_t h_marker_pids(const char *marker, pid_t *pids, size_t max)
 
 	cr_assert_not_null(d);
 	while ((e = readdir(d))) {
-		char path[300], buf[65536];
+		char buf[65536];
 		ssize_t len;
-		int fd;
 		pid_t pid = (pid_t)atoi(e->d_name);
 
-		if (pid <= 0 || pid == getpid())
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
+		if (pid <= 0 || pid == getpid() ||
+		    (len = h_proc_read(pid, "cmdline", buf, sizeof(buf))) <= 0)
 			continue;
 		for (ssize_t i = 0; i < len; i++)
 			if (buf[i] == '\0')
 				buf[i] = ' ';
-		buf[len] = '\0';
 		if (strstr(buf, marker) && n < max)
 			pids[n++] = pid;
 	}

@@ -128,40 +128,6 @@ static bool wait_for_file(const char *path, int ms)
 	return h_exists(path);
 }
 
-/* The host pid of a child of parent (the first found), or 0. */
-static pid_t host_child_of(pid_t parent)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
-
-	cr_assert_not_null(d);
-	while (!found && (e = readdir(d))) {
-		char path[300], buf[1024], *rp;
-		pid_t pid = (pid_t)atoi(e->d_name);
-		ssize_t len;
-		int fd, ppid;
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		/* pid (comm) state ppid ...; comm may hold anything. */
-		rp = strrchr(buf, ')');
-		if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid == parent)
-			found = pid;
-	}
-	closedir(d);
-	return found;
-}
-
 /* The Landlock ABI of the running kernel, 0 without Landlock. */
 static int landlock_abi(void)
 {
@@ -204,7 +170,7 @@ Test(escape, cve_2019_5736_init_runs_from_a_sealed_memfd)
 	 * what PID 1 runs: an anonymous memfd, not a host file, sealed, and
 	 * busy: not even the host user can open it for writing. */
 	for (int i = 0; i < 100 && !init_pid; i++) {
-		init_pid = host_child_of(p.pid);
+		init_pid = h_child_of(p.pid, NULL);
 		if (!init_pid)
 			h_sleep_ms(10);
 	}

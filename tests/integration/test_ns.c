@@ -78,6 +78,37 @@ Test(ns, expiry_ends_detached_descendants)
 	cr_assert_str_eq(h_json(w.record, "d['ended']"), "\"expired\"");
 	cr_assert_str_eq(h_json(w.record, "d['survivors']"), "[]");
 	cr_assert_str_eq(h_json(w.record, "d['status']"), h_fmt("%d", p.status));
+	/* A handful: every one named, the list not capped. */
+	cr_assert_str_eq(h_json(w.record, "d['killed_capped']"), "false");
+	cr_assert_str_eq(h_json(w.record, "d['killed_count'] == len(d['killed']) > 0"), "true");
+}
+
+/* Many leftovers: paddock-init names the first 64 per signal and counts
+ * the rest; the record and the expiry line still say how many were ended,
+ * and that the list is capped. 100 detached sleeps and the workload. */
+Test(ns, expiry_of_many_names_64_and_counts_the_rest)
+{
+	struct h_world w = h_world();
+	const char *marker = h_marker();
+	struct h_proc p;
+	pid_t left[16];
+	const char *count;
+	size_t n;
+
+	H_PADDOCK(&p, w.ws, "run", "--ttl", "1s", "--record", w.record, "--", "sh", "-c",
+		  h_fmt("i=0; while [ $i -lt 100 ]; do setsid sleep 300 %s & i=$((i + 1)); done; "
+			"echo started; exec sleep 30 %s",
+			marker, marker));
+	cr_assert_eq(p.status, 124, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, "started\n"), H_SHOW(&p));
+	n = h_marker_pids(marker, left, 16);
+	cr_assert_eq(n, 0, "%zu process(es) of the sandbox left on the host", n);
+	count = h_json(w.record, "d['killed_count']");
+	cr_assert_geq(atoi(count), 101, "killed_count %s\n" H_FMT, count, H_ARGS(&p));
+	cr_assert_str_eq(h_json(w.record, "len(d['killed'])"), "64");
+	cr_assert_str_eq(h_json(w.record, "d['killed_capped']"), "true");
+	cr_assert(h_contains(p.err_text, h_fmt("reached; ended %s processes\n", count)),
+		  H_SHOW(&p));
 }
 
 Test(ns, expiry_without_pid_namespace_leaves_survivors)

@@ -7,6 +7,9 @@
  * a test that cannot see the effect fails. */
 #include "harness.h"
 
+#include <poll.h>
+#include <sys/syscall.h>
+
 TestSuite(protect, .init = h_init, .fini = h_fini, .timeout = 120);
 
 struct fx {
@@ -855,6 +858,44 @@ Test(protect, sigkill_during_startup_leaves_nothing, .timeout = 300)
 	cr_log_info("200 kills in 0..%d us; %d with a placeholder in sight just before", range_us,
 		    mid);
 	cr_assert_eq(dirty, 0, "kills left something (stopped after %d)", dirty);
+	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
+}
+
+/* The sweeper outlives a normal end by its last closes (the placeholders'
+ * inodes are freed there, after paddock returned): it must hold none of
+ * the caller's stdio, or a caller that reads paddock's output to its end
+ * would wait for it all the same, and it ends by itself. */
+Test(protect, sweeper_holds_no_stdio_and_ends_by_itself)
+{
+	struct fx f = fx_new();
+	struct h_proc p;
+	pid_t sw = 0;
+	char path[64], link[64];
+	int pfd;
+
+	host(&f, f.w.ws, REPO_INIT);
+	H_PADDOCK_START(&p, f.w.ws, "run", "--", "sleep", "2");
+	for (int i = 0; i < 300 && !(sw = h_child_of(p.pid, "paddock-sweep")); i++)
+		h_sleep_ms(10);
+	cr_assert_gt(sw, 0, "no sweeper found");
+	pfd = (int)syscall(SYS_pidfd_open, sw, 0);
+	cr_assert_geq(pfd, 0, "pidfd_open %d", (int)sw);
+	for (int fd = 0; fd < 3; fd++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)sw, fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		cr_assert_gt(n, 0, "%s", path);
+		link[n] = '\0';
+		cr_assert_str_eq(link, "/dev/null", "the sweeper's fd %d", fd);
+	}
+	h_wait(&p, H_TIMEOUT_MS);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	/* It ends by itself (its pidfd says so), and nothing is left in the
+	 * workspace. */
+	cr_assert_eq(poll(&(struct pollfd){.fd = pfd, .events = POLLIN}, 1, H_TIMEOUT_MS), 1,
+		     "the sweeper %d did not end", (int)sw);
+	close(pfd);
 	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
 }
 

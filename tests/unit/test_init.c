@@ -35,7 +35,7 @@
 #define SVC_FD	 200
 #define SVC_FD_S "200"
 #define CTL_FD	 7
-#define MAX_MSGS 64
+#define MAX_MSGS 128
 #define WAIT_MS	 4000 /* per test, from start(): each test stays under 5 s */
 
 static const char *const unshare_argv[] = {
@@ -457,6 +457,38 @@ Test(init, stop_with_its_own_grace_period)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_assert_lt(t1.tv_sec - t0.tv_sec, 5, "the 30 s grace period was used");
 	assert_msgs(WANT("started *", "term * sleep", "kill * sleep", "signal 9", "done"));
+}
+
+/* The shutdown names at most 64 processes per signal and counts the rest
+ * in one "term-more N" just before "done": 80 background sleeps and the
+ * workload (exec'd into sleep) are 81, so 64 named and 17 counted. */
+static void names_are_capped(bool pid1)
+{
+	int named = 0;
+
+	start(pid1, NULL, true,
+	      CMD("sh", "-c",
+		  "i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i + 1)); done; "
+		  "echo ready; exec sleep 30"));
+	expect_line("ready\n");
+	cr_assert_eq(send(R.sock, "stop", 4, 0), 4);
+	cr_assert_eq(finish(), 143);
+	for (int i = 0; i < R.nmsgs; i++)
+		named += fnmatch("term [0-9]* *", R.msgs[i], 0) == 0;
+	cr_assert_eq(named, 64, "%d named (%d messages)", named, R.nmsgs);
+	cr_assert_geq(R.nmsgs, 2);
+	cr_assert_str_eq(R.msgs[R.nmsgs - 2], "term-more 17");
+	cr_assert_str_eq(R.msgs[R.nmsgs - 1], "done");
+}
+
+Test(init, names_are_capped)
+{
+	names_are_capped(false);
+}
+
+Test(init, names_are_capped_pid1)
+{
+	names_are_capped(true);
 }
 
 Test(init, supervisor_eof_stops)

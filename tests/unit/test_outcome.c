@@ -233,6 +233,12 @@ Test(outcome, bad_messages_change_nothing)
 	    "term",
 	    "term x sleep",
 	    "kill 0 x",
+	    "term-more",
+	    "term-more 0",
+	    "term-more x",
+	    "term-more 5 6",
+	    "term-more -3",
+	    "kill-more 99999999999",
 	    "error",
 	    "error x y",
 	    "error 0 zero",
@@ -323,5 +329,32 @@ Test(outcome, the_record_claims_nothing_unreported)
 	cr_assert(strstr(text, "\"state\":\t\"not-reported\""), "%s", text);
 	cr_assert(strstr(text, "\"mounts_reported\":\tfalse"), "%s", text);
 	cr_assert(strstr(text, "\"init_done\":\tfalse"), "%s", text);
+	free(text);
+}
+
+/* paddock-init names at most 64 processes per signal and counts the rest
+ * ("term-more N"): the record says how many were ended in all and that its
+ * list is capped. */
+Test(outcome, the_record_counts_the_unnamed)
+{
+	const char *msgs[] = {"applied 0 mm",	 "started 2",	"signal 15",
+			      "term 2 load",	 "term 3 load", "term-more 935",
+			      "kill 9 stubborn", "kill-more 2", "done"};
+	char *text = record(msgs, 9);
+
+	cr_assert(strstr(text, "\"killed_count\":\t940,"), "%s", text);
+	cr_assert(strstr(text, "\"killed_capped\":\ttrue,"), "%s", text);
+	cr_assert(strstr(text, "\"comm\":\t\"stubborn\""), "%s", text);
+	free(text);
+}
+
+/* The twin: every process named, nothing capped. */
+Test(outcome, the_record_of_named_ones_is_not_capped)
+{
+	const char *msgs[] = {"applied 0 mm", "started 2", "exit 0", "term 3 sleep", "done"};
+	char *text = record(msgs, 5);
+
+	cr_assert(strstr(text, "\"killed_count\":\t1,"), "%s", text);
+	cr_assert(strstr(text, "\"killed_capped\":\tfalse,"), "%s", text);
 	free(text);
 }
