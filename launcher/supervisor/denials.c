@@ -73,20 +73,44 @@ void denials_say(const struct denials_sink *sink, const char *fmt, ...)
 		(void)!send(sink->chan, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+/* One notification and one answer, as big as the kernel says (its sizes
+ * are fixed for the supervisor's life), asked for once and reused, zeroed
+ * for each call (SECCOMP_IOCTL_NOTIF_RECV wants a zeroed one): under
+ * protect_git "allowlist" every file the sandbox creates or removes comes
+ * here. The supervisor serves one notification at a time. */
+static bool notif_buffers(struct seccomp_notif **req, struct seccomp_notif_resp **resp)
+{
+	static struct seccomp_notif_sizes sizes;
+	static void *q, *a;
+
+	if (!q) {
+		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+			return false;
+		q = calloc(1, sizes.seccomp_notif);
+		a = calloc(1, sizes.seccomp_notif_resp);
+		if (!q || !a) {
+			free(q);
+			free(a);
+			q = a = NULL;
+			return false;
+		}
+	}
+	memset(q, 0, sizes.seccomp_notif);
+	memset(a, 0, sizes.seccomp_notif_resp);
+	*req = q;
+	*resp = a;
+	return true;
+}
+
 bool denials_serve(struct run *r, int fd, struct denials_sink *sink)
 {
 	struct denials *d = &r->live.denials;
-	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	bool ok = true, sent = false;
 
-	if (fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+	if (fd < 0 || !notif_buffers(&req, &resp))
 		return true;
-	req = calloc(1, sizes.seccomp_notif);
-	resp = calloc(1, sizes.seccomp_notif_resp);
-	if (!req || !resp)
-		goto out;
 	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 		/* ENOENT: the caller died first; anything else ends it. */
 		ok = errno == ENOENT || errno == EINTR;
@@ -127,8 +151,6 @@ bool denials_serve(struct run *r, int fd, struct denials_sink *sink)
 		free(name);
 	}
 out:
-	free(req);
-	free(resp);
 	return ok;
 }
 
