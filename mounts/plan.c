@@ -170,7 +170,9 @@ int mounts_plan(const struct policy *p, unsigned flags, struct mount_plan *out)
 
 		op->kind = MOUNT_OP_REMOUNT;
 		op->readonly = ro;
-		snprintf(op->what, sizeof(op->what), "protect_git[%zu]", i);
+		/* A plan holds far fewer than 10^9 ops: the index fits op->what. */
+		snprintf(op->what, sizeof(op->what), "protect_git[%u]",
+			 (unsigned)(i % 1000000000u));
 		if (dup_opt(ro ? p->protect_ro[i] : p->protect_rw[i - p->n_protect_ro],
 			    &op->target) < 0) {
 			mounts_plan_free(&plan);
