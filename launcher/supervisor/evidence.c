@@ -20,13 +20,22 @@
 /* The key is made here and written beside the log, 0600, in a directory
  * the sandbox cannot reach (the record's, checked by open_record(), or the
  * registry's, which it cannot see). */
-static int key_file(int dirfd, const char *name, const unsigned char *key, struct err *err)
+static int key_file(struct run *r, int dirfd, const char *name, const unsigned char *key,
+		    struct err *err)
 {
-	cleanup_close int fd =
-	    openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	if (fd < 0 || write_full(fd, key, EVIDENCE_KEY_LEN) < 0)
-		return err_sys(err, errno, "evidence key %s", name);
+	if (fd < 0 || write_full(fd, key, EVIDENCE_KEY_LEN) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return err_sys(err, e, "evidence key %s", name);
+	}
+	/* Kept: synced with the log before a checkpoint names it (run.c). */
+	if (r->live.evidence_key_fd >= 0)
+		close(r->live.evidence_key_fd);
+	r->live.evidence_key_fd = fd;
 	return 0;
 }
 
@@ -66,7 +75,7 @@ int run_evidence_open(struct run *r, struct err *err)
 		if (snprintf(r->live.evidence_path, sizeof(r->live.evidence_path),
 			     "%s.evidence.jsonl", rec) < (int)sizeof(r->live.evidence_path) &&
 		    snprintf(kpath, sizeof(kpath), "%s.evidence.key", rec) < (int)sizeof(kpath) &&
-		    (rc = key_file(AT_FDCWD, kpath, key, err)) >= 0)
+		    (rc = key_file(r, AT_FDCWD, kpath, key, err)) >= 0)
 			fd = open(r->live.evidence_path,
 				  O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
 				  0600);
@@ -76,7 +85,7 @@ int run_evidence_open(struct run *r, struct err *err)
 			     "%s/%s/evidence.jsonl", r->live.session->reg.path,
 			     r->live.session->info.id) >= (int)sizeof(r->live.evidence_path))
 			r->live.evidence_path[0] = '\0';
-		rc = key_file(r->live.session->dirfd, "evidence.key", key, err);
+		rc = key_file(r, r->live.session->dirfd, "evidence.key", key, err);
 		fd = rc < 0
 			 ? -1
 			 : openat(r->live.session->dirfd, "evidence.jsonl",

@@ -92,6 +92,9 @@ static void live_free(struct run_live *l)
 	if (l->evidence.fd >= 0)
 		close(l->evidence.fd);
 	l->evidence.fd = -1;
+	if (l->evidence_key_fd >= 0)
+		close(l->evidence_key_fd);
+	l->evidence_key_fd = -1;
 	if (l->denials.fd >= 0)
 		close(l->denials.fd);
 	l->denials.fd = -1;
@@ -289,8 +292,13 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	/* On disk before a witness that says where it ends: the record is
 	 * fsynced (record_file.c), and a log lost to a crash behind a durable
 	 * checkpoint would read as a gap. One fdatasync a run. */
-	if (r->live.evidence.fd >= 0 && (r->live.record_fd >= 0 || r->live.witness_file[0]))
+	if (r->live.evidence.fd >= 0 && (r->live.record_fd >= 0 || r->live.witness_file[0])) {
 		(void)fdatasync(r->live.evidence.fd);
+		/* and its key, without which verify cannot check it (written
+		 * at the start, never synced until now). */
+		if (r->live.evidence_key_fd >= 0)
+			(void)fdatasync(r->live.evidence_key_fd);
+	}
 	/* The second witness before the record, which says whether it was
 	 * written (docs/evidence.md, "A second witness"). */
 	run_witness_write(r);
@@ -361,6 +369,7 @@ int supervisor_run(const struct options *o)
 		     .report_fd = -1,
 		     .caller_err = -1,
 		     .record_fd = -1,
+		     .evidence_key_fd = -1,
 		     .denials = {.fd = -1, .wl = {.chan = -1}},
 		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 		     .ports = {.relay_pidfd = -1},

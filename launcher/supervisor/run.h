@@ -337,8 +337,9 @@ struct run_live {
 	char witness_file[PATH_MAX];
 	char witness_error[PATH_MAX + 128];
 	bool witness_written;
-	int record_fd; /* --record: its directory (record_open_dir()), written at
-			* "retained" and at the end */
+	int record_fd;	     /* --record: its directory (record_open_dir()), written at
+			      * "retained" and at the end */
+	int evidence_key_fd; /* the log's key file, synced with the log at the end */
 	struct output output;
 	struct stdio_relay stdio;
 	/* The services' stdout and stderr (the session's output files),
