@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -507,6 +508,14 @@ int mediator_start(struct run *r, struct err *err)
 	}
 	if (ms->log_fd < 0)
 		return err_sys(err, errno, "mediator: admissions log %s", ms->log_path);
+	/* The admissions log is MAC'd with the run's evidence key. A run whose
+	 * evidence log could not be made (a warning, run.c) has none: the
+	 * mediator then gets a key of its own, never the all-zero one anybody
+	 * could MAC a forged line with. */
+	if (!memcmp(r->live.evidence.key, (const unsigned char[EVIDENCE_KEY_LEN]){0},
+		    EVIDENCE_KEY_LEN) &&
+	    getrandom(r->live.evidence.key, EVIDENCE_KEY_LEN, 0) != EVIDENCE_KEY_LEN)
+		return err_sys(err, errno, "mediator: a key for its admissions log");
 	rc = config(r, &cfg, err);
 	if (rc < 0)
 		return rc;
