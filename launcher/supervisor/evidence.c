@@ -20,22 +20,13 @@
 /* The key is made here and written beside the log, 0600, in a directory
  * the sandbox cannot reach (the record's, checked by open_record(), or the
  * registry's, which it cannot see). */
-static int key_file(struct run *r, int dirfd, const char *name, const unsigned char *key,
-		    struct err *err)
+static int key_file(int dirfd, const char *name, const unsigned char *key, struct err *err)
 {
-	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	cleanup_close int fd =
+	    openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	if (fd < 0 || write_full(fd, key, EVIDENCE_KEY_LEN) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return err_sys(err, e, "evidence key %s", name);
-	}
-	/* Kept: synced with the log before a checkpoint names it (run.c). */
-	if (r->live.evidence_key_fd >= 0)
-		close(r->live.evidence_key_fd);
-	r->live.evidence_key_fd = fd;
+	if (fd < 0 || write_full(fd, key, EVIDENCE_KEY_LEN) < 0)
+		return err_sys(err, errno, "evidence key %s", name);
 	return 0;
 }
 
@@ -75,7 +66,7 @@ int run_evidence_open(struct run *r, struct err *err)
 		if (snprintf(r->live.evidence_path, sizeof(r->live.evidence_path),
 			     "%s.evidence.jsonl", rec) < (int)sizeof(r->live.evidence_path) &&
 		    snprintf(kpath, sizeof(kpath), "%s.evidence.key", rec) < (int)sizeof(kpath) &&
-		    (rc = key_file(r, AT_FDCWD, kpath, key, err)) >= 0)
+		    (rc = key_file(AT_FDCWD, kpath, key, err)) >= 0)
 			fd = open(r->live.evidence_path,
 				  O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
 				  0600);
@@ -85,7 +76,7 @@ int run_evidence_open(struct run *r, struct err *err)
 			     "%s/%s/evidence.jsonl", r->live.session->reg.path,
 			     r->live.session->info.id) >= (int)sizeof(r->live.evidence_path))
 			r->live.evidence_path[0] = '\0';
-		rc = key_file(r, r->live.session->dirfd, "evidence.key", key, err);
+		rc = key_file(r->live.session->dirfd, "evidence.key", key, err);
 		fd = rc < 0
 			 ? -1
 			 : openat(r->live.session->dirfd, "evidence.jsonl",
@@ -98,6 +89,28 @@ int run_evidence_open(struct run *r, struct err *err)
 		return err_sys(err, errno, "evidence log %s", r->live.evidence_path);
 	r->live.evidence.fd = fd;
 	return 0;
+}
+
+/* The key's file, synced where the log is (run.c, before a checkpoint
+ * names the log): without it verify cannot check the log. Reopened by its
+ * name, the log's with "key" for "jsonl" (run_evidence_open() puts them
+ * side by side), so that no fd is held for it through the run. */
+void run_evidence_key_sync(const struct run *r)
+{
+	const char *log = r->live.evidence_path;
+	size_t n = strlen(log);
+	char kpath[PATH_MAX];
+	int fd;
+
+	if (n < 6 || strcmp(log + n - 6, ".jsonl") != 0 || n - 6 + sizeof(".key") > sizeof(kpath))
+		return;
+	memcpy(kpath, log, n - 6);
+	memcpy(kpath + n - 6, ".key", sizeof(".key"));
+	fd = open(kpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fdatasync(fd);
+		close(fd);
+	}
 }
 
 void evidence_event(struct run *r, const char *type, const char *fmt, ...)

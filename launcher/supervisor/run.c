@@ -92,9 +92,6 @@ static void live_free(struct run_live *l)
 	if (l->evidence.fd >= 0)
 		close(l->evidence.fd);
 	l->evidence.fd = -1;
-	if (l->evidence_key_fd >= 0)
-		close(l->evidence_key_fd);
-	l->evidence_key_fd = -1;
 	if (l->denials.fd >= 0)
 		close(l->denials.fd);
 	l->denials.fd = -1;
@@ -294,10 +291,7 @@ static int finish(struct run *r, struct session *session, int rc, const struct e
 	 * checkpoint would read as a gap. One fdatasync a run. */
 	if (r->live.evidence.fd >= 0 && (r->live.record_fd >= 0 || r->live.witness_file[0])) {
 		(void)fdatasync(r->live.evidence.fd);
-		/* and its key, without which verify cannot check it (written
-		 * at the start, never synced until now). */
-		if (r->live.evidence_key_fd >= 0)
-			(void)fdatasync(r->live.evidence_key_fd);
+		run_evidence_key_sync(r);
 	}
 	/* The second witness before the record, which says whether it was
 	 * written (docs/evidence.md, "A second witness"). */
@@ -369,7 +363,6 @@ int supervisor_run(const struct options *o)
 		     .report_fd = -1,
 		     .caller_err = -1,
 		     .record_fd = -1,
-		     .evidence_key_fd = -1,
 		     .denials = {.fd = -1, .wl = {.chan = -1}},
 		     .output = {.rd = {-1, -1}, .wr = {-1, -1}, .file = {-1, -1}},
 		     .ports = {.relay_pidfd = -1},

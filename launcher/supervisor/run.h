@@ -337,9 +337,8 @@ struct run_live {
 	char witness_file[PATH_MAX];
 	char witness_error[PATH_MAX + 128];
 	bool witness_written;
-	int record_fd;	     /* --record: its directory (record_open_dir()), written at
-			      * "retained" and at the end */
-	int evidence_key_fd; /* the log's key file, synced with the log at the end */
+	int record_fd; /* --record: its directory (record_open_dir()), written at
+			* "retained" and at the end */
 	struct output output;
 	struct stdio_relay stdio;
 	/* The services' stdout and stderr (the session's output files),
@@ -544,6 +543,7 @@ unsigned jobs_stop_ms(const struct policy *p);
  * written is seq 1 whenever it comes. */
 int run_evidence_key(struct run *r, struct err *err);
 int run_evidence_open(struct run *r, struct err *err);
+void run_evidence_key_sync(const struct run *r);
 void evidence_event(struct run *r, const char *type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* evidence.witness, before anything starts: the second witness must lie
