@@ -302,8 +302,13 @@ static void two_sessions(const char *weaken)
 	cr_assert_leq(atomic_load(&p->charged), 10, "the provider billed %d against a cap of 10",
 		      atomic_load(&p->charged));
 	cr_assert_eq(atomic_load(&p->charged), 8, "two fit");
-	cr_assert_eq(count(a.pr.out_text, "200") + count(b.pr.out_text, "200"), 2);
-	cr_assert_eq(count(a.pr.out_text, "403") + count(b.pr.out_text, "403"), 6);
+	/* The callers' lines and the mediators' stderr, for a failure. */
+	cr_assert_eq(count(a.pr.out_text, "200") + count(b.pr.out_text, "200"), 2,
+		     "a:\n%s%s\nb:\n%s%s", a.pr.out_text, a.pr.err_text, b.pr.out_text,
+		     b.pr.err_text);
+	cr_assert_eq(count(a.pr.out_text, "403") + count(b.pr.out_text, "403"), 6,
+		     "a:\n%s%s\nb:\n%s%s", a.pr.out_text, a.pr.err_text, b.pr.out_text,
+		     b.pr.err_text);
 	cr_assert_eq(adm(&a, "l.get('decision')=='refused-budget-cap'") +
 			 adm(&b, "l.get('decision')=='refused-budget-cap'"),
 		     6);
