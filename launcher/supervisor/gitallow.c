@@ -49,7 +49,6 @@
 
 #define WALK_MAX  16 /* levels from a parent up to its git directory */
 #define LINES_MAX 20
-#define SAME_MAX  (1u << 20)
 #define COMMONDIR "../..\n" /* what git worktree add writes */
 #define NO_LINKS  (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
@@ -417,24 +416,11 @@ static void say(struct gitallow *g, struct denials_sink *to, const struct where 
 static bool unchanged_rewrite(int hfrom, const struct where *from, int hto, const struct where *to)
 {
 	size_t n = strlen(to->rel);
-	cleanup_close int x = -1, y = -1;
-	cleanup_free char *bx = NULL, *by = NULL;
-	struct stat sa, sb;
+	struct stat sa;
 
-	if (strncmp(from->rel, to->rel, n) != 0 || strcmp(from->rel + n, ".lock") != 0)
-		return false;
-	x = openat(hfrom, from->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	y = openat(hto, to->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (x < 0 || y < 0 || fstat(x, &sa) < 0 || fstat(y, &sb) < 0 || !S_ISREG(sa.st_mode) ||
-	    !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size || sa.st_size > SAME_MAX)
-		return false;
-	bx = malloc((size_t)sa.st_size + 1);
-	by = malloc((size_t)sa.st_size + 1);
-	if (!bx || !by || pread(x, bx, (size_t)sa.st_size + 1, 0) != sa.st_size ||
-	    pread(y, by, (size_t)sa.st_size + 1, 0) != sa.st_size ||
-	    memcmp(bx, by, (size_t)sa.st_size) != 0)
-		return false;
-	return unlinkat(hfrom, from->name, 0) == 0;
+	return strncmp(from->rel, to->rel, n) == 0 && strcmp(from->rel + n, ".lock") == 0 &&
+	       notice_same_bytes(hfrom, from->name, hto, to->name, &sa) &&
+	       unlinkat(hfrom, from->name, 0) == 0;
 }
 
 struct call {

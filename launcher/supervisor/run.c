@@ -137,6 +137,13 @@ static int gate(struct sandbox *sb, void *arg, struct err *err)
 	return rc;
 }
 
+/* Why there is no evidence log: on stderr and in the record. */
+static void no_evidence_log(struct run *r, const struct err *eerr)
+{
+	fprintf(stderr, "paddock: warning: no evidence log: %s\n", eerr->msg);
+	outcome_warn(&r->out, "no evidence log: %s", eerr->msg);
+}
+
 #ifndef PADDOCK_BENCH_NO_EVIDENCE
 /* The log's key (before the sandbox starts: a mediator gets it), or the
  * warning why there is no log. Whether there is to be one. */
@@ -144,10 +151,8 @@ static bool evidence_key(struct run *r, struct err *eerr)
 {
 	int rc = run_evidence_key(r, eerr);
 
-	if (rc < 0) {
-		fprintf(stderr, "paddock: warning: no evidence log: %s\n", eerr->msg);
-		outcome_warn(&r->out, "no evidence log: %s", eerr->msg);
-	}
+	if (rc < 0)
+		no_evidence_log(r, eerr);
 	return rc > 0;
 }
 #endif
@@ -161,8 +166,7 @@ static void evidence_begin(struct run *r, struct err *eerr)
 	char c[512];
 
 	if (run_evidence_open(r, eerr) < 0) {
-		fprintf(stderr, "paddock: warning: no evidence log: %s\n", eerr->msg);
-		outcome_warn(&r->out, "no evidence log: %s", eerr->msg);
+		no_evidence_log(r, eerr);
 		return;
 	}
 	evidence_json_string(spec->opt->argv[0], c, sizeof(c));

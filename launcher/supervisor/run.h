@@ -373,6 +373,8 @@ int notice_prepare(struct run_spec *r, struct err *err);
 /* *sent: answered already (an fd handed over as the call's result). */
 bool notice_serve(struct run *r, int fd, struct denials_sink *sink, const struct seccomp_notif *req,
 		  struct seccomp_notif_resp *resp, bool *sent);
+struct stat;
+bool notice_same_bytes(int fa, const char *a, int fb, const char *b, struct stat *sa);
 void notice_json(const struct run *r, struct cJSON *o);
 
 /* output.c. output_start(): the pipes (detached runs, after
