@@ -193,6 +193,7 @@ static unsigned reap(struct init *in)
  * finds none. */
 #define REAP_BATCH_MS	  10 /* while the workload runs */
 #define REAP_BATCH_END_MS 2  /* in the shutdown, when the end is what counts */
+#define DL_WARM_MS	  200 /* the deadline timer's warm-up, before it (deadline_timer()) */
 #define REAP_BURST	  2
 
 static void reap_children(struct init *in)
@@ -373,6 +374,29 @@ static void deadline(struct init *in)
 	shutdown_begin(in);
 }
 
+/* The deadline's timer fires twice: DL_WARM_MS before the deadline, where
+ * /proc is listed once so that the shutdown's own listing finds its
+ * entries cached (procs_warm()), then at the deadline. The supervisor's
+ * TTL stop normally comes INIT_DEADLINE_MARGIN_MS (100 ms) before ours,
+ * so the warm-up comes before that too. */
+static void deadline_timer(struct init *in)
+{
+	int r;
+
+	if (in->dl_warmed) {
+		deadline(in);
+		return;
+	}
+	in->dl_warmed = true;
+	if (in->pid1)
+		procs_warm(in);
+	if ((r = timer_arm_at_ms(in->dl_tfd, in->deadline_ms)) < 0) {
+		errno = -r;
+		init_complain("deadline timer: %m; ending the sandbox now");
+		deadline(in);
+	}
+}
+
 /* The grace timer: of the shutdown, or of the shedding after the
  * workload's end (then swept again every 100 ms until nothing is left:
  * the rest may have parents other than init, whose end we never see). */
@@ -422,7 +446,7 @@ static __attribute__((noreturn)) void loop(struct init *in)
 		if (p[2].revents && read(in->tfd, &ticks, sizeof(ticks)) > 0)
 			grace_over(in);
 		if (p[4].revents && read(in->dl_tfd, &ticks, sizeof(ticks)) > 0)
-			deadline(in);
+			deadline_timer(in);
 		if (in->nsvc && ((p[3].revents && read(in->svc_tfd, &ticks, sizeof(ticks)) > 0) ||
 				 p[0].revents))
 			services_tick(in);
@@ -531,7 +555,10 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 		in->dl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (in->dl_tfd < 0)
 			return err_sys(err, errno, "deadline timer");
-		if ((r = timer_arm_at_ms(in->dl_tfd, in->deadline_ms)) < 0)
+		/* Too close for a warm-up: the deadline itself. */
+		in->dl_warmed = in->deadline_ms - DL_WARM_MS <= init_now_ms();
+		if ((r = timer_arm_at_ms(in->dl_tfd, in->deadline_ms -
+							 (in->dl_warmed ? 0 : DL_WARM_MS))) < 0)
 			return err_sys(err, r, "deadline timer");
 	}
 	return 0;

@@ -83,7 +83,8 @@ struct init {
 	bool tty;
 	int tty_fd;
 	int64_t deadline_ms; /* --deadline-ms, CLOCK_MONOTONIC; 0: none */
-	int dl_tfd;	     /* its timer */
+	int dl_tfd;	     /* its timer: first the warm-up's (DL_WARM_MS before), then it */
+	bool dl_warmed;	     /* the warm-up is done (or was too late to do) */
 	bool shed_killing;   /* SHEDDING: the grace period is over, SIGKILL */
 };
 
@@ -129,6 +130,8 @@ int procs_each(struct init *in, int (*fn)(struct init *in, pid_t pid, void *arg)
 bool procs_first_kill(struct init *in, pid_t pid);
 /* Reports ("term"/"kill") and signals what is left of the sandbox. */
 void procs_sweep(struct init *in, int sig);
+/* Lists /proc once, for nothing but its cache: see DL_WARM_MS. */
+void procs_warm(struct init *in);
 /* Sends the reports procs_sweep() kept for later (before "done"). */
 void procs_flush_reports(struct init *in);
 

@@ -903,17 +903,24 @@ Test(init, service_bad_arguments)
 
 /* --deadline-ms: init ends the sandbox by itself at the deadline (the
  * supervisor may be stopped), says "deadline", and the workload gets the
- * usual SIGTERM. */
-static void deadline(bool pid1)
+ * usual SIGTERM. Not before it: its timer first fires DL_WARM_MS (200 ms)
+ * before, for the warm-up of /proc's listing, which must not end anything
+ * (a deadline closer than that has no warm-up: in_ms 100). */
+static void deadline(bool pid1, int in_ms)
 {
 	char at[32];
 	struct timespec ts;
+	long long at_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(at, sizeof(at), "%lld", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 300);
+	at_ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + in_ms;
+	snprintf(at, sizeof(at), "%lld", at_ms);
 	start_opts(pid1, "500", false, (const char *const[]){"--deadline-ms", at, NULL},
 		   CMD("sleep", "100"));
 	cr_assert_eq(finish(), 143);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	cr_assert_geq((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, at_ms,
+		      "the sandbox ended before its deadline");
 	if (pid1)
 		assert_msgs(
 		    WANT("started [0-9]*", "deadline", "signal 15", "term * sleep", "done"));
@@ -924,12 +931,17 @@ static void deadline(bool pid1)
 
 Test(init, deadline_ends_the_sandbox)
 {
-	deadline(false);
+	deadline(false, 300);
 }
 
 Test(init, deadline_ends_the_sandbox_pid1)
 {
-	deadline(true);
+	deadline(true, 300);
+}
+
+Test(init, deadline_too_close_for_a_warm_up_pid1)
+{
+	deadline(true, 100);
 }
 
 /* The twin: without --deadline-ms nothing ends the workload by itself. */
