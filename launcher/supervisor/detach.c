@@ -117,13 +117,24 @@ static pid_t fork_reporting(int *fd, struct err *err)
 }
 
 /* The report "exit N" (else a complaint and 125), once the supervisor has
- * ended: nothing of the run is left when the foreground returns. */
+ * ended: nothing of the run is left when the foreground returns. A report
+ * that is neither (a bug of ours) would leave the supervisor running and
+ * us waiting for it: it is told to end the run (SIGTERM, forwarded to the
+ * sandbox; still our unreaped child, so its pid is its own). */
 static int final_status(const char *buf, pid_t pid)
 {
 	int status = EXIT_LAUNCHER;
 
 	if (sscanf(buf, "exit %d", &status) != 1) {
-		fputs("paddock: the supervisor ended without a report\n", stderr);
+		if (buf[0]) {
+			fprintf(stderr,
+				"paddock: the supervisor's report \"%.64s\" was neither the run's "
+				"start nor its end; ending the run\n",
+				buf);
+			(void)kill(pid, SIGTERM);
+		} else {
+			fputs("paddock: the supervisor ended without a report\n", stderr);
+		}
 		status = EXIT_LAUNCHER;
 	}
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)

@@ -50,7 +50,10 @@ void leases_retained(struct run *r)
 		fprintf(stderr, "paddock: warning: %s\n", err.msg);
 		outcome_warn(&r->out, "%s (at the main command's end)", err.msg);
 	}
-	if (r->live.report_fd >= 0) {
+	/* A detached run's report is "started ID" (detach.c), which comes
+	 * after this when paddock-init's "started", the main command's end
+	 * and "retained" were read at once (supervise.c, started()). */
+	if (r->live.report_fd >= 0 && !r->spec->opt->detach) {
 		fprintf(stderr,
 			"paddock: the command ended; leased services run on until %s in session "
 			"%s (paddock stop %s ends them)\n",

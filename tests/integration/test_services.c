@@ -391,6 +391,35 @@ Test(services, detached_session_with_a_lease)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 }
 
+/* A detached run whose main command ends at once, while its leased service
+ * runs on: paddock-init's "started", the main command's end and "retained"
+ * can reach the supervisor in one read, and the foreground must still get
+ * "started ID" (it printed "the supervisor ended without a report" and
+ * then waited for the supervisor, which runs on for the lease, until
+ * killed). Each run prints its id and exits 0; wait gives the main status. */
+Test(services, detached_run_whose_command_ends_at_once)
+{
+	struct v_world v = v_world("10m", false, NULL);
+
+	for (int i = 0; i < 8; i++) {
+		struct h_proc run, p;
+		const char *id;
+
+		H_PADDOCK(&run, v.w.ws, "run", "--detach", "--policy", v.policy, "--", "sh", "-c",
+			  "exit 3");
+		cr_assert_eq(run.status, 0, "run %d: " H_FMT, i, H_ARGS(&run));
+		cr_assert_eq(strlen(run.out_text), 13, "run %d: not one id: " H_FMT, i,
+			     H_ARGS(&run));
+		id = h_fmt("%.12s", run.out_text);
+		H_PADDOCK(&p, v.w.ws, "wait", id);
+		cr_assert_eq(p.status, 3, H_SHOW(&p));
+		H_PADDOCK(&p, v.w.ws, "stop", id);
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+		H_PADDOCK(&p, v.w.ws, "rm", id);
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+	}
+}
+
 /* --explain lists each service with its lease, and starts nothing. */
 Test(services, explain_lists_the_services)
 {
