@@ -191,8 +191,8 @@ static unsigned reap(struct init *in)
  * exits per walk (every 2 ms in the shutdown, where each pass also ends the
  * wait of whoever waits for the end), and goes back to SIGCHLD once a pass
  * finds none. */
-#define REAP_BATCH_MS	  10 /* while the workload runs */
-#define REAP_BATCH_END_MS 2  /* in the shutdown, when the end is what counts */
+#define REAP_BATCH_MS	  10  /* while the workload runs */
+#define REAP_BATCH_END_MS 2   /* in the shutdown, when the end is what counts */
 #define DL_WARM_MS	  200 /* the deadline timer's warm-up, before it (deadline_timer()) */
 #define REAP_BURST	  2
 
@@ -557,8 +557,8 @@ static int setup(struct init *in, int pipefd[2], struct err *err)
 			return err_sys(err, errno, "deadline timer");
 		/* Too close for a warm-up: the deadline itself. */
 		in->dl_warmed = in->deadline_ms - DL_WARM_MS <= init_now_ms();
-		if ((r = timer_arm_at_ms(in->dl_tfd, in->deadline_ms -
-							 (in->dl_warmed ? 0 : DL_WARM_MS))) < 0)
+		if ((r = timer_arm_at_ms(in->dl_tfd,
+					 in->deadline_ms - (in->dl_warmed ? 0 : DL_WARM_MS))) < 0)
 			return err_sys(err, r, "deadline timer");
 	}
 	return 0;
