@@ -250,6 +250,13 @@ static int adm(const struct session *s, const char *cond)
 					      cond)));
 }
 
+/* The admissions log's decisions and reasons, for a failure's message. */
+static const char *decisions(const struct session *s)
+{
+	return h_json(s->w.record, "[l for l in "
+				   "map(json.loads, open(d['network']['admissions_log']))]");
+}
+
 static int count(const char *out, const char *status)
 {
 	int n = 0;
@@ -304,11 +311,11 @@ static void two_sessions(const char *weaken)
 	cr_assert_eq(atomic_load(&p->charged), 8, "two fit");
 	/* The callers' lines and the mediators' stderr, for a failure. */
 	cr_assert_eq(count(a.pr.out_text, "200") + count(b.pr.out_text, "200"), 2,
-		     "a:\n%s%s\nb:\n%s%s", a.pr.out_text, a.pr.err_text, b.pr.out_text,
-		     b.pr.err_text);
+		     "a:\n%s%s\n%s\nb:\n%s%s\n%s", a.pr.out_text, a.pr.err_text, decisions(&a),
+		     b.pr.out_text, b.pr.err_text, decisions(&b));
 	cr_assert_eq(count(a.pr.out_text, "403") + count(b.pr.out_text, "403"), 6,
-		     "a:\n%s%s\nb:\n%s%s", a.pr.out_text, a.pr.err_text, b.pr.out_text,
-		     b.pr.err_text);
+		     "a:\n%s%s\n%s\nb:\n%s%s\n%s", a.pr.out_text, a.pr.err_text, decisions(&a),
+		     b.pr.out_text, b.pr.err_text, decisions(&b));
 	cr_assert_eq(adm(&a, "l.get('decision')=='refused-budget-cap'") +
 			 adm(&b, "l.get('decision')=='refused-budget-cap'"),
 		     6);

@@ -299,3 +299,49 @@ Test(ledgerq, twin_without_the_queue_writers_poll)
 
 	cr_assert_gt(w, CALLERS * PAIRS / 20, "only %lu busy retries without the queue", w);
 }
+
+/* Mediators of two sessions opening the same new budget at once: each
+ * open makes the file WAL (a persistent mode the first one sets), which
+ * needs its exclusive lock; SQLite answered the other one's shared lock
+ * with SQLITE_BUSY at once ("PRAGMA journal_mode=WAL: database is
+ * locked", refused-ledger: test_budget's two_sessions_share_one_cap once
+ * in ~60 runs). Rounds of four processes released together on a new file
+ * each: every open succeeds. */
+Test(ledgerq, opens_of_a_new_budget_at_once_all_succeed)
+{
+	for (int round = 0; round < 40; round++) {
+		char name[16];
+		pid_t pids[4];
+		int go[2], fail = 0;
+
+		snprintf(name, sizeof(name), "n%d", round);
+		cr_assert_eq(pipe(go), 0);
+		for (int i = 0; i < 4; i++) {
+			pids[i] = fork();
+			cr_assert_geq(pids[i], 0);
+			if (pids[i] == 0) {
+				struct ledger *l = NULL;
+				struct err err = {0};
+				char c;
+
+				close(go[1]);
+				(void)!read(go[0], &c, 1); /* EOF: all go */
+				if (ledger_open(dir, name, 5000, &l, &err) < 0) {
+					fprintf(stderr, "round %d: %s\n", round, err.msg);
+					_exit(1);
+				}
+				ledger_close(l);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(go[1]);
+		for (int i = 0; i < 4; i++) {
+			int st = 0;
+
+			cr_assert_eq(waitpid(pids[i], &st, 0), pids[i]);
+			fail += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+		}
+		cr_assert_eq(fail, 0, "round %d: %d of 4 opens failed", round, fail);
+	}
+}
