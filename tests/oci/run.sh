@@ -425,6 +425,17 @@ if command -v podman >/dev/null 2>&1; then
 		mkdir -p "$PM/run" && chown -R paddock-test: "$PM" && chmod 700 "$PM" "$PM/run"
 		chmod 644 "$T/rootfs.tar"
 		podman_checks rootless runuser -u paddock-test -- env HOME="$PM" XDG_RUNTIME_DIR="$PM/run"
+		# Rootless podman leaves its pause process (catatonit -P, which
+		# holds its user namespace) running after the last container:
+		# ours to end, by the pid in its pid file; SIGKILL, as it does
+		# not end on SIGTERM.
+		pp=$(cat "$(find "$PM" -name pause.pid 2>/dev/null | head -n 1)" 2>/dev/null || true)
+		if [ -n "$pp" ] && [ "$(cat "/proc/$pp/comm" 2>/dev/null)" = catatonit ]; then
+			kill -9 "$pp" 2>/dev/null
+			for _ in $(seq 50); do [ -d "/proc/$pp" ] || break; sleep 0.1; done
+			[ -d "/proc/$pp" ] && bad "podman rootless: its pause process ended" "pid $pp is left" ||
+				ok "podman rootless: its pause process ended"
+		fi
 	else
 		skipped "podman rootless" "no test user paddock-test (make integration makes it)"
 	fi
