@@ -5,7 +5,8 @@ Usage: keystroke.py N CMD [ARG]... - runs CMD with a new pty as its
 controlling terminal (the "caller's terminal"), waits until it echoes,
 then N times writes one byte to the pty master and times how long until
 the byte comes back (the echo of the pty the relay feeds: paddock's own
-pty in the sandbox, script's pty). Prints "rtt_us=MEDIAN p90_us=P90 n=N".
+pty in the sandbox, script's pty). Prints "rtt_us=MEDIAN p90_us=P90 n=N" (and " stuck=1" when CMD did
+not end within 10 s of two ^D and was killed).
 The harness's own cost is the same for every CMD, so only ratios and
 differences between CMDs of one run mean anything."""
 import os, pty, select, statistics, sys, time
@@ -43,9 +44,24 @@ for i in range(n):
         sys.exit("keystroke: an echo was lost")
     rtts.append((time.monotonic_ns() - t) / 1000)
 os.write(fd, b"\x04\x04")
-try:
-    os.waitpid(pid, 0)
-except ChildProcessError:
-    pass
+# The end of CMD, up to 10 s: a `docker run -it` once never ended on ^D
+# (its container's cat kept running) and the bench waited for it. Then
+# our child is killed (the harness removes a container it left) and the
+# line says so.
+stuck = 0
+end = time.monotonic() + 10
+while True:
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            break
+    except ChildProcessError:
+        break
+    if time.monotonic() > end:
+        stuck = 1
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        break
+    time.sleep(0.05)
 rtts.sort()
-print(f"rtt_us={statistics.median(rtts):.1f} p90_us={rtts[int(len(rtts) * 0.9)]:.1f} n={n}")
+print(f"rtt_us={statistics.median(rtts):.1f} p90_us={rtts[int(len(rtts) * 0.9)]:.1f} n={n}"
+      + (" stuck=1" if stuck else ""))

@@ -345,7 +345,10 @@ for i in $(seq "$reps"); do
 		script -q -c cat /dev/null)" >>"$work/out/keys.txt"
 	if [ -z "$docker_why" ]; then
 		echo "docker $(python3 "$top/bench/keystroke.py" 300 docker run --rm -it \
-			--network none "$image" cat)" >>"$work/out/keys.txt"
+			--name pdkbench-keys --network none "$image" cat)" >>"$work/out/keys.txt"
+		# One that did not end on ^D (keystroke.py killed its client:
+		# "stuck=1") left its container running.
+		docker rm -f pdkbench-keys >/dev/null 2>&1 || true
 	fi
 done
 
