@@ -50,10 +50,8 @@ void leases_retained(struct run *r)
 		fprintf(stderr, "paddock: warning: %s\n", err.msg);
 		outcome_warn(&r->out, "%s (at the main command's end)", err.msg);
 	}
-	/* A detached run's report is "started ID" (detach.c), which comes
-	 * after this when paddock-init's "started", the main command's end
-	 * and "retained" were read at once (supervise.c, started()). */
-	if (r->live.report_fd >= 0 && !r->spec->opt->detach) {
+	/* A detached run's report went at "started" (supervise.c). */
+	if (r->live.report_fd >= 0) {
 		fprintf(stderr,
 			"paddock: the command ended; leased services run on until %s in session "
 			"%s (paddock stop %s ends them)\n",

@@ -319,6 +319,7 @@ struct run_live {
 	/* --detach: the socket to the waiting foreground process, and the
 	 * caller's stderr kept for errors until the workload has started */
 	int report_fd, caller_err;
+	bool announced; /* supervise.c started(): the workload's start said, once */
 	/* paddock exec (exec.c): its helpers watch exec_end[0] and end
 	 * their command when the supervisor is gone (EOF). */
 	int exec_end[2];

@@ -70,6 +70,12 @@ static void on_signal(struct run *r, int sig)
  * process prints the id and leaves. */
 static void started(struct run *r)
 {
+	/* Once, in the order of paddock-init's messages: a detached run's
+	 * foreground gets "started ID" before a "retained" read in the same
+	 * drain() could answer it (leases.c). */
+	if (r->live.announced)
+		return;
+	r->live.announced = true;
 	if (r->live.session) {
 		if (proc_identity(r->live.box.pid, &r->live.session->info.init) < 0)
 			r->live.session->info.init = (struct proc_id){0};
@@ -103,6 +109,8 @@ static void handle_message(struct run *r, const char *m)
 		log_debug("ignored message: %s", m);
 		return;
 	}
+	if (fx & OUTCOME_FX_STARTED)
+		started(r);
 	if (fx & OUTCOME_FX_SERVICE_FAILED) {
 		const struct session_lease *l = &r->out.leases[r->out.fx_lease];
 
@@ -202,7 +210,7 @@ static void stop(struct run *r, int kill_tfd, const struct session_request *req)
 int supervise(struct run *r, struct err *err)
 {
 	cleanup_close int sfd = -1, ttl_tfd = -1, kill_tfd = -1;
-	bool ctl_open = true, announced = false;
+	bool ctl_open = true;
 	sigset_t set;
 	siginfo_t si = {0};
 
@@ -258,10 +266,6 @@ int supervise(struct run *r, struct err *err)
 		stdio_tick(r);
 		if (pfd[1].revents)
 			drain(r, &ctl_open);
-		if (r->out.started && !announced) {
-			announced = true;
-			started(r);
-		}
 		if (pfd[2].revents & POLLIN) {
 			struct signalfd_siginfo ssi;
 
@@ -310,8 +314,6 @@ int supervise(struct run *r, struct err *err)
 		return err_sys(err, errno, "waitid");
 	clock_gettime(CLOCK_REALTIME, &r->out.t_end);
 	drain(r, &ctl_open);
-	if (r->out.started && !announced)
-		started(r);
 	outcome_conclude(&r->out, &si);
 	return 0;
 }

@@ -250,7 +250,8 @@ static int adm(const struct session *s, const char *cond)
 					      cond)));
 }
 
-/* The admissions log's decisions and reasons, for a failure's message. */
+/* The admissions log's lines (decision, ledger_error, ...), for a failure's
+ * message. */
 static const char *decisions(const struct session *s)
 {
 	return h_json(s->w.record, "[l for l in "
