@@ -56,7 +56,8 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 .PHONY: soak-budget
 .PHONY: bench-evidence-startup test-oci report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
-all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator $(B)/paddock-oci
+all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator $(B)/paddock-oci \
+	$(B)/paddock-exec
 
 # paddock-oci: the same binary under the name engines are given (docs/oci.md).
 $(B)/paddock-oci: $(B)/paddock
@@ -115,6 +116,13 @@ $(B)/paddock-noreg $(B)/paddock-noev: $(B)/paddock-%: launcher/supervisor/run.c 
 	$(CC) $(LDFLAGS) -o $@ $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
 		$(B)/gen/default_seccomp.o $(B)/bench-run-$*.o $(B)/libpaddock.a $(PKG_LIBS)
 
+# paddock-exec (client/paddock_exec.c, docs/usage.md): paddock exec as a
+# small static program for the agent loop, with musl like paddock-init (a
+# glibc start costs up to a millisecond on a virtual machine: its CPUID
+# probes trap). Only these sources, none of them with cJSON or libseccomp.
+EXEC_SRC := client/paddock_exec.c launcher/exec_client.c launcher/cli_base.c \
+	    launcher/session/exec_codec.c launcher/session/peek.c policy/env_name.c
+
 # paddock-init is static (libc only) and copied into a memfd at every start:
 # built against musl it is ~100 KB instead of ~1 MB with glibc, which makes
 # that copy and its exec cheap. Without musl-gcc (or with SANITIZE=1), glibc.
@@ -144,9 +152,21 @@ $(B)/paddock-init: $(INIT_SRC:init/%.c=$(B)/init-musl/%.o)
 	$(CC) -nostdlib -static-pie -s -Wl,-z,relro,-z,now -o $@ $(MUSL_LIB)/rcrt1.o \
 		$(MUSL_LIB)/crti.o $$($(CC) -print-file-name=crtbeginS.o) $^ -L$(MUSL_LIB) -lc \
 		$$($(CC) -print-libgcc-file-name) $$($(CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o
+
+$(B)/exec-musl/%.o: %.c | $(MUSL_UAPI)/.linked
+	@mkdir -p $(dir $@)
+	musl-gcc $(filter-out -g,$(CFLAGS)) -idirafter $(MUSL_UAPI) -MMD -MP -c -o $@ $<
+
+$(B)/paddock-exec: $(EXEC_SRC:%.c=$(B)/exec-musl/%.o)
+	$(CC) -nostdlib -static-pie -s -Wl,-z,relro,-z,now -o $@ $(MUSL_LIB)/rcrt1.o \
+		$(MUSL_LIB)/crti.o $$($(CC) -print-file-name=crtbeginS.o) $^ -L$(MUSL_LIB) -lc \
+		$$($(CC) -print-libgcc-file-name) $$($(CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o
 else
 $(B)/paddock-init: $(INIT_OBJ)
 	$(CC) $(LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
+
+$(B)/paddock-exec: $(EXEC_SRC:%.c=$(B)/%.o)
+	$(CC) $(LDFLAGS) -o $@ $^
 endif
 
 # The evidence log (evidence/, docs/evidence.md): linked into paddock.
@@ -385,6 +405,7 @@ install: all
 		$(addprefix $(DESTDIR)$(PREFIX)/share/paddock/scenarios/cases/,$(EVAL_AREAS))
 	install -m 755 $(B)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
 	install -m 755 $(B)/paddock-eval $(DESTDIR)$(PREFIX)/bin/paddock-eval
+	install -m 755 $(B)/paddock-exec $(DESTDIR)$(PREFIX)/bin/paddock-exec
 	ln -sf paddock $(DESTDIR)$(PREFIX)/bin/paddock-oci
 	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
 	install -m 755 $(B)/paddock-mediator $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator
@@ -401,6 +422,7 @@ install: all
 # Everything install put there, and the directories of paddock's own.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/paddock $(DESTDIR)$(PREFIX)/bin/paddock-eval \
+		$(DESTDIR)$(PREFIX)/bin/paddock-exec \
 		$(DESTDIR)$(PREFIX)/bin/paddock-oci $(DESTDIR)$(PREFIX)/share/man/man1/paddock-oci.1 \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator \
@@ -425,6 +447,7 @@ install-check: all
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && u=$$d/usr/local && \
 	$(MAKE) -s install DESTDIR=$$d PREFIX=/usr/local >/dev/null && \
 	$$u/bin/paddock --version && $$u/bin/paddock-eval --version && \
+	$$u/bin/paddock-exec --help >/dev/null && \
 	(cd $$d && $$u/bin/paddock run -- true) && \
 	for m in $$u/share/man/man*/*; do \
 		w=$$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -l "$$m" 2>&1 >/dev/null) && \

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../include/err.h"
+#include "exec_client.h"
 #include "session/session.h"
 #include "supervisor/supervisor.h"
 
@@ -54,10 +55,7 @@ int cmd_evidence_reconcile(int argc, char **argv);
  * (-ESRCH); err says what is wrong. cli_dial(): connect to the session's
  * control socket, whose listener must be the registered supervisor with
  * the caller's uid (SO_PEERCRED): the fd, or -errno with err set. */
-/* Make sure fds 0-2 are open (on /dev/null), so a closed stdio fd cannot be
- * taken by something we open (then handed to the sandbox as its stdio). */
-int cli_ensure_stdio(void);
-int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_ensure_stdio() and cli_fail(): exec_client.h. */
 /* A getopt_long() answer that is none of verb's options (':' an option
  * without its argument, anything else an unknown one): the one-line
  * error, EXIT_LAUNCHER. */

@@ -15,20 +15,6 @@
 /* MAX_ARG_STRLEN: execve(2) refuses a longer "NAME=value" string (E2BIG). */
 #define ENV_LIMIT (32 * 4096)
 
-bool policy_env_name_ok(const char *s, size_t len)
-{
-	if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return false;
-	}
-	return true;
-}
-
 /* The value of ${name} (n bytes); false when the name is unknown. *val is
  * NULL for a known variable the caller did not set. */
 static bool lookup(const char *name, size_t n, const struct policy_vars *vars, const char **val)

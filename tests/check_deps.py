@@ -6,6 +6,8 @@ way (docs/architecture.md):
                          -> {mounts/, policy/} -> include/
   mediator/ (paddock-mediator) -> policy/ -> include/; nothing of the
   launcher includes it, nor it the launcher
+  client/ (the static paddock-exec) -> launcher/exec_client.h,
+  session/session.h, include/
   sandbox/ and session/ never include each other; init/ includes only
   include/; a module's private headers are its own.
 
@@ -32,6 +34,7 @@ PUBLIC = {
     "mounts": ["policy/policy.h", "include/"],
     "policy": ["include/"],
     "init": ["include/"],
+    "client": ["launcher/exec_client.h", "launcher/session/session.h", "include/"],
     "include": [],
     "scenarios": ["policy/sha256.h", "include/"],
     "mediator": ["policy/policy.h", "policy/sha256.h", "policy/approvals.h",
@@ -47,6 +50,7 @@ ROOMS = [
     ("mounts/", "mounts"),
     ("policy/", "policy"),
     ("init/", "init"),
+    ("client/", "client"),
     ("include/", "include"),
     ("scenarios/", "scenarios"),
     ("mediator/", "mediator"),

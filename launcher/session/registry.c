@@ -39,50 +39,6 @@ bool session_name_valid(const char *name)
 	return true;
 }
 
-bool session_id_valid(const char *id)
-{
-	if (strlen(id) != SESSION_ID_LEN)
-		return false;
-	for (size_t i = 0; i < SESSION_ID_LEN; i++)
-		if (!strchr("0123456789abcdef", id[i]))
-			return false;
-	return true;
-}
-
-/* A directory of the caller's that nobody else can enter or change. */
-static const char *private_dir_problem(const struct stat *st, char *buf, size_t size)
-{
-	if (!S_ISDIR(st->st_mode))
-		return "not a directory";
-	if (st->st_uid != getuid()) {
-		snprintf(buf, size, "owned by uid %u, not by uid %u", (unsigned)st->st_uid,
-			 (unsigned)getuid());
-		return buf;
-	}
-	if ((st->st_mode & 07777) != 0700) {
-		snprintf(buf, size, "mode %04o, not 0700", (unsigned)(st->st_mode & 07777));
-		return buf;
-	}
-	return NULL;
-}
-
-/* The path, and whether it is the /tmp fallback. */
-static bool registry_path(char *path, size_t size)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	char buf[64];
-
-	/* The runtime directory of pam_systemd (XDG Base Directory spec):
-	 * only when it really is the caller's private directory. */
-	if (xdg && xdg[0] == '/' && stat(xdg, &st) == 0 &&
-	    !private_dir_problem(&st, buf, sizeof(buf)) &&
-	    snprintf(path, size, "%s/paddock", xdg) < (int)size)
-		return false;
-	snprintf(path, size, "/tmp/paddock-%u", (unsigned)getuid());
-	return true;
-}
-
 /* A directory of the caller's below dirfd, made when missing (mode 0700,
  * or as it is when it exists), never through a symlink. */
 static int own_subdir(int dirfd, const char *name, bool private_only, struct err *err)
@@ -97,7 +53,8 @@ static int own_subdir(int dirfd, const char *name, bool private_only, struct err
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return err_sys(err, errno, "%s", name);
 	if (st.st_uid != getuid() ||
-	    (private_only && private_dir_problem(&st, buf, sizeof(buf)) && fchmod(fd, 0700) < 0))
+	    (private_only && session_private_dir_problem(&st, buf, sizeof(buf)) &&
+	     fchmod(fd, 0700) < 0))
 		return err_set(err, EPERM, "%s: not yours", name);
 	return take_fd(&fd);
 }
@@ -144,7 +101,8 @@ static int fallback(char *path, size_t size, bool create, struct err *err)
 			     !strchr(target + strlen(prefix), '/')
 			 ? open(target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 			 : -1;
-		if (fd >= 0 && fstat(fd, &st) == 0 && !private_dir_problem(&st, buf, sizeof(buf)))
+		if (fd >= 0 && fstat(fd, &st) == 0 &&
+		    !session_private_dir_problem(&st, buf, sizeof(buf)))
 			return snprintf(path, size, "%s", target) < (int)size ? 0 : -ENAMETOOLONG;
 	}
 	if (!create)
@@ -171,7 +129,8 @@ int session_registry_open(struct registry *reg, bool create, struct err *err)
 
 	reg->fd = -1;
 	reg->warning[0] = '\0';
-	if (registry_path(path, sizeof(path)) && lstat(path, &st) == 0 && st.st_uid != getuid()) {
+	if (session_registry_path(path, sizeof(path)) && lstat(path, &st) == 0 &&
+	    st.st_uid != getuid()) {
 		snprintf(squatted, sizeof(squatted), "%s", path);
 		rc = fallback(path, sizeof(path), create, err);
 		if (rc < 0)
@@ -202,7 +161,7 @@ int session_registry_open(struct registry *reg, bool create, struct err *err)
 		return err_sys(err, errno, "session registry %s: chmod", path);
 	if (fstat(fd, &st) < 0)
 		return err_sys(err, errno, "session registry %s", path);
-	problem = private_dir_problem(&st, buf, sizeof(buf));
+	problem = session_private_dir_problem(&st, buf, sizeof(buf));
 	if (problem)
 		return err_set(err, EPERM, "session registry %s: %s; refusing to use it", path,
 			       problem);

@@ -157,8 +157,28 @@ struct session_request {
 
 /* [A-Za-z0-9_.-]{1,64}, and neither "." nor "..": names become file names. */
 bool session_name_valid(const char *name);
-/* 12 lowercase hex digits. */
+/* peek.c: 12 lowercase hex digits. */
 bool session_id_valid(const char *id);
+/* peek.c: why a directory is not the caller's private one (not a
+ * directory, another owner, a mode other than 0700), or NULL; buf holds
+ * the words. */
+struct stat;
+const char *session_private_dir_problem(const struct stat *st, char *buf, size_t size);
+/* peek.c: the registry's path: $XDG_RUNTIME_DIR/paddock when that is the
+ * caller's private directory (false), else /tmp/paddock-UID (true). */
+bool session_registry_path(char *path, size_t size);
+/* peek.c: the fields of session.json a client needs to connect, without
+ * the codec: 0 when the text is one JSON object (at most 16 levels deep)
+ * with each of "id", "owner_uid", "state" (plain strings and non-negative
+ * integers) and "supervisor": {"pid"} exactly once; else -EINVAL (the
+ * codec's reader is then the judge). */
+struct session_peek {
+	char id[SESSION_ID_LEN + 1];
+	char state[16];
+	unsigned owner;
+	int supervisor_pid;
+};
+int session_peek(const char *buf, size_t len, struct session_peek *out);
 /* The state letter (field 3) and start time (field 22) of a /proc/PID/stat
  * line; the command name may hold spaces and parentheses. -EINVAL. */
 int session_parse_stat(const char *line, char *state, unsigned long long *start_time);

@@ -1,0 +1,149 @@
+/* paddock-exec ID [--] CMD [ARG]...: `paddock exec` as a small static
+ * program, for the agent loop (hundreds of short commands into one warm
+ * session, docs/usage.md "paddock-exec"). The same options, the same
+ * request and the same answers (launcher/exec_client.c, shared); what it
+ * leaves out is the launcher's start: paddock is dynamically linked
+ * against glibc, libseccomp, libcap, libmnl and cJSON, and on a virtual
+ * machine glibc's start alone (its CPU feature and cache probes, each
+ * CPUID a trap to the hypervisor) can cost a millisecond per call.
+ *
+ * It finds only a running session by its full id, and reads only the
+ * fields of session.json it needs (session/peek.c): the entry's and the
+ * file's owner, the id, the owner uid, the state and the supervisor's pid,
+ * which must be the listener of the control socket (SO_PEERCRED), as
+ * paddock exec checks (cli_dial()). Anything else (a name or a prefix, a
+ * session that is starting, ended or stale, an entry it cannot read, a
+ * registry in the fallback place) it hands to `paddock exec` with the
+ * same arguments, by exec of the paddock next to it, before anything is
+ * sent: its errors, exit statuses and warnings are paddock's. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../include/cleanup.h"
+#include "../include/exitcodes.h"
+#include "../include/log.h"
+#include "../launcher/exec_client.h"
+#include "../launcher/session/session.h"
+
+/* `paddock exec ARGS`, paddock being the one beside us. */
+static __attribute__((noreturn)) void hand_over(int argc, char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX + 16], **av = calloc((size_t)argc + 2, sizeof(*av));
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0 || !av) {
+		cli_fail("paddock-exec: cannot find paddock: %s",
+			 n <= 0 ? strerror(errno) : "out of memory");
+		exit(EXIT_LAUNCHER);
+	}
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/paddock", self);
+	av[0] = "paddock";
+	av[1] = "exec";
+	memcpy(av + 2, argv + 1, (size_t)(argc - 1) * sizeof(*av));
+	execv(path, av);
+	cli_fail("paddock-exec: %s: %s", path, strerror(errno));
+	exit(EXIT_LAUNCHER);
+}
+
+/* The entry's session.json, read into buf (at most size - 1 bytes): its
+ * length, or -1 for anything paddock exec should look at. */
+static ssize_t entry(int dfd, char *buf, size_t size)
+{
+	cleanup_close int fd = openat(dfd, "session.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	size_t len = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid())
+		return -1;
+	while (len < size) {
+		ssize_t n = read(fd, buf + len, size - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return (ssize_t)len;
+		len += (size_t)n;
+	}
+	return -1; /* larger than any session.json */
+}
+
+/* A connection to session id's supervisor, or -1: then paddock exec
+ * decides. The same checks as cli_lookup() and cli_dial() for a running
+ * session found by its id. */
+static int dial(const char *id)
+{
+	char path[PATH_MAX], why[64];
+	cleanup_free char *buf = malloc(SESSION_JSON_MAX + 1);
+	cleanup_close int reg = -1, dfd = -1, fd = -1;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct session_peek pk;
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct stat st;
+	ssize_t len;
+
+	/* The /tmp place when it is someone else's: the fallback's rules
+	 * (registry.c) are paddock's. */
+	if (!buf || (session_registry_path(path, sizeof(path)) &&
+		     (lstat(path, &st) < 0 || st.st_uid != getuid())))
+		return -1;
+	reg = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (reg < 0 || fstat(reg, &st) < 0 || session_private_dir_problem(&st, why, sizeof(why)))
+		return -1;
+	dfd = openat(reg, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != getuid())
+		return -1;
+	len = entry(dfd, buf, SESSION_JSON_MAX + 1);
+	if (len < 0 || session_peek(buf, (size_t)len, &pk) < 0 || strcmp(pk.id, id) != 0 ||
+	    pk.owner != getuid() || strcmp(pk.state, "running") != 0)
+		return -1;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/control", dfd);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 ||
+	    cred.pid != pk.supervisor_pid || cred.uid != getuid())
+		return -1;
+	return take_fd(&fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct exec_args a = {.tty = -1};
+	struct err err = {0};
+	cleanup_free char *pkt = NULL;
+	cleanup_close int fd = -1;
+	size_t len = 0;
+	int rc;
+
+	if (cli_ensure_stdio() < 0)
+		return EXIT_LAUNCHER;
+	rc = exec_client_parse(argc, argv, "paddock-exec", &a, &err);
+	log_debug("exec: client start");
+	if (rc != 0) {
+		free(a.setenv);
+		return rc > 0 ? 0 : cli_fail("%s", err.msg);
+	}
+	if (a.tty < 0)
+		a.tty = isatty(0);
+	rc = exec_client_encode(&a, &pkt, &len, &err);
+	free(a.setenv);
+	a.setenv = NULL;
+	if (rc < 0)
+		return cli_fail("%s", err.msg);
+	if (!session_id_valid(a.session) || (fd = dial(a.session)) < 0)
+		hand_over(argc, argv);
+	return exec_client_run(&a, fd, a.session, pkt, len);
+}
