@@ -1092,3 +1092,178 @@ Test(exec, exec_listeners_are_bounded_and_a_request_beyond_is_refused)
 	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 }
+
+/* ------------------------------------------- paddock-exec, the static client */
+
+static const char *paddock_exec_bin(void)
+{
+	return h_fmt("%s/build/paddock-exec", h_root());
+}
+
+/* s with its first from replaced by to (kept for the test's life). */
+static const char *replaced(const char *s, const char *from, const char *to)
+{
+	const char *at = strstr(s, from);
+
+	cr_assert(at, "\"%s\" not in %s", from, s);
+	return h_fmt("%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+}
+
+/* paddock-exec ARGS (NULL-terminated), waited for. */
+static void run_static(struct h_proc *p, const char *cwd, const char *const *args)
+{
+	char **argv = h_keep(calloc(64, sizeof(char *)));
+	size_t n = 0;
+
+	argv[n++] = (char *)paddock_exec_bin();
+	for (; *args; args++)
+		argv[n++] = (char *)*args;
+	h_spawn(p, cwd, argv, NULL);
+	h_wait(p, H_TIMEOUT_MS);
+}
+
+/* How many clients started for one call of paddock-exec: 1 when it took
+ * the request itself, 2 when it handed it to paddock exec (each says
+ * "exec: client start" under PADDOCK_DEBUG). */
+static size_t clients(const char *cwd, const char *const *args, struct h_proc *p)
+{
+	const char *t;
+	size_t n = 0;
+
+	cr_assert_eq(setenv("PADDOCK_DEBUG", "1", 1), 0);
+	run_static(p, cwd, args);
+	cr_assert_eq(unsetenv("PADDOCK_DEBUG"), 0);
+	for (t = p->err_text; (t = strstr(t, "exec: client start")); t++)
+		n++;
+	return n;
+}
+
+/* Every answer of paddock exec, byte for byte: statuses, output, the
+ * one-line errors, the refusals of the supervisor and of the registry. */
+Test(exec, paddock_exec_static_client_answers_as_paddock_exec)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	const char *named[] = {"--name", "fastexec", NULL},
+		   *weak[] = {"--weaken", "no-pidns", NULL};
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	const char *byname = detach(&s, named, "exec sleep 300 $0", m);
+	const char *ended = detach(&s, NULL, "exit 0", m);
+	const char *nopid = detach(&s, weak, "exec sleep 300 $0", m);
+	const char *const calls[][8] = {
+	    {id, "--", "true", NULL},
+	    {id, "sh", "-c", "echo three; echo two >&2; exit 3", NULL},
+	    {id, "sh", "-c", "kill -TERM $$", NULL},
+	    {id, "/nonexistent/cmd", NULL},
+	    {"--setenv", "A=b", "--cwd", "/tmp", id, "sh", "-c", "echo $A; pwd"},
+	    {"fastexec", "sh", "-c", "echo by name", NULL},
+	    {"0123456789ab", "true", NULL},
+	    {"nosuchname", "true", NULL},
+	    {NULL},
+	    {id, NULL},
+	    {"--setenv", "FOO", id, "true", NULL},
+	    {"--grace", "1s", id, "true", NULL},
+	    {"--cwd", "/nonexistent", id, "true", NULL},
+	    {ended, "true", NULL},
+	    {nopid, "true", NULL},
+	};
+	struct h_proc p, q;
+
+	for (int i = 0; i < 250 && !h_contains(js(&s, ended, "d['state']"), "ended"); i++)
+		h_sleep_ms(20);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		const char *args[10] = {"exec"};
+
+		for (size_t k = 0; k < 8 && calls[i][k]; k++)
+			args[k + 1] = calls[i][k];
+		h_run_paddock(&p, s.w.ws, args);
+		run_static(&q, s.w.ws, calls[i]);
+		cr_assert_eq(q.status, p.status,
+			     "call %zu: paddock exec " H_FMT "paddock-exec " H_FMT, i, H_ARGS(&p),
+			     H_ARGS(&q));
+		cr_assert_str_eq(q.out_text, p.out_text, "call %zu: " H_FMT, i, H_ARGS(&q));
+		cr_assert_str_eq(q.err_text, p.err_text, "call %zu: " H_FMT, i, H_ARGS(&q));
+	}
+	for (const char *const *x = (const char *const[]){id, byname, nopid, NULL}; *x; x++) {
+		H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", *x);
+		cr_assert_eq(p.status, 0, H_SHOW(&p));
+	}
+}
+
+/* It takes the request itself only for a running session named by its
+ * id; a name, an ended session and a missing one go to paddock exec. */
+Test(exec, paddock_exec_static_client_takes_only_a_running_session_by_id)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	const char *named[] = {"--name", "fastexec2", NULL};
+	const char *id = detach(&s, named, "exec sleep 300 $0", m);
+	const char *ended = detach(&s, NULL, "exit 0", m);
+	struct h_proc p;
+
+	for (int i = 0; i < 250 && !h_contains(js(&s, ended, "d['state']"), "ended"); i++)
+		h_sleep_ms(20);
+	cr_assert_eq(clients(s.w.ws, (const char *[]){id, "true", NULL}, &p), 1, H_SHOW(&p));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_eq(clients(s.w.ws, (const char *[]){"fastexec2", "true", NULL}, &p), 2,
+		     H_SHOW(&p));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_eq(clients(s.w.ws, (const char *[]){ended, "true", NULL}, &p), 2, H_SHOW(&p));
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert_eq(clients(s.w.ws, (const char *[]){"0123456789ab", "true", NULL}, &p), 2,
+		     H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* An entry whose control socket is another supervisor's (a symlink to a
+ * live session's) is refused as paddock exec refuses it, nothing runs;
+ * the twin, the same entry naming that supervisor's pid, runs the command
+ * on the fast path: the refusal is the pid check's. */
+Test(exec, paddock_exec_static_client_checks_the_supervisors_pid)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker(), *m2 = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", m);
+	const char *fake = "abcdef012345", *dir = h_join(s.reg, fake);
+	const char *text = h_read_file(h_join(h_join(s.reg, id), "session.json"), NULL);
+	const char *pid = js(&s, id, "d['supervisor']['pid']");
+	const char *real = replaced(text, h_fmt("\"%s\"", id), h_fmt("\"%s\"", fake));
+	pid_t pids[4];
+	struct h_proc p;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(symlink(h_join(h_join(s.reg, id), "control"), h_join(dir, "control")), 0);
+	/* The supervisor (the first "pid" and "start_time") made the
+	 * session's paddock-init: alive, and not the listener. */
+	h_write_file(
+	    h_join(dir, "session.json"),
+	    replaced(replaced(real, h_fmt("\"pid\":\t%s,", pid),
+			      h_fmt("\"pid\":\t%s,", js(&s, id, "d['init']['pid']"))),
+		     h_fmt("\"start_time\":\t%s\n", js(&s, id, "d['supervisor']['start_time']")),
+		     h_fmt("\"start_time\":\t%s\n", js(&s, id, "d['init']['start_time']"))),
+	    0600);
+	cr_assert_eq(
+	    clients(s.w.ws, (const char *[]){fake, "sh", "-c", "echo ran $0", m2, NULL}, &p), 2,
+	    H_SHOW(&p));
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(
+	    h_contains(p.err_text, h_fmt("\npaddock: session %s: its control socket is not its "
+					 "supervisor's\n",
+					 fake)),
+	    H_SHOW(&p));
+	cr_assert_eq(h_marker_pids(m2, pids, 4), 0, "it ran");
+	cr_assert(!h_contains(p.out_text, "ran"), H_SHOW(&p));
+	/* The twin: the real pid. */
+	h_write_file(h_join(dir, "session.json"), real, 0600);
+	cr_assert_eq(
+	    clients(s.w.ws, (const char *[]){fake, "sh", "-c", "echo ran $0", m2, NULL}, &p), 1,
+	    H_SHOW(&p));
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.out_text, h_fmt("ran %s", m2)), H_SHOW(&p));
+	cr_assert_eq(unlink(h_join(dir, "control")), 0);
+	cr_assert_eq(unlink(h_join(dir, "session.json")), 0);
+	cr_assert_eq(rmdir(dir), 0);
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
