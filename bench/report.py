@@ -154,7 +154,8 @@ if al:
           "each timed from posix_spawn() to waitpid(), "
           f"{reps} runs per row, interleaved; the median and p90 per call are the medians "
           "of the runs'. bare: the commands themselves; paddock exec: into one detached "
-          "session (agent.json) started before; paddock run: a sandbox each (agent.json); "
+          "session (agent.json) started before; paddock-exec: the same into the same "
+          "session by the static client (client/paddock_exec.c); paddock run: a sandbox each (agent.json); "
           "bwrap: a sandbox each, the start-up row's options and seccomp program; docker "
           "exec: into one running container (the host's /usr bound in, the command as "
           "paddock-test's uid). mismatched: calls whose exit status was not the bare "
@@ -163,6 +164,7 @@ if al:
           "|---|---|---|---|---|"]
     bare = med(al["bare"], "median_us") if "bare" in al else None
     for name, label in (("bare", "bare"), ("paddock-exec", "paddock exec"),
+                        ("paddock-exec-static", "paddock-exec (static client)"),
                         ("paddock-run", "paddock run"), ("bwrap", "bwrap"),
                         ("docker-exec", "docker exec")):
         if name not in al:
@@ -375,6 +377,13 @@ if al and all(k in al for k in ("bare", "paddock-exec", "bwrap")):
     target("agent loop: paddock exec's added latency per call vs bwrap's (a cold start "
            "each)", "<= 0.3x", f"{(e - b) / (w - b):.2f}x" if w > b else "-",
            w > b and (e - b) / (w - b) <= 0.3)
+    if "paddock-exec-static" in al:
+        e = med(al["paddock-exec-static"], "median_us")
+        target("agent loop: paddock-exec (the static client) per call vs the bare command",
+               "within 1.5 ms", f"{(e - b) / 1000:+.2f} ms", e - b <= 1500)
+        target("agent loop: paddock-exec's added latency per call vs bwrap's", "<= 0.3x",
+               f"{(e - b) / (w - b):.2f}x" if w > b else "-",
+               w > b and (e - b) / (w - b) <= 0.3)
 es = kv_rows("evstart.txt").get("evidence")
 if es and "diff_hi_us" in es[0]:
     # The interleaved A/B (bench/evidence_startup.sh): met when the upper

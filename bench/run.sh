@@ -175,7 +175,7 @@ echo "$docker_why" >"$work/out/docker_why"
 
 # The agent loop (bench/agentloop.c): the same fixed mix of short commands
 # in a small git repository, started bare, by `paddock exec` into one warm
-# session, by `paddock run` each, by bwrap each (the start-up row's options
+# session and by the static client paddock-exec into the same session, by `paddock run` each, by bwrap each (the start-up row's options
 # and seccomp program) and by `docker exec` into a running container (the
 # host's /usr and its libraries bound in, so the same binaries run). The
 # rootless rows as paddock-test; docker exec's client as root, the command
@@ -209,6 +209,8 @@ for i in $(seq "$reps"); do
 		echo "bare $($as env HOME="$work/home" "$ws/agentloop" "$calls")"
 		echo "paddock-exec $($as env HOME="$work/home" "$ws/agentloop" "$calls" \
 			"$top/build/paddock" exec "$loop_id" --)"
+		echo "paddock-exec-static $($as env HOME="$work/home" "$ws/agentloop" "$calls" \
+			"$top/build/paddock-exec" "$loop_id" --)"
 		echo "paddock-run $($as env HOME="$work/home" "$ws/agentloop" "$calls" $P)"
 		# shellcheck disable=SC2086
 		echo "bwrap $($as env HOME="$work/home" "$ws/agentloop" "$calls" \
