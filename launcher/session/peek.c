@@ -62,6 +62,7 @@ struct cur {
 	const char *p, *end;
 };
 
+/* Containers nested at most this deep below the top-level object. */
 #define PEEK_DEPTH 16
 
 static void ws(struct cur *c)
@@ -121,6 +122,38 @@ static bool integer(struct cur *c, long long *v)
 	return c->p >= c->end || !strchr(".eE", *c->p) || !*c->p;
 }
 
+/* Digits, at least one. */
+static bool digits(struct cur *c)
+{
+	const char *from = c->p;
+
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9')
+		c->p++;
+	return c->p > from;
+}
+
+/* Any JSON number (RFC 8259 section 6): -?int frac? exp?. */
+static bool number(struct cur *c)
+{
+	if (c->p < c->end && *c->p == '-')
+		c->p++;
+	if (!digits(c))
+		return false;
+	if (c->p < c->end && *c->p == '.') {
+		c->p++;
+		if (!digits(c))
+			return false;
+	}
+	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+		c->p++;
+		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+			c->p++;
+		if (!digits(c))
+			return false;
+	}
+	return true;
+}
+
 static bool skip(struct cur *c, int depth);
 
 /* An object or array after its opening bracket, to its close. */
@@ -149,12 +182,9 @@ static bool skip(struct cur *c, int depth)
 {
 	static const char *const words[] = {"true", "false", "null"};
 	const char *s;
-	long long v;
 	size_t n;
 	bool e;
 
-	if (depth > PEEK_DEPTH)
-		return false;
 	ws(c);
 	if (c->p >= c->end)
 		return false;
@@ -163,17 +193,12 @@ static bool skip(struct cur *c, int depth)
 	if (*c->p == '{' || *c->p == '[') {
 		bool object = *c->p++ == '{';
 
+		if (depth > PEEK_DEPTH)
+			return false;
 		return skip_items(c, object, depth);
 	}
-	if (*c->p == '-')
-		c->p++;
-	if (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-		/* Any number: digits, a fraction, an exponent. */
-		(void)integer(c, &v);
-		while (c->p < c->end && *c->p && strchr("0123456789.eE+-", *c->p))
-			c->p++;
-		return true;
-	}
+	if (*c->p == '-' || (*c->p >= '0' && *c->p <= '9'))
+		return number(c);
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		size_t k = strlen(words[i]);
 
@@ -216,7 +241,9 @@ static bool supervisor(struct cur *c, long long *pid, int *seen)
 	if (eat(c, '}'))
 		return true;
 	for (;;) {
-		if (!string(c, &s, &n, &e) || !eat(c, ':'))
+		/* An escaped key could spell "pid" for cJSON, which decodes
+		 * it: not ours to guess. */
+		if (!string(c, &s, &n, &e) || e || !eat(c, ':'))
 			return false;
 		if (key_is(s, n, e, "pid")) {
 			if ((*seen & 1) || !integer(c, pid))
@@ -250,7 +277,8 @@ int session_peek(const char *buf, size_t len, struct session_peek *out)
 		for (;;) {
 			bool ok;
 
-			if (!string(&c, &s, &n, &e) || !eat(&c, ':'))
+			/* As in supervisor(): no escaped key at this level. */
+			if (!string(&c, &s, &n, &e) || e || !eat(&c, ':'))
 				return -EINVAL;
 			if (key_is(s, n, e, "id") && !(seen & 1)) {
 				ok = plain(&c, out->id, sizeof(out->id));

@@ -168,10 +168,11 @@ const char *session_private_dir_problem(const struct stat *st, char *buf, size_t
  * caller's private directory (false), else /tmp/paddock-UID (true). */
 bool session_registry_path(char *path, size_t size);
 /* peek.c: the fields of session.json a client needs to connect, without
- * the codec: 0 when the text is one JSON object (at most 16 levels deep)
- * with each of "id", "owner_uid", "state" (plain strings and non-negative
- * integers) and "supervisor": {"pid"} exactly once; else -EINVAL (the
- * codec's reader is then the judge). */
+ * the codec: 0 when the text is one JSON object (containers nested at most
+ * 16 levels below it) with each of "id", "owner_uid", "state" (plain
+ * strings and non-negative integers) and "supervisor": {"pid"} exactly
+ * once and no escaped key at those two levels; else -EINVAL (the codec's
+ * reader is then the judge). */
 struct session_peek {
 	char id[SESSION_ID_LEN + 1];
 	char state[16];

@@ -16,6 +16,9 @@
  *   'k' signer_principal_listed(), signer_key_of(): what paddock reads of
  *       ssh-keygen -Y find-principals and -Y verify (launcher/supervisor/
  *       signer.c)
+ *   'j' session_peek(): paddock-exec's reading of session.json without
+ *       cJSON; when the codec's session_info_parse() reads the text too,
+ *       both must read the same id, owner, supervisor pid and state
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=proto)
  * Built with replay.c instead, make unit runs tests/data/proto through it. */
 #include <stddef.h>
@@ -188,6 +191,28 @@ static void keygen_output(const char *in, size_t len)
 		abort();
 }
 
+/* Where both read a text, session_peek() reads what the codec reads:
+ * paddock-exec and paddock exec see the same session. */
+static void peek(const char *text, size_t len)
+{
+	static char copy[SESSION_JSON_MAX + 1];
+	struct session_info info;
+	struct session_peek pk;
+	struct err err = {0};
+
+	/* paddock-exec reads at most SESSION_JSON_MAX bytes. */
+	if (len > SESSION_JSON_MAX || session_peek(text, len, &pk) != 0)
+		return;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	if (session_info_parse(copy, len, &info, &err) != 0)
+		return;
+	if (strcmp(pk.id, info.id) != 0 || pk.owner != info.owner ||
+	    pk.supervisor_pid != info.supervisor.pid ||
+	    strcmp(pk.state, session_state_name(info.state)) != 0)
+		abort(); /* the two readers disagree */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *rest;
@@ -235,6 +260,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'k':
 		keygen_output(rest, size - 1);
+		break;
+	case 'j':
+		peek(rest, size - 1);
 		break;
 	case 's': {
 		uint32_t start, count;

@@ -512,3 +512,265 @@ Test(session, final_lost_name_keeps_the_status)
 		cr_assert(!out.final_lost, "%s", bad[i]);
 	}
 }
+
+/* ------------------------------------------------- session.json, peeked */
+
+/* session_peek() on an exact-size malloc'd copy of len bytes, no NUL after
+ * them: ASan sees any read past the end. */
+static int peek(const char *text, size_t len, struct session_peek *out)
+{
+	char *copy = malloc(len ? len : 1);
+	int rc;
+
+	cr_assert_not_null(copy);
+	memcpy(copy, text, len);
+	rc = session_peek(copy, len, out);
+	free(copy);
+	return rc;
+}
+
+static void peek_refused(const char *text, size_t len)
+{
+	struct session_peek pk;
+
+	cr_assert_eq(peek(text, len, &pk), -EINVAL, "accepted %.*s", (int)len, text);
+}
+
+static void peek_accepted(const char *text, size_t len, const char *state)
+{
+	struct session_peek pk;
+
+	cr_assert_eq(peek(text, len, &pk), 0, "refused %.*s", (int)len, text);
+	cr_assert_str_eq(pk.id, "0123456789ab", "%.*s", (int)len, text);
+	cr_assert_eq(pk.owner, 1000u, "%.*s", (int)len, text);
+	cr_assert_eq(pk.supervisor_pid, 4242, "%.*s", (int)len, text);
+	cr_assert_str_eq(pk.state, state, "%.*s", (int)len, text);
+}
+
+#define PEEK_BAD(lit)	    peek_refused(lit, sizeof(lit) - 1)
+#define PEEK_OK(lit, state) peek_accepted(lit, sizeof(lit) - 1, state)
+
+static struct session_info running(void)
+{
+	struct session_info i = sample();
+
+	i.owner = 1000;
+	i.state = SESSION_RUNNING;
+	i.supervisor = (struct proc_id){.pid = 4242, .start_time = 123456789012ull};
+	i.status = 0;
+	i.ended[0] = '\0';
+	return i;
+}
+
+/* What session_info_json() writes, peek reads as the codec does. */
+Test(session, peek_reads_the_codec)
+{
+	struct session_info in = running(), out;
+	struct session_peek pk;
+	struct err err = {0};
+	char *text = session_info_json(&in);
+
+	cr_assert_not_null(text);
+	cr_assert_eq(session_peek(text, strlen(text), &pk), 0, "%s", text);
+	cr_assert_str_eq(pk.id, "0123456789ab", "%s", text);
+	cr_assert_eq(pk.owner, 1000u, "%s", text);
+	cr_assert_eq(pk.supervisor_pid, 4242, "%s", text);
+	cr_assert_str_eq(pk.state, "running", "%s", text);
+	cr_assert_eq(session_info_parse(text, strlen(text), &out, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(pk.state, session_state_name(out.state));
+	free(text);
+
+	/* Ended, with its status: the state is what peek says it is. */
+	in.state = SESSION_ENDED;
+	in.status = 143;
+	snprintf(in.ended, sizeof(in.ended), "stopped");
+	text = session_info_json(&in);
+	cr_assert_not_null(text);
+	cr_assert_eq(session_peek(text, strlen(text), &pk), 0, "%s", text);
+	cr_assert_str_eq(pk.state, "ended", "%s", text);
+	cr_assert_eq(pk.supervisor_pid, 4242, "%s", text);
+	free(text);
+}
+
+/* The command is the workload's words and the leases have keys of their
+ * own ("state", "owner_uid"): values to skip, not fields to read. */
+Test(session, peek_skips_a_hostile_command)
+{
+	struct session_info in = running();
+	struct session_peek pk;
+	char *text;
+
+	snprintf(in.name, sizeof(in.name), "web");
+	snprintf(in.command, sizeof(in.command), "%s",
+		 "sh -c \"x\\\", \"state\": \"ended\", \"supervisor\": {\"pid\": 1}, "
+		 "\"id\": \"ffffffffffff\", \"owner_uid\": 0} \\\\\" \\");
+	in.n_leases = 1;
+	in.leases[0] = (struct session_lease){.service = "db",
+					      .pid = 1,
+					      .started = "2026-01-02T03:04:05.679Z",
+					      .state = "ended",
+					      .ended = "main-ended signal:15"};
+	text = session_info_json(&in);
+	cr_assert_not_null(text);
+	cr_assert(strstr(text, "\\\"state\\\": \\\"ended\\\""), "%s", text);
+	cr_assert(strstr(text, "\"owner_uid\":\t1000"), "%s", text);
+	cr_assert_eq(peek(text, strlen(text), &pk), 0, "%s", text);
+	cr_assert_str_eq(pk.id, "0123456789ab", "%s", text);
+	cr_assert_eq(pk.owner, 1000u, "%s", text);
+	cr_assert_eq(pk.supervisor_pid, 4242, "%s", text);
+	cr_assert_str_eq(pk.state, "running", "%s", text);
+	free(text);
+}
+
+#define PEEK_HEAD  "{\"id\": \"0123456789ab\", \"owner_uid\": 1000, "
+#define PEEK_SUP   "\"supervisor\": {\"pid\": 4242, \"start_time\": 7}, "
+#define PEEK_STATE "\"state\": \"running\""
+
+Test(session, peek_refuses)
+{
+	char nul[] = PEEK_HEAD PEEK_SUP "\"command\": \"a b\", " PEEK_STATE "}";
+	char *p;
+
+	/* The text each case below changes, and what JSON allows of it. */
+	PEEK_OK(PEEK_HEAD PEEK_SUP PEEK_STATE "}", "running");
+	PEEK_OK(" \t\r\n" PEEK_HEAD PEEK_SUP PEEK_STATE " }\n", "running");
+	PEEK_OK(PEEK_HEAD "\"supervisor\": {\"pid\": 4242}, \"state\": \"0123456789abcde\"}",
+		"0123456789abcde");
+	PEEK_OK(PEEK_HEAD PEEK_SUP
+		"\"x\": [1, -2.5e+3, true, false, null, {\"a\": []}], " PEEK_STATE "}",
+		"running");
+
+	/* Each field once: cJSON would read the first "state". */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE ", \"state\": \"ended\"}");
+	/* An escaped key is a key to cJSON, which decodes it and takes the
+	 * first: refused, never skipped (the fuzz case's differential check
+	 * found both). */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"st\\u0061te\": \"ended\", " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"p\\u0069d\": 7, \"pid\": 4242}, " PEEK_STATE "}");
+	/* Not JSON in a skipped value. */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"x\": -true, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"x\": 1.2.3e+-e, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"x\": 1--, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"x\": 1., " PEEK_STATE "}");
+	PEEK_BAD("{\"state\": \"ended\", \"id\": \"0123456789ab\", \"owner_uid\": 1000, " PEEK_SUP
+		     PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"id\": \"ffffffffffff\", " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"owner_uid\": 0, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_SUP PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"pid\": 4242, \"pid\": 1}, " PEEK_STATE "}");
+	/* A key with an escape is not one of ours: no "state" here. */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"st\\u0061te\": \"running\"}");
+	/* Values: plain strings, whole non-negative numbers. */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"state\": \"runn\\u0069ng\"}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"state\": 1}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"start_time\": 7}, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {}, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": 4242, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"pid\": -5}, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"pid\": 1.5}, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"pid\": 1e3}, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"pid\": \"4242\"}, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"pid\": 0}, " PEEK_STATE "}");
+	PEEK_BAD(PEEK_HEAD "\"supervisor\": {\"pid\": 2147483648}, " PEEK_STATE "}");
+	PEEK_BAD("{\"id\": \"0123456789ab\", \"owner_uid\": -1, " PEEK_SUP PEEK_STATE "}");
+	PEEK_BAD("{\"id\": \"0123456789ab\", \"owner_uid\": 4294967296, " PEEK_SUP PEEK_STATE "}");
+	PEEK_BAD("{\"id\": \"0123456789abc\", \"owner_uid\": 1000, " PEEK_SUP PEEK_STATE "}");
+	/* At most 15 bytes of state. */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"state\": \"0123456789abcdef\"}");
+	/* One object and nothing after it. */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE "} x");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE "}}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE "}{}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE ",}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE);
+	PEEK_BAD("[" PEEK_HEAD PEEK_SUP PEEK_STATE "}]");
+	PEEK_BAD("[]");
+	PEEK_BAD("{}");
+	PEEK_BAD("");
+	PEEK_BAD(" \n");
+	/* Strings end in the text. */
+	PEEK_BAD(PEEK_HEAD PEEK_SUP "\"state\": \"running}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE ", \"command\": \"x}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE ", \"command\": \"x\\\"}");
+	PEEK_BAD(PEEK_HEAD PEEK_SUP PEEK_STATE ", \"command\": \"x\\");
+	/* No NUL, in a string or between tokens. */
+	PEEK_OK(PEEK_HEAD PEEK_SUP "\"command\": \"a b\", " PEEK_STATE "}", "running");
+	p = strstr(nul, "a b");
+	p[1] = '\0';
+	peek_refused(nul, sizeof(nul) - 1);
+	p[1] = ' ';
+	p = strstr(nul, ", \"state\"");
+	p[1] = '\0';
+	peek_refused(nul, sizeof(nul) - 1);
+}
+
+/* Below the top object, at most 16 levels of arrays or objects, in a
+ * skipped value at the top or in "supervisor" (a level itself); far deeper
+ * is no deeper a recursion. The innermost is empty. */
+static size_t nested(char *text, size_t size, const char *head, int depth, bool object,
+		     const char *tail)
+{
+	size_t n = (size_t)snprintf(text, size, "%s", head);
+
+	for (int k = 1; k < depth; k++)
+		n += (size_t)snprintf(text + n, size - n, "%s", object ? "{\"a\": " : "[");
+	n += (size_t)snprintf(text + n, size - n, "%s", object ? "{}" : "[]");
+	for (int k = 1; k < depth; k++)
+		n += (size_t)snprintf(text + n, size - n, "%s", object ? "}" : "]");
+	n += (size_t)snprintf(text + n, size - n, "%s", tail);
+	cr_assert_lt(n, size);
+	return n;
+}
+
+Test(session, peek_refuses_deep_nesting)
+{
+	static const char *const heads[] = {PEEK_HEAD PEEK_SUP "\"x\": ",
+					    PEEK_HEAD "\"supervisor\": {\"x\": "};
+	static const char *const tails[] = {", " PEEK_STATE "}",
+					    ", \"pid\": 4242}, " PEEK_STATE "}"};
+	static char text[64 * 1024];
+	size_t n;
+
+	for (size_t h = 0; h < 2; h++)
+		for (int object = 0; object <= 1; object++)
+			for (int depth = 1; depth <= 20; depth++) {
+				int max = 16 - (int)h;
+
+				n = nested(text, sizeof(text), heads[h], depth, object, tails[h]);
+				if (depth <= max)
+					peek_accepted(text, n, "running");
+				else
+					peek_refused(text, n);
+			}
+	n = nested(text, sizeof(text), heads[0], 10000, false, tails[0]);
+	peek_refused(text, n);
+}
+
+/* The text ends at len, NUL or not: what follows is not read. */
+Test(session, peek_stops_at_len)
+{
+	struct session_info in = running();
+	char *text = session_info_json(&in), *more;
+	struct session_peek pk;
+	size_t len;
+
+	cr_assert_not_null(text);
+	len = strlen(text);
+	cr_assert_eq(text[len - 1], '}', "%s", text);
+	/* Exactly the object, no NUL after it (peek() copies it so). */
+	peek_accepted(text, len, "running");
+	/* Garbage after len. */
+	more = malloc(len + 8);
+	cr_assert_not_null(more);
+	memcpy(more, text, len);
+	memcpy(more + len, ", \"x\":[", 8);
+	cr_assert_eq(session_peek(more, len, &pk), 0);
+	cr_assert_str_eq(pk.state, "running");
+	cr_assert_eq(pk.supervisor_pid, 4242);
+	free(more);
+	/* Every shorter prefix is cut somewhere: refused, and read no
+	 * further than its end. */
+	for (size_t k = 0; k < len; k++)
+		peek_refused(text, k);
+	free(text);
+}
