@@ -51,6 +51,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/exitcodes.h"
@@ -515,6 +516,7 @@ void exec_helper(struct run *r, int chan)
 	struct err err = {0}, setup = {0};
 	char buf[sizeof(err.msg) + 16], *pkt = malloc(SESSION_EXEC_MAX);
 	siginfo_t si = {0};
+	struct timespec ready;
 	int pidfd = -1, end_fd = -1, cmd = -1, sock, cwd = -1, master = -1;
 	int fds[EXEC_FDS], cstdio[3] = {-1, -1, -1};
 	/* The session's --weaken direct-stdio: the client's own fds. */
@@ -527,6 +529,7 @@ void exec_helper(struct run *r, int chan)
 	 * "paddock exec"). */
 	explicit_bzero(r->live.evidence.key, sizeof(r->live.evidence.key));
 	pid = pkt ? prepare(r, &chan, &end_fd, &pidfd, &cmd, &setup) : -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &ready);
 
 	if (pid < 0 && !setup.msg[0])
 		err_set(&setup, ENOMEM, "out of memory");
@@ -565,6 +568,9 @@ void exec_helper(struct run *r, int chan)
 		exec_reply(sock, "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
+	/* Our 0-2 are the client's now: when we were ready, for a timeline
+	 * with the client's lines (PADDOCK_DEBUG, bench/profile.md). */
+	log_debug("exec: spare was ready at %ld.%06ld", (long)ready.tv_sec, ready.tv_nsec / 1000);
 	log_debug("exec: spare has the request, relay ready");
 	/* EPIPE: it died before the request (its hardening failed); its
 	 * last words, if any, or its status below. */
