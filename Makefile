@@ -409,7 +409,8 @@ install: all
 	ln -sf paddock $(DESTDIR)$(PREFIX)/bin/paddock-oci
 	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
 	install -m 755 $(B)/paddock-mediator $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator
-	install -m 644 docs/man/paddock.1 docs/man/paddock-eval.1 docs/man/paddock-oci.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/paddock.1 docs/man/paddock-eval.1 docs/man/paddock-oci.1 \
+		docs/man/paddock-exec.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/paddock-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 docs/man/paddock-init.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 contrib/policies/*.json $(DESTDIR)$(PREFIX)/share/paddock/policies/
@@ -424,6 +425,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/paddock $(DESTDIR)$(PREFIX)/bin/paddock-eval \
 		$(DESTDIR)$(PREFIX)/bin/paddock-exec \
 		$(DESTDIR)$(PREFIX)/bin/paddock-oci $(DESTDIR)$(PREFIX)/share/man/man1/paddock-oci.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/paddock-exec.1 \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator \
 		$(DESTDIR)$(PREFIX)/share/man/man1/paddock.1 \
