@@ -28,7 +28,6 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
-#include "../include/log.h"
 #include "../launcher/exec_client.h"
 #include "../launcher/session/session.h"
 
@@ -122,7 +121,6 @@ static int dial(const char *id)
 int main(int argc, char **argv)
 {
 	struct exec_args a = {.tty = -1};
-	struct err err = {0};
 	cleanup_free char *pkt = NULL;
 	cleanup_close int fd = -1;
 	size_t len = 0;
@@ -130,19 +128,9 @@ int main(int argc, char **argv)
 
 	if (cli_ensure_stdio() < 0)
 		return EXIT_LAUNCHER;
-	rc = exec_client_parse(argc, argv, "paddock-exec", &a, &err);
-	log_debug("exec: client start");
-	if (rc != 0) {
-		free(a.setenv);
-		return rc > 0 ? 0 : cli_fail("%s", err.msg);
-	}
-	if (a.tty < 0)
-		a.tty = isatty(0);
-	rc = exec_client_encode(&a, &pkt, &len, &err);
-	free(a.setenv);
-	a.setenv = NULL;
-	if (rc < 0)
-		return cli_fail("%s", err.msg);
+	rc = exec_client_start(argc, argv, "paddock-exec", &a, &pkt, &len);
+	if (rc >= 0)
+		return rc;
 	if (!session_id_valid(a.session) || (fd = dial(a.session)) < 0)
 		hand_over(argc, argv);
 	return exec_client_run(&a, fd, a.session, pkt, len);

@@ -7,11 +7,8 @@
  * paddock-exec (client/paddock_exec.c). */
 #include "launcher.h"
 
-#include <stdlib.h>
-#include <unistd.h>
 
 #include "../include/cleanup.h"
-#include "../include/log.h"
 
 int cmd_exec(int argc, char **argv)
 {
@@ -22,20 +19,11 @@ int cmd_exec(int argc, char **argv)
 	cleanup_free char *pkt = NULL;
 	cleanup_close int fd = -1;
 	size_t len = 0;
-	int rc = exec_client_parse(argc, argv, "paddock exec", &a, &err);
+	int rc = exec_client_start(argc, argv, "paddock exec", &a, &pkt, &len);
 
-	log_debug("exec: client start");
-	if (rc != 0) {
-		free(a.setenv);
-		return rc > 0 ? 0 : cli_fail("%s", err.msg);
-	}
-	if (a.tty < 0)
-		a.tty = isatty(0);
-	rc = exec_client_encode(&a, &pkt, &len, &err);
-	free(a.setenv);
-	a.setenv = NULL;
 	if (rc >= 0)
-		rc = cli_lookup(&reg, a.session, &info, &err);
+		return rc;
+	rc = cli_lookup(&reg, a.session, &info, &err);
 	if (rc >= 0 && info.state == SESSION_ENDED)
 		rc = err_set(&err, ESRCH, "session %s has ended", info.id);
 	if (rc >= 0)

@@ -212,10 +212,24 @@ static int await(int fd, int sfd, const char *id, const char *cmd)
 	}
 }
 
-int exec_client_encode(const struct exec_args *a, char **pkt, size_t *len, struct err *err)
+int exec_client_start(int argc, char **argv, const char *prog, struct exec_args *a, char **pkt,
+		      size_t *len)
 {
-	return session_exec_encode(a->cwd, a->setenv, a->n_setenv, a->argv, a->tty == 1, pkt, len,
-				   err);
+	struct err err = {0};
+	int rc = exec_client_parse(argc, argv, prog, a, &err);
+
+	log_debug("exec: client start");
+	if (rc == 0) {
+		if (a->tty < 0)
+			a->tty = isatty(0);
+		rc = session_exec_encode(a->cwd, a->setenv, a->n_setenv, a->argv, a->tty == 1, pkt,
+					 len, &err);
+	}
+	free(a->setenv);
+	a->setenv = NULL;
+	if (rc > 0)
+		return 0; /* --help */
+	return rc < 0 ? cli_fail("%s", err.msg) : -1;
 }
 
 int exec_client_run(const struct exec_args *a, int fd, const char *id, const char *pkt, size_t len)

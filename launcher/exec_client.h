@@ -25,8 +25,11 @@ struct exec_args {
  * malloc'd. */
 int exec_client_parse(int argc, char **argv, const char *prog, struct exec_args *a,
 		      struct err *err);
-/* The request for a (its tty already decided), malloc'd into *pkt. */
-int exec_client_encode(const struct exec_args *a, char **pkt, size_t *len, struct err *err);
+/* Both clients' start: the options (prog names us in --help), the tty
+ * decided, the request malloc'd into *pkt. -1 to go on, else the exit
+ * status (0 after --help; 125 with the line printed). */
+int exec_client_start(int argc, char **argv, const char *prog, struct exec_args *a, char **pkt,
+		      size_t *len);
 /* Send pkt on fd (connected to session id's supervisor) and wait for the
  * command's end: its exit status (128+N after signal N), or 125 with the
  * line printed. */
