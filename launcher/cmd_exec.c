@@ -7,7 +7,6 @@
  * paddock-exec (client/paddock_exec.c). */
 #include "launcher.h"
 
-
 #include "../include/cleanup.h"
 
 int cmd_exec(int argc, char **argv)
