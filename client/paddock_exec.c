@@ -13,7 +13,7 @@
  * which must be the listener of the control socket (SO_PEERCRED), as
  * paddock exec checks (cli_dial()). Anything else (a name or a prefix, a
  * session that is starting, ended or stale, an entry it cannot read, a
- * registry in the fallback place) it hands to `paddock exec` with the
+ * registry with a warning) it hands to `paddock exec` with the
  * same arguments, by exec of the paddock next to it, before anything is
  * sent: its errors, exit statuses and warnings are paddock's. */
 #include <fcntl.h>
@@ -55,57 +55,30 @@ static __attribute__((noreturn)) void hand_over(int argc, char **argv)
 	exit(EXIT_LAUNCHER);
 }
 
-/* The entry's session.json, read into buf (at most size - 1 bytes): its
- * length, or -1 for anything paddock exec should look at. */
-static ssize_t entry(int dfd, char *buf, size_t size)
-{
-	cleanup_close int fd = openat(dfd, "session.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	size_t len = 0;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid())
-		return -1;
-	while (len < size) {
-		ssize_t n = read(fd, buf + len, size - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			return (ssize_t)len;
-		len += (size_t)n;
-	}
-	return -1; /* larger than any session.json */
-}
-
 /* A connection to session id's supervisor, or -1: then paddock exec
  * decides. The same checks as cli_lookup() and cli_dial() for a running
- * session found by its id. */
+ * session found by its id, with the same code where it needs no cJSON
+ * (session/peek.c). */
 static int dial(const char *id)
 {
-	char path[PATH_MAX], why[64];
+	struct registry reg = {.fd = -1};
 	cleanup_free char *buf = malloc(SESSION_JSON_MAX + 1);
-	cleanup_close int reg = -1, dfd = -1, fd = -1;
+	cleanup_close int dfd = -1, fd = -1;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct session_peek pk;
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	struct stat st;
-	ssize_t len;
+	ssize_t len = -1;
 
-	/* The /tmp place when it is someone else's: the fallback's rules
-	 * (registry.c) are paddock's. */
-	if (!buf || (session_registry_path(path, sizeof(path)) &&
-		     (lstat(path, &st) < 0 || st.st_uid != getuid())))
-		return -1;
-	reg = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (reg < 0 || fstat(reg, &st) < 0 || session_private_dir_problem(&st, why, sizeof(why)))
-		return -1;
-	dfd = openat(reg, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != getuid())
-		return -1;
-	len = entry(dfd, buf, SESSION_JSON_MAX + 1);
+	/* A registry with a warning (its /tmp place someone else's) is
+	 * paddock exec's to say. */
+	if (buf && session_registry_open(&reg, false, NULL) == 0 && !reg.warning[0]) {
+		dfd = openat(reg.fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0 && fstat(dfd, &st) == 0 && st.st_uid == getuid())
+			len = session_entry_text(dfd, id, buf, NULL);
+	}
+	session_registry_close(&reg);
 	if (len < 0 || session_peek(buf, (size_t)len, &pk) < 0 || strcmp(pk.id, id) != 0 ||
 	    pk.owner != getuid() || strcmp(pk.state, "running") != 0)
 		return -1;

@@ -1,7 +1,8 @@
-/* The session registry: where it is, what an entry holds, and how the
- * commands read it. The supervisor's side (creating and writing entries,
- * the control socket) is in server.c; session.json itself in codec.c and
- * the /proc identity of processes in proc.c. */
+/* The session registry: what an entry holds, and how the commands read it.
+ * Where it is, opening it and an entry's text are in peek.c (shared with
+ * the static paddock-exec); the supervisor's side (creating and writing
+ * entries, the control socket) is in server.c; session.json itself in
+ * codec.c and the /proc identity of processes in proc.c. */
 #include "session.h"
 
 #include <cjson/cJSON.h>
@@ -11,14 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
-#include "../../include/io.h"
 
 static const char *const state_names[] = {"starting", "running", "retained", "ended", "stale"};
 
@@ -37,138 +36,6 @@ bool session_name_valid(const char *name)
 		if (!isalnum((unsigned char)name[i]) && !strchr("_.-", name[i]))
 			return false;
 	return true;
-}
-
-/* A directory of the caller's below dirfd, made when missing (mode 0700,
- * or as it is when it exists), never through a symlink. */
-static int own_subdir(int dirfd, const char *name, bool private_only, struct err *err)
-{
-	cleanup_close int fd = -1;
-	struct stat st;
-	char buf[64];
-
-	if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
-		return err_sys(err, errno, "%s", name);
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return err_sys(err, errno, "%s", name);
-	if (st.st_uid != getuid() ||
-	    (private_only && session_private_dir_problem(&st, buf, sizeof(buf)) &&
-	     fchmod(fd, 0700) < 0))
-		return err_set(err, EPERM, "%s: not yours", name);
-	return take_fd(&fd);
-}
-
-/* /tmp/paddock-UID belongs to someone else (under the sticky /tmp anybody
- * may make it first, and the caller can never remove it): a private
- * directory instead, made by mkdtemp(3) (a name nobody can guess or make
- * first) and remembered by the symlink ~/.cache/paddock/registry, whose
- * target is used only while it is still the caller's 0700 directory of
- * that shape. Never a directory of another user's; -ENOENT without create
- * when there is no fallback yet. */
-static int fallback(char *path, size_t size, bool create, struct err *err)
-{
-	const char *home = getenv("HOME");
-	cleanup_close int hfd = -1, cache = -1, pd = -1;
-	char target[PATH_MAX], prefix[64];
-	struct passwd *pw;
-	struct stat st;
-	char buf[64];
-	ssize_t n;
-
-	if (!home || home[0] != '/') {
-		pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
-	hfd = home ? open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (hfd < 0 || fstat(hfd, &st) < 0 || st.st_uid != getuid())
-		return err_set(err, EPERM,
-			       "no private fallback: $HOME (%s) is not a directory of yours; set "
-			       "XDG_RUNTIME_DIR to one",
-			       home ? home : "unset");
-	cache = own_subdir(hfd, ".cache", false, err);
-	if (cache >= 0)
-		pd = own_subdir(cache, "paddock", true, err);
-	if (pd < 0)
-		return err_wrap(err, "%s/.cache", home);
-	snprintf(prefix, sizeof(prefix), "/tmp/paddock-%u.", (unsigned)getuid());
-	n = readlinkat(pd, "registry", target, sizeof(target) - 1);
-	if (n > 0) {
-		cleanup_close int fd = -1;
-
-		target[n] = '\0';
-		fd = strncmp(target, prefix, strlen(prefix)) == 0 &&
-			     !strchr(target + strlen(prefix), '/')
-			 ? open(target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			 : -1;
-		if (fd >= 0 && fstat(fd, &st) == 0 &&
-		    !session_private_dir_problem(&st, buf, sizeof(buf)))
-			return snprintf(path, size, "%s", target) < (int)size ? 0 : -ENAMETOOLONG;
-	}
-	if (!create)
-		return err_set(err, ENOENT, "no session registry");
-	/* mkdtemp: mode 0700, a fresh random name, O_EXCL semantics. */
-	snprintf(target, sizeof(target), "%sXXXXXX", prefix);
-	if (!mkdtemp(target))
-		return err_sys(err, errno, "mkdtemp %s", target);
-	(void)unlinkat(pd, ".registry.new", 0);
-	if (symlinkat(target, pd, ".registry.new") < 0 ||
-	    renameat(pd, ".registry.new", pd, "registry") < 0)
-		return err_sys(err, errno, "%s/.cache/paddock/registry", home);
-	return snprintf(path, size, "%s", target) < (int)size ? 0 : -ENAMETOOLONG;
-}
-
-int session_registry_open(struct registry *reg, bool create, struct err *err)
-{
-	char path[PATH_MAX], squatted[PATH_MAX], buf[64];
-	const char *problem;
-	struct stat st;
-	bool made = false;
-	cleanup_close int fd = -1;
-	int rc;
-
-	reg->fd = -1;
-	reg->warning[0] = '\0';
-	if (session_registry_path(path, sizeof(path)) && lstat(path, &st) == 0 &&
-	    st.st_uid != getuid()) {
-		snprintf(squatted, sizeof(squatted), "%s", path);
-		rc = fallback(path, sizeof(path), create, err);
-		if (rc < 0)
-			return err_wrap(err, "session registry %s belongs to uid %u", squatted,
-					(unsigned)st.st_uid);
-		snprintf(reg->warning, sizeof(reg->warning),
-			 "session registry %s belongs to uid %u, not to you; using %s instead",
-			 squatted, (unsigned)st.st_uid, path);
-	}
-	if (create) {
-		/* 0700 whatever the umask; a directory someone else made first
-		 * (under /tmp anybody can) is refused below, never used. */
-		if (mkdir(path, 0700) == 0)
-			made = true;
-		else if (errno != EEXIST)
-			return err_sys(err, errno, "session registry %s", path);
-	}
-	/* O_NOFOLLOW: a symlink planted at the name is refused, not followed. */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && !create)
-		return err_set(err, ENOENT, "no session registry at %s", path);
-	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
-		return err_set(err, EPERM, "session registry %s: not a directory (a symlink?)",
-			       path);
-	if (fd < 0)
-		return err_sys(err, errno, "session registry %s", path);
-	if (made && fchmod(fd, 0700) < 0)
-		return err_sys(err, errno, "session registry %s: chmod", path);
-	if (fstat(fd, &st) < 0)
-		return err_sys(err, errno, "session registry %s", path);
-	problem = session_private_dir_problem(&st, buf, sizeof(buf));
-	if (problem)
-		return err_set(err, EPERM, "session registry %s: %s; refusing to use it", path,
-			       problem);
-	if (!realpath(path, reg->path))
-		return err_sys(err, errno, "session registry %s", path);
-	reg->fd = take_fd(&fd);
-	return 0;
 }
 
 void session_sweep(const struct registry *reg)
@@ -206,39 +73,21 @@ void session_sweep(const struct registry *reg)
 	closedir(d);
 }
 
-void session_registry_close(struct registry *reg)
-{
-	if (reg->fd >= 0)
-		close(reg->fd);
-	reg->fd = -1;
-}
-
 /* ------------------------------------------------------------- reading */
 
 /* The entry's session.json, read and checked: the caller's, naming id. */
 static int read_entry(int dfd, const char *id, struct session_info *out, struct err *err)
 {
-	cleanup_close int fd = -1;
 	cleanup_free char *buf = NULL;
-	struct stat st;
 	ssize_t len;
 	int rc;
 
-	fd = openat(dfd, "session.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		return err_set(err, ENOENT, "no such session: %s", id);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return err_sys(err, errno, "session %s", id);
-	if (st.st_uid != getuid())
-		return err_set(err, EPERM, "session %s belongs to uid %u", id, (unsigned)st.st_uid);
 	buf = malloc(SESSION_JSON_MAX + 1);
 	if (!buf)
 		return err_set(err, ENOMEM, "out of memory");
-	len = read_full(fd, buf, SESSION_JSON_MAX + 1);
-	if (len > SESSION_JSON_MAX)
-		len = -EFBIG;
+	len = session_entry_text(dfd, id, buf, err);
 	if (len < 0)
-		return err_sys(err, len, "session %s: session.json", id);
+		return (int)len;
 	rc = session_info_parse(buf, (size_t)len, out, err);
 	if (rc < 0)
 		return err_wrap(err, "session %s", id);

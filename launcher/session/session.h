@@ -180,6 +180,10 @@ struct session_peek {
 	int supervisor_pid;
 };
 int session_peek(const char *buf, size_t len, struct session_peek *out);
+/* peek.c: an entry's session.json (the caller's file, no symlink) into buf
+ * (SESSION_JSON_MAX + 1 bytes): its length, or -errno with err set
+ * ("no such session: ID" for ENOENT, EFBIG when larger). */
+ssize_t session_entry_text(int dfd, const char *id, char *buf, struct err *err);
 /* The state letter (field 3) and start time (field 22) of a /proc/PID/stat
  * line; the command name may hold spaces and parentheses. -EINVAL. */
 int session_parse_stat(const char *line, char *state, unsigned long long *start_time);
