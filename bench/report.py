@@ -371,18 +371,16 @@ def target(what, want, got, ok):
 
 
 if al and all(k in al for k in ("bare", "paddock-exec", "bwrap")):
-    b, e, w = (med(al[k], "median_us") for k in ("bare", "paddock-exec", "bwrap"))
-    target("agent loop: paddock exec per call vs the bare command", "within 1.5 ms",
-           f"{(e - b) / 1000:+.2f} ms", e - b <= 1500)
-    target("agent loop: paddock exec's added latency per call vs bwrap's (a cold start "
-           "each)", "<= 0.3x", f"{(e - b) / (w - b):.2f}x" if w > b else "-",
-           w > b and (e - b) / (w - b) <= 0.3)
-    if "paddock-exec-static" in al:
-        e = med(al["paddock-exec-static"], "median_us")
-        target("agent loop: paddock-exec (the static client) per call vs the bare command",
-               "within 1.5 ms", f"{(e - b) / 1000:+.2f} ms", e - b <= 1500)
-        target("agent loop: paddock-exec's added latency per call vs bwrap's", "<= 0.3x",
-               f"{(e - b) / (w - b):.2f}x" if w > b else "-",
+    b, w = med(al["bare"], "median_us"), med(al["bwrap"], "median_us")
+    for key, who in (("paddock-exec", "paddock exec"),
+                     ("paddock-exec-static", "paddock-exec (the static client)")):
+        if key not in al:
+            continue
+        e = med(al[key], "median_us")
+        target(f"agent loop: {who} per call vs the bare command", "within 1.5 ms",
+               f"{(e - b) / 1000:+.2f} ms", e - b <= 1500)
+        target(f"agent loop: {who}'s added latency per call vs bwrap's (a cold start each)",
+               "<= 0.3x", f"{(e - b) / (w - b):.2f}x" if w > b else "-",
                w > b and (e - b) / (w - b) <= 0.3)
 es = kv_rows("evstart.txt").get("evidence")
 if es and "diff_hi_us" in es[0]:

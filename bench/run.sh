@@ -175,8 +175,9 @@ echo "$docker_why" >"$work/out/docker_why"
 
 # The agent loop (bench/agentloop.c): the same fixed mix of short commands
 # in a small git repository, started bare, by `paddock exec` into one warm
-# session and by the static client paddock-exec into the same session, by `paddock run` each, by bwrap each (the start-up row's options
-# and seccomp program) and by `docker exec` into a running container (the
+# session and by the static client paddock-exec into the same session, by
+# `paddock run` each, by bwrap each (the start-up row's options and seccomp
+# program) and by `docker exec` into a running container (the
 # host's /usr and its libraries bound in, so the same binaries run). The
 # rootless rows as paddock-test; docker exec's client as root, the command
 # as paddock-test's uid in the container.
