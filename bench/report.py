@@ -181,20 +181,25 @@ if al:
 cl = kv_rows("createloop.txt")
 if cl:
     L += ["## Files created and removed: the git directory as an allowlist", "",
-          "bench/createloop.c inside `paddock run` in a small git repository: "
+          "bench/createloop.c inside `paddock run`, in a small git repository on this "
+          "machine's disk and in the sandbox's /tmp (a tmpfs): "
           f"{int(med(cl.get('check', [{}]), 'files')) if 'check' in cl else 0} files, each "
           "created, written, closed and unlinked; the agent policy as protect_git \"check\" "
           "and as \"allowlist\" (each create and unlink a round trip to the supervisor), "
           f"{reps} runs each, alternated. failed: calls that failed (the row did not do the "
           "same work).", "",
-          "| protect_git | per file (us) | total (ms) | failed |", "|---|---|---|---|"]
-    for m in ("check", "allowlist"):
+          "| protect_git | where | per file (us) | total (ms) | failed |",
+          "|---|---|---|---|---|"]
+    for m in ("check", "allowlist", "check-tmpfs", "allowlist-tmpfs"):
         if m in cl:
-            L.append(f"| {m} | {med(cl[m], 'per_file_us'):.1f} | {med(cl[m], 'total_ms'):.0f} | "
-                     f"{max(x['failed'] for x in cl[m]):.0f} |")
-    if "check" in cl and "allowlist" in cl:
-        L.append("")
-        L.append(f"allowlist / check: {med(cl['allowlist'], 'per_file_us') / med(cl['check'], 'per_file_us'):.2f}x")
+            mode, _, where = m.partition("-")
+            L.append(f"| {mode} | {where or 'disk'} | {med(cl[m], 'per_file_us'):.1f} | "
+                     f"{med(cl[m], 'total_ms'):.0f} | {max(x['failed'] for x in cl[m]):.0f} |")
+    for sfx, where in (("", "disk"), ("-tmpfs", "tmpfs")):
+        if "check" + sfx in cl and "allowlist" + sfx in cl:
+            L.append("")
+            L.append(f"allowlist / check ({where}): "
+                     f"{med(cl['allowlist' + sfx], 'per_file_us') / med(cl['check' + sfx], 'per_file_us'):.2f}x")
     L.append("")
 
 ew = kv_rows("evidence.txt")

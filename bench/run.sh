@@ -233,7 +233,7 @@ loop_id=""
 # The git directory as an allowlist (docs/security.md): every file created,
 # written, renamed or removed in the sandbox is a round trip to the
 # supervisor. bench/createloop.c, 10,000 creates and unlinks in the loop's
-# git repository, with the agent policy as protect_git "check" and as
+# git repository (this disk) and in the sandbox's /tmp (a tmpfs), with the agent policy as protect_git "check" and as
 # "allowlist", alternated run by run.
 files=${BENCH_CREATE_FILES:-10000}
 for m in check allowlist; do
@@ -249,6 +249,11 @@ for i in $(seq "$reps"); do
 		for m in check allowlist; do
 			echo "$m $($as env HOME="$work/home" "$top/build/paddock" run \
 				--policy "$work/agent-$m.json" -- ./createloop "$files")"
+			# The same in the sandbox's /tmp (a tmpfs): the round
+			# trip without this disk's own cost per file.
+			echo "$m-tmpfs $($as env HOME="$work/home" "$top/build/paddock" run \
+				--policy "$work/agent-$m.json" -- \
+				/bin/sh -c 'cd /tmp && exec "$0" "$1"' "$loop/createloop" "$files")"
 		done
 	) >>"$work/out/createloop.txt"
 done

@@ -227,6 +227,7 @@ static void take_listener(struct run *r, struct exec_listener *l)
 		return;
 	if (n > 0 && fd >= 0 && strcmp(buf, "seccomp-notify") == 0 && l->fd < 0) {
 		l->fd = fd;
+		denials_listener_sync(fd);
 		r->live.exec_listeners.served++;
 		return;
 	}

@@ -358,6 +358,9 @@ int denials_prepare(struct run_spec *r, struct err *err);
  * policy's errno), counted. Its lines go to sink (exec.c). false: the
  * listener is broken, close it. */
 bool denials_serve(struct run *r, int fd, struct denials_sink *sink);
+/* A listener's notifications served on the caller's CPU (Linux 6.6's
+ * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP), where the kernel has it. */
+void denials_listener_sync(int fd);
 /* One line of the notice or a denial, to stderr or the sink's spare. */
 void denials_say(const struct denials_sink *sink, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

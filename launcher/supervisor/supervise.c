@@ -146,9 +146,10 @@ static void drain(struct run *r, bool *open)
 		 * other message is closed unused. */
 		if (fd >= 0 && strcmp(buf, "pty") == 0)
 			stdio_master(r, fd);
-		else if (fd >= 0 && strcmp(buf, "seccomp-notify") == 0 && r->live.denials.fd < 0)
+		else if (fd >= 0 && strcmp(buf, "seccomp-notify") == 0 && r->live.denials.fd < 0) {
 			r->live.denials.fd = fd;
-		else if (fd >= 0)
+			denials_listener_sync(fd);
+		} else if (fd >= 0)
 			close(fd);
 		else
 			handle_message(r, buf);
