@@ -3,6 +3,7 @@
 #include "session.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,55 @@ int session_parse_stat(const char *line, char *state, unsigned long long *start_
 	*start_time = strtoull(p + 1, &end, 10);
 	if (errno || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
 		return -EINVAL;
+	return 0;
+}
+
+/* The last number of the line "KEY:\t..." of a /proc/PID/status: the id
+ * in the innermost pid namespace. */
+static int status_last(const char *text, const char *key, pid_t *out)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+	long v = -1;
+
+	while (p && strncmp(p, key, klen) != 0)
+		p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+	if (!p)
+		return -ENOENT;
+	p += klen;
+	while (*p && *p != '\n') {
+		char *end;
+		long n;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\n' || !*p)
+			break;
+		errno = 0;
+		n = strtol(p, &end, 10);
+		if (errno || end == p || n < 0 || n > INT32_MAX ||
+		    (*end != ' ' && *end != '\t' && *end != '\n' && *end != '\0'))
+			return -EINVAL;
+		v = n;
+		p = end;
+	}
+	if (v < 0)
+		return -EINVAL;
+	*out = (pid_t)v;
+	return 0;
+}
+
+int session_parse_nsids(const char *status, pid_t *pid, pid_t *sid)
+{
+	pid_t p, s;
+	int rc = status_last(status, "NSpid:", &p);
+
+	if (rc == 0)
+		rc = status_last(status, "NSsid:", &s);
+	if (rc < 0)
+		return rc;
+	*pid = p;
+	*sid = s;
 	return 0;
 }
 

@@ -209,6 +209,11 @@ void session_exec_free(struct session_exec *x);
 
 /* ---- processes */
 
+/* From the text of a /proc/PID/status: the process's pid and its
+ * session's id in its innermost pid namespace (the last numbers of
+ * "NSpid:" and "NSsid:"). 0, or -ENOENT (a line missing), -EINVAL. */
+int session_parse_nsids(const char *status, pid_t *pid, pid_t *sid);
+
 /* The identity of a live process: -ESRCH when it does not exist or is a
  * zombie. */
 int proc_identity(pid_t pid, struct proc_id *out);

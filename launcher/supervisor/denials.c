@@ -139,6 +139,9 @@ bool denials_serve(struct run *r, int fd, struct denials_sink *sink)
 		ok = errno == ENOENT || errno == EINTR;
 		goto out;
 	}
+	/* An exec listener: the lines go to the caller's command's client. */
+	if (!sink)
+		sink = exec_sink(r, (pid_t)req->pid);
 	/* A call of the protected-path notice (notice.c), or a denial. */
 	if (notice_serve(r, fd, sink, req, resp, &sent)) {
 		if (!sent)

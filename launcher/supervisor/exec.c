@@ -1,45 +1,55 @@
 /* paddock exec, the supervisor's side: a command run in a live session.
  *
- * The command is started by a spare helper (exec_helper.c) made before the
- * request: the supervisor forks once, and that child forks the spare and
- * exits at once (the supervisor reaps only its own child by pid, never
- * waitpid(-1), which could take paddock-init's status from the pidfd
- * wait, and the spare is nobody's zombie of ours). The spare joins the
- * sandbox's namespaces and forks the command's process, which hardens
- * itself as the workload is hardened and waits. A request is checked here
- * (refusal()), then handed to the spare on its channel with the client's
- * socket and stdio; the next spare is made after that, while the command
- * runs, so that the next request finds one ready. The first request of a
- * session waits for its spare to be made.
+ * The command is a fork of the session's zygote (exec_helper.c), a process
+ * of the sandbox hardened once as the workload is, made at the first
+ * request with its keeper: the supervisor forks once, and that child forks
+ * the keeper and exits at once (the supervisor reaps only its own child by
+ * pid, never waitpid(-1), which could take paddock-init's status from the
+ * pidfd wait, and the helpers are nobody's zombies of ours). The keeper
+ * joins the sandbox's namespaces and clones the zygote, which hardens
+ * itself; the supervisor waits for its "ready" (and its seccomp listener)
+ * before it sends it anything. Each request goes to a relay, forked the
+ * same way and joined, made ahead (the spare): a request is checked here
+ * (refusal()), then handed to the spare with the client's socket and stdio
+ * and the zygote's request channel; the relay makes the command's stdio,
+ * the zygote forks the command. The next spare is made after the
+ * hand-over, while the command runs, so that the next request finds one
+ * ready. The first request of a session waits for the zygote and its
+ * spare.
  *
- * Seccomp listeners: an exec'd command's filter is the workload's program
- * with a listener of its own (exec_helper.c), which comes up the spare's
- * channel before the spare takes a request; the supervise loop serves it
- * with the workload's handlers (denials.c, notice.c), sends the lines for
- * the client back on that channel while the command runs, and closes the
- * listener once no process is left on its filter (POLLHUP).
+ * Seccomp listener: the zygote's filter is the workload's program with a
+ * listener of its own, which comes up the keeper's channel before the
+ * zygote is ready; every command (a fork) is on it. The supervise loop
+ * serves it with the workload's handlers (denials.c, notice.c), and sends
+ * the lines about a call to the relay of the command it belongs to
+ * (exec_sink(): by its session, which is the command's own), which writes
+ * them to its client's stderr; what no running command owns (a leftover
+ * in a session of its own) goes to the session's stderr. A listener is
+ * closed once no process is left on its filter (POLLHUP).
  *
  * Lifetime: the command is a process of the session. When the session
  * starts to end (stop, TTL, the main command done) the supervisor closes
- * the pipe every helper watches, and the helper sends its command SIGTERM
- * (paddock-init's own SIGTERM does not reach it: the command has a
- * Landlock domain of its own, and signal scoping, ABI 6, keeps one domain
- * from signalling another's processes). The exit of paddock-init at the
- * end of the grace period kills whatever is left in the pid namespace,
- * the command's descendants included (pid_namespaces(7)); the client then
- * learns "signal 15" or "signal 9" (exit 143 or 137).
- * When the client goes away (its socket hangs up) the command is
- * SIGKILLed: nothing outlives its owner (docker exec lets it run on).
+ * the pipe every helper watches, and each relay has the zygote send its
+ * command SIGTERM (paddock-init's own SIGTERM does not reach it: the
+ * zygote and its commands have a Landlock domain of their own, and signal
+ * scoping, ABI 6, keeps one domain from signalling another's processes).
+ * The exit of paddock-init at the end of the grace period kills whatever
+ * is left in the pid namespace, the zygote and the commands' descendants
+ * included (pid_namespaces(7)); the client then learns "signal 15" or
+ * "signal 9" (exit 143 or 137). When the client goes away (its socket
+ * hangs up) the command is SIGKILLed: nothing outlives its owner (docker
+ * exec lets it run on). When a command ends the zygote kills what is left
+ * in its process group before it reaps it.
  *
  * Stdio: the command never gets the client's fds (which arrive by
- * SCM_RIGHTS and stay in the helper): pipes, or with -t a pty of the
- * sandbox's devpts, relayed by the helper (stdio.c's relay) until the
- * command ends; then its process group is SIGKILLed and the relay
- * closed, so a leftover child of the command can read nothing more from
- * the client's terminal. */
+ * SCM_RIGHTS and stay in the relay): pipes, or with -t a pty of the
+ * sandbox's devpts, relayed by the relay (stdio.c's relay) until the
+ * command ends; then the relay closes, so a leftover child of the command
+ * can read nothing more from the client's terminal. */
 #include "run.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,200 +114,203 @@ bool exec_listener_expected(const struct run *r)
 	       !(r->spec->opt->weaken & (WEAKEN_EXEC_UNHARDENED | WEAKEN_EXEC_PLAIN_SECCOMP));
 }
 
-static struct exec_listener *slot_free(struct run *r)
+/* fork, and in the child fork again and exit, so that the grandchild
+ * (which runs fn) is reparented away from us; we reap the child. */
+static int fork_away(struct run *r, void (*fn)(struct run *, int, int), int a, int b)
 {
-	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++) {
-		struct exec_listener *l = &r->live.exec_listeners.l[i];
+	int ws;
+	pid_t pid = fork();
 
-		if (l->chan < 0 && l->fd < 0)
-			return l;
-	}
-	return NULL;
-}
-
-static struct exec_listener *slot_of_chan(struct run *r, int chan)
-{
-	for (size_t i = 0; chan >= 0 && i < EXEC_LISTENERS_MAX; i++)
-		if (r->live.exec_listeners.l[i].chan == chan)
-			return &r->live.exec_listeners.l[i];
-	return NULL;
-}
-
-static void close_chan(struct run *r, struct exec_listener *l)
-{
-	if (r->live.exec_spare == l->chan)
-		r->live.exec_spare = -1;
-	close(l->chan);
-	l->chan = -1;
-}
-
-/* A spare helper for the next request: r->live.exec_spare, or -errno
- * (-EMFILE: every listener slot is taken). With a listener to come, the
- * channel is a slot's, polled until the listener is here. */
-static int spare_start(struct run *r)
-{
-	struct exec_listener *l = NULL;
-	int sv[2], ws;
-	pid_t pid;
-
-	if (exec_listener_expected(r) && !(l = slot_free(r)))
-		return -EMFILE;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (pid < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -errno;
-	}
 	if (pid == 0) {
-		/* The spare's parent exits at once: the spare is reparented
-		 * away from the supervisor (to the host's init or subreaper),
-		 * which reaps it; the supervisor never has to. */
-		close(sv[0]);
 		if (fork() == 0)
-			exec_helper(r, sv[1]);
+			fn(r, a, b);
 		_exit(0);
 	}
-	close(sv[1]);
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
-	r->live.exec_spare = sv[0];
-	if (l)
-		*l = (struct exec_listener){.chan = sv[0], .fd = -1, .sink = {.chan = -1}};
 	return 0;
 }
 
-/* The request to the spare, which takes it: 0, or -errno (-EPIPE: the
- * spare is gone). Our end of its channel is closed, or kept by its slot
- * for the listener still to come and the lines for the client. */
-static int dispatch(struct run *r, int fd, const struct session_exec *x)
+static void relay_main(struct run *r, int chan, int unused)
 {
+	(void)unused;
+	exec_helper(r, chan);
+}
+
+static void keeper_main(struct run *r, int chan, int zreq)
+{
+	exec_keeper(r, chan, zreq);
+}
+
+static void relay_free(struct run *r, struct exec_relay *l)
+{
+	struct exec_state *x = &r->live.exec;
+
+	if (x->spare >= 0 && &x->relay[x->spare] == l)
+		x->spare = -1;
+	if (l->chan >= 0)
+		close(l->chan);
+	*l = (struct exec_relay){.chan = -1, .sink = {.chan = -1}};
+}
+
+/* A relay for the next request: r->live.exec.spare, or -errno (-EMFILE:
+ * every slot is taken by a running command). */
+static int spare_start(struct run *r)
+{
+	struct exec_state *x = &r->live.exec;
+	int sv[2], rc;
+	size_t i;
+
+	for (i = 0; i < EXEC_RELAYS_MAX && x->relay[i].chan >= 0; i++)
+		;
+	if (i == EXEC_RELAYS_MAX)
+		return -EMFILE;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	rc = fork_away(r, relay_main, sv[1], -1);
+	close(sv[1]);
+	if (rc < 0) {
+		close(sv[0]);
+		return rc;
+	}
+	x->relay[i] = (struct exec_relay){.chan = sv[0], .sink = {.chan = -1}};
+	x->spare = (int)i;
+	return 0;
+}
+
+static void zygote_gone(struct exec_state *x)
+{
+	if (x->zkeep >= 0)
+		close(x->zkeep);
+	if (x->zreq >= 0)
+		close(x->zreq);
+	x->zkeep = x->zreq = -1;
+}
+
+/* The session's zygote, made once and again when it is gone (killed, or
+ * its keeper): 0 once it is ready, with its listener taken, or -errno
+ * with why in err. Waits for it (at most 10 s): only the first request
+ * of a session, or the first after a zygote ended, pays for this. */
+static int zygote_start(struct run *r, struct err *err)
+{
+	struct exec_state *x = &r->live.exec;
+	int kv[2], qv[2], rc;
+	struct pollfd p;
+
+	if (x->zkeep >= 0) {
+		/* Gone since we looked (its keeper's hang-up not read yet)? */
+		p = (struct pollfd){.fd = x->zkeep, .events = POLLIN};
+		if (poll(&p, 1, 0) == 0)
+			return 0;
+		zygote_gone(x);
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kv) < 0)
+		return err_sys(err, errno, "socketpair");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, qv) < 0) {
+		close(kv[0]);
+		close(kv[1]);
+		return err_sys(err, errno, "socketpair");
+	}
+	rc = fork_away(r, keeper_main, kv[1], qv[1]);
+	close(kv[1]);
+	close(qv[1]);
+	x->zkeep = kv[0];
+	x->zreq = qv[0];
+	if (rc < 0) {
+		zygote_gone(x);
+		return err_sys(err, -rc, "fork");
+	}
+	for (;;) {
+		char buf[sizeof(err->msg) + 16];
+		int fd = -1, n;
+
+		p = (struct pollfd){.fd = x->zkeep, .events = POLLIN};
+		if (poll(&p, 1, 10000) <= 0) {
+			zygote_gone(x);
+			return err_set(err, ETIMEDOUT, "exec: the session's zygote did not start");
+		}
+		n = sandbox_recv(x->zkeep, buf, sizeof(buf), &fd);
+		if (n == -EAGAIN || n == -EINTR)
+			continue;
+		if (n > 0 && fd >= 0 && strcmp(buf, "seccomp-notify") == 0) {
+			size_t i;
+
+			for (i = 0; i < EXEC_LISTENERS_MAX && x->listener[i] >= 0; i++)
+				;
+			if (i == EXEC_LISTENERS_MAX) {
+				/* The oldest goes: what was left on it fails
+				 * its calls with ENOSYS from now on. */
+				close(x->listener[0]);
+				memmove(x->listener, x->listener + 1,
+					sizeof(x->listener) - sizeof(x->listener[0]));
+				i = EXEC_LISTENERS_MAX - 1;
+			}
+			x->listener[i] = fd;
+			denials_listener_sync(fd);
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (n > 0 && strcmp(buf, "ready") == 0) {
+			log_debug("exec: the zygote is ready");
+			return 0;
+		}
+		zygote_gone(x);
+		if (n > 6 && strncmp(buf, "error ", 6) == 0)
+			return err_set(err, EPROTO, "%s", buf + 6);
+		return err_set(err, EPIPE, "exec: the session's zygote ended before it was ready");
+	}
+}
+
+/* The request to the spare, which takes it: 0, or -errno (-EPIPE: the
+ * spare is gone). */
+static int dispatch(struct run *r, int fd, const struct session_exec *req)
+{
+	struct exec_state *x = &r->live.exec;
+	struct exec_relay *l = &x->relay[x->spare];
 	cleanup_free char *pkt = NULL;
 	struct err err = {0};
-	struct exec_listener *l = slot_of_chan(r, r->live.exec_spare);
 	size_t len = 0;
-	int rc = session_exec_encode(x->cwd, x->env, x->n_env, x->argv, x->tty, &pkt, &len, &err);
+	int rc = session_exec_encode(req->cwd, req->env, req->n_env, req->argv, req->tty, &pkt,
+				     &len, &err);
 
 	if (rc >= 0)
-		rc = exec_send_fds(r->live.exec_spare, pkt, len,
-				   (int[EXEC_FDS]){fd, x->stdio[0], x->stdio[1], x->stdio[2]},
-				   EXEC_FDS);
-	if (l && rc >= 0)
-		l->taken = true;
-	else if (l)
-		close_chan(r, l);
-	else
-		close(r->live.exec_spare);
-	r->live.exec_spare = -1;
-	return rc;
-}
-
-/* ------------------------------------------------------------ listeners */
-
-size_t exec_pollfds(struct run *r, struct pollfd *pfd)
-{
-	struct exec_listeners *x = &r->live.exec_listeners;
-	size_t n = 0;
-
-	x->n_poll = 0;
-	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++) {
-		const struct exec_listener *l = &x->l[i];
-
-		if (l->chan < 0 && l->fd < 0)
-			continue;
-		x->slot[x->n_poll++] = (unsigned char)i;
-		/* The channel: the listener's packet while it is to come,
-		 * else only its hang-up (POLLHUP needs no events). */
-		pfd[n++] = (struct pollfd){.fd = l->chan, .events = l->fd < 0 ? POLLIN : 0};
-		pfd[n++] = (struct pollfd){.fd = l->fd, .events = POLLIN};
+		rc = exec_send_fds(
+		    l->chan, pkt, len,
+		    (int[EXEC_FDS]){fd, req->stdio[0], req->stdio[1], req->stdio[2], x->zreq},
+		    EXEC_FDS);
+	x->spare = -1;
+	if (rc < 0) {
+		relay_free(r, l);
+		return rc;
 	}
-	return n;
-}
-
-/* The spare's one packet: "seccomp-notify" with the listener (anything
- * else is dropped: only the spare writes here). */
-static void take_listener(struct run *r, struct exec_listener *l)
-{
-	char buf[32];
-	int fd = -1;
-	int n = sandbox_recv(l->chan, buf, sizeof(buf), &fd);
-
-	if (n == -EAGAIN || n == -EINTR)
-		return;
-	if (n > 0 && fd >= 0 && strcmp(buf, "seccomp-notify") == 0 && l->fd < 0) {
-		l->fd = fd;
-		denials_listener_sync(fd);
-		r->live.exec_listeners.served++;
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	/* EOF or a stray packet: the spare is gone, or is no spare. */
-	if (n <= 0)
-		close_chan(r, l);
-}
-
-void exec_serve(struct run *r, const struct pollfd *pfd, size_t n)
-{
-	struct exec_listeners *x = &r->live.exec_listeners;
-
-	for (size_t k = 0; k < x->n_poll && 2 * k + 1 < n; k++) {
-		struct exec_listener *l = &x->l[x->slot[k]];
-		const struct pollfd *c = &pfd[2 * k];
-		short ev = pfd[2 * k + 1].revents;
-
-		if (l->chan >= 0 && (c->revents & POLLIN) && l->fd < 0)
-			take_listener(r, l);
-		else if (l->chan >= 0 && c->revents)
-			/* The spare is gone: before a request, the next one
-			 * makes another; after it, its command has ended
-			 * (what it left may go on, on the listener). */
-			close_chan(r, l);
-		/* The client's stderr through its spare while the command
-		 * runs; afterwards (what it left) the session's. */
-		l->sink.chan = l->taken ? l->chan : -1;
-		if (l->fd >= 0 && (ev & POLLIN) && !denials_serve(r, l->fd, &l->sink))
-			ev = POLLERR;
-		/* POLLHUP: no process is left on the filter. Closed and
-		 * forgotten, so that many execs do not add up. */
-		if (l->fd >= 0 && (ev & (POLLERR | POLLHUP | POLLNVAL))) {
-			close(l->fd);
-			l->fd = -1;
-		}
-	}
-}
-
-void exec_listeners_close(struct run_live *live)
-{
-	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++) {
-		struct exec_listener *l = &live->exec_listeners.l[i];
-
-		if (l->chan >= 0 && l->chan == live->exec_spare)
-			live->exec_spare = -1;
-		if (l->chan >= 0)
-			close(l->chan);
-		if (l->fd >= 0)
-			close(l->fd);
-		*l = (struct exec_listener){.chan = -1, .fd = -1};
-	}
+	l->taken = true;
+	l->sink = (struct denials_sink){.chan = l->chan};
+	return 0;
 }
 
 void exec_spawn(struct run *r, int fd, struct session_exec *req)
 {
+	struct exec_state *x = &r->live.exec;
+	struct err err = {0};
 	char why[160];
 	const char *no = r->live.session ? refusal(r, req, why, sizeof(why)) : "no session";
 	int rc = 0;
 
 	log_debug("exec: request");
-	/* Every exec'd command (and what it left running) holds a listener
-	 * we serve: a bound on them, said in one line. */
-	if (!no && r->live.exec_spare < 0 && exec_listener_expected(r) && !slot_free(r)) {
-		snprintf(why, sizeof(why),
-			 "session %s: %d exec'd commands, or processes they left, still run; one "
-			 "must end first",
-			 r->live.session->info.id, EXEC_LISTENERS_MAX);
-		no = why;
+	if (!no && x->spare < 0) {
+		size_t i;
+
+		for (i = 0; i < EXEC_RELAYS_MAX && x->relay[i].chan >= 0; i++)
+			;
+		if (i == EXEC_RELAYS_MAX) {
+			snprintf(why, sizeof(why),
+				 "session %s: %d exec'd commands still run; one must end first",
+				 r->live.session->info.id, EXEC_RELAYS_MAX);
+			no = why;
+		}
 	}
 	if (!no && !r->live.exec_end_open) {
 		if (pipe2(r->live.exec_end, O_CLOEXEC) < 0)
@@ -305,10 +318,12 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req)
 		else
 			r->live.exec_end_open = true;
 	}
+	if (!no && zygote_start(r, &err) < 0)
+		no = err.msg;
 	/* A spare that is gone (killed, or the sandbox ended) is replaced
 	 * once. */
 	for (int tries = 0; !no && tries < 2; tries++) {
-		rc = r->live.exec_spare >= 0 ? 0 : spare_start(r);
+		rc = x->spare >= 0 ? 0 : spare_start(r);
 		if (rc >= 0)
 			rc = dispatch(r, fd, req);
 		if (rc != -EPIPE && rc != -ECONNREFUSED)
@@ -322,4 +337,128 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req)
 		(void)spare_start(r); /* the next request's, made while this one runs */
 	close(fd);
 	session_exec_free(req);
+}
+
+/* ------------------------------------------------------------ the loop */
+
+size_t exec_pollfds(struct run *r, struct pollfd *pfd)
+{
+	struct exec_state *x = &r->live.exec;
+	size_t n = 0;
+
+	pfd[n++] = (struct pollfd){.fd = x->zkeep, .events = POLLIN};
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++)
+		pfd[n++] = (struct pollfd){.fd = x->listener[i], .events = POLLIN};
+	x->n_poll = 0;
+	for (size_t i = 0; i < EXEC_RELAYS_MAX; i++)
+		if (x->relay[i].chan >= 0) {
+			x->slot[x->n_poll++] = (unsigned char)i;
+			pfd[n++] = (struct pollfd){.fd = x->relay[i].chan, .events = POLLIN};
+		}
+	return n;
+}
+
+/* A relay's word: "pid N" (its command's pid in the sandbox's pid
+ * namespace, from the zygote), or its end. */
+static void relay_serve(struct run *r, struct exec_relay *l)
+{
+	char buf[32];
+	ssize_t n = recv(l->chan, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	long pid;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		relay_free(r, l);
+		return;
+	}
+	buf[n] = '\0';
+	if (l->taken && sscanf(buf, "pid %ld", &pid) == 1 && pid > 0)
+		l->cmd = (pid_t)pid;
+}
+
+void exec_serve(struct run *r, const struct pollfd *pfd, size_t n)
+{
+	struct exec_state *x = &r->live.exec;
+	size_t k = 0;
+
+	if (n < 1 + EXEC_LISTENERS_MAX)
+		return;
+	/* The keeper says nothing after "ready": this is its end, and the
+	 * zygote's. The next request makes another. */
+	if (pfd[k++].revents && x->zkeep >= 0)
+		zygote_gone(x);
+	/* The relays' words before the listeners' calls: a command's pid
+	 * is known before its lines are routed. */
+	for (size_t j = 0; j < x->n_poll && 1 + EXEC_LISTENERS_MAX + j < n; j++)
+		if (pfd[1 + EXEC_LISTENERS_MAX + j].revents &&
+		    x->relay[x->slot[j]].chan == pfd[1 + EXEC_LISTENERS_MAX + j].fd)
+			relay_serve(r, &x->relay[x->slot[j]]);
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++, k++) {
+		short ev = pfd[k].revents;
+
+		if (x->listener[i] < 0 || x->listener[i] != pfd[k].fd)
+			continue;
+		if ((ev & POLLIN) && !denials_serve(r, x->listener[i], NULL))
+			ev = POLLERR;
+		/* POLLHUP: no process is left on the filter. Closed and
+		 * forgotten. */
+		if (ev & (POLLERR | POLLHUP | POLLNVAL)) {
+			close(x->listener[i]);
+			x->listener[i] = -1;
+		}
+	}
+}
+
+/* The command a call of pid belongs to: by its session, which is the
+ * command's own (command() calls setsid()), seen in the sandbox's pid
+ * namespace in /proc/PID/status; the command itself is then known by our
+ * pid too, so its own calls need no read. */
+struct denials_sink *exec_sink(struct run *r, pid_t pid)
+{
+	struct exec_state *x = &r->live.exec;
+	pid_t inner = 0, sid = 0;
+	char path[64], buf[4096];
+	cleanup_close int fd = -1;
+	ssize_t n;
+
+	for (size_t i = 0; i < EXEC_RELAYS_MAX; i++)
+		if (x->relay[i].taken && x->relay[i].host == pid)
+			return &x->relay[i].sink;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (n <= 0)
+		return &x->left;
+	buf[n] = '\0';
+	if (session_parse_nsids(buf, &inner, &sid) < 0)
+		return &x->left;
+	for (size_t i = 0; i < EXEC_RELAYS_MAX; i++) {
+		struct exec_relay *l = &x->relay[i];
+
+		if (!l->taken || l->cmd <= 0 || l->cmd != sid)
+			continue;
+		if (inner == l->cmd)
+			l->host = pid;
+		return &l->sink;
+	}
+	return &x->left;
+}
+
+void exec_close(struct run_live *live)
+{
+	struct exec_state *x = &live->exec;
+
+	for (size_t i = 0; i < EXEC_RELAYS_MAX; i++) {
+		if (x->relay[i].chan >= 0)
+			close(x->relay[i].chan);
+		x->relay[i] = (struct exec_relay){.chan = -1, .sink = {.chan = -1}};
+	}
+	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++) {
+		if (x->listener[i] >= 0)
+			close(x->listener[i]);
+		x->listener[i] = -1;
+	}
+	zygote_gone(x);
+	x->spare = -1;
 }

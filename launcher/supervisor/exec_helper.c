@@ -1,41 +1,43 @@
-/* paddock exec, the helper's side (exec.c is the supervisor's): a spare
- * helper, made while no client waits, that takes the next request.
+/* paddock exec, the helpers' side (exec.c is the supervisor's).
  *
- * The spare (exec_helper(), a grandchild of the supervisor, reparented
- * away) makes itself non-dumpable, keeps only its channel to the
- * supervisor and the session's end pipe, joins the sandbox's namespaces
- * through the pidfd of its PID 1 (sandbox_join(): setns(2), all at once,
- * the user namespace first), and forks the command's process at once. That
- * process is inside the sandbox's pid namespace and hardens itself as the
- * workload is hardened (sandbox_harden(): rlimits, a new session, only its
- * channel kept, no capabilities, no_new_privs, Landlock, seccomp), then
- * waits: the expensive part of an exec (two forks of the supervisor, the
- * join, the Landlock rule set, the seccomp program's load) is done before
- * the request comes. With the protected-path notice or --trace-denials the
- * program is the workload's whole one with a seccomp listener of the
- * command's own (the listener is one per filter chain); the command sends
- * it to the spare as soon as it is loaded, and the spare passes it to the
- * supervisor before it takes a request (pass_listener()), so the command
- * never holds it when it runs what it was asked to. The supervisor's lines
- * for the client (the notice, denials) come back on the channel while the
- * command runs, and go to the client's stderr.
- * A request gives the spare the client's socket and
- * stdio; the spare resolves the cwd in the sandbox's root, makes the relay
- * (pipes or a pty of the sandbox's devpts) and hands the command the
- * request, the cwd and the relay's ends; the command only moves them onto
- * 0-2, changes to the cwd and execs. The spare then waits for it by
- * pidfd, forwards the client's "signal N" and "winch", relays the stdio
- * and reports the end. Each spare serves one request.
+ * Three kinds of helper:
  *
- * The waiting command is a process of the session, visible in it as
- * "paddock-exec": it holds nothing of the host's (its fds 0-2 are
- * /dev/null until a request), it is not dumpable, and its Landlock domain
- * is its own (the workload can neither signal nor trace it). It goes with
- * its spare (PR_SET_PDEATHSIG), the spare with the supervisor (EOF on the
- * end pipe) or the sandbox (the command's pidfd).
+ * - The zygote (zygote(), visible in the session as "paddock-exec"), one
+ *   per session: a process of the sandbox, inside its pid namespace,
+ *   hardened once as the workload is hardened (sandbox_harden(): rlimits,
+ *   a session of its own, only its channels kept, no capabilities,
+ *   no_new_privs, Landlock, seccomp), which then only forks. Each
+ *   request's command is a fork of it, so it starts hardened: no join, no
+ *   rule set and no seccomp program per request, only a fork of a small
+ *   process. The command moves the relay's ends onto 0-2, changes to the
+ *   cwd and execs (command()). The zygote waits for each (SIGCHLD by
+ *   signalfd), ends what it left in its process group before reaping it,
+ *   and reports its status on the command's status channel. It holds its
+ *   request channel, the status channels and nothing of the host's; it is
+ *   not dumpable, and its Landlock domain is its own, so the workload can
+ *   neither signal nor trace it or its commands. With the protected-path
+ *   notice or --trace-denials its program is the workload's whole one with
+ *   a seccomp listener of its own (the listener is one per filter chain),
+ *   which goes up to the supervisor at once and serves every command.
+ * - Its keeper (keeper()), the zygote's parent outside the sandbox's pid
+ *   namespace (joined to it, so the zygote is inside): it passes the
+ *   listener and the zygote's "ready" up, and kills the zygote when the
+ *   supervisor is gone (EOF on its channel).
+ *   The zygote goes with its keeper (PR_SET_PDEATHSIG), each command with
+ *   the zygote.
+ * - A relay per request (exec_helper(), forked twice by the supervisor
+ *   and joined to the sandbox's namespaces, outside its pid namespace),
+ *   made while no client waits: the spare. A request gives it the client's
+ *   socket and stdio and the zygote's request channel; it makes the relay
+ *   (pipes, or a pty of the sandbox's devpts), sends the zygote the
+ *   request with the command's ends and one end of a status channel,
+ *   relays the stdio, passes the client's "signal N" on, makes "winch"
+ *   the pty's size, and answers the client with the status the zygote
+ *   reports. The supervisor's lines for the client (the notice, denials)
+ *   come on its channel while the command runs and go to the client's
+ *   stderr. Each relay serves one request.
  *
- * Lifetime of a running command, stdio and signals: as before the spare,
- * see exec.c. */
+ * Lifetime of a running command, stdio and signals: see exec.c. */
 #include "run.h"
 
 #include <fcntl.h>
@@ -49,7 +51,9 @@
 #include <sys/pidfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,8 +65,8 @@
 extern char **environ;
 
 /* EXEC_FDS (run.h): what a request hands on, the client's socket and
- * stdio (supervisor to spare), or the cwd and the command's stdio (spare
- * to command). */
+ * stdio and the zygote's request channel (supervisor to relay), or the
+ * status channel and the command's stdio (relay to zygote). */
 
 void exec_reply(int fd, const char *fmt, ...)
 {
@@ -115,7 +119,7 @@ static char **merged_env(char *const *base, const char *const *add, size_t n_add
  * bounding set drop, no no_new_privs, no Landlock, no seccomp: the twin of
  * test_exec.c's `exec_has_the_workloads_*` tests, which must see each of
  * these. */
-static int unhardened(int *keep, struct err *err)
+static int unhardened(int *keep, size_t n_keep, struct err *err)
 {
 	cap_t caps = cap_get_proc();
 	cap_value_t last = (cap_value_t)cap_max_bits() - 1;
@@ -124,14 +128,15 @@ static int unhardened(int *keep, struct err *err)
 
 	if (setsid() < 0)
 		return err_sys(err, errno, "exec-unhardened: setsid");
-	/* Only the channel, at 3, and close-on-exec: EOF after the exec is
-	 * the spare's word that it succeeded. */
-	rc = fds_keep_only(keep, 1, err);
-	keep[0] = 3;
+	/* Only the channels, at 3 and on, close-on-exec. */
+	rc = fds_keep_only(keep, n_keep, err);
 	if (rc < 0)
 		return rc;
-	if (fcntl(keep[0], F_SETFD, FD_CLOEXEC) < 0)
-		return err_sys(err, errno, "cloexec");
+	for (size_t i = 0; i < n_keep; i++) {
+		keep[i] = 3 + (int)i;
+		if (fcntl(keep[i], F_SETFD, FD_CLOEXEC) < 0)
+			return err_sys(err, errno, "cloexec");
+	}
 	if (!caps)
 		return err_sys(err, errno, "exec-unhardened: cap_get_proc");
 	for (cap_value_t c = 0; c <= last && rc == 0; c++) {
@@ -212,76 +217,362 @@ int exec_send_fds(int ch, const char *pkt, size_t len, const int *fds, size_t n)
 	return sendmsg(ch, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
-/* The command's process: in the sandbox's namespaces (pid included), a
- * child of the spare, hardened before any request. Never returns. */
-static __attribute__((noreturn)) void command(const struct run *r, int ch)
-{
-	struct session_exec x = {.stdio = {-1, -1, -1}};
-	struct err err = {0};
-	int keep[1] = {ch}, fds[EXEC_FDS], e, rc;
-	char *pkt = malloc(SESSION_EXEC_MAX);
-	char **env;
-	ssize_t n;
+/* ------------------------------------------------------------ the zygote */
 
-	/* Killed with the spare: it holds the request and our only handle.
-	 * Our parent is outside our pid namespace, so getppid() is 0 while
-	 * it lives; a reparented process sees PID 1. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != 0 || !pkt)
-		_exit(EXIT_LAUNCHER);
-	(void)prctl(PR_SET_NAME, "paddock-exec");
-	/* The cwd is the request's: "/" until then (sandbox_harden()
-	 * resolves it in the root), fchdir() to the spare's fd below. */
-	if (r->spec->opt->weaken & WEAKEN_EXEC_UNHARDENED)
-		rc = unhardened(keep, &err);
-	else
-		/* With the notice or --trace-denials, the workload's own
-		 * program with a listener of ours, which goes to the spare
-		 * at once ("seccomp-notify") and never stays with us. */
-		rc = sandbox_harden(&r->spec->sb, "/", keep, 1, 0, true, exec_listener_expected(r),
-				    &err);
-	if (rc < 0) {
-		exec_reply(keep[0], "error %s", err.msg);
+/* Commands the zygote waits for at once: the supervisor allows
+ * EXEC_RELAYS_MAX relays, and a command whose relay is gone (its client
+ * hung up) is only being killed. */
+#define ZYGOTE_CMDS (2 * EXEC_RELAYS_MAX)
+
+struct zcmd {
+	pid_t pid;
+	int st; /* its status channel, -1 once the relay is gone */
+};
+
+/* The command's process: a fork of the zygote, hardened as it is. Never
+ * returns; a failure before the exec is one message on its status channel
+ * (fds[0], close-on-exec like every fd the zygote holds). */
+static __attribute__((noreturn)) void command(const struct run *r, const struct session_exec *x,
+					      const int fds[EXEC_FDS], pid_t zygote_pid)
+{
+	const char *cwd = x->cwd ? x->cwd : r->spec->policy->cwd;
+	struct err err = {0};
+	sigset_t none;
+	char **env;
+	int e;
+
+	sigemptyset(&none);
+	/* The zygote's signal mask (SIGCHLD blocked for its signalfd) is not
+	 * the command's, nor its session: a new one, whose process group the
+	 * command's end takes with it and which -t gives the pty. Killed with
+	 * the zygote, which alone reports its status. */
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 || setsid() < 0) {
+		err_sys(&err, errno, "the command's session");
+		exec_reply(fds[0], "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
-	log_debug("exec: command hardened");
-	n = recv_fds(keep[0], pkt, SESSION_EXEC_MAX, fds);
-	if (n <= 0)
-		_exit(EXIT_LAUNCHER); /* the spare is gone: nobody to tell */
-	if (session_exec_decode(pkt, (size_t)n, &x, &err) < 0) {
-		exec_reply(keep[0], "error %s", err.msg);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote_pid)
 		_exit(EXIT_LAUNCHER);
-	}
 	/* The relay's pipes or pty slave, never the client's own fds: the
 	 * client's terminal or files are host inodes (chmod /dev/stdin), and
 	 * a leftover of the command would keep reading the client's terminal
 	 * after paddock exec returned. */
 	for (int i = 0; i < 3; i++)
-		if (fds[1 + i] < 0 || dup2(fds[1 + i], i) < 0)
+		if (dup2(fds[1 + i], i) < 0)
 			_exit(EXIT_LAUNCHER);
-	if (fds[0] < 0 || fchdir(fds[0]) < 0)
-		_exit(EXIT_LAUNCHER);
-	for (int i = 0; i < EXEC_FDS; i++)
+	for (int i = 1; i < EXEC_FDS; i++)
 		if (fds[i] > 2)
 			close(fds[i]);
-	env = merged_env(r->spec->sb.env, x.env, x.n_env);
+	/* In the sandbox's root: the zygote's, as the workload's cwd is
+	 * resolved (sandbox_harden()), with the same words on failure. */
+	if (chdir(cwd) < 0) {
+		err_sys(&err, errno, "cwd %s", cwd);
+		exec_reply(fds[0], "error %s", err.msg);
+		_exit(EXIT_LAUNCHER);
+	}
+	env = merged_env(r->spec->sb.env, x->env, x->n_env);
 	if (!env) {
-		exec_reply(keep[0], "error out of memory");
+		exec_reply(fds[0], "error out of memory");
 		_exit(EXIT_LAUNCHER);
 	}
 	/* execvp(3) searches the PATH of the environment it runs in: the
 	 * command's, as paddock-init's execvp does for the workload. */
 	environ = env;
 	/* -t: the pty slave becomes the controlling terminal of the session
-	 * sandbox_harden() made us the leader of, so job control works. A
-	 * policy's seccomp filter may refuse the ioctl: then the command
-	 * runs without one. */
-	if (x.tty)
+	 * made above, so job control works. A policy's seccomp filter may
+	 * refuse the ioctl: then the command runs without one. */
+	if (x->tty)
 		(void)ioctl(0, TIOCSCTTY, 0);
-	execvp(x.argv[0], x.argv);
+	execvp(x->argv[0], x->argv);
 	e = errno;
-	exec_reply(keep[0], "exec-error %d", e);
+	exec_reply(fds[0], "exec-error %d", e);
 	_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
+
+/* One request from a relay: the packet, its status channel and the
+ * command's stdio. The command is forked, its pid said on the status
+ * channel (for the supervisor's lines, exec.c exec_sink()). */
+static void zygote_request(const struct run *r, int zreq, struct zcmd *c, size_t *n, pid_t self)
+{
+	static char pkt[SESSION_EXEC_MAX];
+	struct session_exec x = {.stdio = {-1, -1, -1}};
+	struct err err = {0};
+	int fds[EXEC_FDS];
+	ssize_t len = recv_fds(zreq, pkt, sizeof(pkt), fds);
+	pid_t pid = -1;
+
+	if (len <= 0)
+		return;
+	/* Only relays write here, each with all four. */
+	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || fds[3] < 0)
+		goto out;
+	if (*n == ZYGOTE_CMDS)
+		err_set(&err, EMFILE, "%d exec'd commands run in this session", ZYGOTE_CMDS);
+	else if (session_exec_decode(pkt, (size_t)len, &x, &err) == 0 && (pid = fork()) == 0)
+		command(r, &x, fds, self);
+	else if (pid < 0 && !err.msg[0])
+		err_sys(&err, errno, "fork in the sandbox");
+	session_exec_free(&x);
+	if (pid < 0) {
+		exec_reply(fds[0], "error %s", err.msg);
+		goto out;
+	}
+	exec_reply(fds[0], "pid %ld", (long)pid);
+	c[(*n)++] = (struct zcmd){.pid = pid, .st = fds[0]};
+	fds[0] = -1;
+out:
+	for (int i = 0; i < EXEC_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* The commands that ended: what each left in its process group is killed
+ * before it is reaped (until then its pid is the group's id; docker exec
+ * leaves such leftovers running, here nothing outlives its command), then
+ * its status goes to its relay. */
+static void zygote_reap(struct zcmd *c, size_t *n)
+{
+	for (;;) {
+		siginfo_t si = {0};
+		size_t k;
+
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+			return;
+		(void)kill(-si.si_pid, SIGKILL); /* ESRCH: nothing is left in it */
+		if (waitid(P_PID, (id_t)si.si_pid, &si, WEXITED) < 0)
+			return;
+		for (k = 0; k < *n && c[k].pid != si.si_pid; k++)
+			;
+		if (k == *n)
+			continue;
+		if (c[k].st >= 0) {
+			exec_reply(c[k].st, si.si_code == CLD_EXITED ? "exit %d" : "signal %d",
+				   si.si_status);
+			close(c[k].st);
+		}
+		c[k] = c[--*n];
+	}
+}
+
+/* A relay's word on a command's status channel: "signal N" passed on, or
+ * its hang-up (the client is gone): the command is killed, with nobody
+ * left to tell. */
+static void zygote_relay(struct zcmd *z)
+{
+	char buf[32];
+	ssize_t n = recv(z->st, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	int sig;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		(void)kill(z->pid, SIGKILL);
+		close(z->st);
+		z->st = -1;
+		return;
+	}
+	buf[n] = '\0';
+	/* ESRCH: it just ended; SIGCHLD tells us next. */
+	if (sscanf(buf, "signal %d", &sig) == 1 && sig > 0 && sig < NSIG)
+		(void)kill(z->pid, sig);
+}
+
+/* The zygote: a child of its keeper, in the sandbox's namespaces (pid
+ * included), hardened once, then forking a command per request. ch: to
+ * the keeper (the listener, "ready" or "error MSG"), zreq: the requests.
+ * Never returns. */
+static __attribute__((noreturn)) void zygote(const struct run *r, int ch, int zreq)
+{
+	static struct zcmd c[ZYGOTE_CMDS];
+	struct err err = {0};
+	int keep[2] = {ch, zreq}, rc, sfd;
+	size_t n = 0;
+	sigset_t chld, all;
+	pid_t self;
+
+	/* Killed with the keeper. Our parent is outside our pid namespace,
+	 * so getppid() is 0 while it lives; a reparented process sees PID 1. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != 0)
+		_exit(EXIT_LAUNCHER);
+	(void)prctl(PR_SET_NAME, "paddock-exec");
+	/* Its cwd is "/" (sandbox_harden() resolves it in the root); each
+	 * command goes to its own. */
+	if (r->spec->opt->weaken & WEAKEN_EXEC_UNHARDENED)
+		rc = unhardened(keep, 2, &err);
+	else
+		/* With the notice or --trace-denials, the workload's own
+		 * program with a listener of ours, which goes to the keeper
+		 * at once ("seccomp-notify") and never stays with us. */
+		rc = sandbox_harden(&r->spec->sb, "/", keep, 2, 0, true, exec_listener_expected(r),
+				    &err);
+	/* Every signal blocked (each command unblocks them): paddock-init's
+	 * SIGTERM at the session's end reaches us too, and we must live to
+	 * report our commands' ends until the pid namespace's end kills us.
+	 * SIGCHLD by signalfd. */
+	sigfillset(&all);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (rc == 0 && (sigprocmask(SIG_BLOCK, &all, NULL) < 0 ||
+			(sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0))
+		rc = err_sys(&err, errno, "the zygote's signalfd");
+	if (rc < 0) {
+		exec_reply(keep[0], "error %s", err.msg);
+		_exit(EXIT_LAUNCHER);
+	}
+	self = getpid();
+	exec_reply(keep[0], "ready");
+	close(keep[0]);
+	log_debug("exec: zygote hardened");
+	for (;;) {
+		struct pollfd p[2 + ZYGOTE_CMDS];
+		struct zcmd seen[ZYGOTE_CMDS];
+		size_t ns = n;
+		struct signalfd_siginfo ssi;
+
+		p[0] = (struct pollfd){.fd = keep[1], .events = POLLIN};
+		p[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		for (size_t k = 0; k < ns; k++) {
+			seen[k] = c[k];
+			p[2 + k] = (struct pollfd){.fd = c[k].st, .events = POLLIN};
+		}
+		if (poll(p, 2 + ns, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		/* The relays' words first, by pid: reaping reorders c[]. */
+		for (size_t k = 0; k < ns; k++)
+			for (size_t j = 0; p[2 + k].revents && j < n; j++)
+				if (c[j].pid == seen[k].pid && c[j].st == seen[k].st)
+					zygote_relay(&c[j]);
+		if (p[1].revents) {
+			while (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi))
+				;
+			zygote_reap(c, &n);
+		}
+		if (p[0].revents & POLLIN)
+			zygote_request(r, keep[1], c, &n, self);
+		else if (p[0].revents)
+			break; /* no sender left: the supervisor is gone */
+	}
+	for (size_t k = 0; k < n; k++)
+		(void)kill(c[k].pid, SIGKILL);
+	_exit(0);
+}
+
+/* ------------------------------------------------------------ the keeper */
+
+/* The zygote's listener, which it sends as soon as its filter is loaded
+ * (seccomp_apply_notify()), on to the supervisor, then its "ready" or its
+ * hardening's "error MSG": the supervisor waits for one of these before
+ * it sends the zygote a request (exec.c zygote_start()), so it serves the
+ * commands' calls from their first. */
+static int pass_up(int z, int chan, bool listener)
+{
+	char buf[sizeof(((struct err *)0)->msg) + 16];
+	int fds[EXEC_FDS], rc;
+	ssize_t n = recv_fds(z, buf, sizeof(buf) - 1, fds);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (listener && n > 0 && fds[0] >= 0 && strcmp(buf, "seccomp-notify") == 0) {
+		rc = exec_send_fds(chan, buf, (size_t)n, fds, 1);
+		close(fds[0]);
+		return rc < 0 ? rc : pass_up(z, chan, false);
+	}
+	for (int i = 0; i < EXEC_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (n > 0 && (strcmp(buf, "ready") == 0 || strncmp(buf, "error ", 6) == 0))
+		exec_reply(chan, "%s", buf);
+	else
+		exec_reply(chan, "error the zygote ended during its hardening");
+	return n > 0 && strcmp(buf, "ready") == 0 ? 0 : -1;
+}
+
+void exec_keeper(struct run *r, int chan, int zreq)
+{
+	int keep[2] = {chan, zreq}, sv[2], pidfd = -1;
+	struct err err = {0};
+	/* --weaken exec-host-mounts (evaluation only): every namespace but
+	 * the mount namespace, so the commands see the host's files and only
+	 * Landlock is left between them and those. */
+	const struct sandbox_join j = {
+	    .parent = 0, /* reparented at once (exec.c); the end pipe ends us */
+	    .pidfd = r->live.box.pidfd,
+	    .nstypes = (int)(sandbox_ns_flags(r->spec->sb.namespaces) &
+			     ~(r->spec->opt->weaken & WEAKEN_EXEC_HOST_MOUNTS ? CLONE_NEWNS : 0)),
+	    .keep = keep,
+	    .n_keep = 2,
+	    .n_inherit = 0,
+	    .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIO,
+	};
+	struct sys_clone_args args = {0};
+	long pid;
+
+	/* Our copy of the supervisor's memory has the evidence log's key;
+	 * neither we nor the zygote need it (docs/security.md, "paddock
+	 * exec"). */
+	explicit_bzero(r->live.evidence.key, sizeof(r->live.evidence.key));
+	if (sandbox_join(&j, &err) < 0) {
+		exec_reply(keep[0], "error %s", err.msg);
+		_exit(EXIT_LAUNCHER);
+	}
+	/* The commands' cwds are resolved from the zygote's root: without
+	 * the mount namespace's join we still stand in the supervisor's cwd. */
+	if ((r->spec->opt->weaken & WEAKEN_EXEC_HOST_MOUNTS) && chdir("/") < 0) {
+		exec_reply(keep[0], "error chdir /: %s", strerror(errno));
+		_exit(EXIT_LAUNCHER);
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		exec_reply(keep[0], "error socketpair: %s", strerror(errno));
+		_exit(EXIT_LAUNCHER);
+	}
+	args.flags = CLONE_PIDFD;
+	args.pidfd = (uintptr_t)&pidfd;
+	args.exit_signal = SIGCHLD;
+	pid = sys_clone3(&args);
+	if (pid == 0) {
+		close(sv[0]);
+		zygote(r, sv[1], keep[1]);
+	}
+	close(sv[1]);
+	close(keep[1]);
+	if (pid < 0) {
+		/* ENOMEM: the pid namespace has no init any more (fork(2)). */
+		if (pid == -ENOMEM)
+			exec_reply(keep[0], "error session %s has ended", r->live.session->info.id);
+		else
+			exec_reply(keep[0], "error clone3: %s", strerror((int)-pid));
+		_exit(EXIT_LAUNCHER);
+	}
+	if (pass_up(sv[0], keep[0], exec_listener_expected(r)) < 0) {
+		pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+		_exit(0);
+	}
+	close(sv[0]);
+	/* Until the zygote ends (the sandbox ended, or something killed it:
+	 * the supervisor makes another), or the supervisor does (EOF on our
+	 * channel). Not at the session's end pipe: the zygote reports its
+	 * commands' ends (SIGTERM from their relays) until the pid
+	 * namespace's end kills it. */
+	for (;;) {
+		struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN},
+				      {.fd = keep[0], .events = POLLIN}};
+
+		if (poll(p, 2, -1) < 0 && errno == EINTR)
+			continue;
+		if (p[0].revents)
+			break;
+		if (p[1].revents) {
+			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+			break;
+		}
+	}
+	waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+	_exit(0);
+}
+
+/* ------------------------------------------------------------ the relay */
 
 /* A line the supervisor has for our client ("say LINE": the protected-path
  * notice or a denial of our command, denials.c), onto the client's stderr,
@@ -300,69 +591,96 @@ static bool say(int chan)
 	return true;
 }
 
-/* The client's requests until the command ends: "signal N", "winch"; the
- * relay of its stdio, and the supervisor's lines on chan. A hang-up kills
- * the command; the session's end (EOF on end_fd) terminates it. */
-static void forward_client(int sock, int pidfd, int end_fd, int chan, struct stdio_relay *rel)
+/* The zygote's word on the status channel: "pid N" (passed up, for the
+ * supervisor's lines), or the end: "exit N", "signal N", "exec-error N",
+ * "error MSG", into status. true: the end came. EOF without one: the
+ * zygote is gone; when paddock-init ends too (init, its pidfd: within a
+ * second, since its exit waits for the rest of its pid namespace) that was
+ * the namespace's end, which kills every process in it with SIGKILL
+ * (pid_namespaces(7)), the command too. */
+static bool from_zygote(int st, int chan, int init, char *status, size_t size)
 {
-	bool client = true, ending = false;
+	char buf[sizeof(((struct err *)0)->msg) + 16];
+	ssize_t n = recv(st, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return false;
+	if (n <= 0) {
+		struct pollfd p = {.fd = init, .events = POLLIN};
+
+		snprintf(status, size, "%s",
+			 init >= 0 && poll(&p, 1, 1000) == 1
+			     ? "signal 9"
+			     : "error exec: the session's zygote ended; try again");
+		return true;
+	}
+	buf[n] = '\0';
+	if (strncmp(buf, "pid ", 4) == 0) {
+		if (chan >= 0)
+			(void)!send(chan, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		return false;
+	}
+	snprintf(status, size, "%s", buf);
+	return true;
+}
+
+/* The client's requests until the command ends: "signal N", "winch"; the
+ * relay of its stdio, the supervisor's lines on chan, the zygote's words
+ * on st. The session's end (EOF on end_fd) sends the command SIGTERM.
+ * true: the end is in status; false: the client hung up (closing st then
+ * makes the zygote kill the command). */
+static bool forward_client(int sock, int st, int end_fd, int chan, int init,
+			   struct stdio_relay *rel, char *status, size_t size)
+{
+	bool ending = false;
 
 	for (;;) {
 		struct pollfd p[4 + STDIO_PFDS] = {
-		    {.fd = pidfd, .events = POLLIN},
-		    {.fd = client ? sock : -1, .events = POLLIN},
+		    {.fd = st, .events = POLLIN},
+		    {.fd = sock, .events = POLLIN},
 		    {.fd = ending ? -1 : end_fd, .events = POLLIN},
 		    {.fd = chan, .events = POLLIN},
 		};
 		size_t nr = stdio_relay_pollfds(rel, p + 4, STDIO_PFDS);
 		char buf[32];
 		ssize_t n;
-		int sig;
 
 		if (poll(p, 4 + nr, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-			return;
+			return false;
 		}
 		/* The line before the command's own words that follow it
 		 * (git's "could not write config file"). */
 		if (p[3].revents && !say(chan))
 			chan = -1;
 		stdio_relay_handle(rel, p + 4, nr);
-		if (p[0].revents)
-			return;
+		if (p[0].revents && from_zygote(st, chan, init, status, size))
+			return true;
 		if (p[2].revents) {
 			/* Only the supervisor writes, and it never does: this
 			 * is the hang-up of its close. */
 			ending = true;
-			pidfd_send_signal(pidfd, SIGTERM, NULL, 0);
+			(void)!send(st, "signal 15", 9, MSG_NOSIGNAL);
 		}
 		if (!p[1].revents)
 			continue;
 		n = recv(sock, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (n <= 0) {
-			/* The client is gone: so is its command. */
-			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-			client = false;
-			continue;
-		}
+		if (n <= 0)
+			return false; /* the client is gone: so is its command */
 		buf[n] = '\0';
-		if (strcmp(buf, "winch") == 0) {
+		if (strcmp(buf, "winch") == 0)
 			stdio_relay_winch(rel);
-			continue;
-		}
-		/* ESRCH: it just ended; the pidfd tells us next. */
-		if (sscanf(buf, "signal %d", &sig) == 1 && sig > 0 && sig < NSIG)
-			pidfd_send_signal(pidfd, sig, NULL, 0);
+		else if (strncmp(buf, "signal ", 7) == 0)
+			(void)!send(st, buf, (size_t)n, MSG_NOSIGNAL);
 	}
 }
 
-/* -t: a pty pair of the sandbox's own devpts (the helper is in its mount
- * namespace now), as the workload's (sandbox/enter.c): the master is
- * relayed to the client's fds, the slave is the command's 0-2. */
+/* -t: a pty pair of the sandbox's own devpts (the relay is in its mount
+ * namespace), as the workload's (sandbox/enter.c): the master is relayed
+ * to the client's fds, the slave is the command's 0-2. */
 static int open_pty(int *master, int child[3], struct err *err)
 {
 	int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC), sl;
@@ -379,132 +697,25 @@ static int open_pty(int *master, int child[3], struct err *err)
 	return 0;
 }
 
-/* The end of the command: what it left in its process group goes too
- * (docker exec leaves such leftovers running; here nothing outlives its
- * owner), and the relay closes, so a leftover that changed its group
- * reads EOF and writes into nothing. The group id is the command's pid
- * (sandbox_harden()'s setsid()); the command is not reaped yet, so the
- * id is still its own. */
-static void end_command(long pid, struct stdio_relay *rel)
-{
-	/* ESRCH: nothing is left in it. */
-	(void)kill((pid_t)-pid, SIGKILL);
-	stdio_relay_finish(rel);
-}
-
-/* The command's seccomp listener, which it sends us as soon as its filter
- * is loaded (seccomp_apply_notify()), on to the supervisor before we take
- * a request: the supervisor serves the command's calls from its first,
- * and the command never holds the listener after its hardening. Its
- * hardening's failure ("error MSG") instead becomes the request's answer. */
-static int pass_listener(int cmd, int chan, struct err *err)
-{
-	char buf[sizeof(err->msg) + 16];
-	int fds[EXEC_FDS], rc = 0;
-	ssize_t n = recv_fds(cmd, buf, sizeof(buf) - 1, fds);
-
-	buf[n > 0 ? n : 0] = '\0';
-	if (n > 0 && fds[0] >= 0 && strcmp(buf, "seccomp-notify") == 0) {
-		rc = exec_send_fds(chan, buf, (size_t)n, fds, 1);
-		if (rc < 0)
-			err_set(err, -rc, "pass the command's seccomp listener: %s", strerror(-rc));
-	} else if (n > 6 && strncmp(buf, "error ", 6) == 0) {
-		rc = err_set(err, EPROTO, "%s", buf + 6);
-	} else {
-		rc = err_set(err, EPIPE, "the command's process ended during its hardening");
-	}
-	for (int i = 0; i < EXEC_FDS; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	return rc;
-}
-
-/* The spare's setup: only its channel and the session's end pipe, 0-2 on
- * /dev/null until a request, then the sandbox's namespaces (sandbox_join():
- * not dumpable before and after the join) and the command's process,
- * which hardens itself. *chan and *end_fd are their new numbers; *pidfd
- * and *cmd the command's pidfd and our end of its channel. */
-static int prepare(const struct run *r, int *chan, int *end_fd, int *pidfd, int *cmd,
-		   struct err *err)
-{
-	int keep[2] = {*chan, r->live.exec_end[0]};
-	const struct sandbox_join j = {
-	    .parent = 0, /* reparented at once (exec.c); the end pipe ends us */
-	    .pidfd = r->live.box.pidfd,
-	    /* --weaken exec-host-mounts (evaluation only): every namespace
-	     * but the mount namespace, so the command sees the host's files
-	     * and only Landlock is left between it and them. */
-	    .nstypes = (int)(sandbox_ns_flags(r->spec->sb.namespaces) &
-			     ~(r->spec->opt->weaken & WEAKEN_EXEC_HOST_MOUNTS ? CLONE_NEWNS : 0)),
-	    .keep = keep,
-	    .n_keep = 2,
-	    .n_inherit = 0,
-	    .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIO,
-	};
-	struct sys_clone_args args = {0};
-	int rc = sandbox_join(&j, err), sv[2];
-	long pid;
-
-	/* Where the join left them, also after a failed step: the request
-	 * still gets its "error" (exec_helper()). */
-	*chan = keep[0];
-	*end_fd = keep[1];
-	if (rc < 0)
-		return rc;
-	/* The command's cwd is resolved with RESOLVE_IN_ROOT from ours:
-	 * without the mount namespace's join (which leaves us at the
-	 * sandbox's root) we still stand in the supervisor's cwd. */
-	if ((r->spec->opt->weaken & WEAKEN_EXEC_HOST_MOUNTS) && chdir("/") < 0)
-		return err_sys(err, errno, "chdir /");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return err_sys(err, errno, "socketpair");
-	args.flags = CLONE_PIDFD;
-	args.pidfd = (uintptr_t)pidfd;
-	args.exit_signal = SIGCHLD;
-	pid = sys_clone3(&args);
-	if (pid == 0) {
-		close(sv[0]);
-		command(r, sv[1]);
-	}
-	close(sv[1]);
-	if (pid < 0) {
-		close(sv[0]);
-		/* ENOMEM: the pid namespace has no init any more (fork(2)). */
-		if (pid == -ENOMEM)
-			return err_set(err, ESRCH, "session %s has ended",
-				       r->live.session->info.id);
-		return err_set(err, (int)-pid, "clone3: %s", strerror((int)-pid));
-	}
-	*cmd = sv[0];
-	if (exec_listener_expected(r)) {
-		rc = pass_listener(*cmd, *chan, err);
-		if (rc < 0)
-			return rc;
-	}
-	return (int)pid;
-}
-
-/* Until the request: nothing, or the end of the supervisor, the session or
- * the command. The request's packet into pkt (its length), its fds into
- * fds[], or 0 when there will be none. */
-static ssize_t await_request(int chan, int end_fd, int pidfd, char *pkt, int fds[EXEC_FDS])
+/* Until the request: nothing, or the end of the supervisor. The request's
+ * packet into pkt (its length), its fds into fds[], or 0 when there will
+ * be none. */
+static ssize_t await_request(int chan, int end_fd, char *pkt, int fds[EXEC_FDS])
 {
 	for (;;) {
-		struct pollfd p[3] = {{.fd = chan, .events = POLLIN},
-				      {.fd = end_fd, .events = POLLIN},
-				      {.fd = pidfd, .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = chan, .events = POLLIN},
+				      {.fd = end_fd, .events = POLLIN}};
 
-		if (poll(p, pidfd >= 0 ? 3 : 2, -1) < 0) {
+		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return 0;
 		}
 		if (p[0].revents & POLLIN)
 			return recv_fds(chan, pkt, SESSION_EXEC_MAX, fds);
-		/* A hang-up of the channel without a request, the end pipe
-		 * (only the supervisor holds its write end), or the command
-		 * gone (the sandbox ended): no request will come. */
-		if (p[0].revents || p[1].revents || p[2].revents)
+		/* A hang-up of the channel without a request, or the end
+		 * pipe (only the supervisor holds its write end). */
+		if (p[0].revents || p[1].revents)
 			return 0;
 	}
 }
@@ -514,37 +725,53 @@ void exec_helper(struct run *r, int chan)
 	struct session_exec x = {.stdio = {-1, -1, -1}};
 	struct stdio_relay rel = {.master = -1, .tty_fd = -1};
 	struct err err = {0}, setup = {0};
-	char buf[sizeof(err.msg) + 16], *pkt = malloc(SESSION_EXEC_MAX);
-	siginfo_t si = {0};
+	char status[sizeof(err.msg) + 16], *pkt = malloc(SESSION_EXEC_MAX);
+	int keep[2] = {chan, r->live.exec_end[0]};
+	const struct sandbox_join j = {
+	    .parent = 0, /* reparented at once (exec.c); the end pipe ends us */
+	    .pidfd = r->live.box.pidfd,
+	    .nstypes = (int)sandbox_ns_flags(r->spec->sb.namespaces),
+	    .keep = keep,
+	    .n_keep = 2,
+	    .n_inherit = 0,
+	    .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIO,
+	};
 	struct timespec ready;
-	int pidfd = -1, end_fd = -1, cmd = -1, sock, cwd = -1, master = -1;
-	int fds[EXEC_FDS], cstdio[3] = {-1, -1, -1};
+	int fds[EXEC_FDS], cstdio[3] = {-1, -1, -1}, st[2] = {-1, -1}, sock, zreq, master = -1;
+	int init;
 	/* The session's --weaken direct-stdio: the client's own fds. */
 	bool direct = r->spec->opt->weaken & WEAKEN_DIRECT_STDIO;
-	long pid;
 	ssize_t n;
+	int rc;
 
 	/* Our copy of the supervisor's memory has the evidence log's key;
-	 * neither we nor the waiting command need it (docs/security.md,
-	 * "paddock exec"). */
+	 * we do not need it (docs/security.md, "paddock exec"). */
 	explicit_bzero(r->live.evidence.key, sizeof(r->live.evidence.key));
-	pid = pkt ? prepare(r, &chan, &end_fd, &pidfd, &cmd, &setup) : -ENOMEM;
-	clock_gettime(CLOCK_MONOTONIC, &ready);
-
-	if (pid < 0 && !setup.msg[0])
+	/* The sandbox's namespaces (its devpts for -t), not dumpable before
+	 * and after; where the join left them, also after a failed step: the
+	 * request still gets its "error". */
+	if (!pkt)
 		err_set(&setup, ENOMEM, "out of memory");
-	n = chan >= 0 ? await_request(chan, end_fd, pidfd, pkt, fds) : 0;
-	if (n <= 0) {
-		if (pidfd >= 0)
-			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+	else
+		(void)sandbox_join(&j, &setup);
+	chan = keep[0];
+	/* paddock-init, by its pid in ours (we are outside its pid
+	 * namespace), which the join just went through: its end is the
+	 * session's. */
+	init = setup.msg[0] ? -1 : (int)syscall(SYS_pidfd_open, r->live.box.pid, 0);
+	clock_gettime(CLOCK_MONOTONIC, &ready);
+	n = chan >= 0 && pkt ? await_request(chan, keep[1], pkt, fds) : 0;
+	if (n <= 0)
 		_exit(0);
-	}
 	/* chan stays: the supervisor's lines for the client come on it. */
 	sock = fds[0];
+	zreq = fds[4];
 	/* The client's stdio onto our 0-2, where the relay expects it. */
 	for (int i = 0; i < 3; i++)
 		if (fds[1 + i] < 0 || dup2(fds[1 + i], i) < 0 || close(fds[1 + i]) < 0)
 			err_sys(&setup, EBADF, "the client's fd %d", i);
+	if (zreq < 0 && !setup.msg[0])
+		err_set(&setup, EBADF, "no zygote");
 	if (setup.msg[0] || sock < 0) {
 		exec_reply(sock, "error %s", setup.msg);
 		_exit(EXIT_LAUNCHER);
@@ -552,19 +779,14 @@ void exec_helper(struct run *r, int chan)
 	if (direct)
 		for (int i = 0; i < 3; i++)
 			cstdio[i] = i;
-	if (session_exec_decode(pkt, (size_t)n, &x, &err) < 0 ||
-	    (cwd = sys_openat2(AT_FDCWD, x.cwd ? x.cwd : r->spec->policy->cwd,
-			       O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)) < 0) {
-		/* The same words as sandbox_harden()'s. */
-		if (!err.msg[0])
-			err_sys(&err, cwd, "cwd %s", x.cwd ? x.cwd : r->spec->policy->cwd);
-		exec_reply(sock, "error %s", err.msg);
-		_exit(EXIT_LAUNCHER);
-	}
-	if ((direct  ? 0
-	     : x.tty ? open_pty(&master, cstdio, &err)
-		     : stdio_relay_pipes(&rel, cstdio, &err)) < 0) {
+	rc = session_exec_decode(pkt, (size_t)n, &x, &err);
+	if (rc == 0)
+		rc = direct  ? 0
+		     : x.tty ? open_pty(&master, cstdio, &err)
+			     : stdio_relay_pipes(&rel, cstdio, &err);
+	if (rc == 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, st) < 0)
+		rc = err_sys(&err, errno, "socketpair");
+	if (rc < 0) {
 		exec_reply(sock, "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
@@ -572,37 +794,28 @@ void exec_helper(struct run *r, int chan)
 	 * with the client's lines (PADDOCK_DEBUG, bench/profile.md). */
 	log_debug("exec: spare was ready at %ld.%06ld", (long)ready.tv_sec, ready.tv_nsec / 1000);
 	log_debug("exec: spare has the request, relay ready");
-	/* EPIPE: it died before the request (its hardening failed); its
-	 * last words, if any, or its status below. */
-	(void)exec_send_fds(cmd, pkt, (size_t)n,
-			    (int[EXEC_FDS]){cwd, cstdio[0], cstdio[1], cstdio[2]}, EXEC_FDS);
-	close(cwd);
-	/* The command has its copies. */
+	rc = exec_send_fds(zreq, pkt, (size_t)n,
+			   (int[EXEC_FDS]){st[1], cstdio[0], cstdio[1], cstdio[2]}, 4);
+	close(zreq);
+	close(st[1]);
+	/* The zygote has its copies. */
 	for (int i = 0; i < 3 && !direct; i++)
 		if (cstdio[i] >= 0 && (i == 0 || cstdio[i] != cstdio[i - 1]))
 			close(cstdio[i]);
+	if (rc < 0) {
+		exec_reply(sock, "error exec: the session's zygote ended; try again");
+		_exit(EXIT_LAUNCHER);
+	}
 	/* The client's terminal mode is the client's (cmd_exec.c). */
 	if (master >= 0)
 		stdio_relay_pty(&rel, master, false);
-	/* Close-on-exec: EOF means the exec succeeded; else one report. */
-	do
-		n = recv(cmd, buf, sizeof(buf) - 1, 0);
-	while (n < 0 && errno == EINTR);
-	close(cmd);
-	if (n > 0) {
-		buf[n] = '\0';
-		waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
-		exec_reply(sock, "%s", buf);
+	if (!forward_client(sock, st[0], keep[1], chan, init, &rel, status, sizeof(status)))
 		_exit(0);
-	}
-	log_debug("exec: command started");
-	forward_client(sock, pidfd, end_fd, chan, &rel);
-	end_command(pid, &rel);
-	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
-		_exit(EXIT_LAUNCHER);
-	if (si.si_code == CLD_EXITED)
-		exec_reply(sock, "exit %d", si.si_status);
-	else
-		exec_reply(sock, "signal %d", si.si_status);
+	log_debug("exec: the command's end");
+	/* The zygote ended what the command left in its process group
+	 * before it reported: the relay closes, so a leftover that changed
+	 * its group reads EOF and writes into nothing. */
+	stdio_relay_finish(&rel);
+	exec_reply(sock, "%s", status);
 	_exit(0);
 }

@@ -95,7 +95,7 @@ static void live_free(struct run_live *l)
 	if (l->denials.fd >= 0)
 		close(l->denials.fd);
 	l->denials.fd = -1;
-	exec_listeners_close(l);
+	exec_close(l);
 	gitallow_close(&l->gitallow);
 	if (l->box.ctl >= 0)
 		close(l->box.ctl);
@@ -362,7 +362,7 @@ int supervisor_run(const struct options *o)
 			     .cgroup_fd = -1},
 		     .cgroup = {.fd = -1, .dirfd = -1, .parent = -1},
 		     .stdio = {.master = -1, .tty_fd = -1},
-		     .exec_spare = -1,
+		     .exec = {.spare = -1, .zkeep = -1, .zreq = -1, .left = {.chan = -1}},
 		     .svc_out = {-1, -1},
 		     .report_fd = -1,
 		     .caller_err = -1,
@@ -378,8 +378,10 @@ int supervisor_run(const struct options *o)
 	cleanup_close int record_fd = -1;
 	int rc, status;
 
+	for (size_t i = 0; i < EXEC_RELAYS_MAX; i++)
+		r.live.exec.relay[i] = (struct exec_relay){.chan = -1, .sink = {.chan = -1}};
 	for (size_t i = 0; i < EXEC_LISTENERS_MAX; i++)
-		r.live.exec_listeners.l[i] = (struct exec_listener){.chan = -1, .fd = -1};
+		r.live.exec.listener[i] = -1;
 	/* paddock holds an fd per mount op, protected path and client during
 	 * setup, and the kernel's default soft limit (1024, for select(2),
 	 * which paddock does not use) may have been lowered by the caller:

@@ -287,25 +287,31 @@ void cgroup_collect(struct cgroup_state *cg);
 void cgroup_remove(struct cgroup_state *cg);
 void cgroup_json(const struct cgroup_state *cg, const struct policy *p, struct cJSON *o);
 
-/* exec.c: a paddock exec command's seccomp listener. Its filter is the
- * workload's program loaded again (a listener is one per filter chain,
- * seccomp(2) EBUSY), so each command has its own; the spare helper passes
- * it up on its channel before it takes a request. chan: that channel until
- * the spare is gone (after a request, the lines for its client's stderr
- * go there); fd: the listener, until no process is left on its filter
- * (POLLHUP). A slot is free when both are -1. */
-#define EXEC_LISTENERS_MAX 128
-struct exec_listener {
-	int chan, fd;
-	bool taken;		  /* the spare has its request */
-	struct denials_sink sink; /* chan while taken, then stderr */
+/* exec.c: paddock exec's helpers (exec_helper.c). A relay per request
+ * (a slot: its channel, whether it has its request, its command's pid in
+ * the sandbox's pid namespace once the zygote said it, and in ours once a
+ * call of it was seen, and where the supervisor's lines for its client
+ * go); the one zygote of the session (its keeper's channel, our end of
+ * its request channel); the zygotes' seccomp listeners (one per zygote,
+ * kept until no process is left on its filter, POLLHUP: a zygote killed
+ * and made again leaves its commands' leftovers on the old one). */
+#define EXEC_RELAYS_MAX	   128
+#define EXEC_LISTENERS_MAX 4
+struct exec_relay {
+	int chan;
+	bool taken;
+	pid_t cmd, host;
+	struct denials_sink sink; /* chan while taken */
 };
-struct exec_listeners {
-	struct exec_listener l[EXEC_LISTENERS_MAX];
-	/* exec_pollfds(): which slot each pair of pollfds is */
-	unsigned char slot[EXEC_LISTENERS_MAX];
+struct exec_state {
+	struct exec_relay relay[EXEC_RELAYS_MAX];
+	int spare;	 /* the relay made ahead (its slot), -1: none */
+	int zkeep, zreq; /* -1: no zygote */
+	int listener[EXEC_LISTENERS_MAX];
+	struct denials_sink left; /* lines of processes no running command owns */
+	/* exec_pollfds(): which slot each relay's pollfd is */
+	unsigned char slot[EXEC_RELAYS_MAX];
 	size_t n_poll;
-	unsigned long served; /* listeners received, for the record */
 };
 
 struct run_live {
@@ -324,12 +330,8 @@ struct run_live {
 	 * their command when the supervisor is gone (EOF). */
 	int exec_end[2];
 	bool exec_end_open;
-	/* Our end of the channel to the spare helper that takes the next
-	 * request (exec.c), -1: none yet. */
-	int exec_spare;
-	/* The exec'd commands' seccomp listeners (exec.c), served as the
-	 * workload's is. */
-	struct exec_listeners exec_listeners;
+	/* The relays and the zygote (exec.c). */
+	struct exec_state exec;
 	struct mediator_state mediator;
 	struct evidence_log evidence; /* fd -1: none */
 	char evidence_path[PATH_MAX];
@@ -433,26 +435,33 @@ int find_survivors(struct run *r);
  * is run and waited for by a helper process that is not the supervisor's
  * child, so the supervisor never reaps anything but its own. */
 void exec_spawn(struct run *r, int fd, struct session_exec *req);
-/* Does an exec'd command load the workload's notify program (the
- * protected-path notice, --trace-denials) with a listener of its own? */
+/* Does the zygote load the workload's notify program (the protected-path
+ * notice, --trace-denials) with a listener of its own? */
 bool exec_listener_expected(const struct run *r);
-/* The exec'd commands' listeners and the channels of their spares in the
+/* The zygote's keeper, its listeners and the relays' channels in the
  * supervise loop: exec_pollfds() fills at most EXEC_POLLFDS, exec_serve()
- * handles their events (the same pfd and count). */
-#define EXEC_POLLFDS (2 * EXEC_LISTENERS_MAX)
+ * handles their events (the same pfd and count). exec_sink(): where a
+ * line about a call of pid (ours) on an exec listener goes: its command's
+ * client, else the session's stderr. */
+#define EXEC_POLLFDS (1 + EXEC_LISTENERS_MAX + EXEC_RELAYS_MAX)
 size_t exec_pollfds(struct run *r, struct pollfd *pfd);
 void exec_serve(struct run *r, const struct pollfd *pfd, size_t n);
-void exec_listeners_close(struct run_live *l);
+struct denials_sink *exec_sink(struct run *r, pid_t pid);
+void exec_close(struct run_live *l);
 
-/* exec_helper.c: the spare helper that serves the next request (forked by
+/* exec_helper.c: the relay that serves the next request (forked by
  * exec.c, twice, while no client waits; chan: its end of a SOCK_SEQPACKET
  * pair whose one packet is the request, re-encoded by
  * session_exec_encode(), with EXEC_FDS fds: the client's socket and stdio
- * 0-2). Never returns. exec_reply(): one message on the client's socket or
- * a command's channel. exec_send_fds(): one packet with n (at most
- * EXEC_FDS) fds, 0 or -errno (MSG_NOSIGNAL). */
-#define EXEC_FDS 4
+ * 0-2 and the zygote's request channel). exec_keeper(): the zygote's
+ * keeper (forked the same way; chan: its channel to the supervisor, zreq:
+ * the zygote's end of its request channel). Neither returns.
+ * exec_reply(): one message on the client's socket or a channel.
+ * exec_send_fds(): one packet with n (at most EXEC_FDS) fds, 0 or -errno
+ * (MSG_NOSIGNAL). */
+#define EXEC_FDS 5
 __attribute__((noreturn)) void exec_helper(struct run *r, int chan);
+__attribute__((noreturn)) void exec_keeper(struct run *r, int chan, int zreq);
 void exec_reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int exec_send_fds(int ch, const char *pkt, size_t len, const int *fds, size_t n);
 

@@ -19,6 +19,9 @@
  *   'j' session_peek(): paddock-exec's reading of session.json without
  *       cJSON; when the codec's session_info_parse() reads the text too,
  *       both must read the same id, owner, supervisor pid and state
+ *   'n' session_parse_nsids(): the supervisor's reading of /proc/PID/status
+ *       for the innermost pid and session id of an exec'd command's
+ *       process (exec.c exec_sink()); what it returns is a number it read
  *   clang -fsanitize=fuzzer,address,undefined ... (make fuzz FUZZ=proto)
  * Built with replay.c instead, make unit runs tests/data/proto through it. */
 #include <stddef.h>
@@ -213,6 +216,17 @@ static void peek(const char *text, size_t len)
 		abort(); /* the two readers disagree */
 }
 
+static void nsids(const char *text, size_t len)
+{
+	static char copy[SESSION_EXEC_MAX + 1];
+	pid_t pid = -1, sid = -1;
+
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	if (session_parse_nsids(copy, &pid, &sid) == 0 && (pid < 0 || sid < 0))
+		abort(); /* a value it promised never to return */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *rest;
@@ -263,6 +277,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'j':
 		peek(rest, size - 1);
+		break;
+	case 'n':
+		nsids(rest, size - 1);
 		break;
 	case 's': {
 		uint32_t start, count;

@@ -51,7 +51,7 @@ extern char **environ;
 
 /* A run that has not ended after this long is SIGKILLed by pid. */
 #define H_TIMEOUT_MS 30000
-#define H_MAX	     64
+#define H_MAX	     256
 #define H_OUT_MAX    (4u << 20)
 
 /* ---------------------------------------------------------------- cleanup */

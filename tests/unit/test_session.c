@@ -774,3 +774,31 @@ Test(session, peek_stops_at_len)
 		peek_refused(text, k);
 	free(text);
 }
+
+/* exec.c routes a line about an exec'd command's call by the process's
+ * session in the sandbox's pid namespace: the last numbers of NSpid and
+ * NSsid in /proc/PID/status. */
+Test(session, parse_nsids_reads_the_innermost_ids)
+{
+	pid_t pid = 0, sid = 0;
+
+	cr_assert_eq(
+	    session_parse_nsids("Name:\tsh\nNSpid:\t4012\t7\nNSsid:\t3990\t5\nX:\t1\n", &pid, &sid),
+	    0);
+	cr_assert_eq(pid, 7);
+	cr_assert_eq(sid, 5);
+	cr_assert_eq(session_parse_nsids("NSpid:\t12\nNSsid:\t1\n", &pid, &sid), 0);
+	cr_assert_eq(pid, 12);
+	cr_assert_eq(sid, 1);
+	/* A line missing, a value that is no pid: nothing read. */
+	pid = sid = 99;
+	cr_assert_eq(session_parse_nsids("NSpid:\t12\n", &pid, &sid), -ENOENT);
+	cr_assert_eq(session_parse_nsids("NSsid:\t1\n", &pid, &sid), -ENOENT);
+	cr_assert_eq(session_parse_nsids("NSpid:\t1x\nNSsid:\t1\n", &pid, &sid), -EINVAL);
+	cr_assert_eq(session_parse_nsids("NSpid:\t-3\nNSsid:\t1\n", &pid, &sid), -EINVAL);
+	cr_assert_eq(session_parse_nsids("NSpid:\t\nNSsid:\t1\n", &pid, &sid), -EINVAL);
+	cr_assert_eq(session_parse_nsids("NSpid:\t99999999999\nNSsid:\t1\n", &pid, &sid), -EINVAL);
+	/* A key inside another line is not the key. */
+	cr_assert_eq(session_parse_nsids("XNSpid:\t3\nNSsid:\t1\n", &pid, &sid), -ENOENT);
+	cr_assert_eq(pid, 99);
+}
