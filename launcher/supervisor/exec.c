@@ -133,12 +133,6 @@ static int fork_away(struct run *r, void (*fn)(struct run *, int, int), int a, i
 	return 0;
 }
 
-static void relay_main(struct run *r, int chan, int unused)
-{
-	(void)unused;
-	exec_helper(r, chan);
-}
-
 static void keeper_main(struct run *r, int chan, int zreq)
 {
 	exec_keeper(r, chan, zreq);
@@ -155,28 +149,67 @@ static void relay_free(struct run *r, struct exec_relay *l)
 	*l = (struct exec_relay){.chan = -1, .sink = {.chan = -1}};
 }
 
-/* A relay for the next request: r->live.exec.spare, or -errno (-EMFILE:
- * every slot is taken by a running command). */
-static int spare_start(struct run *r)
+/* A relay the keeper made ("relay" + its channel) into a free slot, as
+ * the spare; none free: closed (it exits). */
+static void relay_take(struct run *r, int fd)
 {
 	struct exec_state *x = &r->live.exec;
-	int sv[2], rc;
 	size_t i;
 
+	x->asked = false;
 	for (i = 0; i < EXEC_RELAYS_MAX && x->relay[i].chan >= 0; i++)
 		;
-	if (i == EXEC_RELAYS_MAX)
-		return -EMFILE;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	rc = fork_away(r, relay_main, sv[1], -1);
-	close(sv[1]);
-	if (rc < 0) {
-		close(sv[0]);
-		return rc;
+	if (i == EXEC_RELAYS_MAX || x->spare >= 0) {
+		close(fd);
+		return;
 	}
-	x->relay[i] = (struct exec_relay){.chan = sv[0], .sink = {.chan = -1}};
+	x->relay[i] = (struct exec_relay){.chan = fd, .sink = {.chan = -1}};
 	x->spare = (int)i;
+}
+
+/* One message of the keeper's after "ready": "relay" with a relay's
+ * channel. false: the keeper is gone (and the zygote with it). */
+static bool keeper_serve(struct run *r)
+{
+	struct exec_state *x = &r->live.exec;
+	char buf[16];
+	int fd = -1, n = sandbox_recv(x->zkeep, buf, sizeof(buf), &fd);
+
+	if (n == -EAGAIN || n == -EINTR)
+		return true;
+	if (n > 0 && fd >= 0 && strcmp(buf, "relay") == 0) {
+		relay_take(r, fd);
+		return true;
+	}
+	if (fd >= 0)
+		close(fd);
+	return n > 0;
+}
+
+/* Ask the keeper for the next request's relay (once: its answer comes on
+ * the keeper's channel, keeper_serve()). wait: until it is here (at most
+ * 5 s): 0, or -errno. */
+static int spare_start(struct run *r, bool wait)
+{
+	struct exec_state *x = &r->live.exec;
+
+	if (x->spare >= 0)
+		return 0;
+	if (x->zkeep < 0)
+		return -EPIPE;
+	if (!x->asked) {
+		if (send(x->zkeep, "spare", 5, MSG_NOSIGNAL) < 0)
+			return -errno;
+		x->asked = true;
+	}
+	while (wait && x->spare < 0) {
+		struct pollfd p = {.fd = x->zkeep, .events = POLLIN};
+
+		if (poll(&p, 1, 5000) <= 0)
+			return -ETIMEDOUT;
+		if (!keeper_serve(r))
+			return -EPIPE;
+	}
 	return 0;
 }
 
@@ -187,6 +220,7 @@ static void zygote_gone(struct exec_state *x)
 	if (x->zreq >= 0)
 		close(x->zreq);
 	x->zkeep = x->zreq = -1;
+	x->asked = false;
 }
 
 /* The session's zygote, made once and again when it is gone (killed, or
@@ -200,11 +234,14 @@ static int zygote_start(struct run *r, struct err *err)
 	struct pollfd p;
 
 	if (x->zkeep >= 0) {
-		/* Gone since we looked (its keeper's hang-up not read yet)? */
+		/* Gone since we looked (its keeper's hang-up not read yet)?
+		 * What it sent (a relay) is taken on the way. */
 		p = (struct pollfd){.fd = x->zkeep, .events = POLLIN};
-		if (poll(&p, 1, 0) == 0)
+		while (x->zkeep >= 0 && poll(&p, 1, 0) == 1)
+			if (!keeper_serve(r))
+				zygote_gone(x);
+		if (x->zkeep >= 0)
 			return 0;
-		zygote_gone(x);
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kv) < 0)
 		return err_sys(err, errno, "socketpair");
@@ -323,18 +360,22 @@ void exec_spawn(struct run *r, int fd, struct session_exec *req)
 	/* A spare that is gone (killed, or the sandbox ended) is replaced
 	 * once. */
 	for (int tries = 0; !no && tries < 2; tries++) {
-		rc = x->spare >= 0 ? 0 : spare_start(r);
+		rc = spare_start(r, true);
 		if (rc >= 0)
 			rc = dispatch(r, fd, req);
 		if (rc != -EPIPE && rc != -ECONNREFUSED)
 			break;
+		if (x->zkeep < 0 && zygote_start(r, &err) < 0) {
+			no = err.msg;
+			break;
+		}
 	}
 	if (no)
 		exec_reply(fd, "error %s", no);
 	else if (rc < 0)
 		exec_reply(fd, "error exec helper: %s", strerror(-rc));
 	else
-		(void)spare_start(r); /* the next request's, made while this one runs */
+		(void)spare_start(r, false); /* the next request's, made while this runs */
 	close(fd);
 	session_exec_free(req);
 }
@@ -384,9 +425,9 @@ void exec_serve(struct run *r, const struct pollfd *pfd, size_t n)
 
 	if (n < 1 + EXEC_LISTENERS_MAX)
 		return;
-	/* The keeper says nothing after "ready": this is its end, and the
-	 * zygote's. The next request makes another. */
-	if (pfd[k++].revents && x->zkeep >= 0)
+	/* The keeper's relays; its hang-up is its end, and the zygote's.
+	 * The next request makes another. */
+	if (pfd[k++].revents && x->zkeep >= 0 && !keeper_serve(r))
 		zygote_gone(x);
 	/* The relays' words before the listeners' calls: a command's pid
 	 * is known before its lines are routed. */

@@ -229,16 +229,19 @@ struct zcmd {
 	int st; /* its status channel, -1 once the relay is gone */
 };
 
-/* The command's process: a fork of the zygote, hardened as it is. Never
- * returns; a failure before the exec is one message on its status channel
- * (fds[0], close-on-exec like every fd the zygote holds). */
+/* The command's process: a vfork(2) of the zygote, hardened as it is (no
+ * copy of the zygote's memory to make: the zygote waits until the exec).
+ * So it allocates nothing and writes nothing of the zygote's but environ,
+ * which the zygote puts back (env is the command's environment, made by
+ * the zygote before). Never returns; a failure before the exec is one
+ * message on its status channel (fds[0], close-on-exec like every fd the
+ * zygote holds). */
 static __attribute__((noreturn)) void command(const struct run *r, const struct session_exec *x,
-					      const int fds[EXEC_FDS], pid_t zygote_pid)
+					      const int fds[EXEC_FDS], pid_t zygote_pid, char **env)
 {
 	const char *cwd = x->cwd ? x->cwd : r->spec->policy->cwd;
 	struct err err = {0};
 	sigset_t none;
-	char **env;
 	int e;
 
 	sigemptyset(&none);
@@ -270,11 +273,6 @@ static __attribute__((noreturn)) void command(const struct run *r, const struct 
 		exec_reply(fds[0], "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
-	env = merged_env(r->spec->sb.env, x->env, x->n_env);
-	if (!env) {
-		exec_reply(fds[0], "error out of memory");
-		_exit(EXIT_LAUNCHER);
-	}
 	/* execvp(3) searches the PATH of the environment it runs in: the
 	 * command's, as paddock-init's execvp does for the workload. */
 	environ = env;
@@ -289,9 +287,22 @@ static __attribute__((noreturn)) void command(const struct run *r, const struct 
 	_exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
+/* vfork(2) and the command: its pid, or -1 with errno. Its own function,
+ * so that nothing of the caller's frame lives across the vfork. */
+static pid_t spawn(const struct run *r, const struct session_exec *x, const int fds[EXEC_FDS],
+		   pid_t self, char **env)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		command(r, x, fds, self, env);
+	return pid;
+}
+
 /* One request from a relay: the packet, its status channel and the
  * command's stdio. The command is forked, its pid said on the status
- * channel (for the supervisor's lines, exec.c exec_sink()). */
+ * channel (for the supervisor's lines, exec.c exec_sink()). The command
+ * may have written environ (command()). */
 static void zygote_request(const struct run *r, int zreq, struct zcmd *c, size_t *n, pid_t self)
 {
 	static char pkt[SESSION_EXEC_MAX];
@@ -299,6 +310,7 @@ static void zygote_request(const struct run *r, int zreq, struct zcmd *c, size_t
 	struct err err = {0};
 	int fds[EXEC_FDS];
 	ssize_t len = recv_fds(zreq, pkt, sizeof(pkt), fds);
+	char **env = NULL, **saved = environ;
 	pid_t pid = -1;
 
 	if (len <= 0)
@@ -308,10 +320,13 @@ static void zygote_request(const struct run *r, int zreq, struct zcmd *c, size_t
 		goto out;
 	if (*n == ZYGOTE_CMDS)
 		err_set(&err, EMFILE, "%d exec'd commands run in this session", ZYGOTE_CMDS);
-	else if (session_exec_decode(pkt, (size_t)len, &x, &err) == 0 && (pid = fork()) == 0)
-		command(r, &x, fds, self);
-	else if (pid < 0 && !err.msg[0])
+	else if (session_exec_decode(pkt, (size_t)len, &x, &err) == 0 &&
+		 !(env = merged_env(r->spec->sb.env, x.env, x.n_env)))
+		err_set(&err, ENOMEM, "out of memory");
+	else if (env && (pid = spawn(r, &x, fds, self, env)) < 0)
 		err_sys(&err, errno, "fork in the sandbox");
+	environ = saved;
+	free(env);
 	session_exec_free(&x);
 	if (pid < 0) {
 		exec_reply(fds[0], "error %s", err.msg);
@@ -489,31 +504,131 @@ static int pass_up(int z, int chan, bool listener)
 	return n > 0 && strcmp(buf, "ready") == 0 ? 0 : -1;
 }
 
+/* The zygote, cloned into the sandbox's pid namespace by a child of ours
+ * that joins it first (we stay out of it, so that our other children, the
+ * relays, are outside), with CLONE_PARENT, so that it is our child: its
+ * pidfd comes back on a socketpair. -errno with err set. */
+static int clone_zygote(struct run *r, int pidns, int zch, int zreq, int *zpidfd, struct err *err)
+{
+	int sv[2], fds[EXEC_FDS], ws;
+	char buf[32];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, errno, "socketpair");
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return err_sys(err, errno, "fork");
+	}
+	if (pid == 0) {
+		struct sys_clone_args args = {0};
+		int fd = -1;
+		long z;
+
+		close(sv[0]);
+		if (setns(pidns, CLONE_NEWPID) < 0) {
+			exec_reply(sv[1], "setns %d", errno);
+			_exit(1);
+		}
+		/* The exit signal is ours (SIGCHLD, a fork's) with
+		 * CLONE_PARENT: clone3(2) wants 0 here. */
+		args.flags = CLONE_PARENT | CLONE_PIDFD;
+		args.pidfd = (uintptr_t)&fd;
+		z = sys_clone3(&args);
+		if (z == 0) {
+			close(sv[1]);
+			zygote(r, zch, zreq);
+		}
+		if (z < 0) {
+			exec_reply(sv[1], "clone3 %d", (int)-z);
+			_exit(1);
+		}
+		(void)exec_send_fds(sv[1], "zygote", 6, &fd, 1);
+		_exit(0);
+	}
+	close(sv[1]);
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	ws = (int)recv_fds(sv[0], buf, sizeof(buf) - 1, fds);
+	close(sv[0]);
+	for (int i = 1; i < EXEC_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (ws > 0 && fds[0] >= 0) {
+		*zpidfd = fds[0];
+		return 0;
+	}
+	buf[ws > 0 ? ws : 0] = '\0';
+	if (fds[0] >= 0)
+		close(fds[0]);
+	/* ENOMEM: the pid namespace has no init any more (fork(2)). */
+	if (strcmp(buf, "clone3 12") == 0)
+		return err_set(err, ESRCH, "session %s has ended", r->live.session->info.id);
+	return err_set(err, EPROTO, "the zygote's clone: %s", buf[0] ? buf : "no answer");
+}
+
+/* A relay for the next request, on the supervisor's word "spare": our
+ * fork (in the sandbox's namespaces but its pid namespace, not dumpable)
+ * with only its channel and the session's end pipe, whose other end goes
+ * up to the supervisor ("relay" + fd). */
+static void make_relay(struct run *r, int chan, int end_fd)
+{
+	int rv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rv) < 0)
+		return; /* the supervisor asks again at its next request */
+	pid = fork();
+	if (pid == 0) {
+		int keep[2] = {rv[1], end_fd};
+		struct err err = {0};
+		sigset_t chld;
+
+		/* The supervisor's mask otherwise (SIGPIPE blocked: a reader
+		 * that went away is an EPIPE for the relay, stdio.c). */
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		if (fds_keep_only(keep, 2, &err) < 0 || sigprocmask(SIG_UNBLOCK, &chld, NULL) < 0)
+			_exit(EXIT_LAUNCHER);
+		exec_helper(r, 3, 4);
+	}
+	close(rv[1]);
+	if (pid > 0)
+		(void)exec_send_fds(chan, "relay", 5, &rv[0], 1);
+	close(rv[0]);
+}
+
 void exec_keeper(struct run *r, int chan, int zreq)
 {
-	int keep[2] = {chan, zreq}, sv[2], pidfd = -1;
+	int pidns = fcntl(r->live.box.pidfd, F_DUPFD_CLOEXEC, 3);
+	int keep[4] = {chan, zreq, r->live.exec_end[0], pidns}, sv[2], zpidfd = -1, sfd;
 	struct err err = {0};
-	/* --weaken exec-host-mounts (evaluation only): every namespace but
-	 * the mount namespace, so the commands see the host's files and only
-	 * Landlock is left between them and those. */
+	/* Every namespace but the pid namespace, whose join applies to our
+	 * children (the zygote is cloned by one that joins it). --weaken
+	 * exec-host-mounts (evaluation only): and but the mount namespace, so
+	 * the commands see the host's files and only Landlock is left between
+	 * them and those. */
 	const struct sandbox_join j = {
-	    .parent = 0, /* reparented at once (exec.c); the end pipe ends us */
+	    .parent = 0, /* reparented at once (exec.c); our channel ends us */
 	    .pidfd = r->live.box.pidfd,
-	    .nstypes = (int)(sandbox_ns_flags(r->spec->sb.namespaces) &
+	    .nstypes = (int)(sandbox_ns_flags(r->spec->sb.namespaces) & ~CLONE_NEWPID &
 			     ~(r->spec->opt->weaken & WEAKEN_EXEC_HOST_MOUNTS ? CLONE_NEWNS : 0)),
 	    .keep = keep,
-	    .n_keep = 2,
+	    .n_keep = 4,
 	    .n_inherit = 0,
 	    .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIO,
 	};
-	struct sys_clone_args args = {0};
-	long pid;
+	sigset_t chld;
 
 	/* Our copy of the supervisor's memory has the evidence log's key;
-	 * neither we nor the zygote need it (docs/security.md, "paddock
-	 * exec"). */
+	 * neither we, the relays nor the zygote need it (docs/security.md,
+	 * "paddock exec"). */
 	explicit_bzero(r->live.evidence.key, sizeof(r->live.evidence.key));
-	if (sandbox_join(&j, &err) < 0) {
+	if (pidns < 0 || sandbox_join(&j, &err) < 0) {
+		if (pidns < 0)
+			err_sys(&err, errno, "dup the sandbox's pidfd");
 		exec_reply(keep[0], "error %s", err.msg);
 		_exit(EXIT_LAUNCHER);
 	}
@@ -523,52 +638,74 @@ void exec_keeper(struct run *r, int chan, int zreq)
 		exec_reply(keep[0], "error chdir /: %s", strerror(errno));
 		_exit(EXIT_LAUNCHER);
 	}
+	/* The relays' and the zygote's ends by signalfd; they unblock it. */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 ||
+	    (sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+		exec_reply(keep[0], "error signalfd: %s", strerror(errno));
+		_exit(EXIT_LAUNCHER);
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		exec_reply(keep[0], "error socketpair: %s", strerror(errno));
 		_exit(EXIT_LAUNCHER);
 	}
-	args.flags = CLONE_PIDFD;
-	args.pidfd = (uintptr_t)&pidfd;
-	args.exit_signal = SIGCHLD;
-	pid = sys_clone3(&args);
-	if (pid == 0) {
-		close(sv[0]);
-		zygote(r, sv[1], keep[1]);
+	if (clone_zygote(r, keep[3], sv[1], keep[1], &zpidfd, &err) < 0) {
+		exec_reply(keep[0], "error %s", err.msg);
+		_exit(EXIT_LAUNCHER);
 	}
 	close(sv[1]);
 	close(keep[1]);
-	if (pid < 0) {
-		/* ENOMEM: the pid namespace has no init any more (fork(2)). */
-		if (pid == -ENOMEM)
-			exec_reply(keep[0], "error session %s has ended", r->live.session->info.id);
-		else
-			exec_reply(keep[0], "error clone3: %s", strerror((int)-pid));
-		_exit(EXIT_LAUNCHER);
-	}
+	close(keep[3]);
 	if (pass_up(sv[0], keep[0], exec_listener_expected(r)) < 0) {
-		pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+		pidfd_send_signal(zpidfd, SIGKILL, NULL, 0);
 		_exit(0);
 	}
 	close(sv[0]);
 	/* Until the zygote ends (the sandbox ended, or something killed it:
 	 * the supervisor makes another), or the supervisor does (EOF on our
-	 * channel). Not at the session's end pipe: the zygote reports its
-	 * commands' ends (SIGTERM from their relays) until the pid
-	 * namespace's end kills it. */
+	 * channel); the supervisor's "spare" meanwhile. Not at the session's
+	 * end pipe: the zygote reports its commands' ends (SIGTERM from
+	 * their relays) until the pid namespace's end kills it. */
 	for (;;) {
-		struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN},
-				      {.fd = keep[0], .events = POLLIN}};
+		struct pollfd p[3] = {{.fd = zpidfd, .events = POLLIN},
+				      {.fd = keep[0], .events = POLLIN},
+				      {.fd = sfd, .events = POLLIN}};
+		struct signalfd_siginfo ssi;
+		char buf[16];
+		ssize_t n;
 
-		if (poll(p, 2, -1) < 0 && errno == EINTR)
-			continue;
-		if (p[0].revents)
-			break;
-		if (p[1].revents) {
-			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
 		}
+		if (p[2].revents) {
+			while (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi))
+				;
+			/* Relays; the zygote's own end is its pidfd's. */
+			for (;;) {
+				siginfo_t si = {0};
+
+				if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+					break;
+			}
+		}
+		if (p[0].revents)
+			break;
+		if (!p[1].revents)
+			continue;
+		n = recv(keep[0], buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			pidfd_send_signal(zpidfd, SIGKILL, NULL, 0);
+			break;
+		}
+		buf[n] = '\0';
+		if (strcmp(buf, "spare") == 0)
+			make_relay(r, keep[0], keep[2]);
 	}
-	waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
 	_exit(0);
 }
 
@@ -720,47 +857,26 @@ static ssize_t await_request(int chan, int end_fd, char *pkt, int fds[EXEC_FDS])
 	}
 }
 
-void exec_helper(struct run *r, int chan)
+void exec_helper(struct run *r, int chan, int end_fd)
 {
 	struct session_exec x = {.stdio = {-1, -1, -1}};
 	struct stdio_relay rel = {.master = -1, .tty_fd = -1};
 	struct err err = {0}, setup = {0};
 	char status[sizeof(err.msg) + 16], *pkt = malloc(SESSION_EXEC_MAX);
-	int keep[2] = {chan, r->live.exec_end[0]};
-	const struct sandbox_join j = {
-	    .parent = 0, /* reparented at once (exec.c); the end pipe ends us */
-	    .pidfd = r->live.box.pidfd,
-	    .nstypes = (int)sandbox_ns_flags(r->spec->sb.namespaces),
-	    .keep = keep,
-	    .n_keep = 2,
-	    .n_inherit = 0,
-	    .flags = SANDBOX_JOIN_NOT_DUMPABLE | SANDBOX_JOIN_NULL_STDIO,
-	};
 	struct timespec ready;
 	int fds[EXEC_FDS], cstdio[3] = {-1, -1, -1}, st[2] = {-1, -1}, sock, zreq, master = -1;
-	int init;
+	/* paddock-init, by its pid in ours (we are outside its pid
+	 * namespace, the keeper's joined child): its end is the session's. */
+	int init = (int)syscall(SYS_pidfd_open, r->live.box.pid, 0);
 	/* The session's --weaken direct-stdio: the client's own fds. */
 	bool direct = r->spec->opt->weaken & WEAKEN_DIRECT_STDIO;
 	ssize_t n;
 	int rc;
 
-	/* Our copy of the supervisor's memory has the evidence log's key;
-	 * we do not need it (docs/security.md, "paddock exec"). */
-	explicit_bzero(r->live.evidence.key, sizeof(r->live.evidence.key));
-	/* The sandbox's namespaces (its devpts for -t), not dumpable before
-	 * and after; where the join left them, also after a failed step: the
-	 * request still gets its "error". */
 	if (!pkt)
 		err_set(&setup, ENOMEM, "out of memory");
-	else
-		(void)sandbox_join(&j, &setup);
-	chan = keep[0];
-	/* paddock-init, by its pid in ours (we are outside its pid
-	 * namespace), which the join just went through: its end is the
-	 * session's. */
-	init = setup.msg[0] ? -1 : (int)syscall(SYS_pidfd_open, r->live.box.pid, 0);
 	clock_gettime(CLOCK_MONOTONIC, &ready);
-	n = chan >= 0 && pkt ? await_request(chan, keep[1], pkt, fds) : 0;
+	n = pkt ? await_request(chan, end_fd, pkt, fds) : 0;
 	if (n <= 0)
 		_exit(0);
 	/* chan stays: the supervisor's lines for the client come on it. */
@@ -809,7 +925,7 @@ void exec_helper(struct run *r, int chan)
 	/* The client's terminal mode is the client's (cmd_exec.c). */
 	if (master >= 0)
 		stdio_relay_pty(&rel, master, false);
-	if (!forward_client(sock, st[0], keep[1], chan, init, &rel, status, sizeof(status)))
+	if (!forward_client(sock, st[0], end_fd, chan, init, &rel, status, sizeof(status)))
 		_exit(0);
 	log_debug("exec: the command's end");
 	/* The zygote ended what the command left in its process group

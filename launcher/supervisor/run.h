@@ -306,6 +306,7 @@ struct exec_relay {
 struct exec_state {
 	struct exec_relay relay[EXEC_RELAYS_MAX];
 	int spare;	 /* the relay made ahead (its slot), -1: none */
+	bool asked;	 /* a "spare" asked of the keeper, not come yet */
 	int zkeep, zreq; /* -1: no zygote */
 	int listener[EXEC_LISTENERS_MAX];
 	struct denials_sink left; /* lines of processes no running command owns */
@@ -449,18 +450,18 @@ void exec_serve(struct run *r, const struct pollfd *pfd, size_t n);
 struct denials_sink *exec_sink(struct run *r, pid_t pid);
 void exec_close(struct run_live *l);
 
-/* exec_helper.c: the relay that serves the next request (forked by
- * exec.c, twice, while no client waits; chan: its end of a SOCK_SEQPACKET
- * pair whose one packet is the request, re-encoded by
- * session_exec_encode(), with EXEC_FDS fds: the client's socket and stdio
- * 0-2 and the zygote's request channel). exec_keeper(): the zygote's
- * keeper (forked the same way; chan: its channel to the supervisor, zreq:
- * the zygote's end of its request channel). Neither returns.
- * exec_reply(): one message on the client's socket or a channel.
- * exec_send_fds(): one packet with n (at most EXEC_FDS) fds, 0 or -errno
- * (MSG_NOSIGNAL). */
+/* exec_helper.c: the relay that serves the next request (forked by the
+ * zygote's keeper at the supervisor's "spare", while no client waits;
+ * chan: its end of a SOCK_SEQPACKET pair whose one packet is the request,
+ * re-encoded by session_exec_encode(), with EXEC_FDS fds: the client's
+ * socket and stdio 0-2 and the zygote's request channel; end_fd: the
+ * session's end pipe). exec_keeper(): the zygote's keeper (forked twice
+ * by exec.c; chan: its channel to the supervisor, zreq: the zygote's end
+ * of its request channel). Neither returns. exec_reply(): one message on
+ * the client's socket or a channel. exec_send_fds(): one packet with n (at
+ * most EXEC_FDS) fds, 0 or -errno (MSG_NOSIGNAL). */
 #define EXEC_FDS 5
-__attribute__((noreturn)) void exec_helper(struct run *r, int chan);
+__attribute__((noreturn)) void exec_helper(struct run *r, int chan, int end_fd);
 __attribute__((noreturn)) void exec_keeper(struct run *r, int chan, int zreq);
 void exec_reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int exec_send_fds(int ch, const char *pkt, size_t len, const int *fds, size_t n);
