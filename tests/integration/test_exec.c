@@ -822,12 +822,13 @@ Test(exec, weaken_exec_unhardened_answers_differ_from_the_workloads)
 	cr_assert_str_eq(h_kv(ex, "w:/usr/paddock-new"), "EROFS", "%s", ex);
 }
 
-/* The spare's waiting command (exec_helper.c) is a process of the session
- * before any request, holding a copy of the supervisor's memory: the
- * workload finds it by its name and tries to signal it, trace it, read its
- * environment and memory and take its channel; then to kill it. No exec
- * runs meanwhile (the workload and the test meet in the workspace), and
- * the exec after it works either way (a spare that is gone is replaced). */
+/* The session's zygote (exec_helper.c), which every exec'd command is a
+ * fork of, is a process of the session between requests, holding a copy
+ * of the supervisor's memory: the workload finds it by its name and tries
+ * to signal it, trace it, read its environment and memory and take its
+ * channel; then to kill it. No exec runs meanwhile (the workload and the
+ * test meet in the workspace), and the exec after it works either way (a
+ * zygote that is gone is made again). */
 static const char *probe_spare(const char *const *extra)
 {
 	struct h_sworld s = h_sworld();
@@ -843,8 +844,7 @@ static const char *probe_spare(const char *const *extra)
 		    "kill9:$w > out.tmp 2>&1; echo spare=$w >> out.tmp; mv out.tmp out; "
 		    "exec sleep 300 $0",
 		    m);
-	/* The first exec makes the first spare, takes it and makes the next:
-	 * the one the workload finds. */
+	/* The first exec makes the zygote: the one the workload finds. */
 	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 	h_write_file(h_join(s.w.ws, "go"), "", 0644);
@@ -877,8 +877,8 @@ Test(exec, the_waiting_command_is_out_of_the_workloads_reach)
 
 /* The twin: without Landlock's signal scope (and seccomp) the workload can
  * signal and kill it (not dumpable, it still cannot be traced or read),
- * and the exec after it still works: the supervisor replaces a spare
- * that is gone. */
+ * and the exec after it still works: the supervisor makes another
+ * zygote. */
 Test(exec, weaken_no_landlock_the_workload_can_kill_the_waiting_command)
 {
 	const char *weak[] = {"--weaken", "no-landlock", "--weaken", "no-seccomp", NULL};

@@ -590,12 +590,12 @@ static const char *sha256_of_hex(const char *hex)
 struct programs {
 	const char *workload, *exec, *record;
 	/* seccomp listeners among the fds of the exec'd command and of the
-	 * next spare's waiting command (-1: none found) */
+	 * session's zygote (-1: none found) */
 	int exec_listeners, waiting_listeners;
 };
 
 /* How many of pid's fds are seccomp listeners (read as root: the
- * waiting command is not dumpable). */
+ * zygote is not dumpable). */
 static int listener_fds(pid_t pid)
 {
 	DIR *d = opendir(h_fmt("/proc/%d/fd", (int)pid));
@@ -614,8 +614,9 @@ static int listener_fds(pid_t pid)
 	return n;
 }
 
-/* The next spare's waiting command ("paddock-exec") in init's pid
- * namespace; waits up to 5 s; 0 when there is none. */
+/* The session's zygote ("paddock-exec") in init's pid namespace, which
+ * every exec'd command is a fork of; waits up to 5 s; 0 when there is
+ * none. */
 static pid_t waiting_command(pid_t init)
 {
 	char want[64], ns[64];
@@ -724,7 +725,7 @@ Test(root, exec_has_the_workloads_seccomp_program_read_by_ptrace)
 	/* The listener is the supervisor's (test_exec.c counts it there):
 	 * neither the exec'd command nor the waiting one holds it. */
 	cr_assert_eq(x.exec_listeners, 0, "the exec'd command holds a listener");
-	cr_assert_eq(x.waiting_listeners, 0, "the waiting command holds a listener");
+	cr_assert_eq(x.waiting_listeners, 0, "the zygote holds a listener");
 }
 
 /* The twins: --weaken exec-plain-seccomp gives the exec'd command the
