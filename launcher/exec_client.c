@@ -124,8 +124,20 @@ static int send_request(int fd, const char *pkt, size_t len, struct err *err)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
-		return err_sys(err, errno, "exec request");
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0) {
+		int e = errno;
+		char why[256];
+		ssize_t n;
+
+		/* Refused at the connect ("error busy": more clients at once
+		 * than the control socket takes) and closed: the words are
+		 * still ours to read. */
+		n = (e == EPIPE || e == ECONNRESET) ? recv(fd, why, sizeof(why) - 1, MSG_DONTWAIT)
+						    : -1;
+		if (n > 6 && strncmp(why, "error ", 6) == 0)
+			return err_set(err, EBUSY, "%.*s", (int)n - 6, why + 6);
+		return err_sys(err, e, "exec request");
+	}
 	return 0;
 }
 

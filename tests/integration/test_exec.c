@@ -579,6 +579,45 @@ Test(exec, malformed_requests_are_refused_by_the_supervisor)
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 }
 
+/* More clients at once than the control socket takes (16, each holding
+ * its connection without a request): the next exec is told "busy" in one
+ * line, not the broken pipe of its request to a connection the supervisor
+ * closed, and runs nothing; once they go, it runs. */
+Test(exec, a_full_control_socket_is_busy_in_one_line)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker();
+	const char *id = detach(&s, NULL, "exec sleep 300 $0", h_marker());
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int held[16];
+	pid_t pids[8];
+	struct h_proc p;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s/control", s.reg, id);
+	for (int i = 0; i < 16; i++) {
+		held[i] = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		cr_assert_geq(held[i], 0);
+		cr_assert_eq(connect(held[i], (struct sockaddr *)&sa, sizeof(sa)), 0, "%s",
+			     strerror(errno));
+	}
+	/* The supervisor has taken them all before ours comes. */
+	h_sleep_ms(200);
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "sleep", "300", m);
+	assert_one_line_error(&p, h_fmt("session %s: busy", id));
+	cr_assert_eq(h_marker_pids(m, pids, 8), 0, "something ran");
+	for (int i = 0; i < 16; i++)
+		close(held[i]);
+	for (int i = 0; i < 250; i++) {
+		H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+		if (p.status == 0)
+			break;
+		h_sleep_ms(20);
+	}
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
 /* --------------------------------------------------------------- two users */
 
 /* The other user's processes on the host, by /proc owner. */
