@@ -288,12 +288,15 @@ static __attribute__((noreturn)) void command(const struct run *r, const struct 
 }
 
 /* vfork(2) and the command: its pid, or -1 with errno. Its own function,
- * so that nothing of the caller's frame lives across the vfork. */
+ * so that nothing of the caller's frame lives across the vfork. A policy's
+ * seccomp profile that refuses vfork but allows fork gets a fork. */
 static pid_t spawn(const struct run *r, const struct session_exec *x, const int fds[EXEC_FDS],
 		   pid_t self, char **env)
 {
 	pid_t pid = vfork();
 
+	if (pid < 0 && (errno == ENOSYS || errno == EPERM || errno == EACCES))
+		pid = fork();
 	if (pid == 0)
 		command(r, x, fds, self, env);
 	return pid;
