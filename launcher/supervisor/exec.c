@@ -114,9 +114,10 @@ bool exec_listener_expected(const struct run *r)
 	       !(r->spec->opt->weaken & (WEAKEN_EXEC_UNHARDENED | WEAKEN_EXEC_PLAIN_SECCOMP));
 }
 
-/* fork, and in the child fork again and exit, so that the grandchild
- * (which runs fn) is reparented away from us; we reap the child. */
-static int fork_away(struct run *r, void (*fn)(struct run *, int, int), int a, int b)
+/* The zygote's keeper (exec_keeper()), forked twice: our child forks it
+ * and exits at once, so that the keeper is reparented away from us; we
+ * reap only our child. */
+static int keeper_fork(struct run *r, int chan, int zreq)
 {
 	int ws;
 	pid_t pid = fork();
@@ -125,17 +126,12 @@ static int fork_away(struct run *r, void (*fn)(struct run *, int, int), int a, i
 		return -errno;
 	if (pid == 0) {
 		if (fork() == 0)
-			fn(r, a, b);
+			exec_keeper(r, chan, zreq);
 		_exit(0);
 	}
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
 	return 0;
-}
-
-static void keeper_main(struct run *r, int chan, int zreq)
-{
-	exec_keeper(r, chan, zreq);
 }
 
 static void relay_free(struct run *r, struct exec_relay *l)
@@ -250,7 +246,7 @@ static int zygote_start(struct run *r, struct err *err)
 		close(kv[1]);
 		return err_sys(err, errno, "socketpair");
 	}
-	rc = fork_away(r, keeper_main, kv[1], qv[1]);
+	rc = keeper_fork(r, kv[1], qv[1]);
 	close(kv[1]);
 	close(qv[1]);
 	x->zkeep = kv[0];
