@@ -75,13 +75,9 @@ int cmd_approve(int argc, char **argv)
 	if (rc >= 0 && send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
 		rc = err_sys(&err, errno, "session %s: control socket", info.id);
 	if (rc >= 0) {
-		do
-			n = recv(fd, reply, sizeof(reply) - 1, 0);
-		while (n < 0 && errno == EINTR);
+		n = cli_recv_reply(fd, reply, sizeof(reply), 0);
 		if (n <= 0)
 			rc = err_set(&err, EPIPE, "session %s: the supervisor went away", info.id);
-		else
-			reply[n] = '\0';
 	}
 	session_registry_close(&reg);
 	if (rc < 0)

@@ -146,12 +146,9 @@ static int ask(const struct registry *reg, const struct session_info *info, cons
 			    "answer",
 			    info->id, (int)info->supervisor.pid);
 	}
-	do
-		n = recv(fd, reply, size - 1, MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
+	n = cli_recv_reply(fd, reply, size, MSG_DONTWAIT);
 	if (n <= 0)
 		return err_set(err, EPIPE, "session %s: the supervisor went away", info->id);
-	reply[n] = '\0';
 	if (strncmp(reply, "error ", 6) == 0)
 		return err_set(err, EPERM, "session %s: %s", info->id, reply + 6);
 	return 0;

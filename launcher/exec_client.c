@@ -132,8 +132,9 @@ static int send_request(int fd, const char *pkt, size_t len, struct err *err)
 		/* Refused at the connect ("error busy": more clients at once
 		 * than the control socket takes) and closed: the words are
 		 * still ours to read. */
-		n = (e == EPIPE || e == ECONNRESET) ? recv(fd, why, sizeof(why) - 1, MSG_DONTWAIT)
-						    : -1;
+		n = (e == EPIPE || e == ECONNRESET)
+			? cli_recv_reply(fd, why, sizeof(why), MSG_DONTWAIT)
+			: -1;
 		if (n > 6 && strncmp(why, "error ", 6) == 0)
 			return err_set(err, EBUSY, "%.*s", (int)n - 6, why + 6);
 		return err_sys(err, e, "exec request");
@@ -213,13 +214,10 @@ static int await(int fd, int sfd, const char *id, const char *cmd)
 		}
 		if (!p[0].revents)
 			continue;
-		n = recv(fd, buf, sizeof(buf) - 1, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = cli_recv_reply(fd, buf, sizeof(buf), 0);
 		if (n <= 0)
 			return cli_fail(
 			    "session %s: the connection closed without the command's status", id);
-		buf[n] = '\0';
 		return outcome(id, cmd, buf);
 	}
 }

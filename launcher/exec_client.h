@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../include/err.h"
 
@@ -37,6 +38,12 @@ int exec_client_run(const struct exec_args *a, int fd, const char *id, const cha
 
 /* cli_base.c: make sure fds 0-2 are open (on /dev/null), so a closed stdio
  * fd cannot be taken by something we open (then handed to the sandbox as
- * its stdio); and the one error line, "paddock: MSG", EXIT_LAUNCHER. */
+ * its stdio); and the one error line, "paddock: MSG", EXIT_LAUNCHER.
+ * cli_recv_reply(): recv(2) of the supervisor's reply into buf (NUL-ended,
+ * at most size - 1 bytes), retried on EINTR; a reply that came before the
+ * supervisor closed with our request unread ("error busy") is read past
+ * the ECONNRESET the kernel reports first (a reset with nothing before it
+ * reads as the end, 0). -1 with errno as recv's. */
 int cli_ensure_stdio(void);
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ssize_t cli_recv_reply(int fd, char *buf, size_t size, int flags);

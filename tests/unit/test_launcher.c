@@ -1,8 +1,11 @@
 /* Unit tests for the launcher's pure parts: mount planning, the workload's
  * environment, exit-status mapping, id-map text and argument parsing. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "../../include/exitcodes.h"
 #include "../../launcher/launcher.h"
@@ -17,6 +20,7 @@ TestSuite(plan, .fini = unit_leak_check);
 TestSuite(env, .fini = unit_leak_check);
 TestSuite(status, .fini = unit_leak_check);
 TestSuite(args, .fini = unit_leak_check);
+TestSuite(reply, .fini = unit_leak_check);
 
 static const struct policy_vars vars = {.workspace = "/ws", .home = "/home/u", .pwd = "/cwd"};
 
@@ -546,4 +550,50 @@ Test(launcher, subid_parse)
 			cr_assert(start == cases[i].start && count == cases[i].count, "%s: %u %u",
 				  cases[i].text, start, count);
 	}
+}
+
+/* The supervisor's "error busy" to a client whose request it never read:
+ * it replies and closes with the request still queued, and the kernel
+ * reports ECONNRESET to the client once before the reply. */
+static void refused_unread(int sv[2])
+{
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	cr_assert_eq(send(sv[0], "exec", 4, 0), 4);
+	cr_assert_eq(send(sv[1], "error busy", 10, 0), 10);
+	cr_assert_eq(close(sv[1]), 0);
+}
+
+Test(reply, read_past_the_reset_of_a_refusal)
+{
+	char buf[64];
+	int sv[2];
+
+	refused_unread(sv);
+	cr_assert_eq(cli_recv_reply(sv[0], buf, sizeof(buf), 0), 10);
+	cr_assert_str_eq(buf, "error busy");
+	/* Then the end, as any closed peer. */
+	cr_assert_eq(cli_recv_reply(sv[0], buf, sizeof(buf), MSG_DONTWAIT), 0);
+	close(sv[0]);
+
+	/* Nothing came before the close: the reset reads as the end. */
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	cr_assert_eq(send(sv[0], "exec", 4, 0), 4);
+	cr_assert_eq(close(sv[1]), 0);
+	cr_assert_eq(cli_recv_reply(sv[0], buf, sizeof(buf), 0), 0);
+	close(sv[0]);
+}
+
+/* The weakened twin: a plain recv(2) sees only the reset, the words the
+ * clients printed as "the connection closed without the command's status"
+ * (or "the supervisor went away") under load. */
+Test(reply, weakened_plain_recv_reports_the_reset_first)
+{
+	char buf[64];
+	int sv[2];
+
+	refused_unread(sv);
+	errno = 0;
+	cr_assert_eq(recv(sv[0], buf, sizeof(buf), 0), -1);
+	cr_assert_eq(errno, ECONNRESET);
+	close(sv[0]);
 }
