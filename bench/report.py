@@ -91,32 +91,51 @@ L += ["", "Commands (`$WS` is the workspace, the current directory):", "", "```"
       "          namespaces and mounts, no seccomp)",
       "docker   docker run --rm --network none IMAGE /bin/true", "```", ""]
 
-# One policy feature at a time, off against on, from the start-up run.
-AB = [("seccomp (the default profile's program)", "paddock (no seccomp)", "paddock"),
-      ("Landlock (the rules and scopes)", "paddock (no Landlock)", "paddock"),
-      ("protected paths (the agent policy's)", "paddock (no protected paths)", "paddock"),
-      ("the completion record (--record)", "paddock", "paddock (with --record)"),
-      ("the session registry (entry, socket, session.json)", "paddock (no registry)", "paddock"),
-      ("the evidence log (chained, MAC'd lines; synced before a record)",
-       "paddock (no evidence log)", "paddock"),
-      ("a mediated network (agent-net.json)", "paddock", "paddock (agent-net.json)")]
-L += ["### What each policy feature costs", "",
-      "From the start-up run above: each feature off (its `--weaken` knob, which the run "
-      "warns about and records) against on; the record is off by default and turned on "
-      "with `--record FILE`. The session registry has no switch (a run outside it "
-      "could not be listed or stopped): its off row is build/paddock-noreg, the "
-      "launcher built without it for this row alone (Makefile; never installed); the "
-      "evidence log's is build/paddock-noev, the same way.", "",
-      "| feature | off (ms) | on (ms) | on - off (ms) | on / off |", "|---|---|---|---|---|"]
-for what, off, on in AB:
-    if off in st and on in st:
-        L.append(f"| {what} | {st[off]:.2f} | {st[on]:.2f} | {st[on] - st[off]:+.2f} | "
-                 f"{st[on] / st[off]:.2f}x |")
-    else:
-        L.append(f"| {what} | not measured | | | |")
-L.append("")
-
+# One policy feature at a time, off against on, interleaved
+# (bench/run.sh's abstart pairs; the evidence log's from evidence_startup.sh).
+ft = kv_rows("features.txt")
 evs = kv_rows("evstart.txt")
+AB = [("seccomp (the default profile's program)", ft, "seccomp"),
+      ("Landlock (the rules and scopes)", ft, "landlock"),
+      ("protected paths (the agent policy's)", ft, "protect"),
+      ("the completion record (--record)", ft, "record"),
+      ("the session registry (entry, socket, session.json)", ft, "registry"),
+      ("the evidence log (chained, MAC'd lines; synced before a record)", evs, "evidence"),
+      ("a mediated network (agent-net.json)", ft, "network")]
+L += ["### What each policy feature costs", "",
+      "Each feature off (its `--weaken` knob, which the run warns about and records) "
+      "against on, the two in every round in alternating order (bench/abstart.c, fork to "
+      "reaped; BENCH_FEATURE_ROUNDS rounds, default 300), as the evidence log's row "
+      "below: the hyperfine rows above run one command's runs after the other's, and a "
+      "row's place in that order moves it (on this VM's journal-less ext4, by the inodes "
+      "the rows before it freed: bench/profile.md, \"Seventh round\"), so their "
+      "differences are not what a feature costs. The record is off by default and "
+      "turned on with `--record FILE`; the mediated network is agent-net.json against "
+      "agent.json. The session registry has no switch (a run outside it could not be "
+      "listed or stopped): its off row is build/paddock-noreg, the launcher built "
+      "without it for this row alone (Makefile; never installed); the evidence log's "
+      "is build/paddock-noev, the same way. on - off: the median of the paired "
+      "differences and its 95% interval.", "",
+      "| feature | rounds | off (ms) | on (ms) | on - off (ms) | 95% interval (ms) | "
+      "on / off |", "|---|---|---|---|---|---|---|"]
+for what, rows, key in AB:
+    e = rows.get(key, [{}])[0]
+    if "diff_median_us" not in e:
+        L.append(f"| {what} | not measured | | | | | |")
+        continue
+    L.append(f"| {what} | {e['rounds']:.0f} | {e['a_median_us'] / 1000:.2f} | "
+             f"{e['b_median_us'] / 1000:.2f} | {e['diff_median_us'] / 1000:+.2f} | "
+             f"{e['diff_lo_us'] / 1000:+.2f} .. {e['diff_hi_us'] / 1000:+.2f} | "
+             f"{e['ratio']:.2f}x |")
+L.append("")
+bi = ft.get("bwrap", [{}])[0]
+if "ratio" in bi:
+    L += [f"paddock against bwrap (the start-up row's commands), interleaved the same way, "
+          f"{bi['rounds']:.0f} rounds: bwrap {bi['a_median_us'] / 1000:.2f} ms, paddock "
+          f"{bi['b_median_us'] / 1000:.2f} ms, paddock / bwrap {bi['ratio']:.2f}x (paired "
+          f"difference {bi['diff_median_us'] / 1000:+.2f} ms, 95% interval "
+          f"{bi['diff_lo_us'] / 1000:+.2f} .. {bi['diff_hi_us'] / 1000:+.2f}).", ""]
+
 L += ["### The evidence log's start-up cost, interleaved (bench/evidence_startup.sh)", "",
       "build/paddock-noev against build/paddock, both in every round in alternating order "
       "(bench/abstart.c), fork to reaped: the median of each, and of the paired "
@@ -410,6 +429,9 @@ if "bwrap" in st:
 if "bwrap" in st:
     target("start-up vs bwrap, issue 23's aim (same namespaces, binds, seccomp)",
            "<= 1.0x", f"{p / st['bwrap']:.2f}x", p / st["bwrap"] <= 1.0)
+if "ratio" in bi:
+    target("start-up vs bwrap, issue 23's aim, interleaved A/B (the ratio of the medians)",
+           "<= 1.0x", f"{bi['ratio']:.2f}x", bi["ratio"] <= 1.0)
 if "crun" in st:
     target("start-up vs crun", ">= 3x faster", f"{st['crun'] / p:.2f}x", st["crun"] / p >= 3)
 if dk:

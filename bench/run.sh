@@ -8,6 +8,7 @@
 # BENCH_STREAM_MB  MiB streamed through the workload's stdout (default 4096)
 # BENCH_LOOP_CALLS commands per row of the agent loop (default 200)
 # BENCH_AB_ROUNDS  rounds of the evidence log's interleaved A/B (default 1000)
+# BENCH_FEATURE_ROUNDS rounds of each feature's and bwrap's interleaved A/B (default 300)
 set -eu
 # The test user cannot use the caller's own tool shims (a pyenv in /root).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -61,6 +62,7 @@ chmod 0755 "$work"
 for h in reaper expiry rss fdexec agentloop createloop; do
 	cc -O2 -Wall -Wextra -Werror -static -o "$ws/$h" "$top/bench/$h.c"
 done
+cc -O2 -Wall -Wextra -Werror -o "$ws/abstart" "$top/bench/abstart.c" -lm
 (cd "$top" && build/seccomp_bench --dump-bpf "$ws/paddock.bpf")
 : >"$work/empty"
 chown -R "$user:" "$work"
@@ -131,6 +133,29 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 	-n "bwrap (no seccomp)" "$bw /bin/true" \
 	-n crun "$crun $work/bundle pdkbench-crun" \
 	-n runc "$runc $work/bundle pdkbench-runc" >&2
+
+# Each policy feature off against on, and bwrap against paddock,
+# interleaved (bench/abstart.c): hyperfine runs one row's runs after the
+# other's, and on this VM's journal-less ext4 a row's place in that order
+# moves it by up to 2x (each run frees ~45 inodes, which the allocator then
+# skips for 30 s: bench/profile.md, "Seventh round"); in a round both
+# commands meet the same filesystem. The evidence log's pair is
+# evidence_startup.sh's, below.
+frounds=${BENCH_FEATURE_ROUNDS:-300}
+echo "bench: each policy feature off and on, interleaved ($frounds rounds each)" >&2
+for row in seccomp landlock protect record registry network bwrap; do
+	case $row in
+	seccomp) a="$PNS /bin/true" b="$P /bin/true" ;;
+	landlock) a="$PNL /bin/true" b="$P /bin/true" ;;
+	protect) a="$P0 /bin/true" b="$P /bin/true" ;;
+	record) a="$P /bin/true" b="$PR /bin/true" ;;
+	registry) a="$PNR /bin/true" b="$P /bin/true" ;;
+	network) a="$P /bin/true" b="$PN /bin/true" ;;
+	bwrap) a="$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/true" b="$P /bin/true" ;;
+	esac
+	$as "$ws/abstart" "$row" "$frounds" 10 "$a" "$b" ||
+		echo "$row not measured: abstart failed"
+done >"$work/out/features.txt"
 
 # The evidence log's cost, interleaved (hyperfine runs the rows one after
 # another, so a drift of the machine's load between them reads as a cost).
