@@ -319,6 +319,7 @@ unit: all $(UNIT_BIN) $(B)/tests/html_fixture $(B)/tests/fuzz_replay $(B)/tests/
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 	$(FUZZ_REPLAY)
 	/usr/bin/python3 tests/check_schema.py .
+	/usr/bin/python3 tests/check_profiles.py .
 	$(MAKE) -s report-html-check
 
 # report.html as Chromium renders it against its JSON records, on the
