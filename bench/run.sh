@@ -136,10 +136,10 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 
 # Each policy feature off against on, and bwrap against paddock,
 # interleaved (bench/abstart.c): hyperfine runs one row's runs after the
-# other's, and on this VM's journal-less ext4 a row's place in that order
-# moves it by up to 2x (each run frees ~45 inodes, which the allocator then
-# skips for 30 s: bench/profile.md, "Seventh round"); in a round both
-# commands meet the same filesystem. The evidence log's pair is
+# other's, and on this VM a row's place in that order moves it by up to 2x
+# (thousands of starts just before slow the next ones, the protected paths
+# most: bench/profile.md, "Seventh round"); in a round both commands meet
+# the same machine state. The evidence log's pair is
 # evidence_startup.sh's, below.
 frounds=${BENCH_FEATURE_ROUNDS:-300}
 echo "bench: each policy feature off and on, interleaved ($frounds rounds each)" >&2
