@@ -59,8 +59,6 @@ ssize_t cli_recv_reply(int fd, char *buf, size_t size, int flags)
 		}
 		break;
 	}
-	if (n < 0 && reset)
-		errno = ECONNRESET;
 	if (n >= 0)
 		buf[n] = '\0';
 	return n;

@@ -43,7 +43,7 @@ int exec_client_run(const struct exec_args *a, int fd, const char *id, const cha
  * at most size - 1 bytes), retried on EINTR; a reply that came before the
  * supervisor closed with our request unread ("error busy") is read past
  * the ECONNRESET the kernel reports first (a reset with nothing before it
- * reads as the end, 0). -1 with errno as recv's. */
+ * reads as the end, 0). -1 with recv's errno otherwise. */
 int cli_ensure_stdio(void);
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 ssize_t cli_recv_reply(int fd, char *buf, size_t size, int flags);
