@@ -38,6 +38,53 @@ bool session_name_valid(const char *name)
 	return true;
 }
 
+static int empty_and_remove(const struct registry *reg, const char *name);
+
+/* Whether an entry's directory is junk to remove: a ".new-ID" registration
+ * whose supervisor died (unlocked, and older than the moment between its
+ * mkdir and its flock), an ".old-ID" a removal was stopped in (nobody
+ * writes into one), or an "ID" without session.json (an entry always has
+ * one from its rename on; what is left of one whose removal was stopped
+ * before session_remove() renamed first) that no supervisor holds. */
+static bool junk(const struct registry *reg, const char *name, const struct timespec *now)
+{
+	enum {
+		NEW,
+		OLD,
+		ENTRY
+	} kind;
+	cleanup_close int dfd = -1;
+	struct stat st;
+
+	if (strncmp(name, ".new-", 5) == 0 && session_id_valid(name + 5))
+		kind = NEW;
+	else if (strncmp(name, ".old-", 5) == 0 && session_id_valid(name + 5))
+		kind = OLD;
+	else if (session_id_valid(name))
+		kind = ENTRY;
+	else
+		return false;
+	dfd = openat(reg->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != getuid())
+		return false;
+	switch (kind) {
+	case OLD:
+		return true;
+	case NEW:
+		/* A registering supervisor locks its directory right after
+		 * making it; the age covers the moment in between. */
+		if (now->tv_sec - st.st_ctim.tv_sec < SESSION_SWEEP_AGE)
+			return false;
+		break;
+	case ENTRY:
+		if (faccessat(dfd, "session.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+		    errno != ENOENT)
+			return false;
+		break;
+	}
+	return flock(dfd, LOCK_EX | LOCK_NB) == 0;
+}
+
 void session_sweep(const struct registry *reg)
 {
 	int fd = fcntl(reg->fd, F_DUPFD_CLOEXEC, 3);
@@ -52,24 +99,11 @@ void session_sweep(const struct registry *reg)
 		close(fd);
 		return;
 	}
+	rewinddir(d); /* the dup shares reg->fd's offset: a readdir before it */
 	clock_gettime(CLOCK_REALTIME, &now);
-	while ((e = readdir(d))) {
-		cleanup_close int dfd = -1;
-		struct stat st;
-
-		if (strncmp(e->d_name, ".new-", 5) != 0 || !session_id_valid(e->d_name + 5))
-			continue;
-		dfd = openat(reg->fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != getuid())
-			continue;
-		/* A registering supervisor locks its directory right after
-		 * making it; the age covers the moment in between. Unlocked
-		 * and old: its supervisor died during registration. */
-		if (now.tv_sec - st.st_ctim.tv_sec < SESSION_SWEEP_AGE ||
-		    flock(dfd, LOCK_EX | LOCK_NB) < 0)
-			continue;
-		(void)session_remove(reg, e->d_name);
-	}
+	while ((e = readdir(d)))
+		if (junk(reg, e->d_name, &now))
+			(void)empty_and_remove(reg, e->d_name);
 	closedir(d);
 }
 
@@ -281,9 +315,11 @@ int session_find(const struct registry *reg, const char *what, struct session_in
 	return 0;
 }
 
-int session_remove(const struct registry *reg, const char *id)
+/* The directory's files (flat: session.json, control, stdout, stderr,
+ * the evidence log and its key, a temp file), then the directory. */
+static int empty_and_remove(const struct registry *reg, const char *name)
 {
-	int dfd = openat(reg->fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = openat(reg->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *e;
 	DIR *d;
 
@@ -294,10 +330,32 @@ int session_remove(const struct registry *reg, const char *id)
 		close(dfd);
 		return -ENOMEM;
 	}
-	/* Flat: session.json, control, stdout, stderr, a temp file. */
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
 			(void)unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
-	return unlinkat(reg->fd, id, AT_REMOVEDIR) < 0 ? -errno : 0;
+	return unlinkat(reg->fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+}
+
+int session_remove(const struct registry *reg, const char *id)
+{
+	char old[SESSION_ID_LEN + 8];
+	int rc;
+
+	/* Out of sight first, in one step: a removal stopped half way (a
+	 * SIGKILL) leaves an ".old-ID" that session_sweep() finishes, never
+	 * an "ID" without its session.json that nothing lists. */
+	if (!session_id_valid(id))
+		return empty_and_remove(reg, id);
+	snprintf(old, sizeof(old), ".old-%s", id);
+	if (renameat2(reg->fd, id, reg->fd, old, RENAME_NOREPLACE) < 0) {
+		if (errno != EEXIST)
+			return -errno;
+		/* A stopped removal of the same id: it goes first. */
+		(void)empty_and_remove(reg, old);
+		if (renameat2(reg->fd, id, reg->fd, old, RENAME_NOREPLACE) < 0)
+			return -errno;
+	}
+	rc = empty_and_remove(reg, old);
+	return rc == -ENOENT ? 0 : rc; /* a sweep finished it first */
 }

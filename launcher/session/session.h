@@ -235,9 +235,12 @@ bool proc_stopped(const struct proc_id *id);
  * -ENOENT (err set) when it does not exist. */
 int session_registry_open(struct registry *reg, bool create, struct err *err);
 void session_registry_close(struct registry *reg);
-/* Remove the ".new-ID" directories of registrations that provably died:
- * unlocked (a registering supervisor holds an flock on its directory from
- * the moment it opens it) and older than SESSION_SWEEP_AGE seconds. */
+/* Remove what no entry is: the ".new-ID" directories of registrations that
+ * provably died (unlocked: a registering supervisor holds an flock on its
+ * directory from the moment it opens it; and older than SESSION_SWEEP_AGE
+ * seconds), the ".old-ID" ones of removals that were stopped, and "ID"
+ * directories without session.json that nobody holds (what a removal
+ * stopped half way left before session_remove() renamed first). */
 #define SESSION_SWEEP_AGE 10
 void session_sweep(const struct registry *reg);
 
@@ -254,7 +257,9 @@ int session_list(const struct registry *reg, struct session_info **out, size_t *
  * session_read(); -ENOENT with err "no such session: X". */
 int session_find(const struct registry *reg, const char *id_or_name, struct session_info *out,
 		 struct err *err);
-/* Remove an entry (its directory and the files in it). */
+/* Remove an entry (its directory and the files in it): renamed to ".old-ID"
+ * first, so that a removal stopped half way leaves nothing that looks like
+ * an entry; session_sweep() finishes it. */
 int session_remove(const struct registry *reg, const char *id);
 
 /* ---- the supervisor's side */

@@ -994,6 +994,23 @@ H_FN struct h_sworld h_sworld(void)
 	return s;
 }
 
+/* What a registry holds after a `paddock ps` swept it: no ".old-"
+ * directory (a removal that was stopped) and no id directory without its
+ * session.json (which ps would not list and nothing would remove). The
+ * ".new-" ones of registrations that died wait SESSION_SWEEP_AGE (10 s)
+ * for the sweep; with new_too, none may be left either. */
+H_FN void h_assert_registry_whole(const char *reg, bool new_too)
+{
+	char *list = h_list_dir(reg), *l;
+
+	cr_assert(!h_contains(list, ".old-"), "%s: left: %s", reg, list);
+	cr_assert(!new_too || !h_contains(list, ".new-"), "%s: left: %s", reg, list);
+	for (l = strtok(list, "\n"); l; l = strtok(NULL, "\n"))
+		if (strcmp(l, "names") != 0 && strncmp(l, ".new-", 5) != 0)
+			cr_assert(h_exists(h_fmt("%s/%s/session.json", reg, l)),
+				  "%s/%s: a directory without session.json", reg, l);
+}
+
 /* h_json() of a session's session.json in that registry. */
 H_FN const char *h_session_json(const struct h_sworld *s, const char *id, const char *expr)
 {

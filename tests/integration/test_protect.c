@@ -863,6 +863,11 @@ Test(protect, sigkill_during_startup_leaves_nothing, .timeout = 300)
 		    mid);
 	cr_assert_eq(dirty, 0, "kills left something (stopped after %d)", dirty);
 	cr_assert_str_eq(host(&f, f.w.ws, "git status --porcelain --ignored"), "");
+	/* Nor in the registry: kills at a run's end land in the removal of
+	 * its entry too. */
+	H_PADDOCK(&whole, f.w.ws, "ps", "--all");
+	cr_assert_eq(whole.status, 0, H_SHOW(&whole));
+	h_assert_registry_whole(h_fmt("%s/paddock", getenv("XDG_RUNTIME_DIR")), false);
 }
 
 /* The sweeper outlives a normal end by its last closes (the placeholders'

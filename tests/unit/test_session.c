@@ -2,9 +2,11 @@
  * parsing, session.json both ways, the "stopped" ending, and the run
  * options --detach and --name. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -801,4 +803,89 @@ Test(session, parse_nsids_reads_the_innermost_ids)
 	/* A key inside another line is not the key. */
 	cr_assert_eq(session_parse_nsids("XNSpid:\t3\nNSsid:\t1\n", &pid, &sid), -ENOENT);
 	cr_assert_eq(pid, 99);
+}
+
+/* The registry's junk (registry.c, session_sweep()): what a stopped
+ * removal or registration leaves goes, what is an entry or may still
+ * become one stays. */
+static void mkentry(int regfd, const char *name, const char *file)
+{
+	int dfd;
+
+	cr_assert_eq(mkdirat(regfd, name, 0700), 0, "%s", name);
+	dfd = openat(regfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(dfd, 0);
+	if (file)
+		close(openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+	close(dfd);
+}
+
+static bool present(int regfd, const char *name)
+{
+	return faccessat(regfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static void remove_all(int regfd, const char *dir)
+{
+	struct registry reg = {.fd = regfd};
+	static const char *const names[] = {"0123456789ab",	 "aaaaaaaaaaaa",
+					    "bbbbbbbbbbbb",	 ".old-cccccccccccc",
+					    ".new-dddddddddddd", "not-an-id"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (present(regfd, names[i]))
+			(void)session_remove(&reg, names[i]);
+	close(regfd);
+	rmdir(dir);
+}
+
+Test(session, sweep_removes_what_no_entry_is)
+{
+	char dir[] = "/tmp/paddock-unit-XXXXXX";
+	struct registry reg = {.fd = -1};
+	int held;
+
+	cr_assert_not_null(mkdtemp(dir));
+	reg.fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(reg.fd, 0);
+	mkentry(reg.fd, "0123456789ab", "evidence.key");	/* a stopped removal, before */
+	mkentry(reg.fd, ".old-cccccccccccc", "evidence.jsonl"); /* a stopped removal */
+	mkentry(reg.fd, "aaaaaaaaaaaa", "session.json");	/* an entry */
+	mkentry(reg.fd, "bbbbbbbbbbbb", NULL);			/* held: its supervisor lives */
+	mkentry(reg.fd, ".new-dddddddddddd", NULL);		/* a registration, just made */
+	mkentry(reg.fd, "not-an-id", NULL);
+	held = openat(reg.fd, "bbbbbbbbbbbb", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_eq(flock(held, LOCK_EX | LOCK_NB), 0);
+	session_sweep(&reg);
+	cr_expect_not(present(reg.fd, "0123456789ab"));
+	cr_expect_not(present(reg.fd, ".old-cccccccccccc"));
+	cr_expect(present(reg.fd, "aaaaaaaaaaaa"));
+	cr_expect(present(reg.fd, "bbbbbbbbbbbb"));
+	cr_expect(present(reg.fd, ".new-dddddddddddd"));
+	cr_expect(present(reg.fd, "not-an-id"));
+	/* Unheld, the same directory is junk. */
+	close(held);
+	session_sweep(&reg);
+	cr_expect_not(present(reg.fd, "bbbbbbbbbbbb"));
+	remove_all(reg.fd, dir);
+}
+
+/* session_remove() renames first: stopped after that, it has left no "ID"
+ * (which nothing lists and, before the sweep knew it, nothing removed),
+ * and a leftover ".old-ID" of the same id does not stop the next one. */
+Test(session, remove_takes_the_entry_out_of_sight_first)
+{
+	char dir[] = "/tmp/paddock-unit-XXXXXX";
+	struct registry reg = {.fd = -1};
+
+	cr_assert_not_null(mkdtemp(dir));
+	reg.fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(reg.fd, 0);
+	mkentry(reg.fd, "aaaaaaaaaaaa", "session.json");
+	mkentry(reg.fd, ".old-aaaaaaaaaaaa", "evidence.key");
+	cr_assert_eq(session_remove(&reg, "aaaaaaaaaaaa"), 0);
+	cr_expect_not(present(reg.fd, "aaaaaaaaaaaa"));
+	cr_expect_not(present(reg.fd, ".old-aaaaaaaaaaaa"));
+	cr_expect_eq(session_remove(&reg, "aaaaaaaaaaaa"), -ENOENT);
+	remove_all(reg.fd, dir);
 }
