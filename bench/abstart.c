@@ -33,8 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ARGS_MAX 64
+#define ARGS_MAX 512
 
+/* -1 when there are more words than ARGS_MAX - 1: never a command cut
+ * short. */
 static int split(char *s, char *argv[ARGS_MAX])
 {
 	int n = 0;
@@ -42,6 +44,8 @@ static int split(char *s, char *argv[ARGS_MAX])
 	for (char *t = strtok(s, " "); t; t = strtok(NULL, " "))
 		if (n < ARGS_MAX - 1)
 			argv[n++] = t;
+		else
+			return -1;
 	argv[n] = NULL;
 	return n;
 }
@@ -100,8 +104,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: abstart ROW ROUNDS WARMUP \"A ARGV\" \"B ARGV\"\n");
 		return 2;
 	}
-	if (split(argv[4], av[0]) == 0 || split(argv[5], av[1]) == 0) {
-		fprintf(stderr, "abstart: an empty command\n");
+	if (split(argv[4], av[0]) <= 0 || split(argv[5], av[1]) <= 0) {
+		fprintf(stderr, "abstart: an empty command, or one of more than %d words\n",
+			ARGS_MAX - 1);
 		return 2;
 	}
 	t[0] = calloc((size_t)rounds, sizeof(double));

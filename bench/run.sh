@@ -59,12 +59,13 @@ trap 'exit 130' INT TERM
 ws=$work/ws
 mkdir -p "$ws" "$work/out"
 chmod 0755 "$work"
-for h in reaper expiry rss fdexec agentloop createloop; do
+for h in reaper expiry rss fdexec bwprot agentloop createloop; do
 	cc -O2 -Wall -Wextra -Werror -static -o "$ws/$h" "$top/bench/$h.c"
 done
 cc -O2 -Wall -Wextra -Werror -o "$ws/abstart" "$top/bench/abstart.c" -lm
 (cd "$top" && build/seccomp_bench --dump-bpf "$ws/paddock.bpf")
 : >"$work/empty"
+mkdir "$work/emptydir"
 chown -R "$user:" "$work"
 cd "$ws"
 P="$top/build/paddock run --policy $top/contrib/policies/agent.json --"
@@ -134,6 +135,45 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 	-n crun "$crun $work/bundle pdkbench-crun" \
 	-n runc "$runc $work/bundle pdkbench-runc" >&2
 
+# bwrap at paddock's protections (the bwrap-protect pair): the protected
+# targets of one paddock run in this workspace, from its record, as bwrap
+# binds: an existing target read-only onto itself, a missing one an empty
+# directory bound read-only, which bwrap makes on the host through the
+# workspace's bind and leaves there (bench/bwprot.c removes them after each
+# run, as paddock removes its placeholders before it returns); the parts of
+# a git directory paddock leaves writable, writable again. Pins (paddock's
+# ancestors held in place) have no bwrap form and are left out.
+$as "$top/build/paddock" run --policy "$top/contrib/policies/agent.json" \
+	--record "$work/out/protect-record.json" -- /bin/true
+python3 - "$work/out/protect-record.json" "$work/emptydir" "$work/bwprot.list" \
+	"$work/bwprot.args" <<'PY'
+import json, os, sys
+rec, empty, lst, args = sys.argv[1:]
+a, made = [], []
+for m in json.load(open(rec))["mounts"]:
+    if m.get("state") != "applied":
+        continue
+    t = m["target"]
+    if m["type"] == "protect" and m.get("mode") == "ro":
+        if os.path.lexists(t):
+            a += ["--ro-bind", t, t]
+        else:
+            a += ["--ro-bind", empty, t]
+            made.append(t)
+    elif m["type"] == "remount":
+        a += ["--bind", t, t]
+if not made:
+    sys.exit("bench: the record names no missing protected path")
+open(lst, "w").write("".join(p + "\n" for p in made))
+open(args, "w").write(" ".join(a))
+PY
+bwx=$(cat "$work/bwprot.args")
+bwp="$ws/bwprot $ws/paddock.bpf 9 $work/bwprot.list $bw $bwx --seccomp 9 /bin/true"
+# Once, to see it runs and leaves the workspace as it was.
+before=$(ls -A "$ws")
+$as $bwp
+[ "$(ls -A "$ws")" = "$before" ] || { echo "bench: bwprot left: $(ls -A "$ws")" >&2; exit 1; }
+
 # Each policy feature off against on, and bwrap against paddock,
 # interleaved (bench/abstart.c): hyperfine runs one row's runs after the
 # other's, and on this VM a row's place in that order moves it by up to 2x
@@ -143,7 +183,7 @@ inns $as hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/out/startu
 # evidence_startup.sh's, below.
 frounds=${BENCH_FEATURE_ROUNDS:-300}
 echo "bench: each policy feature off and on, interleaved ($frounds rounds each)" >&2
-for row in seccomp landlock protect record registry network bwrap; do
+for row in seccomp landlock protect record registry network bwrap bwrap-protect; do
 	case $row in
 	seccomp) a="$PNS /bin/true" b="$P /bin/true" ;;
 	landlock) a="$PNL /bin/true" b="$P /bin/true" ;;
@@ -152,6 +192,7 @@ for row in seccomp landlock protect record registry network bwrap; do
 	registry) a="$PNR /bin/true" b="$P /bin/true" ;;
 	network) a="$P /bin/true" b="$PN /bin/true" ;;
 	bwrap) a="$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/true" b="$P /bin/true" ;;
+	bwrap-protect) a="$bwp" b="$P /bin/true" ;;
 	esac
 	$as "$ws/abstart" "$row" "$frounds" 10 "$a" "$b" ||
 		echo "$row not measured: abstart failed"
