@@ -1,5 +1,5 @@
 # paddock - one top-level Makefile (STYLE.md section 12).
-# make            build build/paddock and build/paddock-init
+# make            build build/paddock (the static front), build/paddock-launcher and build/paddock-init
 # make test       deps, build, unit and integration tests
 # make demo       deps, build, a workload under contrib/policies/agent.json
 # make bench      paddock against unshare, bwrap, crun, runc, docker, tini, catatonit
@@ -56,8 +56,8 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 .PHONY: soak-budget
 .PHONY: bench-evidence-startup test-oci report-html-check deb deb-check check-docs faults eval eval-selftest fan-stress all deps test unit integration demo bench install uninstall install-check clean format format-check fuzz fuzz-replay check-deps
 
-all: $(B)/paddock $(B)/paddock-init $(B)/paddock-eval $(B)/paddock-mediator $(B)/paddock-oci \
-	$(B)/paddock-exec
+all: $(B)/paddock $(B)/paddock-launcher $(B)/paddock-init $(B)/paddock-eval \
+	$(B)/paddock-mediator $(B)/paddock-oci $(B)/paddock-exec
 
 # paddock-oci: the same binary under the name engines are given (docs/oci.md).
 $(B)/paddock-oci: $(B)/paddock
@@ -98,9 +98,17 @@ $(B)/gen/default_seccomp.c: $(B)/gen_seccomp_default
 $(B)/gen/default_seccomp.o: $(B)/gen/default_seccomp.c
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
-$(B)/paddock: $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o $(B)/gen/default_seccomp.o \
-		$(B)/libpaddock.a
+# The launcher: every command but exec, which the front (client/
+# paddock_exec.c, build/paddock) does itself; the front finds it beside
+# itself, or installed in PREFIX/libexec/paddock.
+$(B)/paddock-launcher: $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
+		$(B)/gen/default_seccomp.o $(B)/libpaddock.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# paddock: the static front, the same file as paddock-exec (it tells the
+# two by argv[0]); it needs the launcher beside it.
+$(B)/paddock: $(B)/paddock-exec | $(B)/paddock-launcher
+	cp -f $< $@
 
 # Benchmarks' binaries, never installed: the launcher with run.c built
 # without one part, for bench/run.sh's A/B rows of what it costs:
@@ -116,10 +124,12 @@ $(B)/paddock-noreg $(B)/paddock-noev: $(B)/paddock-%: launcher/supervisor/run.c 
 	$(CC) $(LDFLAGS) -o $@ $(B)/launcher/main.o $(B)/launcher/sandbox/seccomp_default.o \
 		$(B)/gen/default_seccomp.o $(B)/bench-run-$*.o $(B)/libpaddock.a $(PKG_LIBS)
 
-# paddock-exec (client/paddock_exec.c, docs/usage.md): paddock exec as a
-# small static program for the agent loop, with musl like paddock-init (a
-# glibc start costs up to a millisecond on a virtual machine: its CPUID
-# probes trap). Only these sources, none of them with cJSON or libseccomp.
+# paddock-exec (client/paddock_exec.c, docs/usage.md), also installed as
+# paddock: the launcher's small static front, which does paddock exec for
+# the agent loop itself and execs the launcher for everything else; with
+# musl like paddock-init (a glibc start costs up to a millisecond on a
+# virtual machine: its CPUID probes trap). Only these sources, none of them
+# with cJSON or libseccomp.
 EXEC_SRC := client/paddock_exec.c launcher/exec_client.c launcher/cli_base.c \
 	    launcher/session/exec_codec.c launcher/session/peek.c policy/env_name.c
 
@@ -407,6 +417,7 @@ install: all
 	install -m 755 $(B)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
 	install -m 755 $(B)/paddock-eval $(DESTDIR)$(PREFIX)/bin/paddock-eval
 	install -m 755 $(B)/paddock-exec $(DESTDIR)$(PREFIX)/bin/paddock-exec
+	install -m 755 $(B)/paddock-launcher $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-launcher
 	ln -sf paddock $(DESTDIR)$(PREFIX)/bin/paddock-oci
 	install -m 755 $(B)/paddock-init $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init
 	install -m 755 $(B)/paddock-mediator $(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator
@@ -428,6 +439,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/bin/paddock-oci $(DESTDIR)$(PREFIX)/share/man/man1/paddock-oci.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/paddock-exec.1 \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-init \
+		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-launcher \
 		$(DESTDIR)$(PREFIX)/libexec/paddock/paddock-mediator \
 		$(DESTDIR)$(PREFIX)/share/man/man1/paddock.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/paddock-eval.1 \
@@ -476,7 +488,7 @@ deb: all
 	$(MAKE) -s install DESTDIR=$(abspath $(B)/deb) PREFIX=/usr \
 		ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
 	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-		$(B)/deb/usr/bin/paddock $(B)/deb/usr/bin/paddock-eval \
+		$(B)/deb/usr/bin/paddock-eval $(B)/deb/usr/libexec/paddock/paddock-launcher \
 		$(B)/deb/usr/libexec/paddock/paddock-mediator
 	gzip -9n $(B)/deb/usr/share/man/man*/*
 	install -d $(B)/deb/usr/share/doc/paddock

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The evidence log's start-up cost (issue 18: under 0.3 ms added), as an
 # interleaved A/B (bench/abstart.c): build/paddock-noev (the launcher
-# built without the log, never installed) against build/paddock, each
+# built without the log, never installed) against build/paddock-launcher, each
 # round both in alternating order, the median of the paired differences
 # with its 95% interval. Two pairs: the agent policy (the start-up row's
 # command) and the same with --weaken no-protect in both (the protected
@@ -19,7 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${BENCH_AB_ROUNDS:-1000}
 out=${1:-/dev/stdout}
 [ "$(id -u)" = 0 ] || { echo "bench: run as root (it runs paddock as paddock-test)" >&2; exit 1; }
-for b in paddock paddock-noev paddock-init; do
+for b in paddock-launcher paddock-noev paddock-init; do
 	[ -x "$top/build/$b" ] || { echo "bench: build/$b is missing (make build/$b)" >&2; exit 1; }
 done
 user=paddock-test
@@ -34,6 +34,8 @@ cc -O2 -Wall -Wextra -Werror -o "$work/abstart" "$top/bench/abstart.c" -lm
 chown -R "$user:" "$work"
 chmod 0755 "$work"
 cd "$work/ws"
+# Launcher against launcher: build/paddock is the static front, which
+# paddock-noev (a launcher built without the log) does not have.
 pol="--policy $top/contrib/policies/agent.json"
 for pair in "evidence" "evidence-no-protect"; do
 	extra=""
@@ -41,5 +43,5 @@ for pair in "evidence" "evidence-no-protect"; do
 	echo "bench: the evidence log's start-up cost, $pair ($rounds interleaved rounds)" >&2
 	$as "$work/abstart" "$pair" "$rounds" 10 \
 		"$top/build/paddock-noev run $pol $extra -- /bin/true" \
-		"$top/build/paddock run $pol $extra -- /bin/true"
+		"$top/build/paddock-launcher run $pol $extra -- /bin/true"
 done >"$out"

@@ -188,8 +188,11 @@ if al:
           "each timed from posix_spawn() to waitpid(), "
           f"{reps} runs per row, interleaved; the median and p90 per call are the medians "
           "of the runs'. bare: the commands themselves; paddock exec: into one detached "
-          "session (agent.json) started before; paddock-exec: the same into the same "
-          "session by the static client (client/paddock_exec.c); paddock run: a sandbox each (agent.json); "
+          "session (agent.json) started before, by `paddock`, the static front "
+          "(client/paddock_exec.c), which does exec itself; paddock-exec: the same file "
+          "under its other name; paddock-launcher exec: the glibc launcher's own exec verb "
+          "(what `paddock exec` was before the front), into the same session; paddock run: "
+          "a sandbox each (agent.json); "
           "bwrap: a sandbox each, the start-up row's options and seccomp program; docker "
           "exec: into one running container (the host's /usr bound in, the command as "
           "paddock-test's uid). mismatched: calls whose exit status was not the bare "
@@ -198,7 +201,8 @@ if al:
           "|---|---|---|---|---|"]
     bare = med(al["bare"], "median_us") if "bare" in al else None
     for name, label in (("bare", "bare"), ("paddock-exec", "paddock exec"),
-                        ("paddock-exec-static", "paddock-exec (static client)"),
+                        ("paddock-exec-static", "paddock-exec (the same file)"),
+                        ("paddock-launcher-exec", "paddock-launcher exec (the glibc verb)"),
                         ("paddock-run", "paddock run"), ("bwrap", "bwrap"),
                         ("docker-exec", "docker exec")):
         if name not in al:
@@ -412,7 +416,8 @@ def target(what, want, got, ok):
 if al and all(k in al for k in ("bare", "paddock-exec", "bwrap")):
     b, w = med(al["bare"], "median_us"), med(al["bwrap"], "median_us")
     for key, who in (("paddock-exec", "paddock exec"),
-                     ("paddock-exec-static", "paddock-exec (the static client)")):
+                     ("paddock-exec-static", "paddock-exec (the same file)"),
+                     ("paddock-launcher-exec", "paddock-launcher exec (the glibc verb)")):
         if key not in al:
             continue
         e = med(al[key], "median_us")

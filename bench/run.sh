@@ -90,6 +90,9 @@ PR="$top/build/paddock run --policy $top/contrib/policies/agent.json --record $w
 # The registry has no switch: build/paddock-noreg (Makefile, never
 # installed) is the launcher built without it.
 PNR="$top/build/paddock-noreg run --policy $top/contrib/policies/agent.json --"
+# Its pair is launcher against launcher: build/paddock is the static front
+# (client/paddock_exec.c), which execs build/paddock-launcher for a run.
+PL="$top/build/paddock-launcher run --policy $top/contrib/policies/agent.json --"
 # And the evidence log: build/paddock-noev, built without it.
 PNE="$top/build/paddock-noev run --policy $top/contrib/policies/agent.json --"
 PN="$top/build/paddock run --policy $top/contrib/policies/agent-net.json --"
@@ -189,7 +192,7 @@ for row in seccomp landlock protect record registry network bwrap bwrap-protect;
 	landlock) a="$PNL /bin/true" b="$P /bin/true" ;;
 	protect) a="$P0 /bin/true" b="$P /bin/true" ;;
 	record) a="$P /bin/true" b="$PR /bin/true" ;;
-	registry) a="$PNR /bin/true" b="$P /bin/true" ;;
+	registry) a="$PNR /bin/true" b="$PL /bin/true" ;;
 	network) a="$P /bin/true" b="$PN /bin/true" ;;
 	bwrap) a="$ws/fdexec $ws/paddock.bpf 9 $bw --seccomp 9 /bin/true" b="$P /bin/true" ;;
 	bwrap-protect) a="$bwp" b="$P /bin/true" ;;
@@ -241,7 +244,8 @@ echo "$docker_why" >"$work/out/docker_why"
 
 # The agent loop (bench/agentloop.c): the same fixed mix of short commands
 # in a small git repository, started bare, by `paddock exec` into one warm
-# session and by the static client paddock-exec into the same session, by
+# session (the static front, client/paddock_exec.c), by paddock-exec (the
+# same file) and by the glibc launcher's own exec verb into the same one, by
 # `paddock run` each, by bwrap each (the start-up row's options and seccomp
 # program) and by `docker exec` into a running container (the
 # host's /usr and its libraries bound in, so the same binaries run). The
@@ -278,6 +282,8 @@ for i in $(seq "$reps"); do
 			"$top/build/paddock" exec "$loop_id" --)"
 		echo "paddock-exec-static $($as env HOME="$work/home" "$ws/agentloop" "$calls" \
 			"$top/build/paddock-exec" "$loop_id" --)"
+		echo "paddock-launcher-exec $($as env HOME="$work/home" "$ws/agentloop" "$calls" \
+			"$top/build/paddock-launcher" exec "$loop_id" --)"
 		echo "paddock-run $($as env HOME="$work/home" "$ws/agentloop" "$calls" $P)"
 		# shellcheck disable=SC2086
 		echo "bwrap $($as env HOME="$work/home" "$ws/agentloop" "$calls" \

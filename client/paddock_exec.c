@@ -1,11 +1,18 @@
-/* paddock-exec ID [--] CMD [ARG]...: `paddock exec` as a small static
- * program, for the agent loop (hundreds of short commands into one warm
- * session, docs/usage.md "paddock-exec"). The same options, the same
- * request and the same answers (launcher/exec_client.c, shared); what it
- * leaves out is the launcher's start: paddock is dynamically linked
- * against glibc, libseccomp, libcap, libmnl and cJSON, and on a virtual
+/* paddock, and paddock-exec: the small static front of the launcher.
+ *
+ * `paddock exec` is what an agent loop calls hundreds of times (short
+ * commands into one warm session), and the launcher is dynamically linked
+ * against glibc, libseccomp, libcap, libmnl and cJSON: on a virtual
  * machine glibc's start alone (its CPU feature and cache probes, each
- * CPUID a trap to the hypervisor) can cost a millisecond per call.
+ * CPUID a trap to the hypervisor) can cost a millisecond per call. So the
+ * `paddock` on the PATH is this program, built with musl like paddock-init
+ * (no shared library): `paddock exec` it does itself, with the same
+ * options, request and answers as the launcher's verb
+ * (launcher/exec_client.c, shared); every other command it hands, argv
+ * untouched, to the launcher (paddock-launcher beside it, or installed in
+ * PREFIX/libexec/paddock) by one exec, before it has read anything else.
+ * Called as paddock-exec (the same file under a second name, from before
+ * the front existed), ARGS mean `paddock exec ARGS`.
  *
  * It finds only a running session by its full id, and reads only the
  * fields of session.json it needs (session/peek.c): the entry's and the
@@ -13,9 +20,10 @@
  * which must be the listener of the control socket (SO_PEERCRED), as
  * paddock exec checks (cli_dial()). Anything else (a name or a prefix, a
  * session that is starting, ended or stale, an entry it cannot read, a
- * registry with a warning) it hands to `paddock exec` with the
- * same arguments, by exec of the paddock next to it, before anything is
- * sent: its errors, exit statuses and warnings are paddock's. */
+ * registry with a warning) it hands to the launcher's `exec` with the
+ * same arguments, before anything is sent: its errors, exit statuses and
+ * warnings are the launcher's. */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -31,28 +39,62 @@
 #include "../launcher/exec_client.h"
 #include "../launcher/session/session.h"
 
-/* `paddock exec ARGS`, paddock being the one beside us. */
-static __attribute__((noreturn)) void hand_over(int argc, char **argv)
+/* The launcher: beside us in the build tree, in ../libexec/paddock when
+ * installed (as sandbox_find_helper() finds paddock-init). */
+static int find_launcher(char *path, size_t size)
 {
-	char self[PATH_MAX], path[PATH_MAX + 16], **av = calloc((size_t)argc + 2, sizeof(*av));
+	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash;
 
-	if (n <= 0 || !av) {
-		cli_fail("paddock-exec: cannot find paddock: %s",
-			 n <= 0 ? strerror(errno) : "out of memory");
-		exit(EXIT_LAUNCHER);
-	}
+	if (n <= 0)
+		return -1;
 	self[n] = '\0';
 	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
 	*slash = '\0';
-	snprintf(path, sizeof(path), "%s/paddock", self);
+	if (snprintf(path, size, "%s/paddock-launcher", self) < (int)size &&
+	    access(path, X_OK) == 0)
+		return 0;
+	if (snprintf(path, size, "%s/../libexec/paddock/paddock-launcher", self) < (int)size &&
+	    access(path, X_OK) == 0)
+		return 0;
+	errno = ENOENT;
+	return -1;
+}
+
+/* The launcher with av (av[0] as we were called: paddock-oci stays
+ * paddock-oci). */
+static __attribute__((noreturn)) void launch(char **av)
+{
+	char path[PATH_MAX + 32];
+
+	if (find_launcher(path, sizeof(path)) < 0) {
+		cli_fail("cannot find paddock-launcher (beside this program, or in "
+			 "../libexec/paddock): %s",
+			 strerror(errno));
+		exit(EXIT_LAUNCHER);
+	}
+	execv(path, av);
+	cli_fail("%s: %s", path, strerror(errno));
+	exit(EXIT_LAUNCHER);
+}
+
+/* The launcher's `exec ARGS`: args are argv[1..argc-1] of the verb's own
+ * argv (argv[0] "exec" or "paddock-exec"). */
+static __attribute__((noreturn)) void hand_over(int argc, char **argv)
+{
+	char **av = calloc((size_t)argc + 2, sizeof(*av));
+
+	if (!av) {
+		cli_fail("out of memory");
+		exit(EXIT_LAUNCHER);
+	}
 	av[0] = "paddock";
 	av[1] = "exec";
 	memcpy(av + 2, argv + 1, (size_t)(argc - 1) * sizeof(*av));
-	execv(path, av);
-	cli_fail("paddock-exec: %s: %s", path, strerror(errno));
-	exit(EXIT_LAUNCHER);
+	launch(av);
 }
 
 /* A connection to session id's supervisor, or -1: then paddock exec
@@ -99,9 +141,22 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	int rc;
 
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	const char *prog = "paddock-exec";
+
+	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	if (strcmp(base, "paddock-exec") != 0) {
+		/* Only as paddock: paddock-oci's "exec" is runc's (docs/oci.md),
+		 * and under any other name the launcher decides. */
+		if (strcmp(base, "paddock") != 0 || argc < 2 || strcmp(argv[1], "exec") != 0)
+			launch(argv);
+		argc--;
+		argv++;
+		prog = "paddock exec";
+	}
 	if (cli_ensure_stdio() < 0)
 		return EXIT_LAUNCHER;
-	rc = exec_client_start(argc, argv, "paddock-exec", &a, &pkt, &len);
+	rc = exec_client_start(argc, argv, prog, &a, &pkt, &len);
 	if (rc >= 0)
 		return rc;
 	if (!session_id_valid(a.session) || (fd = dial(a.session)) < 0)

@@ -1,10 +1,13 @@
-/* paddock: the binary's entry point. It dispatches the verb: paddock run
+/* paddock-launcher: the launcher's entry point, exec'd by the static front
+ * `paddock` (client/paddock_exec.c) with the caller's argv for every
+ * command but a fast `paddock exec`. It dispatches the verb: paddock run
  * (options here, the run in supervisor/), and the client verbs that act on
  * running sessions. */
 #include "launcher.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "../include/exitcodes.h"
 #include "../include/log.h"
@@ -89,6 +92,10 @@ int main(int argc, char **argv)
 	/* paddock-oci: a symlink to paddock, for engines that take one
 	 * runtime path (docs/oci.md). */
 	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	/* The name ps and /proc/PID/comm show is the caller's command's
+	 * (paddock, paddock-oci), not this file's. */
+	if (base[0])
+		(void)prctl(PR_SET_NAME, base);
 	if (strcmp(base, "paddock-oci") == 0)
 		return cmd_oci(argc, argv);
 	if (argc < 2) {

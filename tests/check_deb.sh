@@ -57,6 +57,7 @@ while read -r mode owner path; do
 	esac
 done < "$t/list"
 for p in usr/bin/paddock usr/bin/paddock-eval usr/libexec/paddock/paddock-init \
+	usr/libexec/paddock/paddock-launcher \
 	usr/libexec/paddock/paddock-mediator usr/share/man/man1/paddock.1.gz \
 	usr/share/man/man1/paddock-eval.1.gz usr/share/man/man5/paddock-policy.5.gz \
 	usr/share/man/man8/paddock-init.8.gz usr/share/doc/paddock/copyright \
@@ -73,7 +74,7 @@ dpkg-deb -e "$deb" "$t/ctl" || bad "dpkg-deb -e failed"
 n_files=$(find "$t/x" -type f | wc -l)
 [ "$n_files" = "$(wc -l < "$t/ctl/md5sums")" ] || bad "md5sums: $(wc -l < "$t/ctl/md5sums") lines for $n_files files"
 for b in usr/bin/paddock usr/bin/paddock-eval usr/libexec/paddock/paddock-mediator \
-	usr/libexec/paddock/paddock-init; do
+	usr/libexec/paddock/paddock-init usr/libexec/paddock/paddock-launcher; do
 	f=$t/x/$b
 	readelf -S "$f" 2>/dev/null | grep -q '\.debug_info\|\.symtab' && bad "/$b is not stripped"
 	for lib in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do

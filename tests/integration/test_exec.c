@@ -1219,17 +1219,23 @@ static const char *replaced(const char *s, const char *from, const char *to)
 	return h_fmt("%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
 }
 
-/* paddock-exec ARGS (NULL-terminated), waited for. */
-static void run_static(struct h_proc *p, const char *cwd, const char *const *args)
+/* bin ARGS (NULL-terminated), waited for. */
+static void run_bin(struct h_proc *p, const char *bin, const char *cwd, const char *const *args)
 {
 	char **argv = h_keep(calloc(64, sizeof(char *)));
 	size_t n = 0;
 
-	argv[n++] = (char *)paddock_exec_bin();
+	argv[n++] = (char *)bin;
 	for (; *args; args++)
 		argv[n++] = (char *)*args;
 	h_spawn(p, cwd, argv, NULL);
 	h_wait(p, H_TIMEOUT_MS);
+}
+
+/* paddock-exec ARGS (NULL-terminated), waited for. */
+static void run_static(struct h_proc *p, const char *cwd, const char *const *args)
+{
+	run_bin(p, paddock_exec_bin(), cwd, args);
 }
 
 /* How many clients started for one call of paddock-exec: 1 when it took
@@ -1248,8 +1254,10 @@ static size_t clients(const char *cwd, const char *const *args, struct h_proc *p
 	return n;
 }
 
-/* Every answer of paddock exec, byte for byte: statuses, output, the
- * one-line errors, the refusals of the supervisor and of the registry. */
+/* Every answer of the launcher's exec verb (build/paddock-launcher exec),
+ * byte for byte, from the front's (build/paddock exec) and from
+ * paddock-exec: statuses, output, the one-line errors, the refusals of the
+ * supervisor and of the registry. */
 Test(exec, paddock_exec_static_client_answers_as_paddock_exec)
 {
 	struct h_sworld s = h_sworld();
@@ -1286,13 +1294,18 @@ Test(exec, paddock_exec_static_client_answers_as_paddock_exec)
 
 		for (size_t k = 0; k < 8 && calls[i][k]; k++)
 			args[k + 1] = calls[i][k];
-		h_run_paddock(&p, s.w.ws, args);
-		run_static(&q, s.w.ws, calls[i]);
-		cr_assert_eq(q.status, p.status,
-			     "call %zu: paddock exec " H_FMT "paddock-exec " H_FMT, i, H_ARGS(&p),
-			     H_ARGS(&q));
-		cr_assert_str_eq(q.out_text, p.out_text, "call %zu: " H_FMT, i, H_ARGS(&q));
-		cr_assert_str_eq(q.err_text, p.err_text, "call %zu: " H_FMT, i, H_ARGS(&q));
+		run_bin(&p, h_fmt("%s/build/paddock-launcher", h_root()), s.w.ws, args);
+		for (int k = 0; k < 2; k++) {
+			if (k == 0)
+				run_static(&q, s.w.ws, calls[i]);
+			else
+				h_run_paddock(&q, s.w.ws, args);
+			cr_assert_eq(q.status, p.status,
+				     "call %zu: paddock-launcher exec " H_FMT "%s " H_FMT, i,
+				     H_ARGS(&p), k ? "paddock exec" : "paddock-exec", H_ARGS(&q));
+			cr_assert_str_eq(q.out_text, p.out_text, "call %zu: " H_FMT, i, H_ARGS(&q));
+			cr_assert_str_eq(q.err_text, p.err_text, "call %zu: " H_FMT, i, H_ARGS(&q));
+		}
 	}
 	for (const char *const *x = (const char *const[]){id, byname, nopid, NULL}; *x; x++) {
 		H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", *x);
@@ -1374,6 +1387,54 @@ Test(exec, paddock_exec_static_client_checks_the_supervisors_pid)
 	cr_assert_eq(unlink(h_join(dir, "control")), 0);
 	cr_assert_eq(unlink(h_join(dir, "session.json")), 0);
 	cr_assert_eq(rmdir(dir), 0);
+	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+}
+
+/* `paddock exec` is the front's own (client/paddock_exec.c): into a
+ * running session by its id it needs no launcher. A copy of build/paddock
+ * alone in a directory, without paddock-launcher beside it, runs the
+ * command; the twin, anything that needs the launcher (ps, exec by name),
+ * fails in one line with 125 and starts nothing: the front really does
+ * hand everything else over. And by build/paddock, one client start. */
+Test(exec, paddock_exec_needs_no_launcher)
+{
+	struct h_sworld s = h_sworld();
+	const char *m = h_marker(), *m2 = h_marker();
+	const char *named[] = {"--name", "nolauncher", NULL};
+	const char *id = detach(&s, named, "exec sleep 300 $0", m);
+	const char *alone = h_join(h_mkdir(s.w.base, "alone", 0755), "paddock");
+	size_t len = 0;
+	const char *bytes = h_read_file(h_paddock(), &len);
+	pid_t pids[4];
+	struct h_proc p;
+	int fd;
+
+	cr_assert_not_null(bytes);
+	fd = open(alone, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	cr_assert_geq(fd, 0, "%s: %s", alone, strerror(errno));
+	cr_assert_eq(write(fd, bytes, len), (ssize_t)len);
+	close(fd);
+	run_bin(&p, alone, s.w.ws,
+		(const char *[]){"exec", id, "--", "sh", "-c", "echo ran", NULL});
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert_str_eq(p.out_text, "ran\n", H_SHOW(&p));
+	run_bin(&p, alone, s.w.ws, (const char *[]){"ps", NULL});
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: cannot find paddock-launcher"), H_SHOW(&p));
+	cr_assert_eq(h_count_lines(p.err_text), 1, H_SHOW(&p));
+	run_bin(&p, alone, s.w.ws,
+		(const char *[]){"exec", "nolauncher", "--", "sh", "-c", "echo ran $0", m2, NULL});
+	cr_assert_eq(p.status, 125, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "paddock: cannot find paddock-launcher"), H_SHOW(&p));
+	cr_assert_eq(h_marker_pids(m2, pids, 4), 0, "it ran");
+	cr_assert_eq(setenv("PADDOCK_DEBUG", "1", 1), 0);
+	H_PADDOCK(&p, s.w.ws, "exec", id, "--", "true");
+	cr_assert_eq(unsetenv("PADDOCK_DEBUG"), 0);
+	cr_assert_eq(p.status, 0, H_SHOW(&p));
+	cr_assert(h_contains(p.err_text, "exec: client start"), H_SHOW(&p));
+	cr_assert(!h_contains(strstr(p.err_text, "exec: client start") + 1, "exec: client start"),
+		  "two clients started: " H_FMT, H_ARGS(&p));
 	H_PADDOCK(&p, s.w.ws, "stop", "--grace", "0s", id);
 	cr_assert_eq(p.status, 0, H_SHOW(&p));
 }
