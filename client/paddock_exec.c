@@ -138,11 +138,10 @@ int main(int argc, char **argv)
 	struct exec_args a = {.tty = -1};
 	cleanup_free char *pkt = NULL;
 	cleanup_close int fd = -1;
-	size_t len = 0;
-	int rc;
-
 	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
 	const char *prog = "paddock-exec";
+	size_t len = 0;
+	int rc;
 
 	base = base ? base + 1 : argc > 0 ? argv[0] : "";
 	if (strcmp(base, "paddock-exec") != 0) {
