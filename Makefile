@@ -76,6 +76,17 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The objects that print or record the commit (--version, the completion
+# record, paddock oci, paddock-eval) are rebuilt when it changes: without
+# this a build after a commit said the one before.
+$(B)/commit.stamp: FORCE
+	@mkdir -p $(B)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(COMMIT)" ] || echo "$(COMMIT)" > $@
+$(B)/launcher/main.o $(B)/launcher/supervisor/record.o $(B)/launcher/cmd_oci.o \
+	$(B)/scenarios/main.o: $(B)/commit.stamp
+.PHONY: FORCE
+FORCE:
+
 # The built-in default policy is contrib/policies/agent.json, embedded as bytes.
 $(B)/launcher/default_policy.o: launcher/default_policy.S $(wildcard contrib/policies/*.json)
 	@mkdir -p $(dir $@)
