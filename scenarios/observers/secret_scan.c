@@ -312,8 +312,24 @@ static bool sandbox_init(pid_t p)
 	return slurp(path, buf, sizeof(buf)) > 0 && strcmp(buf, "paddock-init") == 0;
 }
 
+bool scan_proc_ended(pid_t p)
+{
+	char path[64], buf[512], *close_paren;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", p);
+	n = slurp(path, buf, sizeof(buf));
+	if (n <= 0)
+		return errno == ENOENT || errno == ESRCH || n == 0;
+	/* "PID (COMM) S ...": the state after the last ')'. */
+	close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] == ' ' &&
+	       (close_paren[2] == 'Z' || close_paren[2] == 'X');
+}
+
 void scan_sandbox(pid_t pid, const char *marker, struct scan_result *r)
 {
+	struct scan_result saved;
 	char path[64], ns[64], other[64];
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -345,10 +361,15 @@ void scan_sandbox(pid_t pid, const char *marker, struct scan_result *r)
 			r->inits++;
 			continue;
 		}
+		saved = *r;
 		r->procs++;
 		snprintf(path, sizeof(path), "/proc/%d/environ", p);
 		scan_file(path, marker, r);
 		scan_mem(p, marker, r);
+		if (r->unread > saved.unread && scan_proc_ended(p)) {
+			*r = saved;
+			r->gone++;
+		}
 	}
 	closedir(d);
 }

@@ -21,6 +21,8 @@ struct scan_result {
 	size_t unread;	/* places that could not be read (listed in where too) */
 	size_t procs;	/* processes scanned */
 	size_t inits;	/* sandbox pid 1s (paddock-init) passed over: not dumpable */
+	size_t gone;	/* processes that ended while read (a zombie, or no /proc
+			 * entry, after a read failed): not counted at all */
 	uint64_t bytes; /* bytes read */
 	char where[SCAN_WHERE_MAX][SCAN_WHERE_LEN]; /* the first places found, "+" unread */
 	size_t n_where;
@@ -52,5 +54,9 @@ void scan_tree(const char *dir, const char *marker, struct scan_result *r);
 pid_t scan_find(const char *tag);
 /* Every process in the pid namespace of pid: environ and memory; but its
  * pid 1, paddock-init, which is not dumpable (so unreadable, also to the
- * workload) and counted in inits. */
+ * workload) and counted in inits. A process whose read failed because it
+ * ended meanwhile (a workload's `sleep 0.1` of a wait loop) holds nothing
+ * any more: counted in gone, not as unread places. */
 void scan_sandbox(pid_t pid, const char *marker, struct scan_result *r);
+/* Has p ended: no /proc entry, or a zombie (state Z or X)? */
+bool scan_proc_ended(pid_t p);

@@ -2,8 +2,11 @@
  * secret_scan.c: HB-11 and test_credentials.c), against spellings computed
  * elsewhere (Python's base64 and bytes.hex() of the same marker). */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../scenarios/observers/secret_scan.h"
 #include "unit.h"
@@ -51,4 +54,36 @@ Test(secret_scan, has_finds_every_form)
 	}
 	cr_expect(!scan_has("..Sk~>?7q/Zx!..", 15, "Sk~>?7q/Zx!e"));
 	cr_expect(!scan_has("536b7e3e3f37712f5a7821", 22, "Sk~>?7q/Zx!e"));
+}
+
+/* A process the live scan could not read is left out only when it has
+ * ended (a zombie, or reaped): a live one stays an unread place. */
+Test(secret_scan, a_process_that_ended_is_told_from_a_live_one)
+{
+	int go[2];
+	pid_t live, dead;
+	char c = 0;
+
+	cr_assert_eq(pipe(go), 0);
+	live = fork();
+	cr_assert_geq(live, 0);
+	if (live == 0) {
+		close(go[1]);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	cr_expect_not(scan_proc_ended(live), "a live process counted as ended");
+	cr_expect_not(scan_proc_ended(getpid()));
+	dead = fork();
+	cr_assert_geq(dead, 0);
+	if (dead == 0)
+		_exit(0);
+	for (int i = 0; i < 200 && !scan_proc_ended(dead); i++)
+		usleep(5000);
+	cr_expect(scan_proc_ended(dead), "a zombie is not seen as ended");
+	cr_assert_eq(waitpid(dead, NULL, 0), dead);
+	cr_expect(scan_proc_ended(dead), "a reaped process is not seen as ended");
+	close(go[1]);
+	cr_assert_eq(waitpid(live, NULL, 0), live);
 }

@@ -283,10 +283,11 @@ static void run(struct case_run *cr)
 	h->o.unread = h->live.unread;
 	h->o.places = h->live.places + after.places;
 	result_evidence(r, "scan",
-			"while it ran: %zu process(es) (paddock-init passed over: %zu), marker in "
+			"while it ran: %zu process(es) (paddock-init passed over: %zu; ended while "
+			"read: %zu), marker in "
 			"%zu place(s)%s%s, self-check %zu place(s); after: %zu file(s), marker in "
 			"%zu%s%s",
-			h->o.procs, h->live.inits / 2, h->live.places,
+			h->o.procs, h->live.inits / 2, h->live.gone, h->live.places,
 			h->live.n_where ? ", first " : "", h->live.n_where ? h->live.where[0] : "",
 			h->self.places, after.looked, after.places, after.n_where ? ", first " : "",
 			after.n_where ? after.where[0] : "");
