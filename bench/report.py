@@ -128,28 +128,28 @@ for what, rows, key in AB:
              f"{e['diff_lo_us'] / 1000:+.2f} .. {e['diff_hi_us'] / 1000:+.2f} | "
              f"{e['ratio']:.2f}x |")
 L.append("")
+def bwrap_pair(e, what):
+    """One interleaved paddock/bwrap pair (abstart's line e) as a sentence."""
+    return (f"{what}, {e['rounds']:.0f} rounds: bwrap {e['a_median_us'] / 1000:.2f} ms, "
+            f"paddock {e['b_median_us'] / 1000:.2f} ms, paddock / bwrap {e['ratio']:.2f}x "
+            f"(paired difference {e['diff_median_us'] / 1000:+.2f} ms, 95% interval "
+            f"{e['diff_lo_us'] / 1000:+.2f} .. {e['diff_hi_us'] / 1000:+.2f}; in CPU time, "
+            f"user and system of all each reaped, {e['cpu_diff_median_us'] / 1000:+.2f} ms).")
+
+
 bi = ft.get("bwrap", [{}])[0]
 if "ratio" in bi:
-    L += [f"paddock against bwrap (the start-up row's commands: bwrap without the protected "
-          f"paths), interleaved the same way, "
-          f"{bi['rounds']:.0f} rounds: bwrap {bi['a_median_us'] / 1000:.2f} ms, paddock "
-          f"{bi['b_median_us'] / 1000:.2f} ms, paddock / bwrap {bi['ratio']:.2f}x (paired "
-          f"difference {bi['diff_median_us'] / 1000:+.2f} ms, 95% interval "
-          f"{bi['diff_lo_us'] / 1000:+.2f} .. {bi['diff_hi_us'] / 1000:+.2f}).", ""]
+    L += [bwrap_pair(bi, "paddock against bwrap (the start-up row's commands: bwrap without "
+                         "the protected paths), interleaved the same way"), ""]
 bp = ft.get("bwrap-protect", [{}])[0]
 if "ratio" in bp:
-    L += [f"And against bwrap at the same protections (bench/run.sh: the protected targets "
-          f"of a paddock run in the same workspace, from its record, as `--ro-bind`s: a "
-          f"missing one an empty directory's, which bwrap makes on the host and "
-          f"bench/bwprot.c removes after each run, its inodes' last closes left to a child "
-          f"after it returned, as paddock's sweeper does; paddock's pins and its crash-safe "
-          f"placeholder marking have no bwrap form), {bp['rounds']:.0f} rounds: bwrap "
-          f"{bp['a_median_us'] / 1000:.2f} ms, paddock {bp['b_median_us'] / 1000:.2f} ms, "
-          f"paddock / bwrap {bp['ratio']:.2f}x (paired difference "
-          f"{bp['diff_median_us'] / 1000:+.2f} ms, 95% interval "
-          f"{bp['diff_lo_us'] / 1000:+.2f} .. {bp['diff_hi_us'] / 1000:+.2f}; the paired "
-          f"difference in CPU time, user and system of all each reaped, "
-          f"{bp['cpu_diff_median_us'] / 1000:+.2f} ms).", ""]
+    L += [bwrap_pair(bp, "And against bwrap at the same protections (bench/run.sh: the "
+                         "protected targets of a paddock run in the same workspace, from its "
+                         "record, as `--ro-bind`s: a missing one an empty directory's, which "
+                         "bwrap makes on the host and bench/bwprot.c removes after each run, "
+                         "its inodes' last closes left to a child after it returned, as "
+                         "paddock's sweeper does; paddock's pins and its crash-safe "
+                         "placeholder marking have no bwrap form)"), ""]
 
 L += ["### The evidence log's start-up cost, interleaved (bench/evidence_startup.sh)", "",
       "build/paddock-noev against build/paddock, both in every round in alternating order "

@@ -36,44 +36,21 @@
 
 #include "../include/cleanup.h"
 #include "../include/exitcodes.h"
+#include "../include/helper_path.h"
 #include "../launcher/exec_client.h"
 #include "../launcher/session/session.h"
 
-/* The launcher: beside us in the build tree, in ../libexec/paddock when
- * installed (as sandbox_find_helper() finds paddock-init). */
-static int find_launcher(char *path, size_t size)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	if (snprintf(path, size, "%s/paddock-launcher", self) < (int)size &&
-	    access(path, X_OK) == 0)
-		return 0;
-	if (snprintf(path, size, "%s/../libexec/paddock/paddock-launcher", self) < (int)size &&
-	    access(path, X_OK) == 0)
-		return 0;
-	errno = ENOENT;
-	return -1;
-}
-
-/* The launcher with av (av[0] as we were called: paddock-oci stays
- * paddock-oci). */
+/* The launcher (beside us, or in ../libexec/paddock) with av (av[0] as we were called: paddock-oci
+ * stays paddock-oci). */
 static __attribute__((noreturn)) void launch(char **av)
 {
 	char path[PATH_MAX + 32];
+	int rc = helper_path("paddock-launcher", path, sizeof(path));
 
-	if (find_launcher(path, sizeof(path)) < 0) {
+	if (rc < 0) {
 		cli_fail("cannot find paddock-launcher (beside this program, or in "
 			 "../libexec/paddock): %s",
-			 strerror(errno));
+			 strerror(-rc));
 		exit(EXIT_LAUNCHER);
 	}
 	execv(path, av);

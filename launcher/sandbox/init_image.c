@@ -13,29 +13,12 @@
 #include <unistd.h>
 
 #include "../../include/cleanup.h"
+#include "../../include/helper_path.h"
 #include "../../include/initproto.h"
 
 int sandbox_find_helper(const char *name, char *buf, size_t size)
 {
-	char self[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -errno;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	/* Build tree: next to paddock. Installed: PREFIX/libexec/paddock. */
-	if (snprintf(buf, size, "%s/%s", self, name) < (int)size && access(buf, X_OK) == 0)
-		return 0;
-	if (snprintf(buf, size, "%s/../libexec/paddock/%s", self, name) < (int)size &&
-	    access(buf, X_OK) == 0)
-		return 0;
-	return -ENOENT;
+	return helper_path(name, buf, size);
 }
 
 static int find_init(const char *init_path, char *buf, size_t size)
